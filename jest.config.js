@@ -1,0 +1,27 @@
+/** Jest projects: unit (pure, no services), integration (real PostgreSQL / Kafka), e2e (whole processes). */
+const fs = require('node:fs');
+
+const swcConfig = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+delete swcConfig.$schema;
+
+const shared = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['@swc/jest', swcConfig] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: { '^@acm/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
+      testTimeout: 60000,
+    },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 120000 },
+  ],
+};
