@@ -1,0 +1,38 @@
+/**
+ * Every refusal the runtime can give, as a stable code. Codes are transport-free: the HTTP layer maps
+ * them to statuses in one exhaustive switch, so a new code cannot ship without a mapping.
+ */
+export const DOMAIN_ERROR_CODES = [
+  /** The input breaks a rule (shape, format, reference). */
+  'VALIDATION_FAILED',
+  /** The addressed definition, instance, participant or element does not exist. */
+  'NOT_FOUND',
+  /** The order is not allowed in the current state (ONAP's resolver tables). */
+  'ORDER_NOT_ALLOWED',
+  /** A name/version or element id already belongs to something else. */
+  'ALREADY_EXISTS',
+  /** The path and the body name different objects. */
+  'ID_MISMATCH',
+  /** A participant needed by the order has no ON_LINE replica. */
+  'PARTICIPANT_OFFLINE',
+  /** Another order changed the same object first; the caller may read again and retry. */
+  'CONCURRENT_MODIFICATION',
+] as const;
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    /** Machine-readable context (state, order, allowed alternatives) for diagnostics and logs. */
+    readonly details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}
