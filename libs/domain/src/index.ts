@@ -4,3 +4,7 @@ export * from './model';
 export * from './definition/definition-lifecycle';
 export * from './instance/instance-lifecycle';
 export * from './instance/instance-elements';
+export * from './ports/store.port';
+export * from './participant/participant-assignment';
+export * from './instance/property-merge';
+export * from './instance/phases';

@@ -1,0 +1,92 @@
+import type { AutomationComposition, CompositionDefinition, Participant } from '../model';
+import type { DeployState, StateChangeResult } from '../states';
+
+/** A stored object with the version it was read at: writes succeed only against that version. */
+export interface Versioned<T> {
+  readonly value: T;
+  readonly version: number;
+}
+
+/** ONAP paging: applies only when both page (0-based) and size are given. */
+export interface PageRequest {
+  readonly page?: number;
+  readonly size?: number;
+}
+
+export interface DefinitionQuery extends PageRequest {
+  readonly name?: string;
+  readonly version?: string;
+  readonly participantId?: string;
+}
+
+export interface InstanceQuery extends PageRequest {
+  readonly compositionId?: string;
+  readonly name?: string;
+  readonly version?: string;
+  readonly participantId?: string;
+  readonly instanceIds?: readonly string[];
+  readonly deployStates?: readonly DeployState[];
+  readonly stateChangeResults?: readonly StateChangeResult[];
+  readonly sort?: InstanceSortField;
+  readonly sortOrder?: 'ASC' | 'DESC';
+}
+
+export const INSTANCE_SORT_FIELDS = ['lastMsg', 'name', 'version', 'deployState', 'lockState', 'instanceId'] as const;
+export type InstanceSortField = (typeof INSTANCE_SORT_FIELDS)[number];
+
+export interface DefinitionRepository {
+  insert(definition: CompositionDefinition): Promise<void>;
+  find(compositionId: string): Promise<Versioned<CompositionDefinition> | null>;
+  list(query: DefinitionQuery): Promise<CompositionDefinition[]>;
+  /** Writes the definition if it is still at `expectedVersion`; otherwise CONCURRENT_MODIFICATION. */
+  update(definition: CompositionDefinition, expectedVersion: number): Promise<void>;
+  delete(compositionId: string, expectedVersion: number): Promise<void>;
+}
+
+export interface InstanceRepository {
+  /** Refuses a taken name/version or element id with ALREADY_EXISTS. */
+  insert(instance: AutomationComposition): Promise<void>;
+  find(instanceId: string): Promise<Versioned<AutomationComposition> | null>;
+  list(query: InstanceQuery): Promise<AutomationComposition[]>;
+  /** Instances whose compositionId or compositionTargetId is the definition. */
+  countUsingDefinition(compositionId: string): Promise<number>;
+  isNameVersionTaken(name: string, version: string, exceptInstanceId?: string): Promise<boolean>;
+  /** Of the given element ids, those already used by an instance other than `exceptInstanceId`. */
+  elementIdsInUse(elementIds: readonly string[], exceptInstanceId?: string): Promise<string[]>;
+  update(instance: AutomationComposition, expectedVersion: number): Promise<void>;
+  delete(instanceId: string, expectedVersion: number): Promise<void>;
+}
+
+export interface ParticipantRepository {
+  list(): Promise<Participant[]>;
+  find(participantId: string): Promise<Participant | null>;
+  /** Creates or replaces the participant row, its supported types and its replicas. */
+  save(participant: Participant): Promise<void>;
+  deleteReplica(participantId: string, replicaId: string): Promise<void>;
+}
+
+/** The repositories as seen inside one transaction. */
+export interface Store {
+  readonly definitions: DefinitionRepository;
+  readonly instances: InstanceRepository;
+  readonly participants: ParticipantRepository;
+}
+
+/**
+ * Runs work in one database transaction: everything it wrote commits together or not at all.
+ * Reads outside a transaction use `read`, which may run on any connection.
+ */
+export abstract class UnitOfWork {
+  abstract transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  abstract read<T>(work: (store: Store) => Promise<T>): Promise<T>;
+}
+
+/** Time as the domain sees it: epoch milliseconds, injected so tests control it. */
+export abstract class Clock {
+  abstract now(): number;
+}
+
+/** Identifier source, injected so tests can predict ids. */
+export abstract class IdGenerator {
+  abstract uuid(): string;
+}

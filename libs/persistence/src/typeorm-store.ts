@@ -1,0 +1,333 @@
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  DefinitionQuery,
+  DefinitionRepository,
+  InstanceQuery,
+  InstanceRepository,
+  Participant,
+  ParticipantRepository,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import { DomainError } from '@acm/domain';
+import type { EntityManager, SelectQueryBuilder } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AutomationCompositionElementEntity } from './entities/automation-composition-element.entity';
+import { AutomationCompositionEntity } from './entities/automation-composition.entity';
+import { CompositionDefinitionEntity } from './entities/composition-definition.entity';
+import {
+  ParticipantEntity,
+  ParticipantReplicaEntity,
+  ParticipantSupportedElementEntity,
+} from './entities/participant.entity';
+import { definitionToDomain, definitionToPersistence } from './mappers/definition.mapper';
+import { elementsToRecordSet, instanceToDomain, instanceToPersistence } from './mappers/instance.mapper';
+import { participantToDomain, participantToPersistence } from './mappers/participant.mapper';
+
+const UNIQUE_VIOLATION = '23505';
+
+/** TypeORM's deep-partial insert type rejects JSON columns typed as records; the row itself is complete. */
+function asInsertable<T>(row: T): QueryDeepPartialEntity<T> {
+  return row as QueryDeepPartialEntity<T>;
+}
+
+function pgErrorOf(error: unknown): { code?: string; constraint?: string } {
+  const driverError = (error as { driverError?: unknown }).driverError ?? error;
+  return driverError as { code?: string; constraint?: string };
+}
+
+function concurrentChange(kind: string, id: string): DomainError {
+  return new DomainError(
+    'CONCURRENT_MODIFICATION',
+    `${kind} ${id} was changed by another request while this one was being applied; read it again and retry`,
+    { id },
+  );
+}
+
+function paged<T extends object>(query: SelectQueryBuilder<T>, page?: number, size?: number): SelectQueryBuilder<T> {
+  if (page !== undefined && size !== undefined) {
+    return query.skip(page * size).take(size);
+  }
+  return query;
+}
+
+class TypeOrmDefinitionRepository implements DefinitionRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async insert(definition: CompositionDefinition): Promise<void> {
+    await this.manager.insert(CompositionDefinitionEntity, asInsertable(definitionToPersistence(definition, 1)));
+  }
+
+  async find(compositionId: string): Promise<Versioned<CompositionDefinition> | null> {
+    const row = await this.manager.findOneBy(CompositionDefinitionEntity, { compositionId });
+    return row ? { value: definitionToDomain(row), version: row.rowVersion } : null;
+  }
+
+  async list(query: DefinitionQuery): Promise<CompositionDefinition[]> {
+    let builder = this.manager
+      .createQueryBuilder(CompositionDefinitionEntity, 'd')
+      .orderBy('d.name', 'ASC')
+      .addOrderBy('d.version', 'ASC')
+      .addOrderBy('d.compositionId', 'ASC');
+    if (query.name !== undefined) {
+      builder = builder.andWhere('d.name = :name', { name: query.name });
+    }
+    if (query.version !== undefined) {
+      builder = builder.andWhere('d.version = :version', { version: query.version });
+    }
+    if (query.participantId !== undefined) {
+      builder = builder.andWhere(
+        `EXISTS (SELECT 1 FROM jsonb_each(d.element_state_map) e WHERE e.value->>'participantId' = :participantId)`,
+        { participantId: query.participantId },
+      );
+    }
+    const rows = await paged(builder, query.page, query.size).getMany();
+    return rows.map(definitionToDomain);
+  }
+
+  async update(definition: CompositionDefinition, expectedVersion: number): Promise<void> {
+    const row = definitionToPersistence(definition, expectedVersion + 1);
+    const result = await this.manager
+      .createQueryBuilder()
+      .update(CompositionDefinitionEntity)
+      .set(row)
+      .where('composition_id = :id AND row_version = :expectedVersion', {
+        id: definition.compositionId,
+        expectedVersion,
+      })
+      .execute();
+    if (result.affected !== 1) {
+      throw concurrentChange('Composition definition', definition.compositionId);
+    }
+  }
+
+  async delete(compositionId: string, expectedVersion: number): Promise<void> {
+    const result = await this.manager.delete(CompositionDefinitionEntity, {
+      compositionId,
+      rowVersion: expectedVersion,
+    });
+    if (result.affected !== 1) {
+      throw concurrentChange('Composition definition', compositionId);
+    }
+  }
+}
+
+const ELEMENT_COLUMNS = `element_id uuid, instance_id uuid, position integer, definition_name text, definition_version text,
+  participant_id uuid, deploy_state text, lock_state text, sub_state text, migration_state text, stage integer,
+  operational_state text, use_state text, description text, message text, properties jsonb, out_properties jsonb`;
+const ELEMENT_NAMES = `element_id, instance_id, position, definition_name, definition_version, participant_id, deploy_state,
+  lock_state, sub_state, migration_state, stage, operational_state, use_state, description, message, properties, out_properties`;
+
+const SORT_COLUMNS: Record<NonNullable<InstanceQuery['sort']>, string> = {
+  lastMsg: 'i.lastMsg',
+  name: 'i.name',
+  version: 'i.version',
+  deployState: 'i.deployState',
+  lockState: 'i.lockState',
+  instanceId: 'i.instanceId',
+};
+
+class TypeOrmInstanceRepository implements InstanceRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async insert(instance: AutomationComposition): Promise<void> {
+    try {
+      await this.manager.insert(AutomationCompositionEntity, asInsertable(instanceToPersistence(instance, 1)));
+      await this.manager.query(
+        `INSERT INTO automation_composition_element (${ELEMENT_NAMES})
+         SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($1::jsonb) AS x(${ELEMENT_COLUMNS})`,
+        [elementsToRecordSet(instance)],
+      );
+    } catch (error) {
+      const pgError = pgErrorOf(error);
+      if (pgError.code === UNIQUE_VIOLATION) {
+        throw pgError.constraint === 'automation_composition_name_version'
+          ? new DomainError('ALREADY_EXISTS', `${instance.name} ${instance.version} already defined`)
+          : new DomainError('ALREADY_EXISTS', `Element id already used by another instance (UUID already used)`);
+      }
+      throw error;
+    }
+  }
+
+  async find(instanceId: string): Promise<Versioned<AutomationComposition> | null> {
+    const row = await this.manager.findOneBy(AutomationCompositionEntity, { instanceId });
+    if (!row) {
+      return null;
+    }
+    const elements = await this.manager.findBy(AutomationCompositionElementEntity, { instanceId });
+    return { value: instanceToDomain(row, elements), version: row.rowVersion };
+  }
+
+  async list(query: InstanceQuery): Promise<AutomationComposition[]> {
+    let builder = this.manager.createQueryBuilder(AutomationCompositionEntity, 'i');
+    if (query.compositionId !== undefined) {
+      builder = builder.andWhere('i.compositionId = :compositionId', { compositionId: query.compositionId });
+    }
+    if (query.name !== undefined) {
+      builder = builder.andWhere('i.name = :name', { name: query.name });
+    }
+    if (query.version !== undefined) {
+      builder = builder.andWhere('i.version = :version', { version: query.version });
+    }
+    if (query.instanceIds !== undefined) {
+      builder = builder.andWhere('i.instanceId IN (:...instanceIds)', { instanceIds: query.instanceIds });
+    }
+    if (query.deployStates !== undefined) {
+      builder = builder.andWhere('i.deployState IN (:...deployStates)', { deployStates: query.deployStates });
+    }
+    if (query.stateChangeResults !== undefined) {
+      builder = builder.andWhere('i.stateChangeResult IN (:...results)', { results: query.stateChangeResults });
+    }
+    if (query.participantId !== undefined) {
+      builder = builder.andWhere(
+        'EXISTS (SELECT 1 FROM automation_composition_element e WHERE e.instance_id = i.instance_id AND e.participant_id = :participantId)',
+        { participantId: query.participantId },
+      );
+    }
+    builder = builder
+      .orderBy(SORT_COLUMNS[query.sort ?? 'lastMsg'], query.sortOrder ?? 'DESC')
+      .addOrderBy('i.instanceId', 'ASC');
+    const rows = await paged(builder, query.page, query.size).getMany();
+    if (rows.length === 0) {
+      return [];
+    }
+    const elements = await this.manager
+      .createQueryBuilder(AutomationCompositionElementEntity, 'e')
+      .where('e.instanceId IN (:...ids)', { ids: rows.map((row) => row.instanceId) })
+      .getMany();
+    const byInstance = new Map<string, AutomationCompositionElementEntity[]>();
+    for (const element of elements) {
+      const list = byInstance.get(element.instanceId) ?? [];
+      list.push(element);
+      byInstance.set(element.instanceId, list);
+    }
+    return rows.map((row) => instanceToDomain(row, byInstance.get(row.instanceId) ?? []));
+  }
+
+  async countUsingDefinition(compositionId: string): Promise<number> {
+    return this.manager
+      .createQueryBuilder(AutomationCompositionEntity, 'i')
+      .where('i.compositionId = :id OR i.compositionTargetId = :id', { id: compositionId })
+      .getCount();
+  }
+
+  async isNameVersionTaken(name: string, version: string, exceptInstanceId?: string): Promise<boolean> {
+    let builder = this.manager
+      .createQueryBuilder(AutomationCompositionEntity, 'i')
+      .where('i.name = :name AND i.version = :version', { name, version });
+    if (exceptInstanceId !== undefined) {
+      builder = builder.andWhere('i.instanceId <> :exceptInstanceId', { exceptInstanceId });
+    }
+    return (await builder.getCount()) > 0;
+  }
+
+  async elementIdsInUse(elementIds: readonly string[], exceptInstanceId?: string): Promise<string[]> {
+    if (elementIds.length === 0) {
+      return [];
+    }
+    let builder = this.manager
+      .createQueryBuilder(AutomationCompositionElementEntity, 'e')
+      .select('e.elementId', 'elementId')
+      .where('e.elementId IN (:...elementIds)', { elementIds });
+    if (exceptInstanceId !== undefined) {
+      builder = builder.andWhere('e.instanceId <> :exceptInstanceId', { exceptInstanceId });
+    }
+    const rows = await builder.getRawMany<{ elementId: string }>();
+    return rows.map((row) => row.elementId);
+  }
+
+  async update(instance: AutomationComposition, expectedVersion: number): Promise<void> {
+    const row = instanceToPersistence(instance, expectedVersion + 1);
+    const result = await this.manager
+      .createQueryBuilder()
+      .update(AutomationCompositionEntity)
+      .set(row)
+      .where('instance_id = :id AND row_version = :expectedVersion', { id: instance.instanceId, expectedVersion })
+      .execute();
+    if (result.affected !== 1) {
+      throw concurrentChange('Automation composition', instance.instanceId);
+    }
+    const ids = Object.keys(instance.elements);
+    await this.manager.query(
+      `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
+      [instance.instanceId, ids],
+    );
+    await this.manager.query(
+      `INSERT INTO automation_composition_element (${ELEMENT_NAMES})
+       SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($1::jsonb) AS x(${ELEMENT_COLUMNS})
+       ON CONFLICT (element_id) DO UPDATE SET
+         position = EXCLUDED.position, definition_name = EXCLUDED.definition_name,
+         definition_version = EXCLUDED.definition_version, participant_id = EXCLUDED.participant_id,
+         deploy_state = EXCLUDED.deploy_state, lock_state = EXCLUDED.lock_state, sub_state = EXCLUDED.sub_state,
+         migration_state = EXCLUDED.migration_state, stage = EXCLUDED.stage,
+         operational_state = EXCLUDED.operational_state, use_state = EXCLUDED.use_state,
+         description = EXCLUDED.description, message = EXCLUDED.message, properties = EXCLUDED.properties,
+         out_properties = EXCLUDED.out_properties
+       WHERE automation_composition_element.instance_id = EXCLUDED.instance_id`,
+      [elementsToRecordSet(instance)],
+    );
+  }
+
+  async delete(instanceId: string, expectedVersion: number): Promise<void> {
+    const result = await this.manager.delete(AutomationCompositionEntity, { instanceId, rowVersion: expectedVersion });
+    if (result.affected !== 1) {
+      throw concurrentChange('Automation composition', instanceId);
+    }
+  }
+}
+
+class TypeOrmParticipantRepository implements ParticipantRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async list(): Promise<Participant[]> {
+    const rows = await this.manager.find(ParticipantEntity, {
+      relations: { supportedElementTypes: true, replicas: true },
+      order: { participantId: 'ASC' },
+    });
+    return rows.map(participantToDomain);
+  }
+
+  async find(participantId: string): Promise<Participant | null> {
+    const row = await this.manager.findOne(ParticipantEntity, {
+      where: { participantId },
+      relations: { supportedElementTypes: true, replicas: true },
+    });
+    return row ? participantToDomain(row) : null;
+  }
+
+  async save(participant: Participant): Promise<void> {
+    const row = participantToPersistence(participant);
+    await this.manager.upsert(ParticipantEntity, { participantId: row.participantId }, ['participantId']);
+    await this.manager.query(`DELETE FROM participant_supported_element WHERE participant_id = $1`, [
+      participant.participantId,
+    ]);
+    if (row.supportedElementTypes.length > 0) {
+      await this.manager.insert(ParticipantSupportedElementEntity, row.supportedElementTypes);
+    }
+    await this.manager.query(
+      `DELETE FROM participant_replica WHERE participant_id = $1 AND NOT (replica_id = ANY($2::uuid[]))`,
+      [participant.participantId, row.replicas.map((replica) => replica.replicaId)],
+    );
+    if (row.replicas.length > 0) {
+      await this.manager.upsert(ParticipantReplicaEntity, row.replicas, ['replicaId']);
+    }
+  }
+
+  async deleteReplica(participantId: string, replicaId: string): Promise<void> {
+    await this.manager.delete(ParticipantReplicaEntity, { participantId, replicaId });
+  }
+}
+
+/** The repositories bound to one EntityManager: the data source's, or a transaction's. */
+export class TypeOrmStore implements Store {
+  readonly definitions: DefinitionRepository;
+  readonly instances: InstanceRepository;
+  readonly participants: ParticipantRepository;
+
+  constructor(manager: EntityManager) {
+    this.definitions = new TypeOrmDefinitionRepository(manager);
+    this.instances = new TypeOrmInstanceRepository(manager);
+    this.participants = new TypeOrmParticipantRepository(manager);
+  }
+}
