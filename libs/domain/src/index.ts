@@ -8,3 +8,4 @@ export * from './ports/store.port';
 export * from './participant/participant-assignment';
 export * from './instance/property-merge';
 export * from './instance/phases';
+export * from './naming';
