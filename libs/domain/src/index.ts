@@ -8,4 +8,3 @@ export * from './ports/store.port';
 export * from './participant/participant-assignment';
 export * from './instance/property-merge';
 export * from './instance/phases';
-export * from './naming';
