@@ -77,6 +77,10 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
   override read<T>(work: (store: Store) => Promise<T>): Promise<T> {
     return work(new TypeOrmStore(this.dataSource.manager));
   }
+
+  override async ping(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
+  }
 }
 
 export class SystemClock extends Clock {

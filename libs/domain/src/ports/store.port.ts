@@ -79,6 +79,8 @@ export interface Store {
 export abstract class UnitOfWork {
   abstract transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   abstract read<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /** Resolves when the store answers; health checks use it. */
+  abstract ping(): Promise<void>;
 }
 
 /** Time as the domain sees it: epoch milliseconds, injected so tests control it. */

@@ -1,0 +1,207 @@
+import type { CompositionDefinition, DefinitionQuery, NodeTemplateState, PrimeOrder, Store } from '@acm/domain';
+import {
+  Clock,
+  DEFINITION_ORDER_EFFECT,
+  DomainError,
+  IdGenerator,
+  UnitOfWork,
+  assertDefinitionEditable,
+  assertParticipantsOnline,
+  assignParticipants,
+  resolvePrimeOrder,
+} from '@acm/domain';
+import type { CompositionTemplateInfo } from '@acm/tosca';
+import { compositionIdOf, withCompositionId } from '@acm/tosca';
+import type { ServiceTemplate } from '@acm/tosca';
+import { Injectable } from '@nestjs/common';
+import { TemplateReader } from './template-reader';
+
+export interface CommissioningResponse {
+  compositionId: string;
+  affectedAutomationCompositionDefinitions: Array<{ name: string; version: string }>;
+}
+
+/** ONAP's defaults for a service template that names no name or version. */
+const DEFAULT_TEMPLATE_NAME = 'ToscaServiceTemplateSimple';
+const DEFAULT_TEMPLATE_VERSION = '1.0.0';
+
+function notFound(compositionId: string): DomainError {
+  return new DomainError('NOT_FOUND', `Automation composition definition ${compositionId} not found`, {
+    compositionId,
+  });
+}
+
+function nodeTemplatesOf(template: ServiceTemplate): Array<{ name: string; version: string }> {
+  const nodeTemplates = template.topology_template?.node_templates ?? {};
+  return Object.entries(nodeTemplates).map(([name, nodeTemplate]) => ({
+    name,
+    version: typeof nodeTemplate.version === 'string' ? nodeTemplate.version : '0.0.0',
+  }));
+}
+
+/** Commissioning, update, priming and deletion of composition definitions (ONAP CommissioningProvider). */
+@Injectable()
+export class CommissioningService {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly templates: TemplateReader,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** Creates a definition, or replaces one when the template's metadata names its compositionId. */
+  async commission(body: unknown): Promise<{ created: boolean; response: CommissioningResponse }> {
+    const info = this.templates.read(body);
+    const template = body as ServiceTemplate;
+    const existingId = compositionIdOf(template);
+    if (existingId !== undefined) {
+      return { created: false, response: await this.update(existingId.toLowerCase(), template, info) };
+    }
+    const compositionId = this.ids.uuid();
+    const stored = withCompositionId(template, compositionId);
+    const definition: CompositionDefinition = {
+      compositionId,
+      name: typeof template.name === 'string' ? template.name : DEFAULT_TEMPLATE_NAME,
+      version: typeof template.version === 'string' ? template.version : DEFAULT_TEMPLATE_VERSION,
+      serviceTemplate: stored,
+      state: 'COMMISSIONED',
+      stateChangeResult: 'NO_ERROR',
+      lastMsg: this.clock.now(),
+      elementStateMap: this.freshElementStates(info),
+      revisionId: this.ids.uuid(),
+    };
+    await this.unitOfWork.transaction((store) => store.definitions.insert(definition));
+    return {
+      created: true,
+      response: { compositionId, affectedAutomationCompositionDefinitions: nodeTemplatesOf(stored) },
+    };
+  }
+
+  private async update(
+    compositionId: string,
+    template: ServiceTemplate,
+    info: CompositionTemplateInfo,
+  ): Promise<CommissioningResponse> {
+    return this.unitOfWork.transaction(async (store) => {
+      const found = await store.definitions.find(compositionId);
+      if (!found) {
+        throw notFound(compositionId);
+      }
+      await this.assertUnused(store, compositionId, 'updated');
+      assertDefinitionEditable(found.value, 'update');
+      const stored = withCompositionId(template, compositionId);
+      await store.definitions.update(
+        {
+          ...found.value,
+          name: typeof template.name === 'string' ? template.name : DEFAULT_TEMPLATE_NAME,
+          version: typeof template.version === 'string' ? template.version : DEFAULT_TEMPLATE_VERSION,
+          serviceTemplate: stored,
+          stateChangeResult: 'NO_ERROR',
+          lastMsg: this.clock.now(),
+          elementStateMap: this.freshElementStates(info),
+          revisionId: this.ids.uuid(),
+        },
+        found.version,
+      );
+      return { compositionId, affectedAutomationCompositionDefinitions: nodeTemplatesOf(stored) };
+    });
+  }
+
+  async get(compositionId: string): Promise<CompositionDefinition> {
+    const found = await this.unitOfWork.read((store) => store.definitions.find(compositionId));
+    if (!found) {
+      throw notFound(compositionId);
+    }
+    return found.value;
+  }
+
+  list(query: DefinitionQuery): Promise<CompositionDefinition[]> {
+    return this.unitOfWork.read((store) => store.definitions.list(query));
+  }
+
+  /** Validates a prime or deprime order and records PRIMING/DEPRIMING; participants are told by the engine. */
+  async order(compositionId: string, primeOrder: PrimeOrder): Promise<CompositionDefinition> {
+    return this.unitOfWork.transaction(async (store) => {
+      const found = await store.definitions.find(compositionId);
+      if (!found) {
+        throw notFound(compositionId);
+      }
+      await this.assertUnused(store, compositionId, primeOrder === 'DEPRIME' ? 'deprimed' : 'primed');
+      const order = resolvePrimeOrder(primeOrder, found.value);
+      const definition = found.value;
+      const info = this.templates.read(definition.serviceTemplate);
+      const participants = await store.participants.list();
+      const assignment =
+        order === 'PRIME' || Object.values(definition.elementStateMap).some((state) => state.participantId === null)
+          ? assignParticipants(info.elements, participants)
+          : new Map(
+              Object.entries(definition.elementStateMap).map(([name, state]) => [name, state.participantId ?? '']),
+            );
+      assertParticipantsOnline(
+        assignment.values(),
+        new Map(participants.map((participant) => [participant.participantId, participant])),
+      );
+      const during = DEFINITION_ORDER_EFFECT[order].during;
+      const elementStateMap = Object.fromEntries(
+        Object.entries(definition.elementStateMap).map(([name, state]): [string, NodeTemplateState] => [
+          name,
+          { ...state, participantId: assignment.get(name) ?? state.participantId, state: during, message: null },
+        ]),
+      );
+      const updated: CompositionDefinition = {
+        ...definition,
+        state: during,
+        stateChangeResult: 'NO_ERROR',
+        elementStateMap,
+        revisionId: this.ids.uuid(),
+        lastMsg: this.clock.now(),
+      };
+      await store.definitions.update(updated, found.version);
+      return updated;
+    });
+  }
+
+  async delete(compositionId: string): Promise<CommissioningResponse> {
+    return this.unitOfWork.transaction(async (store) => {
+      const found = await store.definitions.find(compositionId);
+      if (!found) {
+        throw notFound(compositionId);
+      }
+      await this.assertUnused(store, compositionId, 'deleted');
+      assertDefinitionEditable(found.value, 'delete');
+      await store.definitions.delete(compositionId, found.version);
+      return {
+        compositionId,
+        affectedAutomationCompositionDefinitions: nodeTemplatesOf(found.value.serviceTemplate as ServiceTemplate),
+      };
+    });
+  }
+
+  private async assertUnused(store: Store, compositionId: string, action: string): Promise<void> {
+    const count = await store.instances.countUsingDefinition(compositionId);
+    if (count > 0) {
+      throw new DomainError(
+        'ORDER_NOT_ALLOWED',
+        `There are instances, composition definition ${compositionId} cannot be ${action}: ` +
+          `${count} instance(s) use it; delete them first`,
+        { compositionId, instances: count },
+      );
+    }
+  }
+
+  private freshElementStates(info: CompositionTemplateInfo): Record<string, NodeTemplateState> {
+    return Object.fromEntries(
+      info.elements.map((element): [string, NodeTemplateState] => [
+        element.name,
+        {
+          nodeTemplateStateId: this.ids.uuid(),
+          participantId: null,
+          nodeTemplateId: { name: element.name, version: element.version },
+          state: 'COMMISSIONED',
+          message: null,
+          outProperties: {},
+        },
+      ]),
+    );
+  }
+}

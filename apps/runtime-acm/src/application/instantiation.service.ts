@@ -1,0 +1,398 @@
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  InstanceElement,
+  InstanceOrder,
+  InstanceQuery,
+  InstanceStateUpdate,
+  JsonObject,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import {
+  Clock,
+  DomainError,
+  IdGenerator,
+  UnitOfWork,
+  assertOrderAllowed,
+  assertParticipantsOnline,
+  firstPhase,
+  mergeProperties,
+  resolveStateChange,
+  transitionalStateFor,
+  validateInstanceElements,
+} from '@acm/domain';
+import { Injectable } from '@nestjs/common';
+import { TemplateReader } from './template-reader';
+
+/** An instance body after its shape was checked (http/instance-body.ts). */
+export interface InstanceRequest {
+  readonly instanceId?: string;
+  readonly compositionId: string;
+  readonly compositionTargetId?: string;
+  readonly precheck?: boolean;
+  readonly name: string;
+  readonly version: string;
+  readonly description: string | null;
+  readonly derivedFrom: string | null;
+  readonly metadata: JsonObject | null;
+  readonly elements: ReadonlyArray<{
+    readonly id: string;
+    readonly definition: { readonly name: string; readonly version: string };
+    readonly description: string | null;
+    readonly properties: JsonObject;
+  }>;
+}
+
+export interface InstantiationResponse {
+  instanceId: string;
+  affectedAutomationComposition: { name: string; version: string };
+}
+
+function instanceNotFound(instanceId: string): DomainError {
+  return new DomainError('NOT_FOUND', `Automation composition instance ${instanceId} not found`, { instanceId });
+}
+
+function definitionNotFound(compositionId: string): DomainError {
+  return new DomainError('NOT_FOUND', `Automation composition definition ${compositionId} not found`, {
+    compositionId,
+  });
+}
+
+function responseOf(instance: AutomationComposition): InstantiationResponse {
+  return {
+    instanceId: instance.instanceId,
+    affectedAutomationComposition: { name: instance.name, version: instance.version },
+  };
+}
+
+/** Instances: create, update, state changes, delete (ONAP AutomationCompositionInstantiationProvider). */
+@Injectable()
+export class InstantiationService {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly templates: TemplateReader,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async create(pathCompositionId: string, request: InstanceRequest): Promise<InstantiationResponse> {
+    this.assertSameComposition(pathCompositionId, request.compositionId);
+    return this.unitOfWork.transaction(async (store) => {
+      const definition = await this.primedDefinition(store, request.compositionId);
+      await this.assertOnline(
+        store,
+        Object.values(definition.elementStateMap).map((state) => state.participantId),
+      );
+      this.validateAgainstDefinition(definition, request);
+      await this.assertFree(store, request);
+      const instance: AutomationComposition = {
+        instanceId: this.ids.uuid(),
+        compositionId: request.compositionId,
+        compositionTargetId: null,
+        name: request.name,
+        version: request.version,
+        description: request.description,
+        derivedFrom: request.derivedFrom,
+        metadata: request.metadata,
+        precheck: null,
+        deployState: 'UNDEPLOYED',
+        lockState: 'NONE',
+        subState: 'NONE',
+        stateChangeResult: 'NO_ERROR',
+        phase: null,
+        lastMsg: this.clock.now(),
+        revisionId: this.ids.uuid(),
+        elements: this.elementsOf(definition, request),
+      };
+      await store.instances.insert(instance);
+      return responseOf(instance);
+    });
+  }
+
+  /** POST with an instanceId: an update (migrate and precheck arrive with compositionTargetId). */
+  async update(
+    pathCompositionId: string,
+    request: InstanceRequest & { instanceId: string },
+  ): Promise<InstantiationResponse> {
+    this.assertSameComposition(pathCompositionId, request.compositionId);
+    if (request.compositionTargetId !== undefined) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        'compositionTargetId: migration and migration precheck are not supported by this runtime version; ' +
+          'omit compositionTargetId to update the instance in place',
+      );
+    }
+    return this.unitOfWork.transaction(async (store) => {
+      const found = await this.findInstance(store, request.instanceId, pathCompositionId);
+      const current = found.value;
+      const notDefault = Object.values(current.elements).filter((element) => element.migrationState !== 'DEFAULT');
+      if (notDefault.length > 0) {
+        throw new DomainError(
+          'ORDER_NOT_ALLOWED',
+          `Element ${notDefault.map((element) => element.id).join(', ')} is in migrationState ` +
+            `${notDefault[0]?.migrationState}: finish or roll back the migration first`,
+        );
+      }
+      if (current.deployState === 'UNDEPLOYED' && current.subState === 'NONE') {
+        return this.replaceUndeployed(store, found, request);
+      }
+      assertOrderAllowed('UPDATE', current);
+      return this.mergeDeployed(store, found, request);
+    });
+  }
+
+  private async replaceUndeployed(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    request: InstanceRequest & { instanceId: string },
+  ): Promise<InstantiationResponse> {
+    const definition = await this.primedDefinition(store, found.value.compositionId);
+    this.validateAgainstDefinition(definition, request);
+    await this.assertFree(store, request, found.value.instanceId);
+    const updated: AutomationComposition = {
+      ...found.value,
+      name: request.name,
+      version: request.version,
+      description: request.description,
+      derivedFrom: request.derivedFrom,
+      metadata: request.metadata,
+      elements: this.elementsOf(definition, request),
+      lastMsg: this.clock.now(),
+      revisionId: this.ids.uuid(),
+    };
+    await store.instances.update(updated, found.version);
+    return responseOf(updated);
+  }
+
+  private async mergeDeployed(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    request: InstanceRequest & { instanceId: string },
+  ): Promise<InstantiationResponse> {
+    const current = found.value;
+    const unknown = request.elements.filter((element) => current.elements[element.id] === undefined);
+    if (unknown.length > 0) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        unknown.map((element) => `Element id not present ${element.id}`).join('\n'),
+      );
+    }
+    await this.assertOnline(
+      store,
+      Object.values(current.elements).map((element) => element.participantId),
+    );
+    const given = new Map(request.elements.map((element) => [element.id, element]));
+    const during = transitionalStateFor('UPDATE');
+    const elements = Object.fromEntries(
+      Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
+        const change = given.get(id);
+        return [
+          id,
+          {
+            ...element,
+            ...during,
+            properties: change ? mergeProperties(element.properties, change.properties) : element.properties,
+            message: null,
+          },
+        ];
+      }),
+    );
+    const updated: AutomationComposition = {
+      ...current,
+      ...during,
+      stateChangeResult: 'NO_ERROR',
+      elements,
+      lastMsg: this.clock.now(),
+    };
+    await store.instances.update(updated, found.version);
+    return responseOf(updated);
+  }
+
+  async get(pathCompositionId: string, instanceId: string): Promise<AutomationComposition> {
+    const found = await this.unitOfWork.read((store) => this.findInstance(store, instanceId, pathCompositionId));
+    return found.value;
+  }
+
+  list(query: InstanceQuery): Promise<AutomationComposition[]> {
+    return this.unitOfWork.read((store) => store.instances.list(query));
+  }
+
+  /** PUT state change: DEPLOY, UNDEPLOY, LOCK, UNLOCK, PREPARE or REVIEW. */
+  async changeState(pathCompositionId: string, instanceId: string, update: InstanceStateUpdate): Promise<void> {
+    await this.unitOfWork.transaction(async (store) => {
+      const found = await this.findInstance(store, instanceId, pathCompositionId);
+      const order = resolveStateChange(update, found.value);
+      if (order === 'DEPLOY') {
+        const notDefault = Object.values(found.value.elements).some((element) => element.migrationState !== 'DEFAULT');
+        if (notDefault) {
+          throw new DomainError(
+            'ORDER_NOT_ALLOWED',
+            'Deploy not allowed: an element is NEW or REMOVED from a migration',
+          );
+        }
+      }
+      await this.startOrder(store, found, order);
+    });
+  }
+
+  async delete(pathCompositionId: string, instanceId: string): Promise<InstantiationResponse> {
+    return this.unitOfWork.transaction(async (store) => {
+      const found = await this.findInstance(store, instanceId, pathCompositionId);
+      assertOrderAllowed('DELETE', found.value);
+      await this.startOrder(store, found, 'DELETE');
+      return responseOf(found.value);
+    });
+  }
+
+  /** POST .../rollback: only a failed or timed-out update or migration has something to roll back. */
+  async rollback(pathCompositionId: string, instanceId: string): Promise<void> {
+    await this.unitOfWork.read(async (store) => {
+      const found = await this.findInstance(store, instanceId, pathCompositionId);
+      const instance = found.value;
+      const order: InstanceOrder = instance.deployState === 'UPDATING' ? 'UPDATE_REVERT' : 'MIGRATION_REVERT';
+      try {
+        assertOrderAllowed(order, instance);
+      } catch (error) {
+        throw new DomainError(
+          'ORDER_NOT_ALLOWED',
+          `Invalid state for rollback, Ac Instance is ${instance.deployState}/${instance.lockState}/` +
+            `${instance.subState}/${instance.stateChangeResult}: rollback needs a FAILED or TIMEOUT update or migration`,
+          { cause: error instanceof Error ? error.message : String(error) },
+        );
+      }
+      throw new DomainError(
+        'ORDER_NOT_ALLOWED',
+        `No rollback snapshot is stored for instance ${instanceId}: nothing to roll back`,
+      );
+    });
+  }
+
+  /** Cascades the order's transitional state onto the instance and its elements and opens the first phase. */
+  private async startOrder(store: Store, found: Versioned<AutomationComposition>, order: InstanceOrder): Promise<void> {
+    const instance = found.value;
+    await this.assertOnline(
+      store,
+      Object.values(instance.elements).map((element) => element.participantId),
+    );
+    const definition = await store.definitions.find(instance.compositionId);
+    const startPhases = definition ? this.startPhasesOf(definition.value) : new Map<string, number>();
+    const during = transitionalStateFor(order);
+    const elements = Object.fromEntries(
+      Object.entries(instance.elements).map(([id, element]): [string, InstanceElement] => [
+        id,
+        { ...element, ...during, message: null },
+      ]),
+    );
+    await store.instances.update(
+      {
+        ...instance,
+        ...during,
+        stateChangeResult: 'NO_ERROR',
+        phase: firstPhase(
+          order,
+          Object.values(instance.elements).map((element) => startPhases.get(element.definition.name) ?? 0),
+        ),
+        elements,
+        lastMsg: this.clock.now(),
+      },
+      found.version,
+    );
+  }
+
+  private startPhasesOf(definition: CompositionDefinition): Map<string, number> {
+    const info = this.templates.read(definition.serviceTemplate);
+    return new Map(info.elements.map((element) => [element.name, element.startPhase]));
+  }
+
+  private assertSameComposition(pathCompositionId: string, bodyCompositionId: string): void {
+    if (pathCompositionId !== bodyCompositionId) {
+      throw new DomainError('ID_MISMATCH', `${bodyCompositionId} do not match with ${pathCompositionId}`, {
+        pathCompositionId,
+        bodyCompositionId,
+      });
+    }
+  }
+
+  private async findInstance(
+    store: Store,
+    instanceId: string,
+    pathCompositionId: string,
+  ): Promise<Versioned<AutomationComposition>> {
+    const found = await store.instances.find(instanceId);
+    if (!found) {
+      throw instanceNotFound(instanceId);
+    }
+    const instance = found.value;
+    if (instance.compositionId !== pathCompositionId && instance.compositionTargetId !== pathCompositionId) {
+      throw new DomainError('ID_MISMATCH', `${instance.compositionId} do not match with ${pathCompositionId}`, {
+        instanceId,
+      });
+    }
+    return found;
+  }
+
+  private async primedDefinition(store: Store, compositionId: string): Promise<CompositionDefinition> {
+    const found = await store.definitions.find(compositionId);
+    if (!found) {
+      throw definitionNotFound(compositionId);
+    }
+    if (found.value.state !== 'PRIMED') {
+      throw new DomainError(
+        'ORDER_NOT_ALLOWED',
+        `${compositionId} Commissioned automation composition definition not primed (state ${found.value.state}): ` +
+          'prime it first',
+        { compositionId, state: found.value.state },
+      );
+    }
+    return found.value;
+  }
+
+  private validateAgainstDefinition(definition: CompositionDefinition, request: InstanceRequest): void {
+    const info = this.templates.read(definition.serviceTemplate);
+    validateInstanceElements(info.listedElements, request.elements);
+  }
+
+  private async assertFree(store: Store, request: InstanceRequest, exceptInstanceId?: string): Promise<void> {
+    if (await store.instances.isNameVersionTaken(request.name, request.version, exceptInstanceId)) {
+      throw new DomainError('ALREADY_EXISTS', `${request.name} ${request.version} already defined`);
+    }
+    const used = await store.instances.elementIdsInUse(
+      request.elements.map((element) => element.id),
+      exceptInstanceId,
+    );
+    if (used.length > 0) {
+      throw new DomainError('ALREADY_EXISTS', `Element id ${used.join(', ')} UUID already used by another instance`);
+    }
+  }
+
+  private async assertOnline(store: Store, participantIds: ReadonlyArray<string | null>): Promise<void> {
+    const ids = participantIds.filter((id): id is string => id !== null);
+    const participants = await store.participants.list();
+    assertParticipantsOnline(ids, new Map(participants.map((participant) => [participant.participantId, participant])));
+  }
+
+  private elementsOf(definition: CompositionDefinition, request: InstanceRequest): Record<string, InstanceElement> {
+    return Object.fromEntries(
+      request.elements.map((element): [string, InstanceElement] => [
+        element.id,
+        {
+          id: element.id,
+          definition: element.definition,
+          participantId: definition.elementStateMap[element.definition.name]?.participantId ?? null,
+          deployState: 'UNDEPLOYED',
+          lockState: 'NONE',
+          subState: 'NONE',
+          migrationState: 'DEFAULT',
+          stage: null,
+          operationalState: null,
+          useState: null,
+          description: element.description,
+          message: null,
+          properties: element.properties,
+          outProperties: {},
+        },
+      ]),
+    );
+  }
+}

@@ -1,0 +1,93 @@
+import type { AutomationComposition, CompositionDefinition, InstanceElement, Participant } from '@acm/domain';
+
+/**
+ * REST response shapes, field for field as ONAP returns them. Null fields are left out, as ONAP's
+ * Jackson NON_NULL setting does.
+ */
+
+function withoutNulls<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, item]) => item !== null && item !== undefined),
+  ) as Partial<T>;
+}
+
+/** ONAP prints times as java.sql.Timestamp text; we print the same form in UTC (docs/compatibility.md). */
+export function formatLastMsg(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+export function definitionView(definition: CompositionDefinition): Record<string, unknown> {
+  return {
+    compositionId: definition.compositionId,
+    serviceTemplate: definition.serviceTemplate,
+    state: definition.state,
+    stateChangeResult: definition.stateChangeResult,
+    lastMsg: formatLastMsg(definition.lastMsg),
+    elementStateMap: Object.fromEntries(
+      Object.entries(definition.elementStateMap).map(([name, state]) => [name, withoutNulls(state)]),
+    ),
+    revisionId: definition.revisionId,
+  };
+}
+
+export function elementView(element: InstanceElement): Record<string, unknown> {
+  return withoutNulls({
+    id: element.id,
+    definition: element.definition,
+    participantId: element.participantId,
+    deployState: element.deployState,
+    lockState: element.lockState,
+    subState: element.subState,
+    migrationState: element.migrationState,
+    stage: element.stage,
+    operationalState: element.operationalState,
+    useState: element.useState,
+    description: element.description,
+    message: element.message,
+    properties: element.properties,
+    outProperties: element.outProperties,
+  });
+}
+
+export function instanceView(instance: AutomationComposition): Record<string, unknown> {
+  return withoutNulls({
+    name: instance.name,
+    version: instance.version,
+    derived_from: instance.derivedFrom,
+    metadata: instance.metadata,
+    description: instance.description,
+    instanceId: instance.instanceId,
+    compositionId: instance.compositionId,
+    compositionTargetId: instance.compositionTargetId,
+    precheck: instance.precheck,
+    deployState: instance.deployState,
+    lockState: instance.lockState,
+    subState: instance.subState,
+    stateChangeResult: instance.stateChangeResult,
+    phase: instance.phase,
+    lastMsg: formatLastMsg(instance.lastMsg),
+    revisionId: instance.revisionId,
+    elements: Object.fromEntries(Object.entries(instance.elements).map(([id, element]) => [id, elementView(element)])),
+  });
+}
+
+export function instancesView(instances: readonly AutomationComposition[]): Record<string, unknown> {
+  return { automationCompositionList: instances.map(instanceView) };
+}
+
+export function participantView(participant: Participant): Record<string, unknown> {
+  return {
+    participantId: participant.participantId,
+    participantSupportedElementTypes: participant.participantSupportedElementTypes,
+    replicas: Object.fromEntries(
+      Object.entries(participant.replicas).map(([id, replica]) => [
+        id,
+        {
+          replicaId: replica.replicaId,
+          participantState: replica.participantState,
+          lastMsg: formatLastMsg(replica.lastMsg),
+        },
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,59 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { RuntimeConfig } from './config/runtime.config';
+import type { Database } from './database/database';
+import { openDatabase } from './database/database';
+import { basicAuth } from './http/basic-auth';
+import { bodyParser } from './http/body-parsing';
+import { ErrorFilter } from './http/error.filter';
+import { RuntimeMetrics } from './http/http-metrics';
+import { requestHeaders } from './http/request-headers';
+import { ResponseFormatInterceptor } from './http/response-format.interceptor';
+import { RuntimeModule } from './runtime.module';
+
+/** ONAP's servlet context path; controllers add /v2/... under it. */
+export const CONTEXT_PATH = 'onap/policy/clamp/acm';
+
+export interface RuntimeApp {
+  readonly app: INestApplication;
+  readonly database: Database;
+}
+
+/** Builds the whole runtime (used by main and by the tests), without listening. */
+export async function createRuntimeApp(config: RuntimeConfig, options: { schema?: string } = {}): Promise<RuntimeApp> {
+  const database = await openDatabase(config, options.schema);
+  const app = await NestFactory.create<NestExpressApplication>(RuntimeModule.forRoot({ config, database }), {
+    bodyParser: false,
+    logger: ['error', 'warn', 'log', 'debug', 'verbose'].slice(
+      0,
+      ['error', 'warn', 'log', 'debug', 'verbose'].indexOf(config.logLevel) + 1,
+    ) as Array<'error' | 'warn' | 'log' | 'debug' | 'verbose'>,
+  });
+  app.disable('x-powered-by');
+  app.use(requestHeaders);
+  app.use(app.get(RuntimeMetrics).middleware());
+  if (config.basicAuth) {
+    app.use(basicAuth(config.user, config.password));
+  }
+  app.use(bodyParser(config.maxBodyBytes));
+  app.setGlobalPrefix(CONTEXT_PATH);
+  app.useGlobalFilters(new ErrorFilter());
+  app.useGlobalInterceptors(new ResponseFormatInterceptor());
+  app.enableShutdownHooks();
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('ACM runtime')
+      .setDescription('Automation composition runtime, wire-compatible with ONAP CLAMP ACM (v2 API)')
+      .setVersion('1.0.0')
+      .addBasicAuth()
+      .build(),
+  );
+  SwaggerModule.setup(`${CONTEXT_PATH}/swagger-ui`, app, document, {
+    jsonDocumentUrl: `${CONTEXT_PATH}/v3/api-docs`,
+    yamlDocumentUrl: `${CONTEXT_PATH}/v3/api-docs.yaml`,
+  });
+  return { app, database };
+}

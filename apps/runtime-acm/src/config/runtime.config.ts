@@ -1,0 +1,107 @@
+/**
+ * The runtime's settings, read from the environment once at boot. This is the only file that reads
+ * process.env; everything else receives a RuntimeConfig. Every variable is listed in the README.
+ */
+export interface RuntimeConfig {
+  /** PORT: HTTP port (ONAP's is 6969). */
+  readonly port: number;
+  /** HOST: address to listen on. */
+  readonly host: string;
+  /** BASIC_AUTH: when true every request needs HTTP Basic credentials. */
+  readonly basicAuth: boolean;
+  /** RUNTIME_USER / RUNTIME_PASSWORD: the one user of HTTP Basic auth. */
+  readonly user: string;
+  readonly password: string;
+  /** DATABASE_URL: a PostgreSQL URL; when absent an embedded PostgreSQL (PGlite) is used. */
+  readonly databaseUrl: string | null;
+  /** DATABASE_POOL_SIZE: connections in the pool. */
+  readonly databasePoolSize: number;
+  /** DATA_DIR: where the embedded database keeps its files. */
+  readonly dataDir: string;
+  /** MAX_BODY_BYTES: larger request bodies are refused with 413. */
+  readonly maxBodyBytes: number;
+  /** TOSCA_ELEMENT_NAME: the node type every element derives from. */
+  readonly toscaElementName: string;
+  /** TOSCA_COMPOSITION_NAME: the node type of the composition node template. */
+  readonly toscaCompositionName: string;
+  /** LOG_LEVEL: error, warn, log, debug or verbose. */
+  readonly logLevel: LogLevelName;
+}
+
+export const LOG_LEVEL_NAMES = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
+
+export const DEFAULTS = {
+  PORT: '6969',
+  HOST: '0.0.0.0',
+  BASIC_AUTH: 'true',
+  RUNTIME_USER: 'runtimeUser',
+  RUNTIME_PASSWORD: 'zb!XztG34',
+  DATABASE_POOL_SIZE: '10',
+  DATA_DIR: './data',
+  MAX_BODY_BYTES: String(5 * 1024 * 1024),
+  TOSCA_ELEMENT_NAME: 'org.onap.policy.clamp.acm.AutomationCompositionElement',
+  TOSCA_COMPOSITION_NAME: 'org.onap.policy.clamp.acm.AutomationComposition',
+  LOG_LEVEL: 'log',
+} as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+class ConfigProblems {
+  readonly problems: string[] = [];
+
+  integer(env: Env, name: keyof typeof DEFAULTS, min: number, max: number): number {
+    const text = env[name] ?? DEFAULTS[name];
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name}: must be an integer from ${min} to ${max}, got "${text}"`);
+    }
+    return value;
+  }
+
+  boolean(env: Env, name: keyof typeof DEFAULTS): boolean {
+    const text = (env[name] ?? DEFAULTS[name]).toLowerCase();
+    if (text !== 'true' && text !== 'false') {
+      this.problems.push(`${name}: must be true or false, got "${text}"`);
+    }
+    return text === 'true';
+  }
+
+  text(env: Env, name: keyof typeof DEFAULTS): string {
+    const value = env[name] ?? DEFAULTS[name];
+    if (value.trim() === '') {
+      this.problems.push(`${name}: must not be empty`);
+    }
+    return value;
+  }
+}
+
+/** Builds the configuration, or throws one error that lists every invalid variable. */
+export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
+  const check = new ConfigProblems();
+  const logLevel = check.text(env, 'LOG_LEVEL');
+  if (!(LOG_LEVEL_NAMES as readonly string[]).includes(logLevel)) {
+    check.problems.push(`LOG_LEVEL: must be one of ${LOG_LEVEL_NAMES.join(', ')}, got "${logLevel}"`);
+  }
+  const config: RuntimeConfig = {
+    port: check.integer(env, 'PORT', 0, 65535),
+    host: check.text(env, 'HOST'),
+    basicAuth: check.boolean(env, 'BASIC_AUTH'),
+    user: check.text(env, 'RUNTIME_USER'),
+    password: check.text(env, 'RUNTIME_PASSWORD'),
+    databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,
+    databasePoolSize: check.integer(env, 'DATABASE_POOL_SIZE', 1, 1000),
+    dataDir: check.text(env, 'DATA_DIR'),
+    maxBodyBytes: check.integer(env, 'MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024),
+    toscaElementName: check.text(env, 'TOSCA_ELEMENT_NAME'),
+    toscaCompositionName: check.text(env, 'TOSCA_COMPOSITION_NAME'),
+    logLevel: logLevel as LogLevelName,
+  };
+  if (check.problems.length > 0) {
+    throw new Error(`Invalid environment variables:\n  ${check.problems.join('\n  ')}`);
+  }
+  return config;
+}
+
+/** DI token for the configuration object. */
+export const RUNTIME_CONFIG = Symbol('RUNTIME_CONFIG');

@@ -1,0 +1,47 @@
+import { createDataSource, migrate } from '@acm/persistence';
+import { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { RuntimeConfig } from '../config/runtime.config';
+import type { EmbeddedPostgres } from './embedded-postgres';
+import { startEmbeddedPostgres } from './embedded-postgres';
+
+/** The connected, migrated database, and how to close it (including an embedded server). */
+export interface Database {
+  readonly dataSource: DataSource;
+  readonly embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** Connects to DATABASE_URL, or starts the embedded PostgreSQL under DATA_DIR; then runs pending migrations. */
+export async function openDatabase(config: RuntimeConfig, schema?: string): Promise<Database> {
+  const logger = new Logger('Database');
+  let embedded: EmbeddedPostgres | null = null;
+  let url = config.databaseUrl;
+  if (url === null) {
+    embedded = await startEmbeddedPostgres(config.dataDir, config.databasePoolSize + 2);
+    url = embedded.url;
+    logger.log(`Embedded PostgreSQL (PGlite) in ${config.dataDir}; set DATABASE_URL to use a PostgreSQL server`);
+  }
+  const dataSource = createDataSource({ url, poolSize: config.databasePoolSize, schema });
+  try {
+    await dataSource.initialize();
+    if (schema !== undefined) {
+      await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    }
+    await migrate(dataSource);
+  } catch (error) {
+    if (dataSource.isInitialized) {
+      await dataSource.destroy();
+    }
+    await embedded?.stop();
+    throw error;
+  }
+  return {
+    dataSource,
+    embedded: embedded !== null,
+    async close(): Promise<void> {
+      await dataSource.destroy();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type { JsonObject } from '@acm/domain';
+import { isValidName, isValidVersion } from '@acm/tosca';
+import type { InstanceRequest } from '../application/instantiation.service';
+import { asObject, invalid, isUuid, optionalObject, optionalText } from './request-parsing';
+
+/**
+ * Checks the shape of an AutomationComposition body and collects every problem with its field path.
+ * Element ids may be given as map keys, in the element, or both (then they must agree).
+ */
+export function parseInstanceBody(body: unknown): InstanceRequest {
+  const problems: string[] = [];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('body: must be an AutomationComposition object');
+  }
+  const input = body as Record<string, unknown>;
+  const uuidField = (name: string, required: boolean): string | undefined => {
+    const value = input[name];
+    if (value === undefined || value === null) {
+      if (required) {
+        problems.push(`${name}: is required`);
+      }
+      return undefined;
+    }
+    if (!isUuid(value)) {
+      problems.push(`${name}: must be a UUID, got ${JSON.stringify(value)}`);
+      return undefined;
+    }
+    return value.toLowerCase();
+  };
+  const compositionId = uuidField('compositionId', true);
+  const instanceId = uuidField('instanceId', false);
+  const compositionTargetId = uuidField('compositionTargetId', false);
+  if (!isValidName(input['name'])) {
+    problems.push(`name: is required and must match ^[A-Za-z0-9\\-_.]+$, got ${JSON.stringify(input['name'])}`);
+  }
+  if (!isValidVersion(input['version'])) {
+    problems.push(
+      `version: is required and must be a semantic version (e.g. 1.0.0), got ${JSON.stringify(input['version'])}`,
+    );
+  }
+  const precheck = input['precheck'];
+  if (precheck !== undefined && precheck !== null && typeof precheck !== 'boolean') {
+    problems.push('precheck: must be true or false');
+  }
+  const elements: Array<InstanceRequest['elements'][number]> = [];
+  const rawElements = input['elements'];
+  if (typeof rawElements !== 'object' || rawElements === null || Array.isArray(rawElements)) {
+    problems.push('elements: is required and must be a map of element id to element');
+  } else {
+    for (const [key, raw] of Object.entries(rawElements as Record<string, unknown>)) {
+      const path = `elements["${key}"]`;
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        problems.push(`${path}: must be an object`);
+        continue;
+      }
+      const element = raw as Record<string, unknown>;
+      const id = element['id'] ?? key;
+      if (!isUuid(id)) {
+        problems.push(`${path}.id: must be a UUID, got ${JSON.stringify(id)}`);
+        continue;
+      }
+      if (isUuid(key) && id.toLowerCase() !== key.toLowerCase()) {
+        problems.push(`${path}.id: ${id} differs from its map key`);
+      }
+      const definition = element['definition'];
+      const definitionObject =
+        typeof definition === 'object' && definition !== null && !Array.isArray(definition)
+          ? (definition as Record<string, unknown>)
+          : undefined;
+      if (
+        definitionObject === undefined ||
+        typeof definitionObject['name'] !== 'string' ||
+        typeof definitionObject['version'] !== 'string'
+      ) {
+        problems.push(`${path}.definition: must be {name, version} of an element node template`);
+        continue;
+      }
+      try {
+        elements.push({
+          id: id.toLowerCase(),
+          definition: { name: definitionObject['name'], version: definitionObject['version'] },
+          description: optionalText(`${path}.description`, element['description']),
+          properties: optionalObject(`${path}.properties`, element['properties']) ?? {},
+        });
+      } catch (error) {
+        problems.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
+  let description: string | null = null;
+  let derivedFrom: string | null = null;
+  let metadata: JsonObject | null = null;
+  try {
+    description = optionalText('description', input['description']);
+    derivedFrom = optionalText('derived_from', input['derived_from']);
+    metadata = optionalObject('metadata', input['metadata']) ?? null;
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error));
+  }
+  if (problems.length > 0 || compositionId === undefined) {
+    throw invalid(problems.join('\n'));
+  }
+  return {
+    instanceId,
+    compositionId,
+    compositionTargetId,
+    precheck: typeof precheck === 'boolean' ? precheck : undefined,
+    name: input['name'] as string,
+    version: input['version'] as string,
+    description,
+    derivedFrom,
+    metadata,
+    elements,
+  };
+}
+
+/** The body of PUT .../instances/{id}, each order checked against its vocabulary. */
+export function asStateUpdateBody(body: unknown): Record<string, unknown> {
+  return asObject('body', body);
+}

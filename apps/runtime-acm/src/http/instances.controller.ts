@@ -1,0 +1,163 @@
+import {
+  DEPLOY_ORDERS,
+  DEPLOY_STATES,
+  INSTANCE_SORT_FIELDS,
+  LOCK_ORDERS,
+  STATE_CHANGE_RESULTS,
+  SUB_ORDERS,
+} from '@acm/domain';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { InstantiationService } from '../application/instantiation.service';
+import { instanceView, instancesView } from '../application/views';
+import { asStateUpdateBody, parseInstanceBody } from './instance-body';
+import { locationOf } from './location';
+import {
+  invalid,
+  optionalOrder,
+  optionalString,
+  optionalUuid,
+  parseEnumList,
+  parsePage,
+  parseUuid,
+  parseUuidList,
+} from './request-parsing';
+
+@ApiTags('Automation Composition Instance')
+@ApiBasicAuth()
+@Controller('v2/compositions/:compositionId/instances')
+export class CompositionInstancesController {
+  constructor(private readonly instantiation: InstantiationService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the instances of a composition definition' })
+  async list(@Param('compositionId') compositionId: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+    const instances = await this.instantiation.list({
+      compositionId: parseUuid('compositionId', compositionId),
+      name: optionalString('name', query['name']),
+      version: optionalString('version', query['version']),
+      sort: 'name',
+      sortOrder: 'ASC',
+      ...parsePage(query),
+    });
+    return instancesView(instances);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create an instance; with instanceId, update it' })
+  @ApiBody({ schema: { type: 'object', description: 'AutomationComposition' } })
+  @ApiResponse({ status: 201, description: 'Created; Location names the new instance' })
+  @ApiResponse({ status: 200, description: 'Updated' })
+  async createOrUpdate(
+    @Param('compositionId') compositionId: string,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<unknown> {
+    const pathId = parseUuid('compositionId', compositionId);
+    const parsed = parseInstanceBody(body);
+    if (parsed.instanceId !== undefined) {
+      response.status(200);
+      return this.instantiation.update(pathId, { ...parsed, instanceId: parsed.instanceId });
+    }
+    const result = await this.instantiation.create(pathId, parsed);
+    response.status(201).location(locationOf(request, result.instanceId));
+    return result;
+  }
+
+  @Get(':instanceId')
+  @ApiOperation({ summary: 'Get one instance' })
+  async get(@Param('compositionId') compositionId: string, @Param('instanceId') instanceId: string): Promise<unknown> {
+    return instanceView(
+      await this.instantiation.get(parseUuid('compositionId', compositionId), parseUuid('instanceId', instanceId)),
+    );
+  }
+
+  @Put(':instanceId')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Order a state change: deployOrder, lockOrder or subOrder' })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      properties: {
+        deployOrder: { type: 'string', enum: [...DEPLOY_ORDERS] },
+        lockOrder: { type: 'string', enum: [...LOCK_ORDERS] },
+        subOrder: { type: 'string', enum: [...SUB_ORDERS] },
+      },
+    },
+  })
+  async changeState(
+    @Param('compositionId') compositionId: string,
+    @Param('instanceId') instanceId: string,
+    @Body() body: unknown,
+  ): Promise<void> {
+    const input = asStateUpdateBody(body);
+    const problems: string[] = [];
+    const read = <const T extends readonly string[]>(name: string, vocabulary: T): T[number] => {
+      try {
+        return optionalOrder(name, vocabulary, input[name], 'NONE');
+      } catch (error) {
+        problems.push(error instanceof Error ? error.message : String(error));
+        return 'NONE';
+      }
+    };
+    const update = {
+      deployOrder: read('deployOrder', DEPLOY_ORDERS),
+      lockOrder: read('lockOrder', LOCK_ORDERS),
+      subOrder: read('subOrder', SUB_ORDERS),
+    };
+    if (problems.length > 0) {
+      throw invalid(problems.join('\n'));
+    }
+    await this.instantiation.changeState(
+      parseUuid('compositionId', compositionId),
+      parseUuid('instanceId', instanceId),
+      update,
+    );
+  }
+
+  @Delete(':instanceId')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Delete an UNDEPLOYED instance (asynchronous: DELETING, then gone)' })
+  delete(@Param('compositionId') compositionId: string, @Param('instanceId') instanceId: string): Promise<unknown> {
+    return this.instantiation.delete(parseUuid('compositionId', compositionId), parseUuid('instanceId', instanceId));
+  }
+
+  @Post(':instanceId/rollback')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Roll back a failed or timed-out update or migration' })
+  async rollback(
+    @Param('compositionId') compositionId: string,
+    @Param('instanceId') instanceId: string,
+  ): Promise<void> {
+    await this.instantiation.rollback(parseUuid('compositionId', compositionId), parseUuid('instanceId', instanceId));
+  }
+}
+
+@ApiTags('Automation Composition Instance')
+@ApiBasicAuth()
+@Controller('v2/instances')
+export class InstancesController {
+  constructor(private readonly instantiation: InstantiationService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List instances across definitions, with filters, sorting and paging' })
+  async list(@Query() query: Record<string, unknown>): Promise<unknown> {
+    const sortOrder = optionalString('sortOrder', query['sortOrder'])?.toUpperCase();
+    if (sortOrder !== undefined && sortOrder !== 'ASC' && sortOrder !== 'DESC') {
+      throw invalid(`sortOrder: must be ASC or DESC, got "${sortOrder}"`);
+    }
+    const sort = parseEnumList('sort', INSTANCE_SORT_FIELDS, query['sort']);
+    const instances = await this.instantiation.list({
+      participantId: optionalUuid('participantId', query['participantId']),
+      instanceIds: parseUuidList('instanceIds', query['instanceIds']),
+      deployStates: parseEnumList('deployState', DEPLOY_STATES, query['deployState']),
+      stateChangeResults: parseEnumList('stateChangeResult', STATE_CHANGE_RESULTS, query['stateChangeResult']),
+      sort: sort?.[0],
+      sortOrder: sortOrder,
+      ...parsePage(query),
+    });
+    return instancesView(instances);
+  }
+}
