@@ -1,0 +1,8 @@
+/**
+ * @acm/messaging — the MessageBus port (keyed records, consumer groups, per-key order) with a Kafka
+ * adapter for production and an in-memory twin for tests. Knows nothing of participant messages.
+ */
+export * from './message-bus';
+export * from './in-memory/in-memory-message-bus';
+export * from './kafka/kafka-message-bus';
+export * from './kafka/round-trip';

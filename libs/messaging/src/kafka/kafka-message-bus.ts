@@ -1,0 +1,365 @@
+/**
+ * The Kafka adapter of the MessageBus port, and the only module of the repository that imports kafkajs
+ * (so the client can be swapped, e.g. for @platformatic/kafka, in one place).
+ *
+ * Tuned for latency, because the runtime advances a phase on each ACK and every phase costs at least
+ * one produce→consume hop each way: consumers long-poll with `minBytes: 1` (the broker answers as soon
+ * as one record exists) and a short `maxWaitTimeInMs`; the producer sends each publish at once (kafkajs
+ * does not linger). Safety is not traded away: the producer is idempotent with `acks: -1`, so a retried
+ * send can neither duplicate nor reorder records of a partition.
+ */
+import type { ConnectionOptions } from 'node:tls';
+
+import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import type { Admin, Consumer, IHeaders, LogEntry, Producer, SASLOptions } from 'kafkajs';
+
+import { MessageBus, assertTopicName, consoleBusLogger, describeError } from '../message-bus';
+import type {
+  BusLogLevel,
+  BusLogger,
+  IncomingRecord,
+  OutgoingRecord,
+  SubscribeOptions,
+  Subscription,
+} from '../message-bus';
+
+/** Consumer settings; defaults in {@link DEFAULT_KAFKA_CONSUMER_TUNING}. */
+export interface KafkaConsumerTuning {
+  /** A member silent this long is evicted and its partitions move (kafkajs default 30 000). */
+  sessionTimeout?: number;
+  /** Also how fast a member notices a rebalance (kafkajs default 3 000). */
+  heartbeatInterval?: number;
+  /** How long an existing member may take to rejoin during a rebalance (kafkajs default 60 000). */
+  rebalanceTimeout?: number;
+  /** Longest a fetch waits for data; data itself is returned at once (kafkajs default 5 000). */
+  maxWaitTimeInMs?: number;
+  /** Partitions handled in parallel by one subscription; one partition (so one key) stays sequential. */
+  partitionsConsumedConcurrently?: number;
+}
+
+/**
+ * Latency-first defaults: detect dead members in 10 s and rebalances within ~1 s; 50 ms fetch wait
+ * (only bounds idle polling, not delivery); 10 partitions in parallel (ONAP creates its topics with 10).
+ */
+export const DEFAULT_KAFKA_CONSUMER_TUNING: Required<KafkaConsumerTuning> = {
+  sessionTimeout: 10_000,
+  heartbeatInterval: 1_000,
+  rebalanceTimeout: 30_000,
+  maxWaitTimeInMs: 50,
+  partitionsConsumedConcurrently: 10,
+};
+
+export interface KafkaMessageBusOptions {
+  /** `host:port` bootstrap servers. */
+  brokers: string[];
+  /** Client id shown in broker logs and quotas. Default `acm-runtime`. */
+  clientId?: string;
+  /** TLS: `true` for system CAs, or Node TLS options (CA, client certificate). Passed through to kafkajs. */
+  ssl?: boolean | ConnectionOptions;
+  /** SASL (plain, scram-sha-256/512, aws, oauthbearer). Passed through to kafkajs. */
+  sasl?: SASLOptions;
+  /** Let produce/subscribe create missing topics (ONAP's `KAFKA_ALLOW_AUTO_CREATE_TOPICS`, default true). */
+  allowAutoTopicCreation?: boolean;
+  /** TCP connect timeout per broker, ms. Default 3 000. */
+  connectionTimeout?: number;
+  /** Broker request timeout, ms. Default 30 000. */
+  requestTimeout?: number;
+  consumer?: KafkaConsumerTuning;
+  /** Longest `subscribe` waits for the group join and first fetch. Default 30 000 ms. */
+  subscribeTimeoutMs?: number;
+  logger?: BusLogger;
+}
+
+const LOG_LEVELS: Partial<Record<logLevel, BusLogLevel>> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** Routes kafkajs' own log lines (WARN and above) to the injected logger. */
+function kafkaLogCreator(logger: BusLogger) {
+  return () =>
+    ({ namespace, level, log }: LogEntry): void => {
+      const { message, timestamp: _timestamp, ...extra } = log;
+      logger(LOG_LEVELS[level] ?? 'info', `kafkajs ${namespace}: ${message}`, extra);
+    };
+}
+
+function headersToStrings(headers: IHeaders | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) {
+      result[name] = first.toString();
+    }
+  }
+  return result;
+}
+
+/** Memoises an async connect; a failure is not cached, so the next call retries. */
+function lazily<T>(connect: () => Promise<T>): { get(): Promise<T>; peek(): Promise<T> | undefined } {
+  let pending: Promise<T> | undefined;
+  return {
+    get() {
+      pending ??= connect().catch((error: unknown) => {
+        pending = undefined;
+        throw error;
+      });
+      return pending;
+    },
+    peek() {
+      return pending;
+    },
+  };
+}
+
+/** MessageBus over Apache Kafka (kafkajs 2.2). See the port and `docs/messaging.md` for semantics. */
+export class KafkaMessageBus extends MessageBus {
+  private readonly kafka: Kafka;
+  private readonly logger: BusLogger;
+  private readonly tuning: Required<KafkaConsumerTuning>;
+  private readonly allowAutoTopicCreation: boolean;
+  private readonly subscribeTimeoutMs: number;
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly producer: ReturnType<typeof lazily<Producer>>;
+  private readonly admin: ReturnType<typeof lazily<Admin>>;
+  private closed = false;
+
+  constructor(options: KafkaMessageBusOptions) {
+    super();
+    this.logger = options.logger ?? consoleBusLogger;
+    this.tuning = { ...DEFAULT_KAFKA_CONSUMER_TUNING, ...options.consumer };
+    this.allowAutoTopicCreation = options.allowAutoTopicCreation ?? true;
+    this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 30_000;
+    this.kafka = new Kafka({
+      clientId: options.clientId ?? 'acm-runtime',
+      brokers: options.brokers,
+      ssl: options.ssl,
+      sasl: options.sasl,
+      connectionTimeout: options.connectionTimeout ?? 3_000,
+      requestTimeout: options.requestTimeout ?? 30_000,
+      logLevel: logLevel.WARN,
+      logCreator: kafkaLogCreator(this.logger),
+    });
+    this.producer = lazily(async () => {
+      const producer = this.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: this.allowAutoTopicCreation,
+        // Explicit, so kafkajs does not warn; murmur2 like Java clients, so a key lands on the same
+        // partition whichever side (ONAP Java or us) produced it.
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      await producer.connect();
+      return producer;
+    });
+    this.admin = lazily(async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    });
+  }
+
+  /** Connects the producer now (e.g. a start-up health gate) instead of on the first publish. */
+  async connect(): Promise<void> {
+    this.assertOpen();
+    await this.producer.get();
+  }
+
+  /** Creates topics that do not exist yet (existing ones are left as they are). */
+  async createTopics(topics: ReadonlyArray<{ topic: string; numPartitions: number }>): Promise<void> {
+    this.assertOpen();
+    topics.forEach(({ topic }) => assertTopicName(topic));
+    const admin = await this.admin.get();
+    await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ ...topic })) });
+  }
+
+  override async publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
+    this.assertOpen();
+    assertTopicName(topic);
+    if (records.length === 0) {
+      return;
+    }
+    const producer = await this.producer.get();
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
+    });
+  }
+
+  override async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    this.assertOpen();
+    assertTopicName(options.topic);
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: this.tuning.sessionTimeout,
+      heartbeatInterval: this.tuning.heartbeatInterval,
+      rebalanceTimeout: this.tuning.rebalanceTimeout,
+      maxWaitTimeInMs: this.tuning.maxWaitTimeInMs,
+      minBytes: 1,
+      allowAutoTopicCreation: this.allowAutoTopicCreation,
+    });
+    const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.logger(payload.restart ? 'warn' : 'error', 'Kafka consumer crashed', {
+        topic: options.topic,
+        groupId: options.groupId,
+        restart: payload.restart,
+        error: describeError(payload.error),
+      });
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [options.topic], fromBeginning: options.fromBeginning === true });
+      const startOffsets =
+        options.fromBeginning === true ? new Map<number, string>() : await this.endOffsetsOfUncommitted(options);
+      const receiving = this.untilReceiving(consumer, options, startOffsets);
+      await consumer.run({
+        partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
+        eachMessage: async ({ topic, partition, message }) => {
+          const record: IncomingRecord = {
+            topic,
+            partition,
+            offset: message.offset,
+            key: message.key === null ? null : message.key.toString('utf8'),
+            value: message.value === null ? '' : message.value.toString('utf8'),
+            timestamp: message.timestamp,
+            headers: headersToStrings(message.headers),
+          };
+          try {
+            await options.handler(record);
+          } catch (error) {
+            // Never rethrow: kafkajs would retry the batch forever and stall the partition.
+            this.logger('error', 'Message handler failed; record skipped', {
+              topic,
+              partition,
+              offset: message.offset,
+              groupId: options.groupId,
+              error: describeError(error),
+            });
+          }
+        },
+      });
+      await receiving;
+    } catch (error) {
+      removeCrashListener();
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+
+    let closing: Promise<void> | undefined;
+    const subscription: Subscription = {
+      close: () => {
+        closing ??= (async () => {
+          this.subscriptions.delete(subscription);
+          try {
+            await consumer.disconnect();
+          } finally {
+            removeCrashListener();
+          }
+        })();
+        return closing;
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  override async close(): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    this.closed = true;
+    await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.close()));
+    await Promise.allSettled(
+      [this.producer.peek(), this.admin.peek()].map(async (client) => {
+        if (client !== undefined) {
+          await (await client).disconnect();
+        }
+      }),
+    );
+  }
+
+  private assertOpen(): void {
+    if (this.closed) {
+      throw new Error('MessageBus is closed');
+    }
+  }
+
+  /**
+   * End offsets of the partitions this group has never committed. A new group would otherwise
+   * resolve "latest" lazily at its first fetch, after `subscribe` resolved, and could skip a record
+   * published in between; seeking there at join time (which commits) closes that gap, also for
+   * members that take these partitions over later.
+   */
+  private async endOffsetsOfUncommitted(options: SubscribeOptions): Promise<Map<number, string>> {
+    const admin = await this.admin.get();
+    const [committed] = await admin.fetchOffsets({ groupId: options.groupId, topics: [options.topic] });
+    const uncommitted = new Set(
+      (committed?.partitions ?? []).filter((entry) => Number(entry.offset) < 0).map((entry) => entry.partition),
+    );
+    const ends = await admin.fetchTopicOffsets(options.topic);
+    return new Map(ends.filter((end) => uncommitted.has(end.partition)).map((end) => [end.partition, end.high]));
+  }
+
+  /**
+   * Resolves once the consumer is really receiving: it joined the group and, if it owns partitions,
+   * completed a first fetch (by then its start offsets are resolved). kafkajs emits GROUP_JOIN before
+   * resolving offsets, so the join alone is not enough.
+   */
+  private untilReceiving(
+    consumer: Consumer,
+    options: SubscribeOptions,
+    startOffsets: ReadonlyMap<number, string>,
+  ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let joined = false;
+      const listeners: Array<() => void> = [];
+      const finish = (error?: Error): void => {
+        clearTimeout(timer);
+        listeners.forEach((remove) => remove());
+        if (error === undefined) {
+          resolve();
+        } else {
+          reject(error);
+        }
+      };
+      const timer = setTimeout(
+        () =>
+          finish(
+            new Error(
+              `Subscribing to ${options.topic} as ${options.groupId}: not receiving after ${this.subscribeTimeoutMs} ms`,
+            ),
+          ),
+        this.subscribeTimeoutMs,
+      );
+      listeners.push(
+        consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+          const assigned = payload.memberAssignment[options.topic] ?? [];
+          for (const partition of assigned) {
+            const offset = startOffsets.get(partition);
+            if (offset !== undefined) {
+              consumer.seek({ topic: options.topic, partition, offset });
+            }
+          }
+          if (assigned.length === 0) {
+            finish();
+          } else {
+            joined = true;
+          }
+        }),
+        consumer.on(consumer.events.FETCH, () => {
+          if (joined) {
+            finish();
+          }
+        }),
+        consumer.on(consumer.events.CRASH, ({ payload }) => {
+          if (!payload.restart) {
+            finish(payload.error);
+          }
+        }),
+      );
+    });
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The MessageBus port: topics of keyed string records, consumer groups, per-key order. It knows
+ * nothing about participant messages (decoding is `@acm/contracts`' job), so the same port carries
+ * any payload and two adapters can honour it: Kafka in production, in-memory for unit and e2e tests.
+ *
+ * Semantics every adapter guarantees (checked by `testing/message-bus.contract.ts`):
+ * - within one group each record is handled by exactly one subscriber of that group; different groups
+ *   each get every record;
+ * - records with the same key are handled in publish order, one at a time; different keys may be
+ *   handled concurrently;
+ * - a handler that throws (or rejects) is logged and its record skipped: the subscriber never crashes,
+ *   never retries the record, and the next record of the partition follows (its offset is committed);
+ * - `subscribe` resolves only once the subscription is receiving, so a record published after it
+ *   resolves is never missed; a new group starts at the end of the topic unless `fromBeginning`;
+ * - `Subscription.close` stops delivery and resolves after the handler calls in flight have finished.
+ */
+
+/** A record to publish. `key` decides the partition (same key ⇒ same order); null spreads records. */
+export interface OutgoingRecord {
+  key: string | null;
+  value: string;
+  headers?: Record<string, string>;
+}
+
+/** A record as a subscriber receives it. */
+export interface IncomingRecord {
+  topic: string;
+  partition: number;
+  /** Position in the partition, as a decimal string (Kafka offsets exceed 2^53). */
+  offset: string;
+  key: string | null;
+  value: string;
+  /** Record time in epoch milliseconds, as a decimal string (Kafka's form). */
+  timestamp: string;
+  headers: Record<string, string>;
+}
+
+/** Handles one record; a rejection is logged and the record skipped. */
+export type RecordHandler = (record: IncomingRecord) => Promise<void>;
+
+export interface SubscribeOptions {
+  topic: string;
+  /** Consumer group: subscribers sharing it share the records; each group sees all records. */
+  groupId: string;
+  /** For a group with no committed position: start at the oldest retained record instead of the end. */
+  fromBeginning?: boolean;
+  handler: RecordHandler;
+}
+
+/** A live subscription. */
+export interface Subscription {
+  /** Stops delivery, waits for in-flight handler calls, leaves the group. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The port. An abstract class rather than an interface so it can serve as a NestJS injection token
+ * without this library importing NestJS.
+ */
+export abstract class MessageBus {
+  /** Appends records to a topic; resolves when the broker has acknowledged all of them. */
+  abstract publish(topic: string, records: readonly OutgoingRecord[]): Promise<void>;
+
+  /** Starts delivering the topic's records to `handler`; resolves once receiving (see class docs). */
+  abstract subscribe(options: SubscribeOptions): Promise<Subscription>;
+
+  /** Closes every subscription and connection; the bus cannot be used afterwards. */
+  abstract close(): Promise<void>;
+}
+
+/** Log levels the adapters emit. */
+export type BusLogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+/**
+ * Where adapters write their logs (handler failures, client warnings). A function so callers can
+ * route it to NestJS's Logger, pino or a test spy without this library depending on any of them.
+ */
+export type BusLogger = (level: BusLogLevel, message: string, context?: Record<string, unknown>) => void;
+
+/** Default logger: warnings and errors to stderr, the rest dropped. */
+export const consoleBusLogger: BusLogger = (level, message, context) => {
+  if (level === 'error' || level === 'warn') {
+    console.error(`[messaging] ${level.toUpperCase()} ${message}`, context ?? '');
+  }
+};
+
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+
+/** Kafka's topic naming rule, enforced by both adapters so tests fail the same way production would. */
+export function assertTopicName(topic: string): void {
+  if (!TOPIC_NAME.test(topic) || topic === '.' || topic === '..') {
+    throw new Error(`Invalid topic name ${JSON.stringify(topic)}: use 1-249 of [a-zA-Z0-9._-]`);
+  }
+}
+
+/** A printable summary of an unknown thrown value, for logs. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
