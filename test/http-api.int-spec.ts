@@ -1,0 +1,571 @@
+import { randomUUID } from 'node:crypto';
+import { UnitOfWork } from '@acm/domain';
+import { load } from 'js-yaml';
+import request from 'supertest';
+import { ParticipantsService } from '../apps/runtime-acm/src/application/participants.service';
+import type { RuntimeHarness } from './support/runtime-harness';
+import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
+
+const SIM_TYPE = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement';
+const singleYaml = readRepoFile('tosca/examples/sim-single-element.yaml');
+const singleInstance = readRepoFile('tosca/examples/instances/sim-single-element.json');
+
+function instanceBody(compositionId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const body = JSON.parse(singleInstance.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as Record<
+    string,
+    unknown
+  >;
+  return { ...body, ...overrides };
+}
+
+function withFreshElementId(body: Record<string, unknown>): Record<string, unknown> {
+  const elements = body['elements'] as Record<string, Record<string, unknown>>;
+  const [element] = Object.values(elements);
+  const id = randomUUID();
+  return { ...body, elements: { [id]: { ...element, id } } };
+}
+
+describe('REST API on PostgreSQL', () => {
+  let runtime: RuntimeHarness;
+  const participantId = randomUUID();
+
+  beforeAll(async () => {
+    runtime = await startRuntime({ MAX_BODY_BYTES: '65536' });
+    await runtime.app
+      .get(ParticipantsService)
+      .registerReplica(participantId, randomUUID(), [{ id: randomUUID(), typeName: SIM_TYPE, typeVersion: '1.0.0' }]);
+  });
+
+  afterAll(async () => {
+    await runtime.close();
+  });
+
+  /** Stands in for the participants' PRIME_ACKs, which arrive over Kafka once the engine runs. */
+  async function markPrimed(compositionId: string): Promise<void> {
+    await runtime.app.get(UnitOfWork).transaction(async (store) => {
+      const found = await store.definitions.find(compositionId);
+      if (!found) {
+        throw new Error(`no definition ${compositionId}`);
+      }
+      await store.definitions.update({ ...found.value, state: 'PRIMED' }, found.version);
+    });
+  }
+
+  async function commissionSingle(name = `acm.test.${randomUUID().slice(0, 8)}`): Promise<string> {
+    const response = await runtime.http
+      .post(`${BASE}/compositions`)
+      .set('Content-Type', 'application/yaml')
+      .send(singleYaml.replace('name: acm.example.SimSingleElement', `name: ${name}`))
+      .expect(201);
+    return (response.body as { compositionId: string }).compositionId;
+  }
+
+  describe('headers and authentication', () => {
+    it('refuses a request without credentials with 401 JSON', async () => {
+      const response = await request(runtime.app.getHttpServer()).get(`${BASE}/compositions`).expect(401);
+      expect(response.body).toEqual({ errorDetails: 'Unauthorized: HTTP Basic credentials are required' });
+      expect(response.headers['www-authenticate']).toContain('Basic');
+    });
+
+    it('refuses wrong credentials', async () => {
+      await request(runtime.app.getHttpServer()).get(`${BASE}/compositions`).auth('runtimeUser', 'wrong').expect(401);
+    });
+
+    it('echoes X-ONAP-RequestID and sends the version headers', async () => {
+      const requestId = randomUUID();
+      const response = await runtime.http.get(`${BASE}/compositions`).set('X-ONAP-RequestID', requestId).expect(200);
+      expect(response.headers['x-onap-requestid']).toBe(requestId);
+      expect(response.headers['x-latestversion']).toBe('1.0.0');
+      expect(response.headers['x-minorversion']).toBe('0');
+      expect(response.headers['x-patchversion']).toBe('0');
+    });
+
+    it('generates an X-ONAP-RequestID when none is given', async () => {
+      const response = await runtime.http.get(`${BASE}/compositions`).expect(200);
+      expect(response.headers['x-onap-requestid']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('composition definitions', () => {
+    it('walks commission → get → update → list with filters and pages → delete', async () => {
+      const name = `acm.test.walk.${randomUUID().slice(0, 8)}`;
+      const created = await runtime.http
+        .post(`${BASE}/compositions`)
+        .set('Content-Type', 'application/yaml')
+        .send(singleYaml.replace('name: acm.example.SimSingleElement', `name: ${name}`))
+        .expect(201);
+      const compositionId = (created.body as { compositionId: string }).compositionId;
+      expect(created.headers['location']).toMatch(new RegExp(`${BASE}/compositions/${compositionId}$`));
+      expect(created.body).toEqual({
+        compositionId,
+        affectedAutomationCompositionDefinitions: [
+          { name: 'acm.example.SimParticipant', version: '1.0.0' },
+          { name: 'acm.example.single.SimElement', version: '1.0.0' },
+          { name: 'acm.example.single.Composition', version: '1.0.0' },
+        ],
+      });
+
+      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200);
+      const definition = got.body as Record<string, any>;
+      expect(definition['compositionId']).toBe(compositionId);
+      expect(definition['state']).toBe('COMMISSIONED');
+      expect(definition['stateChangeResult']).toBe('NO_ERROR');
+      expect(definition['serviceTemplate'].metadata.compositionId).toBe(compositionId);
+      expect(definition['lastMsg']).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/);
+      expect(Object.keys(definition['elementStateMap'])).toEqual(['acm.example.single.SimElement']);
+      expect(definition['elementStateMap']['acm.example.single.SimElement']).toMatchObject({
+        nodeTemplateId: { name: 'acm.example.single.SimElement', version: '1.0.0' },
+        state: 'COMMISSIONED',
+      });
+
+      const template = { ...definition['serviceTemplate'], description: 'updated in place' };
+      const updated = await runtime.http.post(`${BASE}/compositions`).send(template).expect(200);
+      expect((updated.body as { compositionId: string }).compositionId).toBe(compositionId);
+      const reread = await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200);
+      expect((reread.body as Record<string, any>)['serviceTemplate'].description).toBe('updated in place');
+
+      const second = `${name}.second`;
+      await commissionSingle(second);
+      const byName = await runtime.http.get(`${BASE}/compositions`).query({ name, version: '1.0.0' }).expect(200);
+      expect(
+        (byName.body as { service_templates: Array<{ name: string }> }).service_templates.map((t) => t.name),
+      ).toEqual([name]);
+      const none = await runtime.http.get(`${BASE}/compositions`).query({ name, version: '9.9.9' }).expect(200);
+      expect(none.body).toEqual({ service_templates: [] });
+      const page0 = await runtime.http.get(`${BASE}/compositions`).query({ page: 0, size: 1 }).expect(200);
+      const page1 = await runtime.http.get(`${BASE}/compositions`).query({ page: 1, size: 1 }).expect(200);
+      const names0 = (page0.body as { service_templates: Array<{ name: string }> }).service_templates;
+      const names1 = (page1.body as { service_templates: Array<{ name: string }> }).service_templates;
+      expect(names0).toHaveLength(1);
+      expect(names1).toHaveLength(1);
+      expect(names0[0]?.name).not.toBe(names1[0]?.name);
+      const byParticipant = await runtime.http
+        .get(`${BASE}/compositions`)
+        .query({ participantId: randomUUID() })
+        .expect(200);
+      expect(byParticipant.body).toEqual({ service_templates: [] });
+
+      const deleted = await runtime.http.delete(`${BASE}/compositions/${compositionId}`).expect(200);
+      expect((deleted.body as { compositionId: string }).compositionId).toBe(compositionId);
+      await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(404);
+    });
+
+    it('answers in YAML when asked', async () => {
+      const compositionId = await commissionSingle();
+      const response = await runtime.http
+        .get(`${BASE}/compositions/${compositionId}`)
+        .set('Accept', 'application/yaml')
+        .expect(200);
+      expect(response.headers['content-type']).toContain('application/yaml');
+      expect((load(response.text) as Record<string, unknown>)['compositionId']).toBe(compositionId);
+    });
+
+    it('primes: PRIMING with the participant assigned, then refuses a second prime', async () => {
+      const compositionId = await commissionSingle();
+      await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
+      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200);
+      const definition = got.body as Record<string, any>;
+      expect(definition['state']).toBe('PRIMING');
+      expect(definition['elementStateMap']['acm.example.single.SimElement'].participantId).toBe(participantId);
+      const again = await runtime.http
+        .put(`${BASE}/compositions/${compositionId}`)
+        .send({ primeOrder: 'PRIME' })
+        .expect(400);
+      expect((again.body as { errorDetails: string }).errorDetails).toContain(
+        'Not valid order PRIME; AcTypeState: PRIMING; StateChangeResult: NO_ERROR',
+      );
+      const deleting = await runtime.http.delete(`${BASE}/compositions/${compositionId}`).expect(400);
+      expect((deleting.body as { errorDetails: string }).errorDetails).toContain('must be COMMISSIONED');
+    });
+
+    it('refuses to prime an element type no participant supports', async () => {
+      const compositionId = await commissionSingle();
+      const template = (
+        (await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200)).body as Record<string, any>
+      )['serviceTemplate'];
+      template.topology_template.node_templates['acm.example.single.SimElement'].type_version = '9.0.0';
+      template.node_types['org.onap.policy.clamp.acm.SimAutomationCompositionElement'].version = '9.0.0';
+      await runtime.http.post(`${BASE}/compositions`).send(template).expect(200);
+      const refused = await runtime.http
+        .put(`${BASE}/compositions/${compositionId}`)
+        .send({ primeOrder: 'PRIME' })
+        .expect(400);
+      expect((refused.body as { errorDetails: string }).errorDetails).toContain(
+        `Element Type ${SIM_TYPE} 9.0.0 not supported`,
+      );
+    });
+
+    it.each([
+      ['an empty order', {}, 'primeOrder must be PRIME or DEPRIME'],
+      ['an unknown order', { primeOrder: 'SHINE' }, 'primeOrder: "SHINE" is not one of NONE, PRIME, DEPRIME'],
+    ])('refuses %s with 400', async (_case, body, message) => {
+      const compositionId = await commissionSingle();
+      const response = await runtime.http.put(`${BASE}/compositions/${compositionId}`).send(body).expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+    });
+  });
+
+  describe('instances', () => {
+    let compositionId: string;
+
+    beforeAll(async () => {
+      compositionId = await commissionSingle();
+      await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
+      await markPrimed(compositionId);
+    });
+
+    it('walks create → update → get → list → deploy → refused orders → delete', async () => {
+      const name = `inst-${randomUUID().slice(0, 8)}`;
+      const body = withFreshElementId(instanceBody(compositionId, { name }));
+      const created = await runtime.http.post(`${BASE}/compositions/${compositionId}/instances`).send(body).expect(201);
+      const { instanceId } = created.body as { instanceId: string };
+      expect(created.body).toEqual({ instanceId, affectedAutomationComposition: { name, version: '1.0.0' } });
+      expect(created.headers['location']).toMatch(new RegExp(`/instances/${instanceId}$`));
+
+      const updatedBody = { ...body, instanceId, description: 'changed while undeployed' };
+      const updated = await runtime.http
+        .post(`${BASE}/compositions/${compositionId}/instances`)
+        .send(updatedBody)
+        .expect(200);
+      expect((updated.body as { instanceId: string }).instanceId).toBe(instanceId);
+
+      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200);
+      const instance = got.body as Record<string, any>;
+      expect(instance).toMatchObject({
+        name,
+        version: '1.0.0',
+        instanceId,
+        compositionId,
+        description: 'changed while undeployed',
+        deployState: 'UNDEPLOYED',
+        lockState: 'NONE',
+        subState: 'NONE',
+        stateChangeResult: 'NO_ERROR',
+      });
+      const [element] = Object.values(instance['elements'] as Record<string, any>);
+      expect(element).toMatchObject({
+        participantId,
+        deployState: 'UNDEPLOYED',
+        lockState: 'NONE',
+        migrationState: 'DEFAULT',
+        properties: { baseUrl: 'http://sim.example:30800' },
+      });
+
+      const listed = await runtime.http
+        .get(`${BASE}/compositions/${compositionId}/instances`)
+        .query({ name, version: '1.0.0' })
+        .expect(200);
+      expect((listed.body as { automationCompositionList: unknown[] }).automationCompositionList).toHaveLength(1);
+      const all = await runtime.http
+        .get(`${BASE}/instances`)
+        .query({ instanceIds: instanceId, deployState: 'UNDEPLOYED,DEPLOYING', stateChangeResult: 'NO_ERROR' })
+        .expect(200);
+      expect(
+        (all.body as { automationCompositionList: Array<{ instanceId: string }> }).automationCompositionList.map(
+          (i) => i.instanceId,
+        ),
+      ).toEqual([instanceId]);
+      const byParticipant = await runtime.http.get(`${BASE}/instances`).query({ participantId }).expect(200);
+      expect(
+        (
+          byParticipant.body as { automationCompositionList: Array<{ instanceId: string }> }
+        ).automationCompositionList.map((i) => i.instanceId),
+      ).toContain(instanceId);
+      const deployedOnly = await runtime.http
+        .get(`${BASE}/instances`)
+        .query({ instanceIds: instanceId, deployState: 'DEPLOYED' })
+        .expect(200);
+      expect(deployedOnly.body).toEqual({ automationCompositionList: [] });
+
+      await runtime.http
+        .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .send({ deployOrder: 'DEPLOY' })
+        .expect(202);
+      const deploying = await runtime.http
+        .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .expect(200);
+      expect(deploying.body).toMatchObject({ deployState: 'DEPLOYING', lockState: 'NONE', phase: 0 });
+
+      const again = await runtime.http
+        .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .send({ deployOrder: 'DEPLOY' })
+        .expect(400);
+      expect((again.body as { errorDetails: string }).errorDetails).toContain(
+        'Not valid order AcInstanceStateUpdate(deployOrder=DEPLOY, lockOrder=NONE, subOrder=NONE); DeployState: DEPLOYING; LockState: NONE; SubState: NONE; StateChangeResult: NO_ERROR',
+      );
+      const deleteWhileDeploying = await runtime.http
+        .delete(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .expect(400);
+      expect((deleteWhileDeploying.body as { errorDetails: string }).errorDetails).toContain('Not valid order DELETE');
+      const rollback = await runtime.http
+        .post(`${BASE}/compositions/${compositionId}/instances/${instanceId}/rollback`)
+        .expect(400);
+      expect((rollback.body as { errorDetails: string }).errorDetails).toContain(
+        'Invalid state for rollback, Ac Instance is DEPLOYING',
+      );
+      const definitionBusy = await runtime.http
+        .put(`${BASE}/compositions/${compositionId}`)
+        .send({ primeOrder: 'DEPRIME' })
+        .expect(400);
+      expect((definitionBusy.body as { errorDetails: string }).errorDetails).toContain('There are instances');
+    });
+
+    it('deletes an undeployed instance asynchronously (202, DELETING)', async () => {
+      const body = withFreshElementId(instanceBody(compositionId, { name: `del-${randomUUID().slice(0, 8)}` }));
+      const created = await runtime.http.post(`${BASE}/compositions/${compositionId}/instances`).send(body).expect(201);
+      const { instanceId } = created.body as { instanceId: string };
+      const deleted = await runtime.http
+        .delete(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .expect(202);
+      expect((deleted.body as { instanceId: string }).instanceId).toBe(instanceId);
+      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200);
+      expect(got.body).toMatchObject({ deployState: 'DELETING', lockState: 'NONE' });
+    });
+
+    it('refuses a duplicate name/version and a reused element id with 400', async () => {
+      const name = `dup-${randomUUID().slice(0, 8)}`;
+      const body = withFreshElementId(instanceBody(compositionId, { name }));
+      await runtime.http.post(`${BASE}/compositions/${compositionId}/instances`).send(body).expect(201);
+      const duplicate = await runtime.http
+        .post(`${BASE}/compositions/${compositionId}/instances`)
+        .send(withFreshElementId(body))
+        .expect(400);
+      expect((duplicate.body as { errorDetails: string }).errorDetails).toBe(`${name} 1.0.0 already defined`);
+      const reused = await runtime.http
+        .post(`${BASE}/compositions/${compositionId}/instances`)
+        .send({ ...body, name: `${name}-b` })
+        .expect(400);
+      expect((reused.body as { errorDetails: string }).errorDetails).toContain('UUID already used');
+    });
+
+    it.each([
+      ['elements: null', { elements: null }, 'elements: is required'],
+      ['a bad version', { version: '1.0' }, 'version: is required and must be a semantic version'],
+      ['a bad name', { name: 'has space' }, 'name: is required and must match'],
+      ['an unknown element definition', undefined, 'Not found in the composition'],
+    ])('refuses %s with 400, naming the field', async (_case, override, message) => {
+      let body = withFreshElementId(instanceBody(compositionId, { name: `bad-${randomUUID().slice(0, 8)}` }));
+      if (override === undefined) {
+        const elements = body['elements'] as Record<string, Record<string, unknown>>;
+        const [id, element] = Object.entries(elements)[0] as [string, Record<string, unknown>];
+        body = {
+          ...body,
+          elements: { [id]: { ...element, definition: { name: 'no.such.Element', version: '1.0.0' } } },
+        };
+      } else {
+        body = { ...body, ...override };
+      }
+      const response = await runtime.http
+        .post(`${BASE}/compositions/${compositionId}/instances`)
+        .send(body)
+        .expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+    });
+
+    it('refuses a body whose compositionId differs from the path', async () => {
+      const other = randomUUID();
+      const response = await runtime.http
+        .post(`${BASE}/compositions/${compositionId}/instances`)
+        .send(withFreshElementId(instanceBody(other, { name: `mm-${randomUUID().slice(0, 8)}` })))
+        .expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toBe(
+        `${other} do not match with ${compositionId}`,
+      );
+    });
+
+    it('refuses an instance of a definition that is not primed', async () => {
+      const unprimed = await commissionSingle();
+      const response = await runtime.http
+        .post(`${BASE}/compositions/${unprimed}/instances`)
+        .send(withFreshElementId(instanceBody(unprimed, { name: `np-${randomUUID().slice(0, 8)}` })))
+        .expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(
+        `${unprimed} Commissioned automation composition definition not primed`,
+      );
+    });
+
+    it.each([
+      [{}, 'Exactly one of deployOrder, lockOrder, subOrder must be given; none was'],
+      [{ deployOrder: 'DEPLOY', lockOrder: 'LOCK' }, 'got DEPLOY and LOCK'],
+      [{ deployOrder: 'LAUNCH' }, 'deployOrder: "LAUNCH" is not one of NONE, UNDEPLOY, DEPLOY'],
+      [{ deployOrder: 'DELETE' }, 'DELETE is not a state-change order'],
+      [{ lockOrder: 'LOCK' }, 'Not valid order AcInstanceStateUpdate(deployOrder=NONE, lockOrder=LOCK, subOrder=NONE)'],
+    ])('refuses the state change %j with 400', async (order, message) => {
+      const body = withFreshElementId(instanceBody(compositionId, { name: `o-${randomUUID().slice(0, 8)}` }));
+      const created = await runtime.http.post(`${BASE}/compositions/${compositionId}/instances`).send(body).expect(201);
+      const { instanceId } = created.body as { instanceId: string };
+      const response = await runtime.http
+        .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .send(order)
+        .expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+      const unchanged = await runtime.http
+        .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .expect(200);
+      expect(unchanged.body).toMatchObject({ deployState: 'UNDEPLOYED', lockState: 'NONE' });
+    });
+
+    it('lets exactly one of several concurrent orders win; the losers are refused and nothing is half-written', async () => {
+      const body = withFreshElementId(instanceBody(compositionId, { name: `race-${randomUUID().slice(0, 8)}` }));
+      const created = await runtime.http.post(`${BASE}/compositions/${compositionId}/instances`).send(body).expect(201);
+      const { instanceId } = created.body as { instanceId: string };
+      const responses = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          runtime.http
+            .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+            .send({ deployOrder: 'DEPLOY' }),
+        ),
+      );
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.filter((status) => status === 202)).toHaveLength(1);
+      for (const response of responses.filter((r) => r.status !== 202)) {
+        expect([400, 409]).toContain(response.status);
+        const details = (response.body as { errorDetails: string }).errorDetails;
+        expect(details.includes('was changed by another request') || details.includes('DeployState: DEPLOYING')).toBe(
+          true,
+        );
+      }
+      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200);
+      const instance = got.body as Record<string, any>;
+      expect(instance['deployState']).toBe('DEPLOYING');
+      expect(Object.values(instance['elements'] as Record<string, any>).map((e) => e.deployState)).toEqual([
+        'DEPLOYING',
+      ]);
+    });
+
+    it('answers 409 to a write based on a stale read', async () => {
+      const body = withFreshElementId(instanceBody(compositionId, { name: `stale-${randomUUID().slice(0, 8)}` }));
+      const created = await runtime.http.post(`${BASE}/compositions/${compositionId}/instances`).send(body).expect(201);
+      const { instanceId } = created.body as { instanceId: string };
+      const unitOfWork = runtime.app.get(UnitOfWork);
+      const stale = await unitOfWork.read((store) => store.instances.find(instanceId));
+      await runtime.http
+        .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .send({ deployOrder: 'DEPLOY' })
+        .expect(202);
+      await expect(
+        unitOfWork.transaction((store) =>
+          store.instances.update({ ...stale!.value, description: 'late' }, stale!.version),
+        ),
+      ).rejects.toMatchObject({ code: 'CONCURRENT_MODIFICATION' });
+    });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      ['a malformed composition id', 'get', `${BASE}/compositions/not-a-uuid`, 400, 'compositionId: must be a UUID'],
+      ['an unknown composition', 'get', `${BASE}/compositions/${randomUUID()}`, 404, 'not found'],
+      [
+        'an unknown instance',
+        'get',
+        `${BASE}/compositions/${randomUUID()}/instances/${randomUUID()}`,
+        404,
+        'Automation composition instance',
+      ],
+      ['an unknown participant', 'get', `${BASE}/participants/${randomUUID()}`, 404, 'Participant Not Found with ID'],
+      ['a bad page size', 'get', `${BASE}/compositions?page=0&size=x`, 400, 'size: must be an integer'],
+      [
+        'a bad deployState filter',
+        'get',
+        `${BASE}/instances?deployState=FLYING`,
+        400,
+        'deployState: "FLYING" is not one of',
+      ],
+      ['an unknown route', 'get', `${BASE}/nowhere`, 404, 'Cannot GET'],
+    ] as const)('%s → %s', async (_case, _method, path, status, message) => {
+      const response = await runtime.http.get(path).expect(status);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+    });
+
+    it.each([
+      ['not TOSCA', 'application/json', '{"foo": 1}', 'not a TOSCA service template'],
+      ['a list', 'application/json', '[]', 'not a TOSCA service template'],
+      ['broken JSON', 'application/json', '{"tosca_definitions_version": ', 'Request body is not valid JSON'],
+      ['broken YAML', 'application/yaml', 'a: [1, 2\nb: }', 'Request body is not valid YAML'],
+      [
+        'a non-semver version',
+        'application/yaml',
+        singleYaml.replace(/version: 1\.0\.0\n(\s+type: org\.onap\.policy\.clamp\.acm\.Sim)/, 'version: 1.0\n$1'),
+        'SemVer',
+      ],
+    ])('refuses a definition that is %s with 400', async (_case, type, text, message) => {
+      const response = await runtime.http.post(`${BASE}/compositions`).set('Content-Type', type).send(text).expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+    });
+
+    it('refuses an unsupported content type with 415', async () => {
+      const response = await runtime.http
+        .post(`${BASE}/compositions`)
+        .set('Content-Type', 'text/plain')
+        .send('hello')
+        .expect(415);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(
+        'Content-Type text/plain is not supported',
+      );
+    });
+
+    it('refuses a body over MAX_BODY_BYTES with 413', async () => {
+      const response = await runtime.http
+        .post(`${BASE}/compositions`)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ padding: 'x'.repeat(70_000) }))
+        .expect(413);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain('MAX_BODY_BYTES');
+    });
+  });
+
+  describe('participants, health, metrics and OpenAPI', () => {
+    it('lists participants with their supported types and replicas', async () => {
+      const response = await runtime.http.get(`${BASE}/participants`).expect(200);
+      const list = response.body as Array<{ participant: Record<string, any> }>;
+      const mine = list.find((info) => info.participant['participantId'] === participantId);
+      expect(mine).toBeDefined();
+      expect(Object.values(mine!.participant['participantSupportedElementTypes'])).toEqual([
+        expect.objectContaining({ typeName: SIM_TYPE, typeVersion: '1.0.0' }),
+      ]);
+      expect(Object.values(mine!.participant['replicas'])).toEqual([
+        expect.objectContaining({ participantState: 'ON_LINE' }),
+      ]);
+      await runtime.http.get(`${BASE}/participants/${participantId}`).expect(200);
+      await runtime.http.put(`${BASE}/participants`).expect(202);
+      await runtime.http.put(`${BASE}/participants/${participantId}`).expect(202);
+      await runtime.http.put(`${BASE}/participants/${randomUUID()}`).expect(404);
+      await runtime.http.put(`${BASE}/participants/sync`).expect(202);
+    });
+
+    it('reports health UP from the database', async () => {
+      const response = await runtime.http.get('/onap/policy/clamp/acm/actuator/health').expect(200);
+      expect(response.body).toMatchObject({ status: 'UP', components: { db: { status: 'UP' } } });
+    });
+
+    it('serves Prometheus metrics as text/plain with ONAP metric names', async () => {
+      const response = await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200);
+      expect(response.headers['content-type']).toContain('text/plain');
+      expect(response.text).toContain(
+        'http_server_requests_seconds_count{method="GET",uri="/onap/policy/clamp/acm/v2/compositions"',
+      );
+    });
+
+    it('serves the OpenAPI document with every v2 path', async () => {
+      const response = await runtime.http.get('/onap/policy/clamp/acm/v3/api-docs').expect(200);
+      const paths = Object.keys((response.body as { paths: Record<string, unknown> }).paths);
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          '/onap/policy/clamp/acm/v2/compositions',
+          '/onap/policy/clamp/acm/v2/compositions/{compositionId}',
+          '/onap/policy/clamp/acm/v2/compositions/{compositionId}/instances',
+          '/onap/policy/clamp/acm/v2/compositions/{compositionId}/instances/{instanceId}',
+          '/onap/policy/clamp/acm/v2/compositions/{compositionId}/instances/{instanceId}/rollback',
+          '/onap/policy/clamp/acm/v2/instances',
+          '/onap/policy/clamp/acm/v2/participants',
+          '/onap/policy/clamp/acm/v2/participants/{participantId}',
+          '/onap/policy/clamp/acm/v2/participants/sync',
+          '/onap/policy/clamp/acm/v2/participants/sync/{participantId}',
+          '/onap/policy/clamp/acm/v2/participants/{participantId}/compositions',
+          '/onap/policy/clamp/acm/v2/participants/{participantId}/compositions/{compositionId}',
+        ]),
+      );
+      await runtime.http.get('/onap/policy/clamp/acm/swagger-ui').redirects(1).expect(200);
+    });
+  });
+});
