@@ -1,0 +1,225 @@
+import type { Checked } from './element-properties';
+import { readDependsOn, readStage, readStartPhase } from './element-properties';
+import type { EntityEntry } from './entity-checks';
+import type { Mapping } from './guards';
+import { describeKind, isMapping } from './guards';
+import { NULL_VERSION } from './naming';
+import type { PathSegment, ToscaProblem } from './problem';
+import { problem } from './problem';
+import type { ConceptIdentifier, ElementDefinitionInfo } from './service-template';
+import type { NodeTemplateEntry } from './validate-topology';
+import { findCycles } from './validate-types';
+
+/** Node type names that make a node template an AC element or the AC composition (ONAP's runtime settings). */
+export interface CompositionTypeNames {
+  /** ONAP `toscaElementName`, by default `org.onap.policy.clamp.acm.AutomationCompositionElement`. */
+  elementTypeName: string;
+  /** ONAP `toscaCompositionName`, by default `org.onap.policy.clamp.acm.AutomationComposition`. */
+  compositionTypeName: string;
+}
+
+/** The default of ONAP's `runtime.acmParameters.toscaElementName`. */
+export const ACM_ELEMENT_TYPE = 'org.onap.policy.clamp.acm.AutomationCompositionElement';
+/** The default of ONAP's `runtime.acmParameters.toscaCompositionName`. */
+export const ACM_COMPOSITION_TYPE = 'org.onap.policy.clamp.acm.AutomationComposition';
+
+const NODE_TEMPLATES_PATH: PathSegment[] = ['topology_template', 'node_templates'];
+
+/**
+ * ONAP's element test, kept deliberately shallow: the node template's type name contains the element type name, or
+ * its node type's direct `derived_from` does. A grand-child of the element type is therefore *not* an element, as in
+ * ONAP.
+ */
+export function isElementType(typeName: string, nodeTypes: Mapping | undefined, elementTypeName: string): boolean {
+  if (typeName.includes(elementTypeName)) {
+    return true;
+  }
+  const nodeType = nodeTypes?.[typeName];
+  const parent = isMapping(nodeType) ? nodeType['derived_from'] : undefined;
+  return typeof parent === 'string' && parent.includes(elementTypeName);
+}
+
+/** Node templates split into the composition node template(s) and the element node templates, in document order. */
+export interface CompositionParts {
+  compositions: NodeTemplateEntry[];
+  elements: NodeTemplateEntry[];
+}
+
+/** Splits node templates by role; anything else (e.g. legacy Participant node templates) is ignored, as in ONAP. */
+export function classifyNodeTemplates(
+  entries: readonly NodeTemplateEntry[],
+  nodeTypes: Mapping | undefined,
+  names: CompositionTypeNames,
+): CompositionParts {
+  const compositions = entries.filter((entry) => entry.type?.name === names.compositionTypeName);
+  const elements = entries.filter(
+    (entry) =>
+      entry.type !== undefined &&
+      entry.type.name !== names.compositionTypeName &&
+      isElementType(entry.type.name, nodeTypes, names.elementTypeName),
+  );
+  return { compositions, elements };
+}
+
+/** ONAP's two topology rules, with ONAP's wording so existing clients recognise the messages. */
+export function checkCompositionCount(parts: CompositionParts, names: CompositionTypeNames): ToscaProblem[] {
+  const problems: ToscaProblem[] = [];
+  if (parts.compositions.length === 0) {
+    const message = `NodeTemplate with type ${names.compositionTypeName} must exist!`;
+    problems.push(problem(NODE_TEMPLATES_PATH, 'composition-missing', message));
+  }
+  if (parts.compositions.length > 1) {
+    const found = parts.compositions.map((entry) => entry.name).join(', ');
+    const message = `NodeTemplate with type ${names.compositionTypeName} not allowed to be more than one! (found ${found})`;
+    problems.push(problem(NODE_TEMPLATES_PATH, 'composition-duplicate', message));
+  }
+  if (parts.elements.length === 0) {
+    const message = `NodeTemplate with element type ${names.elementTypeName} must exist!`;
+    problems.push(problem(NODE_TEMPLATES_PATH, 'element-missing', message));
+  }
+  return problems;
+}
+
+/** Node template `version` as ONAP keys it (`0.0.0` when absent). */
+export function nodeTemplateVersion(entry: EntityEntry): string {
+  const version = entry.definition['version'];
+  return typeof version === 'string' && version !== '' ? version : NULL_VERSION;
+}
+
+/** `properties` of a node template, reporting a non-mapping once. */
+export function readProperties(entry: EntityEntry): Checked<Record<string, unknown>> {
+  const properties = entry.definition['properties'];
+  if (properties === undefined || properties === null) {
+    return { value: {}, problems: [] };
+  }
+  if (isMapping(properties)) {
+    return { value: properties, problems: [] };
+  }
+  const message = `properties must be a mapping, got ${describeKind(properties)}`;
+  return { value: {}, problems: [problem([...entry.path, 'properties'], 'shape', message)] };
+}
+
+/**
+ * Reads `properties.elements` of the composition node template: the `{name, version}` list an instance must match.
+ * Each entry must name an element node template with exactly that version, once.
+ */
+export function readListedElements(
+  composition: NodeTemplateEntry,
+  elements: readonly NodeTemplateEntry[],
+  allNodeTemplates: readonly NodeTemplateEntry[],
+): Checked<ConceptIdentifier[]> {
+  const path = [...composition.path, 'properties', 'elements'];
+  const properties = readProperties(composition);
+  const raw = properties.value['elements'];
+  if (raw === undefined || raw === null) {
+    const message = `the composition node template ${composition.name} needs properties.elements, the list of its elements`;
+    return { value: [], problems: [...properties.problems, problem(path, 'required', message)] };
+  }
+  if (!Array.isArray(raw)) {
+    const message = `properties.elements must be a list of {name, version}, got ${describeKind(raw)}`;
+    return { value: [], problems: [problem(path, 'shape', message)] };
+  }
+  const problems: ToscaProblem[] = [];
+  const listed: ConceptIdentifier[] = [];
+  raw.forEach((item: unknown, position) => {
+    const itemPath = [...path, position];
+    const identifier = asConceptIdentifier(item);
+    if (identifier === undefined) {
+      const message = `elements entries must be {name: <string>, version: <string>}, got ${JSON.stringify(item)}`;
+      problems.push(problem(itemPath, 'shape', message));
+      return;
+    }
+    if (listed.some((other) => other.name === identifier.name)) {
+      problems.push(problem(itemPath, 'element-duplicate', `element ${identifier.name} is listed more than once`));
+      return;
+    }
+    listed.push(identifier);
+    problems.push(...checkListedElement(identifier, itemPath, elements, allNodeTemplates));
+  });
+  return { value: listed, problems };
+}
+
+function asConceptIdentifier(item: unknown): ConceptIdentifier | undefined {
+  if (!isMapping(item)) {
+    return undefined;
+  }
+  const { name, version } = item;
+  return typeof name === 'string' && typeof version === 'string' ? { name, version } : undefined;
+}
+
+function checkListedElement(
+  identifier: ConceptIdentifier,
+  path: PathSegment[],
+  elements: readonly NodeTemplateEntry[],
+  allNodeTemplates: readonly NodeTemplateEntry[],
+): ToscaProblem[] {
+  const element = elements.find((entry) => entry.name === identifier.name);
+  if (element === undefined) {
+    const exists = allNodeTemplates.some((entry) => entry.name === identifier.name);
+    const message = exists
+      ? `listed element ${identifier.name} is not an element node template (its type is not an AC element type)`
+      : `listed element ${identifier.name} is not a node template of this template`;
+    return [problem([...path, 'name'], 'element-reference', message)];
+  }
+  const version = nodeTemplateVersion(element);
+  if (version === identifier.version) {
+    return [];
+  }
+  const message = `listed element ${identifier.name} has version ${identifier.version} but the node template has version ${version}`;
+  return [problem([...path, 'version'], 'element-reference', message)];
+}
+
+/** Reads what the runtime needs from each element node template, then checks `dependsOn` across elements. */
+export function readElements(elements: readonly NodeTemplateEntry[]): Checked<ElementDefinitionInfo[]> {
+  const problems: ToscaProblem[] = [];
+  const infos = elements.map((entry) => {
+    const properties = readProperties(entry);
+    const propertiesPath = [...entry.path, 'properties'];
+    const startPhase = readStartPhase(properties.value, propertiesPath);
+    const stage = readStage(properties.value, propertiesPath);
+    const dependsOn = readDependsOn(properties.value, propertiesPath);
+    problems.push(...properties.problems, ...startPhase.problems, ...stage.problems, ...dependsOn.problems);
+    const info: ElementDefinitionInfo = {
+      name: entry.name,
+      version: nodeTemplateVersion(entry),
+      type: entry.type?.name ?? '',
+      typeVersion: entry.type?.version ?? NULL_VERSION,
+      startPhase: startPhase.value,
+      stage: stage.value,
+      properties: properties.value,
+      dependsOn: dependsOn.value,
+    };
+    return info;
+  });
+  problems.push(...checkDependencies(infos, elements));
+  return { value: infos, problems };
+}
+
+function checkDependencies(
+  infos: readonly ElementDefinitionInfo[],
+  elements: readonly NodeTemplateEntry[],
+): ToscaProblem[] {
+  const names = new Set(infos.map((info) => info.name));
+  const pathOf = (name: string): PathSegment[] => [
+    ...(elements.find((entry) => entry.name === name)?.path ?? NODE_TEMPLATES_PATH),
+    'properties',
+    'dependsOn',
+  ];
+  const problems: ToscaProblem[] = [];
+  for (const info of infos) {
+    for (const dependency of info.dependsOn) {
+      if (!names.has(dependency)) {
+        const message = `element ${info.name} depends on ${dependency}, which is not an element node template`;
+        problems.push(problem(pathOf(info.name), 'depends-on', message));
+      }
+    }
+  }
+  const dependsOn = new Map(infos.map((info) => [info.name, info.dependsOn.filter((name) => names.has(name))]));
+  for (const cycle of findCycles([...names], (name) => dependsOn.get(name) ?? [])) {
+    const first = cycle[0] ?? '';
+    problems.push(
+      problem(pathOf(first), 'depends-on-cycle', `elements depend on each other in a loop: ${cycle.join(' -> ')}`),
+    );
+  }
+  return problems;
+}

@@ -1,0 +1,31 @@
+/**
+ * @acm/tosca — parses and validates TOSCA service templates the way ONAP ACM commissions them. Framework-free: the
+ * runtime calls it from its use cases; nothing here knows about HTTP or persistence.
+ */
+export type { ParseResult, ToscaContentType } from './parse-service-template';
+export { parseServiceTemplate } from './parse-service-template';
+export type { ValidationOptions, ValidationResult } from './validate-service-template';
+export { metadataTimeoutMs, validateServiceTemplate } from './validate-service-template';
+export type { CompositionTypeNames } from './composition';
+export { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE, isElementType } from './composition';
+export type { PathSegment, ToscaProblem, ToscaRule } from './problem';
+export { TOSCA_RULES, formatPath, formatProblems } from './problem';
+export { NAME_PATTERN, NULL_VERSION, SEMVER_PATTERN, isValidName, isValidVersion } from './naming';
+export { TOSCA_PRIMITIVE_TYPES } from './type-references';
+export { compositionIdOf, withCompositionId } from './template-metadata';
+export type {
+  CompositionTemplateInfo,
+  ConceptIdentifier,
+  DataType,
+  ElementDefinitionInfo,
+  ElementStage,
+  NodeTemplate,
+  NodeType,
+  PolicyTemplate,
+  PolicyType,
+  ServiceTemplate,
+  ToscaEntityType,
+  ToscaPropertyDefinition,
+  ToscaSchemaDefinition,
+  TopologyTemplate,
+} from './service-template';

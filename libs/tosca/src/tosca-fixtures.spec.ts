@@ -1,0 +1,60 @@
+import { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE } from './composition';
+import { isMapping } from './guards';
+import { fixtureFiles, fixtureTemplate, fixtureText } from './testing/tosca-fixtures';
+import { validateServiceTemplate } from './validate-service-template';
+
+const OPTIONS = { elementTypeName: ACM_ELEMENT_TYPE, compositionTypeName: ACM_COMPOSITION_TYPE };
+const EXAMPLES = fixtureFiles('examples', '.yaml').map((file) => file.replace(/\.yaml$/, ''));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+interface InstanceElement {
+  id: string;
+  definition: { name: string; version: string };
+}
+
+function instanceElements(example: string): Array<[string, InstanceElement]> {
+  const body: unknown = JSON.parse(fixtureText(`examples/instances/${example}.json`));
+  if (!isMapping(body) || !isMapping(body['elements'])) {
+    throw new Error(`instance ${example} has no elements mapping`);
+  }
+  return Object.entries(body['elements'] as Record<string, InstanceElement>);
+}
+
+describe('tosca/ fixtures', () => {
+  it('has the four documented examples', () => {
+    expect(EXAMPLES).toEqual(['sim-dependencies', 'sim-single-element', 'sim-three-phase', 'sim-two-participants']);
+  });
+
+  it('keeps the fundamental types valid on their own (only the topology is missing)', () => {
+    const result = validateServiceTemplate(fixtureTemplate('acm-fundamental-types.yaml'), OPTIONS);
+
+    expect(result.ok ? [] : result.problems.map((p) => `${p.rule} ${p.path}`)).toEqual(['required topology_template']);
+  });
+
+  it.each(EXAMPLES)('embeds the fundamental types unchanged in %s', (example) => {
+    const fundamental = fixtureTemplate('acm-fundamental-types.yaml');
+    const template = fixtureTemplate(`examples/${example}.yaml`);
+
+    for (const section of ['data_types', 'node_types'] as const) {
+      for (const [name, definition] of Object.entries(fundamental[section] ?? {})) {
+        expect(template[section]?.[name]).toEqual(definition);
+      }
+    }
+  });
+
+  it.each(EXAMPLES)('has an instance body for %s that matches the listed elements', (example) => {
+    const result = validateServiceTemplate(fixtureTemplate(`examples/${example}.yaml`), OPTIONS);
+    const listed = result.ok ? result.definition.listedElements : [];
+    const elements = instanceElements(example);
+
+    expect(elements.map(([, element]) => element.definition)).toEqual(listed);
+    expect(elements.every(([key, element]) => key === element.id && UUID.test(key))).toBe(true);
+    expect(fixtureText(`examples/instances/${example}.json`)).toContain('"compositionId": "COMPOSITIONIDPLACEHOLDER"');
+  });
+
+  it('uses element ids that are unique across all instance bodies', () => {
+    const ids = EXAMPLES.flatMap((example) => instanceElements(example).map(([id]) => id));
+
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
