@@ -38,7 +38,7 @@ describe('ONAP definitions and instances', () => {
   });
 
   it('finds the ONAP files', () => {
-    expect(DEFINITIONS.length).toBe(15);
+    expect(DEFINITIONS.length).toBe(14);
   });
 
   it.each(DEFINITIONS)('commissions %s with 201 and returns it unchanged', async (file) => {
