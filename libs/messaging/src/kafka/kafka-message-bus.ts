@@ -64,6 +64,8 @@ export interface KafkaMessageBusOptions {
   connectionTimeout?: number;
   /** Broker request timeout, ms. Default 30 000. */
   requestTimeout?: number;
+  /** Client retry policy for connections and retriable errors (kafkajs default: 5 retries from 300 ms). */
+  retry?: { retries?: number; initialRetryTime?: number; maxRetryTime?: number };
   consumer?: KafkaConsumerTuning;
   /** Longest `subscribe` waits for the group join and first fetch. Default 30 000 ms. */
   subscribeTimeoutMs?: number;
@@ -77,12 +79,27 @@ const LOG_LEVELS: Partial<Record<logLevel, BusLogLevel>> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+/**
+ * kafkajs logs some routine, retried protocol answers as errors; a rebalance in particular happens every
+ * time a replica joins or leaves. Those are downgraded to info so ERROR keeps meaning "look at me".
+ */
+const ROUTINE_ERRORS = [
+  'The group is rebalancing',
+  'The coordinator is loading',
+  // Transient while a new topic's partitions get their leaders; retried, and reported if final.
+  'This server does not host this topic-partition',
+  'This server is not the leader for that topic-partition',
+  'There is no leader for this topic-partition',
+];
+
 /** Routes kafkajs' own log lines (WARN and above) to the injected logger. */
 function kafkaLogCreator(logger: BusLogger) {
   return () =>
     ({ namespace, level, log }: LogEntry): void => {
       const { message, timestamp: _timestamp, ...extra } = log;
-      logger(LOG_LEVELS[level] ?? 'info', `kafkajs ${namespace}: ${message}`, extra);
+      const detail = `${message} ${String(extra['error'] ?? '')}`;
+      const routine = ROUTINE_ERRORS.some((text) => detail.includes(text));
+      logger(routine ? 'info' : (LOG_LEVELS[level] ?? 'info'), `kafkajs ${namespace}: ${message}`, extra);
     };
 }
 
@@ -95,6 +112,23 @@ function headersToStrings(headers: IHeaders | undefined): Record<string, string>
     }
   }
   return result;
+}
+
+const TOPIC_READY_TIMEOUT_MS = 10_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Worth another attempt: kafkajs marks transient protocol errors `retriable`; a missing group
+ * coordinator (broker starting, offsets topic loading) is marked final by kafkajs but clears quickly.
+ */
+function isRetriable(error: unknown): boolean {
+  if (!(error instanceof Error)) {
+    return false;
+  }
+  return (
+    (error as Error & { retriable?: unknown }).retriable === true || error.name === 'KafkaJSGroupCoordinatorNotFound'
+  );
 }
 
 /** Memoises an async connect; a failure is not cached, so the next call retries. */
@@ -122,6 +156,8 @@ export class KafkaMessageBus extends MessageBus {
   private readonly allowAutoTopicCreation: boolean;
   private readonly subscribeTimeoutMs: number;
   private readonly subscriptions = new Set<Subscription>();
+  /** Topics known to exist, so auto-creation is checked once per topic, not per publish. */
+  private readonly knownTopics = new Set<string>();
   private readonly producer: ReturnType<typeof lazily<Producer>>;
   private readonly admin: ReturnType<typeof lazily<Admin>>;
   private closed = false;
@@ -139,6 +175,7 @@ export class KafkaMessageBus extends MessageBus {
       sasl: options.sasl,
       connectionTimeout: options.connectionTimeout ?? 3_000,
       requestTimeout: options.requestTimeout ?? 30_000,
+      retry: options.retry,
       logLevel: logLevel.WARN,
       logCreator: kafkaLogCreator(this.logger),
     });
@@ -168,11 +205,52 @@ export class KafkaMessageBus extends MessageBus {
   }
 
   /** Creates topics that do not exist yet (existing ones are left as they are). */
-  async createTopics(topics: ReadonlyArray<{ topic: string; numPartitions: number }>): Promise<void> {
+  async createTopics(topics: ReadonlyArray<{ topic: string; numPartitions?: number }>): Promise<void> {
     this.assertOpen();
     topics.forEach(({ topic }) => assertTopicName(topic));
     const admin = await this.admin.get();
-    await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ ...topic })) });
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter(({ topic }) => !existing.has(topic));
+    if (missing.length > 0) {
+      // numPartitions -1 = the broker's num.partitions. A concurrent creator wins harmlessly.
+      await admin.createTopics({
+        waitForLeaders: false,
+        topics: missing.map(({ topic, numPartitions }) => ({ topic, numPartitions: numPartitions ?? -1 })),
+      });
+      await Promise.all(missing.map(({ topic }) => this.waitForLeaders(admin, topic)));
+    }
+    topics.forEach(({ topic }) => this.knownTopics.add(topic));
+  }
+
+  /**
+   * Waits until a new topic answers offset queries on every partition. kafkajs' own `waitForLeaders`
+   * only tolerates LEADER_NOT_AVAILABLE, but a KRaft broker (Kafka 4) first answers
+   * UNKNOWN_TOPIC_OR_PARTITION, then briefly NOT_LEADER_OR_FOLLOWER.
+   */
+  private async waitForLeaders(admin: Admin, topic: string): Promise<void> {
+    const deadline = Date.now() + TOPIC_READY_TIMEOUT_MS;
+    for (;;) {
+      try {
+        await admin.fetchTopicOffsets(topic);
+        return;
+      } catch (error) {
+        if (!isRetriable(error) || Date.now() > deadline) {
+          throw error;
+        }
+      }
+      await sleep(50);
+    }
+  }
+
+  /**
+   * With auto-creation on, creates a missing topic explicitly (waiting for its leaders) before first use:
+   * the broker's implicit creation answers the first metadata request with an error, which kafkajs'
+   * consumer does not retry and both clients log as errors.
+   */
+  private async ensureTopic(topic: string): Promise<void> {
+    if (this.allowAutoTopicCreation && !this.knownTopics.has(topic)) {
+      await this.createTopics([{ topic }]);
+    }
   }
 
   override async publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
@@ -181,6 +259,7 @@ export class KafkaMessageBus extends MessageBus {
     if (records.length === 0) {
       return;
     }
+    await this.ensureTopic(topic);
     const producer = await this.producer.get();
     await producer.send({
       topic,
@@ -192,6 +271,27 @@ export class KafkaMessageBus extends MessageBus {
   override async subscribe(options: SubscribeOptions): Promise<Subscription> {
     this.assertOpen();
     assertTopicName(options.topic);
+    const deadline = Date.now() + this.subscribeTimeoutMs;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.subscribeOnce(options, deadline);
+      } catch (error) {
+        const backoff = Math.min(1_000, 100 * 2 ** attempt);
+        if (this.closed || !isRetriable(error) || Date.now() + backoff >= deadline) {
+          throw error;
+        }
+        this.logger('warn', 'Subscribe failed, retrying', {
+          topic: options.topic,
+          groupId: options.groupId,
+          attempt,
+          error: describeError(error),
+        });
+        await sleep(backoff);
+      }
+    }
+  }
+
+  private async subscribeOnce(options: SubscribeOptions, deadline: number): Promise<Subscription> {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: this.tuning.sessionTimeout,
@@ -210,11 +310,12 @@ export class KafkaMessageBus extends MessageBus {
       });
     });
     try {
+      await this.ensureTopic(options.topic);
       await consumer.connect();
       await consumer.subscribe({ topics: [options.topic], fromBeginning: options.fromBeginning === true });
       const startOffsets =
         options.fromBeginning === true ? new Map<number, string>() : await this.endOffsetsOfUncommitted(options);
-      const receiving = this.untilReceiving(consumer, options, startOffsets);
+      const receiving = this.untilReceiving(consumer, options, startOffsets, deadline);
       await consumer.run({
         partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
         eachMessage: async ({ topic, partition, message }) => {
@@ -312,6 +413,7 @@ export class KafkaMessageBus extends MessageBus {
     consumer: Consumer,
     options: SubscribeOptions,
     startOffsets: ReadonlyMap<number, string>,
+    deadline: number,
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let joined = false;
@@ -332,7 +434,7 @@ export class KafkaMessageBus extends MessageBus {
               `Subscribing to ${options.topic} as ${options.groupId}: not receiving after ${this.subscribeTimeoutMs} ms`,
             ),
           ),
-        this.subscribeTimeoutMs,
+        Math.max(0, deadline - Date.now()),
       );
       listeners.push(
         consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {

@@ -18,6 +18,8 @@ export interface MessageBusContractFixture {
 export interface MessageBusContractOptions {
   /** How long to wait for expected records. Default 15 s. */
   receiveTimeoutMs?: number;
+  /** Timeout of each test and hook (jest ignores per-project `testTimeout`). Default 60 s. */
+  testTimeoutMs?: number;
 }
 
 /** Collects delivered records and lets a test wait for a count. */
@@ -80,6 +82,8 @@ export function describeMessageBusContract(
   options: MessageBusContractOptions = {},
 ): void {
   const timeout = options.receiveTimeoutMs ?? 15_000;
+  const testTimeout = options.testTimeoutMs ?? 60_000;
+  const it = (title: string, body: () => Promise<void>): void => test(title, body, testTimeout);
 
   describe(`MessageBus contract: ${name}`, () => {
     let fixture: MessageBusContractFixture;
@@ -100,12 +104,12 @@ export function describeMessageBusContract(
     beforeEach(async () => {
       fixture = await factory();
       bus = fixture.bus;
-    });
+    }, testTimeout);
 
     afterEach(async () => {
       await Promise.all(subscriptions.splice(0).map((subscription) => subscription.close()));
       await bus.close();
-    });
+    }, testTimeout);
 
     it('delivers a published record with its key, value, headers and position', async () => {
       const topic = unique('contract-basic');
