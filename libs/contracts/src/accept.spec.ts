@@ -79,6 +79,14 @@ describe('acceptsMessage (ONAP participant accept rule)', () => {
     });
   });
 
+  it('lets the replicas listed in excludeReplicas ignore a SYNC', () => {
+    const sync = (excludeReplicas: string[]): ParticipantMessage =>
+      ({ ...exampleObject('SYNC_DONE'), excludeReplicas }) as unknown as ParticipantMessage;
+    expect(acceptsMessage(sync([me.replicaId]), me)).toBe(false);
+    expect(acceptsMessage(sync([myOtherReplica]), me)).toBe(true);
+    expect(acceptsMessage(sync([]), me)).toBe(true);
+  });
+
   it.each<ContractExampleName>(['REGISTER', 'STATUS', 'PRIME_ACK', 'ACK', 'DEPLOY_ACK', 'REQ_SYNC', 'DEREGISTER'])(
     'never accepts participant-originated %s, even my own',
     (example) => {

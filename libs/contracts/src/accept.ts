@@ -24,10 +24,18 @@ function same(a: string | undefined, b: string): boolean {
  * - a non-empty `participantIdList` that lacks my participant id excludes me (not applied to acks,
  *   which have no list);
  * - no `participantId` means broadcast; my `participantId` with no `replicaId` means all my replicas;
- * - otherwise only the replica named by `replicaId` (ONAP does not re-check the participant id here).
+ * - otherwise only the replica named by `replicaId` (ONAP does not re-check the participant id here);
+ * - finally, a PARTICIPANT_SYNC_MSG is ignored by the replicas listed in its `excludeReplicas` (ONAP
+ *   checks this in its sync handler rather than in the envelope rule; the outcome is the same).
  */
 export function acceptsMessage(message: ParticipantMessage, me: ParticipantIdentity): boolean {
   if (MESSAGE_ROUTES[message.messageType].direction !== 'RUNTIME_TO_PARTICIPANT') {
+    return false;
+  }
+  if (
+    message.messageType === 'PARTICIPANT_SYNC_MSG' &&
+    (message.excludeReplicas ?? []).some((replica) => same(replica, me.replicaId))
+  ) {
     return false;
   }
   if (!isAckMessageType(message.messageType) && 'participantIdList' in message) {
