@@ -100,6 +100,15 @@ describe('participant message codec', () => {
       expect(message).toEqual(exampleObject('ACK'));
     });
 
+    it.each(['2026-01-01T00:00:00Z', '2026-01-01T00:00:00.123456789Z', '2026-01-01T10:00:00.5+02:00'])(
+      'accepts the Java Instant timestamp %s as written',
+      (timestamp) => {
+        const input = exampleObject('STATUS_REQ');
+        input['timestamp'] = timestamp;
+        expect(decodeOk(JSON.stringify(input)).timestamp).toBe(timestamp);
+      },
+    );
+
     it('treats null like an absent optional field', () => {
       const input = exampleObject('REGISTER');
       input['intermediaryVersion'] = null;
