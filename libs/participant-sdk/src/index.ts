@@ -1,0 +1,21 @@
+/**
+ * @acm/participant-sdk — write an ACM participant in TypeScript: declare the element types you support,
+ * implement an {@link ElementHandler}, and a {@link Participant} speaks ONAP's participant protocol for you
+ * on any `@acm/messaging` MessageBus (Kafka in production, in-memory in tests). Framework-free.
+ */
+export { Participant } from './participant';
+export type { ParticipantOptions } from './participant';
+export * from './types';
+export {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_IDEMPOTENCE_CAPACITY,
+  DEFAULT_INTERMEDIARY_VERSION,
+  consoleParticipantLogger,
+  defaultGroupId,
+  nodeTimers,
+} from './defaults';
+export { definitionKey, nextStageOf, stagesOf, startPhaseOf } from './cache';
+export { ManualTimers, ScriptedRuntime } from './testing/scripted-runtime';
+export type { ScriptedRuntimeOptions } from './testing/scripted-runtime';
+export { deployOrder, deprimeOrder, primeOrder, stateChangeOrder } from './testing/orders';
+export type { OrderBase, OrderJson, TestElement } from './testing/orders';
