@@ -1,0 +1,81 @@
+import { loadSimulatorConfig, parseSupportedElementTypes } from './config';
+import { parseFailOperations, parseSimConfig, startupSimConfig } from './sim-config';
+
+describe('simulator configuration', () => {
+  it('defaults to ONAP simulator values', () => {
+    expect(loadSimulatorConfig({})).toEqual({
+      port: 8085,
+      host: '0.0.0.0',
+      participantId: '101c62b3-8918-41b9-a747-d21eb79c6c90',
+      supportedElementTypes: [
+        { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' },
+      ],
+      kafkaBrokers: ['127.0.0.1:9092'],
+      topics: { operation: 'policy-acruntime-participant', sync: 'acm-ppnt-sync' },
+      failOperations: [],
+      user: 'participantUser',
+      password: 'zb!XztG34',
+    });
+  });
+
+  it('reads every variable', () => {
+    expect(
+      loadSimulatorConfig({
+        SIM_PORT: '9000',
+        PARTICIPANT_ID: '101c62b3-8918-41b9-a747-d21eb79c6c91',
+        PARTICIPANT_SUPPORTED_ELEMENT_TYPES: 'a.B:1.0.0, c.D:2.0.1',
+        KAFKA_BOOTSTRAP_SERVERS: 'k1:9092,k2:9092',
+        OPERATION_TOPIC: 'op',
+        SYNC_TOPIC: 'sync',
+        PARTICIPANT_GROUP_ID: 'g',
+        HEARTBEAT_MS: '1000',
+        SIM_TIMERS_MS: '0',
+        SIM_FAIL_OPERATIONS: 'deploy,migratePrecheck',
+        SIM_USER: 'u',
+        SIM_PASSWORD: 'p',
+      }),
+    ).toMatchObject({
+      port: 9000,
+      participantId: '101c62b3-8918-41b9-a747-d21eb79c6c91',
+      supportedElementTypes: [
+        { typeName: 'a.B', typeVersion: '1.0.0' },
+        { typeName: 'c.D', typeVersion: '2.0.1' },
+      ],
+      kafkaBrokers: ['k1:9092', 'k2:9092'],
+      topics: { operation: 'op', sync: 'sync' },
+      groupId: 'g',
+      heartbeatMs: 1000,
+      timersMs: 0,
+      failOperations: ['deploy', 'migratePrecheck'],
+      user: 'u',
+      password: 'p',
+    });
+  });
+
+  it.each([
+    [{ SIM_PORT: 'x' }, 'SIM_PORT'],
+    [{ PARTICIPANT_ID: 'nope' }, 'PARTICIPANT_ID'],
+    [{ PARTICIPANT_SUPPORTED_ELEMENT_TYPES: 'noversion' }, 'PARTICIPANT_SUPPORTED_ELEMENT_TYPES'],
+    [{ HEARTBEAT_MS: '0' }, 'HEARTBEAT_MS'],
+    [{ SIM_FAIL_OPERATIONS: 'deploy,explode' }, 'SIM_FAIL_OPERATIONS'],
+  ])('refuses %j naming %s', (env, name) => {
+    expect(() => loadSimulatorConfig(env)).toThrow(name);
+  });
+
+  it('parses element types with colons in the name by the last colon', () => {
+    expect(parseSupportedElementTypes('urn:x:Type:1.0.0')).toEqual([{ typeName: 'urn:x:Type', typeVersion: '1.0.0' }]);
+  });
+
+  it('builds the start-up SimConfig from ONAP defaults, SIM_TIMERS_MS and SIM_FAIL_OPERATIONS', () => {
+    expect(startupSimConfig()).toMatchObject({ deployTimerMs: 1000, undeployTimerMs: 1000, lockTimerMs: 100 });
+    const config = startupSimConfig({ timersMs: 0, failOperations: parseFailOperations('prime, rollback') });
+    expect(config).toMatchObject({ deployTimerMs: 0, primeSuccess: false, rollback: false, deploySuccess: true });
+  });
+
+  it('keeps start-up props unless a PUT replaces them', () => {
+    const base = startupSimConfig({ config: { deployProps: { a: 1 } } });
+    const parsed = parseSimConfig({ updateProps: { b: 2 } }, base);
+    expect(parsed).toMatchObject({ ok: true, config: { deployProps: { a: 1 }, updateProps: { b: 2 } } });
+    expect(parseSimConfig([], base)).toEqual({ ok: false, problems: ['body: must be a JSON object'] });
+  });
+});

@@ -1,0 +1,354 @@
+/**
+ * ONAP's simulator control API (`/onap/policy/simparticipant/v2`, see the simulator OpenAPI document),
+ * written as a plain `node:http` request listener so it can be served on its own or mounted in the
+ * runtime's Express app. Thin by design: every route delegates to the participant or the config holder.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { PropertyMap } from '@acm/contracts';
+import { isOneOf, DEPLOY_STATES, STATE_CHANGE_RESULTS } from '@acm/domain';
+import type { Instance, Participant } from '@acm/participant-sdk';
+import { load as loadYaml } from 'js-yaml';
+
+import { parseSimConfig } from './sim-config';
+import type { SimConfigHolder } from './simulator-handler';
+
+/** ONAP's context path of the simulator. */
+export const SIM_CONTEXT_PATH = '/onap/policy/simparticipant';
+/** The API version prefix under the context path. */
+export const SIM_API_PATH = `${SIM_CONTEXT_PATH}/v2`;
+/** ONAP's default simulator credentials. */
+export const DEFAULT_SIM_USER = 'participantUser';
+export const DEFAULT_SIM_PASSWORD = 'zb!XztG34';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ControlApiOptions {
+  participant: Participant;
+  settings: SimConfigHolder;
+  /** HTTP Basic credentials; `false` disables authentication (e.g. when the embedding app already checks it). */
+  auth: { user: string; password: string } | false;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function equalText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function authorized(request: IncomingMessage, auth: { user: string; password: string }): boolean {
+  const [scheme, encoded] = (request.headers.authorization ?? '').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || encoded === undefined) {
+    return false;
+  }
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const separator = decoded.indexOf(':');
+  return (
+    separator > 0 &&
+    equalText(decoded.slice(0, separator), auth.user) &&
+    equalText(decoded.slice(separator + 1), auth.password)
+  );
+}
+
+function send(response: ServerResponse, status: number, body?: unknown): void {
+  if (body === undefined) {
+    response.statusCode = status;
+    response.setHeader('Content-Length', '0');
+    response.end();
+    return;
+  }
+  const text = JSON.stringify(body, (_key, value: unknown) => (value === null ? undefined : value));
+  response.statusCode = status;
+  response.setHeader('Content-Type', 'application/json');
+  response.setHeader('Content-Length', Buffer.byteLength(text));
+  response.end(text);
+}
+
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) {
+      throw new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') {
+    throw new HttpError(400, 'Request body is required');
+  }
+  const type = (request.headers['content-type'] ?? 'application/json').toLowerCase();
+  try {
+    return type.includes('yaml') ? loadYaml(text) : (JSON.parse(text) as unknown);
+  } catch (error) {
+    throw new HttpError(
+      400,
+      `Request body is not valid ${type.includes('yaml') ? 'YAML' : 'JSON'}: ${(error as Error).message}`,
+    );
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function requiredString(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value === '') {
+    throw new HttpError(400, `${field}: is required`);
+  }
+  return value;
+}
+
+function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    throw new HttpError(400, `${field}: must be a string`);
+  }
+  return value;
+}
+
+function optionalMap(body: Record<string, unknown>, field: string): PropertyMap | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (!isObject(value)) {
+    throw new HttpError(400, `${field}: must be an object`);
+  }
+  return value;
+}
+
+/** An instance as ONAP's AutomationComposition JSON (elements keyed by id). */
+function automationComposition(instance: Instance, participantId: string): Record<string, unknown> {
+  return {
+    instanceId: instance.instanceId,
+    compositionId: instance.compositionId,
+    compositionTargetId: instance.compositionTargetId,
+    deployState: instance.deployState,
+    lockState: instance.lockState,
+    stateChangeResult: instance.stateChangeResult,
+    revisionId: instance.revisionId,
+    elements: Object.fromEntries(
+      instance.elements.map((element) => [
+        element.id,
+        {
+          id: element.id,
+          definition: element.definition,
+          participantId,
+          deployState: element.deployState,
+          lockState: element.lockState,
+          migrationState: element.migrationState,
+          operationalState: element.operationalState,
+          useState: element.useState,
+          properties: element.properties,
+          outProperties: element.outProperties,
+        },
+      ]),
+    ),
+  };
+}
+
+function csv(value: string | null): string[] | undefined {
+  return value === null
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+}
+
+/**
+ * The control API as a request listener. It answers every path under {@link SIM_API_PATH}, plus
+ * `GET /health` (also under the context path), which needs no authentication so it can serve probes.
+ * Paths outside these answer 404.
+ */
+export function createControlApi(
+  options: ControlApiOptions,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const { participant, settings } = options;
+
+  const route = async (
+    method: string,
+    path: string,
+    url: URL,
+    request: IncomingMessage,
+  ): Promise<[number, unknown?]> => {
+    if (path === '/parameters' && method === 'GET') {
+      return [200, settings.config];
+    }
+    if (path === '/parameters' && method === 'PUT') {
+      const parsed = parseSimConfig(await readBody(request), settings.startup);
+      if (!parsed.ok) {
+        throw new HttpError(400, parsed.problems.join('; '));
+      }
+      settings.config = parsed.config;
+      return [200];
+    }
+    if (path === '/instances' && method === 'GET') {
+      const ids = csv(url.searchParams.get('instanceIds'))?.map((id) => id.toLowerCase());
+      const deployStates = csv(url.searchParams.get('deployState'));
+      const results = csv(url.searchParams.get('stateChangeResult'));
+      for (const state of deployStates ?? []) {
+        if (!isOneOf(DEPLOY_STATES, state)) {
+          throw new HttpError(400, `deployState: unknown value ${state}`);
+        }
+      }
+      for (const result of results ?? []) {
+        if (!isOneOf(STATE_CHANGE_RESULTS, result)) {
+          throw new HttpError(400, `stateChangeResult: unknown value ${result}`);
+        }
+      }
+      const list = participant
+        .getInstances()
+        .filter((instance) => ids === undefined || ids.length === 0 || ids.includes(instance.instanceId))
+        .filter((instance) => deployStates === undefined || deployStates.includes(instance.deployState))
+        .filter((instance) => results === undefined || results.includes(instance.stateChangeResult))
+        .map((instance) => automationComposition(instance, participant.participantId));
+      return [200, { automationCompositionList: list }];
+    }
+    const instanceMatch = /^\/instances\/([^/]+)$/.exec(path);
+    if (instanceMatch !== null && method === 'GET') {
+      const instanceId = decodeURIComponent(instanceMatch[1] ?? '');
+      const instance = participant.getInstance(instanceId);
+      if (instance === undefined) {
+        throw new HttpError(404, `Automation composition instance ${instanceId} is not known to this simulator`);
+      }
+      return [200, automationComposition(instance, participant.participantId)];
+    }
+    if (path === '/datas' && method === 'GET') {
+      const list = participant.getInstances().flatMap((instance) =>
+        instance.elements.map((element) => ({
+          compositionId: instance.compositionId,
+          automationCompositionId: instance.instanceId,
+          automationCompositionElementId: element.id,
+          intProperties: element.properties,
+          outProperties: element.outProperties,
+          useState: element.useState,
+          operationalState: element.operationalState,
+        })),
+      );
+      return [200, { list }];
+    }
+    if (path === '/datas' && method === 'PUT') {
+      const body = await readBody(request);
+      if (!isObject(body)) {
+        throw new HttpError(400, 'body: must be a JSON object');
+      }
+      const instanceId = requiredString(body, 'automationCompositionId');
+      const elementId = requiredString(body, 'automationCompositionElementId');
+      const info: { outProperties?: PropertyMap; useState?: string; operationalState?: string } = {};
+      const outProperties = optionalMap(body, 'outProperties');
+      const useState = optionalString(body, 'useState');
+      const operationalState = optionalString(body, 'operationalState');
+      // ONAP replaces the element's outProperties, useState and operationalState with the body's (absent = empty).
+      info.outProperties = outProperties ?? {};
+      if (useState !== undefined) {
+        info.useState = useState;
+      }
+      if (operationalState !== undefined) {
+        info.operationalState = operationalState;
+      }
+      if (!(await participant.sendElementInfo(instanceId, elementId, info))) {
+        throw new HttpError(404, `Element ${elementId} of instance ${instanceId} is not known to this simulator`);
+      }
+      return [200];
+    }
+    if (path === '/compositiondatas' && method === 'GET') {
+      const list = participant.getCompositions().flatMap((composition) =>
+        composition.elements.map((element) => ({
+          compositionId: composition.compositionId,
+          compositionDefinitionElementId: element.definition,
+          intProperties: element.inProperties,
+          outProperties: element.outProperties,
+        })),
+      );
+      return [200, { list }];
+    }
+    if (path === '/compositiondatas' && method === 'PUT') {
+      const body = await readBody(request);
+      if (!isObject(body)) {
+        throw new HttpError(400, 'body: must be a JSON object');
+      }
+      const compositionId = requiredString(body, 'compositionId');
+      const definition = body['compositionDefinitionElementId'];
+      if (
+        !isObject(definition) ||
+        typeof definition['name'] !== 'string' ||
+        typeof definition['version'] !== 'string'
+      ) {
+        throw new HttpError(400, 'compositionDefinitionElementId: must be {name, version}');
+      }
+      const sent = await participant.sendCompositionInfo(
+        compositionId,
+        { name: definition['name'], version: definition['version'] },
+        optionalMap(body, 'outProperties') ?? {},
+      );
+      if (!sent) {
+        throw new HttpError(
+          404,
+          `Element definition ${definition['name']} ${definition['version']} of composition ${compositionId} is not known to this simulator`,
+        );
+      }
+      return [200];
+    }
+    const known = ['/parameters', '/instances', '/datas', '/compositiondatas'].includes(path) || instanceMatch !== null;
+    throw new HttpError(known ? 405 : 404, known ? `Method ${method} not allowed on ${path}` : `No such path ${path}`);
+  };
+
+  return (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://simulator');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const requestId = request.headers['x-onap-requestid'];
+    response.setHeader('X-onap-RequestId', typeof requestId === 'string' ? requestId : randomUUID());
+    response.setHeader('X-LatestVersion', '1.0.0');
+    response.setHeader('X-MinorVersion', '0');
+    response.setHeader('X-PatchVersion', '0');
+
+    if (method === 'GET' && (url.pathname === '/health' || url.pathname === `${SIM_CONTEXT_PATH}/health`)) {
+      send(response, 200, {
+        status: 'UP',
+        participantId: participant.participantId,
+        registered: participant.isRegistered,
+      });
+      return;
+    }
+    if (!url.pathname.startsWith(`${SIM_API_PATH}/`)) {
+      send(response, 404, { errorDetails: `No such path ${url.pathname}` });
+      return;
+    }
+    if (options.auth !== false && !authorized(request, options.auth)) {
+      response.setHeader('WWW-Authenticate', 'Basic realm="simparticipant"');
+      send(response, 401, {
+        errorDetails: request.headers.authorization
+          ? 'Unauthorized: wrong user name or password'
+          : 'Unauthorized: HTTP Basic credentials are required',
+      });
+      return;
+    }
+    route(method, url.pathname.slice(SIM_API_PATH.length), url, request)
+      .then(([status, body]) => send(response, status, body))
+      .catch((error: unknown) => {
+        if (error instanceof HttpError) {
+          send(response, error.status, { errorDetails: error.message });
+        } else {
+          send(response, 500, { errorDetails: error instanceof Error ? error.message : String(error) });
+        }
+      });
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The simulator participant process: the simulated participant on Kafka, plus ONAP's control API on
+ * `SIM_PORT`. Stops cleanly on SIGINT/SIGTERM: it sends DEREGISTER, then closes the HTTP server and Kafka.
+ */
+import { createServer } from 'node:http';
+
+import { KafkaMessageBus } from '@acm/messaging';
+
+import { loadSimulatorConfig } from './config';
+import { SIM_API_PATH } from './control-api';
+import { createSimulator } from './simulator';
+
+async function main(): Promise<void> {
+  const config = loadSimulatorConfig();
+  const bus = new KafkaMessageBus({ brokers: config.kafkaBrokers, clientId: 'acm-participant-simulator' });
+  const simulator = await createSimulator({
+    bus,
+    participantId: config.participantId,
+    supportedElementTypes: config.supportedElementTypes,
+    topics: config.topics,
+    failOperations: config.failOperations,
+    auth: { user: config.user, password: config.password },
+    ...(config.groupId === undefined ? {} : { groupId: config.groupId }),
+    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+    ...(config.timersMs === undefined ? {} : { timersMs: config.timersMs }),
+  });
+  const server = createServer(simulator.controlHandler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  console.log(
+    `ACM participant simulator ${config.participantId} (replica ${simulator.participant.replicaId}) on Kafka ${config.kafkaBrokers.join(',')}; control API http://localhost:${config.port}${SIM_API_PATH}`,
+  );
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    console.log(`${signal}: deregistering and stopping`);
+    void simulator
+      .close()
+      .then(() => new Promise<void>((resolve) => server.close(() => resolve())))
+      .then(() => bus.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

@@ -1,0 +1,115 @@
+/**
+ * Builds ONAP's simulator participant on any MessageBus. `main.ts` runs it on Kafka with its own HTTP
+ * server. The runtime can embed it on its in-memory bus and mount `controlHandler` in its own app.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { ParticipantTopics, Uuid } from '@acm/contracts';
+import type { MessageBus } from '@acm/messaging';
+import { Participant } from '@acm/participant-sdk';
+import type { ParticipantLogger, ParticipantTimers, SupportedElementType } from '@acm/participant-sdk';
+
+import { DEFAULT_SIM_PASSWORD, DEFAULT_SIM_USER, createControlApi } from './control-api';
+import { startupSimConfig } from './sim-config';
+import type { SimConfig, SimOperation } from './sim-config';
+import { SimConfigHolder, createSimulatorHandler } from './simulator-handler';
+
+/** ONAP's simulator participant id (`…6c90`). */
+export const DEFAULT_SIM_PARTICIPANT_ID = '101c62b3-8918-41b9-a747-d21eb79c6c90';
+/** ONAP's simulator element type. */
+export const DEFAULT_SIM_ELEMENT_TYPES: readonly SupportedElementType[] = [
+  { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' },
+];
+
+export interface SimulatorOptions {
+  bus: MessageBus;
+  /** Default ONAP's simulator id `101c62b3-8918-41b9-a747-d21eb79c6c90`. */
+  participantId?: Uuid;
+  replicaId?: Uuid;
+  /** Default `org.onap.policy.clamp.acm.SimAutomationCompositionElement` 1.0.0. */
+  supportedElementTypes?: readonly SupportedElementType[];
+  topics?: ParticipantTopics;
+  groupId?: string;
+  heartbeatMs?: number;
+  /** A value for every `*TimerMs` (0 = instant simulator). ONAP's defaults are used when this is absent. */
+  timersMs?: number;
+  /** Operations whose success flag starts false. */
+  failOperations?: readonly SimOperation[];
+  /** Explicit start-up SimConfig fields; these win over `timersMs` and `failOperations`. */
+  config?: Partial<SimConfig>;
+  /** Control API credentials; default ONAP's `participantUser` / `zb!XztG34`. `false` disables the check. */
+  auth?: { user: string; password: string } | false;
+  logger?: ParticipantLogger;
+  timers?: ParticipantTimers;
+  /** Start the participant (subscribe + REGISTER) before returning; default true. */
+  start?: boolean;
+}
+
+export interface Simulator {
+  participant: Participant;
+  /** The live SimConfig (also reachable through `GET|PUT /parameters`). */
+  settings: SimConfigHolder;
+  /**
+   * The control API (`/onap/policy/simparticipant/v2/...` and `/health`) as a `node:http` request listener.
+   * Use it with `http.createServer(controlHandler)`, or mount it in Express with `app.use(controlHandler)`
+   * (the full path is matched, so do not mount it under a prefix).
+   */
+  controlHandler: (request: IncomingMessage, response: ServerResponse) => void;
+  /** Starts the participant when it was created with `start: false`. */
+  start(): Promise<void>;
+  /** Stops the participant (DEREGISTER). The bus belongs to the caller and stays open. */
+  close(): Promise<void>;
+}
+
+/** Creates the simulated participant and its control API on `options.bus`. */
+export async function createSimulator(options: SimulatorOptions): Promise<Simulator> {
+  const startupOptions: Parameters<typeof startupSimConfig>[0] = {};
+  if (options.timersMs !== undefined) {
+    startupOptions.timersMs = options.timersMs;
+  }
+  if (options.failOperations !== undefined) {
+    startupOptions.failOperations = options.failOperations;
+  }
+  if (options.config !== undefined) {
+    startupOptions.config = options.config;
+  }
+  const settings = new SimConfigHolder(startupSimConfig(startupOptions));
+  const participant = new Participant({
+    participantId: options.participantId ?? DEFAULT_SIM_PARTICIPANT_ID,
+    supportedElementTypes: options.supportedElementTypes ?? DEFAULT_SIM_ELEMENT_TYPES,
+    bus: options.bus,
+    handler: createSimulatorHandler(settings),
+    // ONAP's simulator sets failUnsupportedOperation true, but it implements every operation, so the flag never applies.
+    failUnsupportedOperation: true,
+    ...(options.replicaId === undefined ? {} : { replicaId: options.replicaId }),
+    ...(options.topics === undefined ? {} : { topics: options.topics }),
+    ...(options.groupId === undefined ? {} : { groupId: options.groupId }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.timers === undefined ? {} : { timers: options.timers }),
+  });
+  const controlHandler = createControlApi({
+    participant,
+    settings,
+    auth: options.auth ?? { user: DEFAULT_SIM_USER, password: DEFAULT_SIM_PASSWORD },
+  });
+  let started = false;
+  const simulator: Simulator = {
+    participant,
+    settings,
+    controlHandler,
+    async start() {
+      if (!started) {
+        started = true;
+        await participant.start();
+      }
+    },
+    async close() {
+      await participant.stop();
+    },
+  };
+  if (options.start ?? true) {
+    await simulator.start();
+  }
+  return simulator;
+}
