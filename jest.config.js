@@ -14,6 +14,8 @@ const shared = {
 };
 
 module.exports = {
+  // A project-level testTimeout is ignored by Jest 30; the services-backed suites need more than 5 s.
+  testTimeout: 60000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {

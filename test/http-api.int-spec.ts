@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { UnitOfWork } from '@acm/domain';
 import { load } from 'js-yaml';
 import request from 'supertest';
-import { ParticipantsService } from '../apps/runtime-acm/src/application/participants.service';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
+import { BASE, readRepoFile, registerParticipant, startRuntime } from './support/runtime-harness';
 
 const SIM_TYPE = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement';
 const singleYaml = readRepoFile('tosca/examples/sim-single-element.yaml');
@@ -31,9 +30,7 @@ describe('REST API on PostgreSQL', () => {
 
   beforeAll(async () => {
     runtime = await startRuntime({ MAX_BODY_BYTES: '65536' });
-    await runtime.app
-      .get(ParticipantsService)
-      .registerReplica(participantId, randomUUID(), [{ id: randomUUID(), typeName: SIM_TYPE, typeVersion: '1.0.0' }]);
+    await registerParticipant(runtime.app, participantId, [{ typeName: SIM_TYPE, typeVersion: '1.0.0' }]);
   });
 
   afterAll(async () => {

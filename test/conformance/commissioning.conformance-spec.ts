@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UnitOfWork } from '@acm/domain';
-import { ParticipantsService } from '../../apps/runtime-acm/src/application/participants.service';
 import type { RuntimeHarness } from '../support/runtime-harness';
-import { BASE, startRuntime } from '../support/runtime-harness';
+import { BASE, registerParticipant, startRuntime } from '../support/runtime-harness';
 import { onapFile, onapFiles } from './onap-files';
 
 /**
@@ -78,7 +77,6 @@ describe('ONAP definitions and instances', () => {
         serviceTemplate: { topology_template: { node_templates: Record<string, NodeTemplate> } };
         elementStateMap: Record<string, unknown>;
       };
-      const participants = runtime.app.get(ParticipantsService);
       const types = new Set(
         Object.keys(definition.elementStateMap).map((name) => {
           const nodeTemplate = definition.serviceTemplate.topology_template.node_templates[name]!;
@@ -87,7 +85,7 @@ describe('ONAP definitions and instances', () => {
       );
       for (const type of types) {
         const [typeName, typeVersion] = type.split('|') as [string, string];
-        await participants.registerReplica(randomUUID(), randomUUID(), [{ id: randomUUID(), typeName, typeVersion }]);
+        await registerParticipant(runtime.app, randomUUID(), [{ typeName, typeVersion }]);
       }
       await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
       // Stands in for the participants' PRIME_ACKs (the engine's own conformance runs cover them).

@@ -8,6 +8,7 @@ import type { Test } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createRuntimeApp } from '../../apps/runtime-acm/src/bootstrap';
 import { loadRuntimeConfig } from '../../apps/runtime-acm/src/config/runtime.config';
+import { ParticipantProtocolService } from '../../apps/runtime-acm/src/engine/participant-protocol.service';
 import { testDatabaseUrl } from './services';
 
 export const BASE = '/onap/policy/clamp/acm/v2';
@@ -24,7 +25,7 @@ export interface RuntimeHarness {
 
 export async function startRuntime(env: Record<string, string> = {}): Promise<RuntimeHarness> {
   const schema = `t_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const config = loadRuntimeConfig({ DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'error', ...env });
+  const config = loadRuntimeConfig({ DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'error', SIMULATOR: 'false', ...env });
   const { app } = await createRuntimeApp(config, { schema });
   await app.init();
   const http = request.agent(app.getHttpServer()).auth(USER, PASSWORD);
@@ -40,6 +41,22 @@ export async function startRuntime(env: Record<string, string> = {}): Promise<Ru
       await client.end();
     },
   };
+}
+
+/** Registers a participant replica the way a REGISTER message from the bus would. */
+export async function registerParticipant(
+  app: INestApplication,
+  participantId: string,
+  types: Array<{ typeName: string; typeVersion: string }>,
+): Promise<void> {
+  await app.get(ParticipantProtocolService).register({
+    messageType: 'PARTICIPANT_REGISTER',
+    messageId: randomUUID(),
+    timestamp: new Date().toISOString(),
+    participantId,
+    replicaId: randomUUID(),
+    participantSupportedElementType: types.map((type) => ({ id: randomUUID(), ...type })),
+  });
 }
 
 export const REPO_ROOT = join(__dirname, '..', '..');

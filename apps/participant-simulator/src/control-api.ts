@@ -24,6 +24,13 @@ export const DEFAULT_SIM_PASSWORD = 'zb!XztG34';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * A `node:http` request listener that is also Express/Connect middleware. When a `next` callback is given
+ * (mounted in an app), requests outside {@link SIM_CONTEXT_PATH} are passed on. Without one (standalone
+ * server), the handler answers them itself: `/health`, or else 404.
+ */
+export type ControlHandler = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void;
+
 export interface ControlApiOptions {
   participant: Participant;
   settings: SimConfigHolder;
@@ -74,7 +81,16 @@ function send(response: ServerResponse, status: number, body?: unknown): void {
   response.end(text);
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
+/** A request whose body an upstream middleware (e.g. Express' json parser) may already have read. */
+type MaybeParsed = IncomingMessage & { body?: unknown };
+
+async function readBody(request: MaybeParsed): Promise<unknown> {
+  if (request.body !== undefined && !(Buffer.isBuffer(request.body) || typeof request.body === 'string')) {
+    return request.body;
+  }
+  if (request.body !== undefined && request.readableEnded) {
+    return parseText(String(request.body), request);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -85,7 +101,10 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
     }
     chunks.push(buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return parseText(Buffer.concat(chunks).toString('utf8'), request);
+}
+
+function parseText(text: string, request: IncomingMessage): unknown {
   if (text.trim() === '') {
     throw new HttpError(400, 'Request body is required');
   }
@@ -311,16 +330,20 @@ export function createControlApi(
     throw new HttpError(known ? 405 : 404, known ? `Method ${method} not allowed on ${path}` : `No such path ${path}`);
   };
 
-  return (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://simulator');
+  return (request, response, next) => {
+    const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://simulator');
     const method = (request.method ?? 'GET').toUpperCase();
+    if (next !== undefined && url.pathname !== SIM_CONTEXT_PATH && !url.pathname.startsWith(`${SIM_CONTEXT_PATH}/`)) {
+      next();
+      return;
+    }
     const requestId = request.headers['x-onap-requestid'];
     response.setHeader('X-onap-RequestId', typeof requestId === 'string' ? requestId : randomUUID());
     response.setHeader('X-LatestVersion', '1.0.0');
     response.setHeader('X-MinorVersion', '0');
     response.setHeader('X-PatchVersion', '0');
 
-    if (method === 'GET' && (url.pathname === '/health' || url.pathname === `${SIM_CONTEXT_PATH}/health`)) {
+    if (method === 'GET' && (url.pathname === `${SIM_CONTEXT_PATH}/health` || (next === undefined && url.pathname === '/health'))) {
       send(response, 200, {
         status: 'UP',
         participantId: participant.participantId,

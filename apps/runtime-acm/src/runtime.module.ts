@@ -1,7 +1,9 @@
 import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
+import { MessageBus } from '@acm/messaging';
 import { RandomIdGenerator, SystemClock, TypeOrmUnitOfWork } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
 import { Inject, Injectable, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { CommissioningService } from './application/commissioning.service';
 import { InstantiationService } from './application/instantiation.service';
 import { ParticipantsService } from './application/participants.service';
@@ -9,19 +11,31 @@ import { TemplateReader } from './application/template-reader';
 import { RUNTIME_CONFIG } from './config/runtime.config';
 import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
+import { EngineMetrics } from './engine/engine-metrics';
+import { OperationEngine } from './engine/operation-engine';
+import { ParticipantProtocolService } from './engine/participant-protocol.service';
 import { CompositionsController } from './http/compositions.controller';
 import { HealthController } from './http/health.controller';
 import { RuntimeMetrics } from './http/http-metrics';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
 import { ParticipantsController } from './http/participants.controller';
+import { messageBusProvider } from './messaging/message-bus.provider';
+import { OutboxRelay } from './messaging/outbox-relay';
+import { ParticipantInboxListener } from './messaging/participant-inbox.listener';
+import { SupervisionScheduler } from './supervision/supervision.scheduler';
 
 export const DATABASE = Symbol('DATABASE');
 
+/** Closes the bus, then the database, after every other shutdown hook ran. */
 @Injectable()
-class DatabaseCloser implements OnApplicationShutdown {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+class ResourceCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    private readonly bus: MessageBus,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.bus.close();
     await this.database.close();
   }
 }
@@ -35,8 +49,10 @@ export interface RuntimeModuleOptions {
 @Module({})
 export class RuntimeModule {
   static forRoot(options: RuntimeModuleOptions): DynamicModule {
+    const unitOfWork = new TypeOrmUnitOfWork(options.database.dataSource);
     return {
       module: RuntimeModule,
+      imports: [ScheduleModule.forRoot()],
       controllers: [
         CompositionsController,
         CompositionInstancesController,
@@ -47,15 +63,23 @@ export class RuntimeModule {
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
         { provide: DATABASE, useValue: options.database },
-        { provide: UnitOfWork, useValue: new TypeOrmUnitOfWork(options.database.dataSource) },
+        { provide: TypeOrmUnitOfWork, useValue: unitOfWork },
+        { provide: UnitOfWork, useValue: unitOfWork },
         { provide: Clock, useClass: SystemClock },
         { provide: IdGenerator, useClass: RandomIdGenerator },
+        messageBusProvider,
+        ResourceCloser,
         RuntimeMetrics,
-        DatabaseCloser,
+        EngineMetrics,
         TemplateReader,
         CommissioningService,
         InstantiationService,
         ParticipantsService,
+        OperationEngine,
+        ParticipantProtocolService,
+        OutboxRelay,
+        ParticipantInboxListener,
+        SupervisionScheduler,
       ],
     };
   }

@@ -8,3 +8,5 @@ export * from './ports/store.port';
 export * from './participant/participant-assignment';
 export * from './instance/property-merge';
 export * from './instance/phases';
+export * from './engine/phase-planner';
+export * from './ports/engine.port';

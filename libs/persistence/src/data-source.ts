@@ -10,7 +10,9 @@ import {
   ParticipantReplicaEntity,
   ParticipantSupportedElementEntity,
 } from './entities/participant.entity';
+import { claimOutbox, deleteOutbox } from './engine-repositories';
 import { InitialSchema1764480000000 } from './migrations/1764480000000-InitialSchema';
+import { OperationsOutboxEvents1764490000000 } from './migrations/1764490000000-OperationsOutboxEvents';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -23,7 +25,7 @@ export const ENTITIES = [
 ];
 
 /** Every migration in order; the schema is never synchronised from the entities. */
-export const MIGRATIONS = [InitialSchema1764480000000];
+export const MIGRATIONS = [InitialSchema1764480000000, OperationsOutboxEvents1764490000000];
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -66,12 +68,53 @@ export async function migrate(dataSource: DataSource): Promise<void> {
 }
 
 export class TypeOrmUnitOfWork extends UnitOfWork {
+  private readonly outboxListeners: Array<() => void> = [];
+
   constructor(private readonly dataSource: DataSource) {
     super();
   }
 
-  override transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(new TypeOrmStore(manager)));
+  /** Called after each commit that queued outgoing messages: the relay sends them at once, not at its next poll. */
+  onOutboxCommitted(listener: () => void): void {
+    this.outboxListeners.push(listener);
+  }
+
+  override async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    let queued = false;
+    const result = await this.dataSource.transaction((manager) =>
+      work(
+        new TypeOrmStore(manager, () => {
+          queued = true;
+        }),
+      ),
+    );
+    if (queued) {
+      for (const listener of this.outboxListeners) {
+        listener();
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Sends the oldest queued messages: claims them (SKIP LOCKED, so replicas never send the same row at
+   * once), hands them to `send`, and deletes them only after `send` resolved. Returns how many went out.
+   */
+  async relayOutbox(
+    send: (records: Array<{ topic: string; key: string | null; value: string }>) => Promise<void>,
+    limit: number,
+  ): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows = await claimOutbox(manager, limit);
+      if (rows.length > 0) {
+        await send(rows);
+        await deleteOutbox(
+          manager,
+          rows.map((row) => row.id),
+        );
+      }
+      return rows.length;
+    });
   }
 
   override read<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -3,8 +3,11 @@ import type {
   CompositionDefinition,
   DefinitionQuery,
   DefinitionRepository,
+  EventRepository,
   InstanceQuery,
   InstanceRepository,
+  OperationRepository,
+  OutboxRepository,
   Participant,
   ParticipantRepository,
   Store,
@@ -13,6 +16,7 @@ import type {
 import { DomainError } from '@acm/domain';
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { SqlEventRepository, SqlOperationRepository, SqlOutboxRepository } from './engine-repositories';
 import { AutomationCompositionElementEntity } from './entities/automation-composition-element.entity';
 import { AutomationCompositionEntity } from './entities/automation-composition.entity';
 import { CompositionDefinitionEntity } from './entities/composition-definition.entity';
@@ -61,6 +65,15 @@ class TypeOrmDefinitionRepository implements DefinitionRepository {
 
   async find(compositionId: string): Promise<Versioned<CompositionDefinition> | null> {
     const row = await this.manager.findOneBy(CompositionDefinitionEntity, { compositionId });
+    return row ? { value: definitionToDomain(row), version: row.rowVersion } : null;
+  }
+
+  async findForUpdate(compositionId: string): Promise<Versioned<CompositionDefinition> | null> {
+    const row = await this.manager
+      .createQueryBuilder(CompositionDefinitionEntity, 'd')
+      .setLock('pessimistic_write')
+      .where('d.compositionId = :compositionId', { compositionId })
+      .getOne();
     return row ? { value: definitionToDomain(row), version: row.rowVersion } : null;
   }
 
@@ -151,7 +164,21 @@ class TypeOrmInstanceRepository implements InstanceRepository {
   }
 
   async find(instanceId: string): Promise<Versioned<AutomationComposition> | null> {
-    const row = await this.manager.findOneBy(AutomationCompositionEntity, { instanceId });
+    return this.load(instanceId, false);
+  }
+
+  async findForUpdate(instanceId: string): Promise<Versioned<AutomationComposition> | null> {
+    return this.load(instanceId, true);
+  }
+
+  private async load(instanceId: string, lock: boolean): Promise<Versioned<AutomationComposition> | null> {
+    let query = this.manager
+      .createQueryBuilder(AutomationCompositionEntity, 'i')
+      .where('i.instanceId = :instanceId', { instanceId });
+    if (lock) {
+      query = query.setLock('pessimistic_write');
+    }
+    const row = await query.getOne();
     if (!row) {
       return null;
     }
@@ -317,6 +344,15 @@ class TypeOrmParticipantRepository implements ParticipantRepository {
   async deleteReplica(participantId: string, replicaId: string): Promise<void> {
     await this.manager.delete(ParticipantReplicaEntity, { participantId, replicaId });
   }
+
+  async markSilentReplicasOffline(cutoff: number): Promise<string[]> {
+    const rows: Array<{ participant_id: string }> = await this.manager.query(
+      `UPDATE participant_replica SET participant_state = 'OFF_LINE'
+       WHERE participant_state = 'ON_LINE' AND last_msg < $1 RETURNING participant_id`,
+      [new Date(cutoff)],
+    );
+    return [...new Set(rows.map((row) => row.participant_id))];
+  }
 }
 
 /** The repositories bound to one EntityManager: the data source's, or a transaction's. */
@@ -324,10 +360,17 @@ export class TypeOrmStore implements Store {
   readonly definitions: DefinitionRepository;
   readonly instances: InstanceRepository;
   readonly participants: ParticipantRepository;
+  readonly operations: OperationRepository;
+  readonly outbox: OutboxRepository;
+  readonly events: EventRepository;
 
-  constructor(manager: EntityManager) {
+  /** `onOutboxWrite` fires when this store queued outgoing messages, so the relay can send them after commit. */
+  constructor(manager: EntityManager, onOutboxWrite: () => void = () => undefined) {
     this.definitions = new TypeOrmDefinitionRepository(manager);
     this.instances = new TypeOrmInstanceRepository(manager);
     this.participants = new TypeOrmParticipantRepository(manager);
+    this.operations = new SqlOperationRepository(manager);
+    this.outbox = new SqlOutboxRepository(manager, onOutboxWrite);
+    this.events = new SqlEventRepository(manager);
   }
 }

@@ -14,6 +14,7 @@ import type { CompositionTemplateInfo } from '@acm/tosca';
 import { compositionIdOf, withCompositionId } from '@acm/tosca';
 import type { ServiceTemplate } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
+import { OperationEngine } from '../engine/operation-engine';
 import { TemplateReader } from './template-reader';
 
 export interface CommissioningResponse {
@@ -47,6 +48,7 @@ export class CommissioningService {
     private readonly templates: TemplateReader,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly engine: OperationEngine,
   ) {}
 
   /** Creates a definition, or replaces one when the template's metadata names its compositionId. */
@@ -157,6 +159,7 @@ export class CommissioningService {
         lastMsg: this.clock.now(),
       };
       await store.definitions.update(updated, found.version);
+      await this.engine.startDefinitionOrder(store, updated, order);
       return updated;
     });
   }

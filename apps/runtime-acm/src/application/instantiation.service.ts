@@ -16,13 +16,12 @@ import {
   UnitOfWork,
   assertOrderAllowed,
   assertParticipantsOnline,
-  firstPhase,
   mergeProperties,
   resolveStateChange,
-  transitionalStateFor,
   validateInstanceElements,
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
+import { OperationEngine } from '../engine/operation-engine';
 import { TemplateReader } from './template-reader';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
@@ -74,6 +73,7 @@ export class InstantiationService {
     private readonly templates: TemplateReader,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly engine: OperationEngine,
   ) {}
 
   async create(pathCompositionId: string, request: InstanceRequest): Promise<InstantiationResponse> {
@@ -183,29 +183,25 @@ export class InstantiationService {
       Object.values(current.elements).map((element) => element.participantId),
     );
     const given = new Map(request.elements.map((element) => [element.id, element]));
-    const during = transitionalStateFor('UPDATE');
-    const elements = Object.fromEntries(
-      Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
-        const change = given.get(id);
-        return [
-          id,
-          {
-            ...element,
-            ...during,
-            properties: change ? mergeProperties(element.properties, change.properties) : element.properties,
-            message: null,
-          },
-        ];
-      }),
-    );
-    const updated: AutomationComposition = {
+    const merged: AutomationComposition = {
       ...current,
-      ...during,
-      stateChangeResult: 'NO_ERROR',
-      elements,
-      lastMsg: this.clock.now(),
+      elements: Object.fromEntries(
+        Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
+          const change = given.get(id);
+          return [
+            id,
+            change ? { ...element, properties: mergeProperties(element.properties, change.properties) } : element,
+          ];
+        }),
+      ),
     };
-    await store.instances.update(updated, found.version);
+    const definition = await this.definitionOf(store, current.compositionId);
+    const updated = await this.engine.startInstanceOrder(
+      store,
+      { value: merged, version: found.version },
+      definition,
+      'UPDATE',
+    );
     return responseOf(updated);
   }
 
@@ -268,41 +264,22 @@ export class InstantiationService {
     });
   }
 
-  /** Cascades the order's transitional state onto the instance and its elements and opens the first phase. */
+  /** Hands the order to the engine, which cascades the transitional state and queues the first phase. */
   private async startOrder(store: Store, found: Versioned<AutomationComposition>, order: InstanceOrder): Promise<void> {
-    const instance = found.value;
     await this.assertOnline(
       store,
-      Object.values(instance.elements).map((element) => element.participantId),
+      Object.values(found.value.elements).map((element) => element.participantId),
     );
-    const definition = await store.definitions.find(instance.compositionId);
-    const startPhases = definition ? this.startPhasesOf(definition.value) : new Map<string, number>();
-    const during = transitionalStateFor(order);
-    const elements = Object.fromEntries(
-      Object.entries(instance.elements).map(([id, element]): [string, InstanceElement] => [
-        id,
-        { ...element, ...during, message: null },
-      ]),
-    );
-    await store.instances.update(
-      {
-        ...instance,
-        ...during,
-        stateChangeResult: 'NO_ERROR',
-        phase: firstPhase(
-          order,
-          Object.values(instance.elements).map((element) => startPhases.get(element.definition.name) ?? 0),
-        ),
-        elements,
-        lastMsg: this.clock.now(),
-      },
-      found.version,
-    );
+    const definition = await this.definitionOf(store, found.value.compositionId);
+    await this.engine.startInstanceOrder(store, found, definition, order);
   }
 
-  private startPhasesOf(definition: CompositionDefinition): Map<string, number> {
-    const info = this.templates.read(definition.serviceTemplate);
-    return new Map(info.elements.map((element) => [element.name, element.startPhase]));
+  private async definitionOf(store: Store, compositionId: string): Promise<CompositionDefinition> {
+    const found = await store.definitions.find(compositionId);
+    if (!found) {
+      throw definitionNotFound(compositionId);
+    }
+    return found.value;
   }
 
   private assertSameComposition(pathCompositionId: string, bodyCompositionId: string): void {

@@ -1,5 +1,5 @@
-import type { InstanceElement, NodeTemplateState, Participant, SupportedElementType } from '@acm/domain';
-import { Clock, DomainError, UnitOfWork } from '@acm/domain';
+import type { InstanceElement, NodeTemplateState, Participant } from '@acm/domain';
+import { DomainError, UnitOfWork } from '@acm/domain';
 import type { ServiceTemplate } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { participantView } from './views';
@@ -29,10 +29,7 @@ function participantNotFound(participantId: string): DomainError {
 /** What the runtime knows of participants and what each one serves (ONAP AcmParticipantProvider). */
 @Injectable()
 export class ParticipantsService {
-  constructor(
-    private readonly unitOfWork: UnitOfWork,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly unitOfWork: UnitOfWork) {}
 
   async list(page?: number, size?: number): Promise<ParticipantInformation[]> {
     return this.unitOfWork.read(async (store) => {
@@ -47,23 +44,6 @@ export class ParticipantsService {
       throw participantNotFound(participantId);
     }
     return this.information(participant, page, size);
-  }
-
-  /**
-   * PUT /participants[/{id}]: asks participants for a STATUS. The request goes out on the sync topic
-   * once the participant protocol is wired (docs/compatibility.md lists it as pending).
-   */
-  async requestStatus(participantId?: string): Promise<void> {
-    if (participantId !== undefined) {
-      await this.assertKnown(participantId);
-    }
-  }
-
-  /** PUT /participants/sync[/{id}]: re-sends participants what they serve (pending like requestStatus). */
-  async sync(participantId?: string): Promise<void> {
-    if (participantId !== undefined) {
-      await this.assertKnown(participantId);
-    }
   }
 
   /** Fails with NOT_FOUND for an unknown participant; orders aimed at one use it. */
@@ -112,55 +92,6 @@ export class ParticipantsService {
       );
     }
     return found;
-  }
-
-  /**
-   * Records a replica's registration or heartbeat (ONAP REGISTER/STATUS). A type already owned by
-   * another participant is refused: priming must find exactly one owner per element type.
-   */
-  async registerReplica(
-    participantId: string,
-    replicaId: string,
-    supportedTypes: readonly SupportedElementType[],
-  ): Promise<{ changed: boolean }> {
-    return this.unitOfWork.transaction(async (store) => {
-      const all = await store.participants.list();
-      const taken = all
-        .filter((other) => other.participantId !== participantId)
-        .flatMap((other) =>
-          Object.values(other.participantSupportedElementTypes)
-            .filter((type) =>
-              supportedTypes.some((mine) => mine.typeName === type.typeName && mine.typeVersion === type.typeVersion),
-            )
-            .map((type) => `${type.typeName} ${type.typeVersion} (owned by ${other.participantId})`),
-        );
-      if (taken.length > 0) {
-        throw new DomainError(
-          'ALREADY_EXISTS',
-          `Participant ${participantId} registers element types already served: ${taken.join(', ')}`,
-        );
-      }
-      const existing = all.find((participant) => participant.participantId === participantId);
-      const typesKey = (types: Iterable<SupportedElementType>): string =>
-        [...types]
-          .map((type) => `${type.typeName} ${type.typeVersion}`)
-          .sort()
-          .join(',');
-      const changed =
-        existing === undefined ||
-        existing.replicas[replicaId] === undefined ||
-        typesKey(Object.values(existing.participantSupportedElementTypes)) !== typesKey(supportedTypes);
-      const participant: Participant = {
-        participantId,
-        participantSupportedElementTypes: Object.fromEntries(supportedTypes.map((type) => [type.id, type])),
-        replicas: {
-          ...(existing?.replicas ?? {}),
-          [replicaId]: { replicaId, participantState: 'ON_LINE', lastMsg: this.clock.now() },
-        },
-      };
-      await store.participants.save(participant);
-      return { changed };
-    });
   }
 
   private async information(participant: Participant, page?: number, size?: number): Promise<ParticipantInformation> {

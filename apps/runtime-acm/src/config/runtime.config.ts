@@ -26,6 +26,23 @@ export interface RuntimeConfig {
   readonly toscaCompositionName: string;
   /** LOG_LEVEL: error, warn, log, debug or verbose. */
   readonly logLevel: LogLevelName;
+  /** KAFKA_BOOTSTRAP_SERVERS: comma-separated brokers; when absent an in-process bus is used. */
+  readonly kafkaBrokers: string[] | null;
+  /** KAFKA_GROUP_ID: the runtime replicas' consumer group on the operation topic. */
+  readonly kafkaGroupId: string;
+  /** RUNTIME_OPERATION_TOPIC / RUNTIME_SYNC_TOPIC: ONAP's topic names by default. */
+  readonly operationTopic: string;
+  readonly syncTopic: string;
+  /** HEART_BEAT: supervision scan period in ms (timeouts, silent replicas, unsent messages). */
+  readonly heartBeatMs: number;
+  /** MAX_STATUS_WAIT: a replica silent for longer is OFF_LINE. */
+  readonly maxStatusWaitMs: number;
+  /** MAX_OPERATION_WAIT: default operation timeout when no element or metadata sets one. */
+  readonly maxOperationWaitMs: number;
+  /** SIMULATOR: run a built-in simulator participant (auto = only on the in-process bus). */
+  readonly simulator: boolean;
+  /** SIMULATOR_ELEMENT_TYPES: the built-in simulator's element types, comma-separated type:version. */
+  readonly simulatorElementTypes: string;
 }
 
 export const LOG_LEVEL_NAMES = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
@@ -43,6 +60,14 @@ export const DEFAULTS = {
   TOSCA_ELEMENT_NAME: 'org.onap.policy.clamp.acm.AutomationCompositionElement',
   TOSCA_COMPOSITION_NAME: 'org.onap.policy.clamp.acm.AutomationComposition',
   LOG_LEVEL: 'log',
+  KAFKA_GROUP_ID: 'acm-runtime',
+  RUNTIME_OPERATION_TOPIC: 'policy-acruntime-participant',
+  RUNTIME_SYNC_TOPIC: 'acm-ppnt-sync',
+  HEART_BEAT: '5000',
+  MAX_STATUS_WAIT: '150000',
+  MAX_OPERATION_WAIT: '200000',
+  SIMULATOR: 'auto',
+  SIMULATOR_ELEMENT_TYPES: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -83,6 +108,12 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
   if (!(LOG_LEVEL_NAMES as readonly string[]).includes(logLevel)) {
     check.problems.push(`LOG_LEVEL: must be one of ${LOG_LEVEL_NAMES.join(', ')}, got "${logLevel}"`);
   }
+  const kafkaText = env['KAFKA_BOOTSTRAP_SERVERS']?.trim();
+  const kafkaBrokers = kafkaText ? kafkaText.split(',').map((broker) => broker.trim()) : null;
+  const simulator = check.text(env, 'SIMULATOR').toLowerCase();
+  if (!['true', 'false', 'auto'].includes(simulator)) {
+    check.problems.push(`SIMULATOR: must be true, false or auto, got "${simulator}"`);
+  }
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
@@ -96,6 +127,15 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     toscaElementName: check.text(env, 'TOSCA_ELEMENT_NAME'),
     toscaCompositionName: check.text(env, 'TOSCA_COMPOSITION_NAME'),
     logLevel: logLevel as LogLevelName,
+    kafkaBrokers: kafkaBrokers,
+    kafkaGroupId: check.text(env, 'KAFKA_GROUP_ID'),
+    operationTopic: check.text(env, 'RUNTIME_OPERATION_TOPIC'),
+    syncTopic: check.text(env, 'RUNTIME_SYNC_TOPIC'),
+    heartBeatMs: check.integer(env, 'HEART_BEAT', 100, 24 * 3600 * 1000),
+    maxStatusWaitMs: check.integer(env, 'MAX_STATUS_WAIT', 100, 7 * 24 * 3600 * 1000),
+    maxOperationWaitMs: check.integer(env, 'MAX_OPERATION_WAIT', 100, 7 * 24 * 3600 * 1000),
+    simulator: simulator === 'true' || (simulator === 'auto' && kafkaBrokers === null),
+    simulatorElementTypes: check.text(env, 'SIMULATOR_ELEMENT_TYPES'),
   };
   if (check.problems.length > 0) {
     throw new Error(`Invalid environment variables:\n  ${check.problems.join('\n  ')}`);

@@ -1,13 +1,17 @@
 import { Controller, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParticipantsService } from '../application/participants.service';
+import { ParticipantProtocolService } from '../engine/participant-protocol.service';
 import { parsePage, parseUuid } from './request-parsing';
 
 @ApiTags('Participant Monitoring')
 @ApiBasicAuth()
 @Controller('v2/participants')
 export class ParticipantsController {
-  constructor(private readonly participants: ParticipantsService) {}
+  constructor(
+    private readonly participants: ParticipantsService,
+    private readonly protocol: ParticipantProtocolService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List participants with the node templates and elements they serve' })
@@ -20,21 +24,21 @@ export class ParticipantsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Ask every participant for its status' })
   async requestAllStatus(): Promise<void> {
-    await this.participants.requestStatus();
+    await this.protocol.requestStatus();
   }
 
   @Put('sync')
   @HttpCode(202)
   @ApiOperation({ summary: 'Re-send every participant the compositions and instances it serves' })
   async syncAll(): Promise<void> {
-    await this.participants.sync();
+    await this.protocol.sync();
   }
 
   @Put('sync/:participantId')
   @HttpCode(202)
   @ApiOperation({ summary: 'Re-send one participant the compositions and instances it serves' })
   async syncOne(@Param('participantId') participantId: string): Promise<void> {
-    await this.participants.sync(parseUuid('participantId', participantId));
+    await this.protocol.sync(parseUuid('participantId', participantId));
   }
 
   @Get(':participantId')
@@ -48,7 +52,7 @@ export class ParticipantsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Ask one participant for its status' })
   async requestStatus(@Param('participantId') participantId: string): Promise<void> {
-    await this.participants.requestStatus(parseUuid('participantId', participantId));
+    await this.protocol.requestStatus(parseUuid('participantId', participantId));
   }
 
   @Get(':participantId/compositions')

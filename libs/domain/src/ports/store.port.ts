@@ -1,5 +1,6 @@
 import type { AutomationComposition, CompositionDefinition, Participant } from '../model';
 import type { DeployState, StateChangeResult } from '../states';
+import type { EventRepository, OperationRepository, OutboxRepository } from './engine.port';
 
 /** A stored object with the version it was read at: writes succeed only against that version. */
 export interface Versioned<T> {
@@ -37,6 +38,7 @@ export type InstanceSortField = (typeof INSTANCE_SORT_FIELDS)[number];
 export interface DefinitionRepository {
   insert(definition: CompositionDefinition): Promise<void>;
   find(compositionId: string): Promise<Versioned<CompositionDefinition> | null>;
+  findForUpdate(compositionId: string): Promise<Versioned<CompositionDefinition> | null>;
   list(query: DefinitionQuery): Promise<CompositionDefinition[]>;
   /** Writes the definition if it is still at `expectedVersion`; otherwise CONCURRENT_MODIFICATION. */
   update(definition: CompositionDefinition, expectedVersion: number): Promise<void>;
@@ -47,6 +49,8 @@ export interface InstanceRepository {
   /** Refuses a taken name/version or element id with ALREADY_EXISTS. */
   insert(instance: AutomationComposition): Promise<void>;
   find(instanceId: string): Promise<Versioned<AutomationComposition> | null>;
+  /** Reads and row-locks the instance until the transaction ends; ACKs of one instance apply one at a time. */
+  findForUpdate(instanceId: string): Promise<Versioned<AutomationComposition> | null>;
   list(query: InstanceQuery): Promise<AutomationComposition[]>;
   /** Instances whose compositionId or compositionTargetId is the definition. */
   countUsingDefinition(compositionId: string): Promise<number>;
@@ -63,6 +67,8 @@ export interface ParticipantRepository {
   /** Creates or replaces the participant row, its supported types and its replicas. */
   save(participant: Participant): Promise<void>;
   deleteReplica(participantId: string, replicaId: string): Promise<void>;
+  /** Marks replicas silent since before `cutoff` OFF_LINE; returns the participants that changed. */
+  markSilentReplicasOffline(cutoff: number): Promise<string[]>;
 }
 
 /** The repositories as seen inside one transaction. */
@@ -70,6 +76,9 @@ export interface Store {
   readonly definitions: DefinitionRepository;
   readonly instances: InstanceRepository;
   readonly participants: ParticipantRepository;
+  readonly operations: OperationRepository;
+  readonly outbox: OutboxRepository;
+  readonly events: EventRepository;
 }
 
 /**

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Histogram } from 'prom-client';
+import { RuntimeMetrics } from '../http/http-metrics';
+
+/** Engine and protocol metrics, on the runtime's registry. */
+@Injectable()
+export class EngineMetrics {
+  readonly operationsFinished: Counter<'order' | 'result'>;
+  readonly operationSeconds: Histogram<'order'>;
+  readonly messagesIgnored: Counter<'reason'>;
+  readonly messagesReceived: Counter<'type'>;
+  readonly messagesRejected: Counter<'code'>;
+  readonly messagesSent: Counter<'topic'>;
+
+  constructor(runtime: RuntimeMetrics) {
+    const registers = [runtime.registry];
+    this.operationsFinished = new Counter({
+      name: 'acm_operations_finished_total',
+      help: 'Operations that completed, failed or timed out, by order',
+      labelNames: ['order', 'result'],
+      registers,
+    });
+    this.operationSeconds = new Histogram({
+      name: 'acm_operation_duration_seconds',
+      help: 'Time from an order to its completion',
+      labelNames: ['order'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.messagesIgnored = new Counter({
+      name: 'acm_participant_messages_ignored_total',
+      help: 'Valid participant messages that changed nothing (stale, foreign, unknown target), by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.messagesReceived = new Counter({
+      name: 'acm_participant_messages_received_total',
+      help: 'Participant messages received, by type',
+      labelNames: ['type'],
+      registers,
+    });
+    this.messagesRejected = new Counter({
+      name: 'acm_participant_messages_rejected_total',
+      help: 'Records on the participant topic that could not be decoded, by code',
+      labelNames: ['code'],
+      registers,
+    });
+    this.messagesSent = new Counter({
+      name: 'acm_participant_messages_sent_total',
+      help: 'Messages the outbox relay published, by topic',
+      labelNames: ['topic'],
+      registers,
+    });
+  }
+}

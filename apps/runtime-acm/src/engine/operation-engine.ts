@@ -1,0 +1,519 @@
+import type { AutomationCompositionDeployAck, ParticipantPrimeAck, ParticipantTopics } from '@acm/contracts';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  DefinitionOrder,
+  InstanceElement,
+  InstanceOrder,
+  NodeTemplateState,
+  Operation,
+  OperationEvent,
+  OutboxRecord,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import {
+  Clock,
+  DEFINITION_ORDER_EFFECT,
+  IdGenerator,
+  UnitOfWork,
+  applyAck,
+  completedStateOf,
+  decideNextPhase,
+  firstPhase,
+  isElementTransitional,
+  transitionalStateFor,
+} from '@acm/domain';
+import type { CompositionTemplateInfo } from '@acm/tosca';
+import { metadataTimeoutMs } from '@acm/tosca';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { TemplateReader } from '../application/template-reader';
+import { RUNTIME_CONFIG } from '../config/runtime.config';
+import type { RuntimeConfig } from '../config/runtime.config';
+import { EngineMetrics } from './engine-metrics';
+import {
+  definitionSyncMessage,
+  instanceSyncMessage,
+  phaseMessage,
+  primeMessage,
+  toOutbox,
+} from './participant-messages';
+
+const PHASED_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK']);
+
+/** Element property that overrides the operation timeout of an order (ONAP AcmTimeoutUtils). */
+const TIMEOUT_PROPERTY: Partial<Record<InstanceOrder, string>> = {
+  DEPLOY: 'deployTimeoutMs',
+  UNDEPLOY: 'undeployTimeoutMs',
+  UPDATE: 'updateTimeoutMs',
+  MIGRATE: 'migrateTimeoutMs',
+  DELETE: 'deleteTimeoutMs',
+};
+
+/**
+ * Runs transitions: opens an operation with its first phase, applies each ACK in one transaction and,
+ * when the ACK closes a phase, queues the next phase's message in that same transaction. Advancing is
+ * driven by ACKs only; supervision merely flags timeouts.
+ */
+@Injectable()
+export class OperationEngine {
+  private readonly logger = new Logger('Engine');
+  private readonly topics: ParticipantTopics;
+
+  constructor(
+    @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly templates: TemplateReader,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly metrics: EngineMetrics,
+  ) {
+    this.topics = { operation: config.operationTopic, sync: config.syncTopic };
+  }
+
+  /**
+   * Starts an instance order inside the caller's transaction. Elements already at the order's target
+   * (after a failed attempt) keep their state, so a retry only redoes what did not finish.
+   */
+  async startInstanceOrder(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+    order: InstanceOrder,
+  ): Promise<AutomationComposition> {
+    const now = this.clock.now();
+    const instance = found.value;
+    const info = this.templates.read(definition.serviceTemplate);
+    const during = transitionalStateFor(order);
+    const target = completedStateOf(during);
+    // ONAP's retry rule: re-issuing a phased order after a failure redoes only the unfinished elements.
+    const retry = instance.stateChangeResult !== 'NO_ERROR' && PHASED_ORDERS.has(order);
+    const elements = Object.fromEntries(
+      Object.entries(instance.elements).map(([id, element]): [string, InstanceElement] => {
+        const reached =
+          retry &&
+          target !== null &&
+          element.deployState === target.deployState &&
+          element.lockState === target.lockState;
+        return [id, reached ? element : { ...element, ...during, message: null }];
+      }),
+    );
+    const startPhaseOf = this.startPhaseLookup(info, order);
+    const pendingPhases = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
+    const phase = firstPhase(order, pendingPhases);
+    const previous = await store.operations.findRunning(instance.instanceId);
+    if (previous) {
+      await store.operations.update({ ...previous, state: 'SUPERSEDED', finishedAt: now });
+    }
+    const operation: Operation = {
+      operationId: this.ids.uuid(),
+      targetKind: 'INSTANCE',
+      targetId: instance.instanceId,
+      order,
+      state: 'RUNNING',
+      timedOut: false,
+      phase,
+      startedAt: now,
+      deadlineAt: now + this.timeoutOf(order, instance),
+      finishedAt: null,
+    };
+    const started: AutomationComposition = {
+      ...instance,
+      ...during,
+      stateChangeResult: 'NO_ERROR',
+      phase,
+      elements,
+      lastMsg: now,
+    };
+    // The versioned write comes first: of two concurrent orders, the loser fails here with 409.
+    await store.instances.update(started, found.version);
+    await store.operations.insert(operation);
+    const events: OperationEvent[] = [this.event(instance.instanceId, operation, 'ORDERED', { order }, now)];
+    if (pendingPhases.length === 0) {
+      await this.complete(store, started, found.version + 1, definition, operation, events, now);
+      return started;
+    }
+    await this.sendPhase(store, started, definition, info, operation, phase, true, events, now);
+    await store.events.append(events);
+    return started;
+  }
+
+  /** Starts a prime or deprime inside the caller's transaction. */
+  async startDefinitionOrder(store: Store, definition: CompositionDefinition, order: DefinitionOrder): Promise<void> {
+    const now = this.clock.now();
+    const info = this.templates.read(definition.serviceTemplate);
+    const timeout =
+      metadataTimeoutMs(info.metadata, order === 'PRIME' ? 'primeTimeoutMs' : 'deprimeTimeoutMs') ??
+      this.config.maxOperationWaitMs;
+    const previous = await store.operations.findRunning(definition.compositionId);
+    if (previous) {
+      await store.operations.update({ ...previous, state: 'SUPERSEDED', finishedAt: now });
+    }
+    const operation: Operation = {
+      operationId: this.ids.uuid(),
+      targetKind: 'DEFINITION',
+      targetId: definition.compositionId,
+      order,
+      state: 'RUNNING',
+      timedOut: false,
+      phase: null,
+      startedAt: now,
+      deadlineAt: now + timeout,
+      finishedAt: null,
+    };
+    await store.operations.insert(operation);
+    const messageId = this.ids.uuid();
+    await store.operations.recordMessage(messageId, operation.operationId, null);
+    await store.outbox.add([
+      toOutbox(primeMessage(messageId, new Date(now).toISOString(), definition, info, order), this.topics),
+    ]);
+    await store.events.append([this.event(definition.compositionId, operation, 'ORDERED', { order }, now)]);
+  }
+
+  /** Applies a deploy/state-change ACK; a stale or foreign one changes nothing. */
+  async applyInstanceAck(ack: AutomationCompositionDeployAck): Promise<void> {
+    await this.unitOfWork.transaction(async (store) => {
+      const now = this.clock.now();
+      const instanceId = ack.automationCompositionId;
+      const matched = ack.responseTo ? await store.operations.findByMessage(ack.responseTo) : null;
+      if (ack.responseTo && (!matched || matched.operation.targetId !== instanceId)) {
+        this.ignored('UNKNOWN_MESSAGE', `ACK answers unknown message ${ack.responseTo}`);
+        return;
+      }
+      const found = await store.instances.findForUpdate(instanceId);
+      if (!found) {
+        this.ignored('UNKNOWN_INSTANCE', `ACK for unknown instance ${instanceId}`);
+        return;
+      }
+      const operation = matched ? matched.operation : await store.operations.findRunning(instanceId);
+      if (!operation || operation.state !== 'RUNNING') {
+        this.ignored('STALE', `ACK for instance ${instanceId} answers an operation that is no longer running`);
+        return;
+      }
+      const definition = await store.definitions.find(found.value.compositionId);
+      if (!definition) {
+        return;
+      }
+      const info = this.templates.read(definition.value.serviceTemplate);
+      const startPhaseOf = this.startPhaseLookup(info, operation.order as InstanceOrder);
+      const instance = found.value;
+      const phase = matched?.phase ?? operation.phase ?? 0;
+      const application = applyAck(
+        instance.elements,
+        {
+          participantId: ack.participantId,
+          phase,
+          stateChangeResult: ack.stateChangeResult,
+          message: ack.message ?? null,
+          reports: Object.entries(ack.automationCompositionResultMap).map(([elementId, report]) => ({
+            elementId,
+            deployState: report.deployState,
+            lockState: report.lockState,
+            operationalState: report.operationalState ?? null,
+            useState: report.useState ?? null,
+            outProperties: report.outProperties ?? null,
+            message: report.message ?? null,
+            result: report.result ?? ack.stateChangeResult !== 'FAILED',
+          })),
+        },
+        startPhaseOf,
+      );
+      for (const { elementId, reason } of application.ignored) {
+        this.ignored(reason, `ACK from ${ack.participantId} for element ${elementId} of ${instanceId}: ${reason}`);
+      }
+      if (application.applied.length === 0) {
+        return;
+      }
+      const events: OperationEvent[] = application.applied.map((elementId) => {
+        const element = application.elements[elementId]!;
+        return this.event(
+          instanceId,
+          operation,
+          'ELEMENT_RESULT',
+          {
+            elementId,
+            participantId: ack.participantId,
+            phase: startPhaseOf(element),
+            deployState: element.deployState,
+            lockState: element.lockState,
+            result: !application.failed,
+            message: element.message,
+          },
+          now,
+        );
+      });
+      const updated: AutomationComposition = { ...instance, elements: application.elements, lastMsg: now };
+      if (application.failed || instance.stateChangeResult === 'FAILED') {
+        const failed = { ...updated, stateChangeResult: 'FAILED' as const };
+        await store.instances.update(failed, found.version);
+        if (operation.state === 'RUNNING' && instance.stateChangeResult !== 'FAILED') {
+          await store.operations.update({ ...operation, state: 'FAILED', finishedAt: now });
+          events.push(this.event(instanceId, operation, 'FAILED', { message: ack.message ?? null }, now));
+          await store.outbox.add([
+            toOutbox(
+              instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), failed, definition.value, false),
+              this.topics,
+            ),
+          ]);
+          this.metrics.operationsFinished.inc({ order: operation.order, result: 'FAILED' });
+        }
+        await store.events.append(events);
+        return;
+      }
+      const decision = decideNextPhase(
+        operation.order as InstanceOrder,
+        operation.phase ?? phase,
+        application.elements,
+        startPhaseOf,
+      );
+      switch (decision.kind) {
+        case 'WAIT':
+          await store.instances.update(updated, found.version);
+          break;
+        case 'ADVANCE': {
+          events.push(this.event(instanceId, operation, 'PHASE_COMPLETED', { phase: operation.phase }, now));
+          const advanced = { ...updated, phase: decision.phase };
+          await store.instances.update(advanced, found.version);
+          const moved = { ...operation, phase: decision.phase };
+          await store.operations.update(moved);
+          await this.sendPhase(store, advanced, definition.value, info, moved, decision.phase, false, events, now);
+          break;
+        }
+        case 'COMPLETE':
+          events.push(this.event(instanceId, operation, 'PHASE_COMPLETED', { phase: operation.phase }, now));
+          await this.complete(store, updated, found.version, definition.value, operation, events, now);
+          return;
+      }
+      await store.events.append(events);
+    });
+  }
+
+  /** Applies a PRIME_ACK: the sender's node templates take the reported state; all done ⇒ PRIMED/COMMISSIONED. */
+  async applyPrimeAck(ack: ParticipantPrimeAck): Promise<void> {
+    await this.unitOfWork.transaction(async (store) => {
+      const now = this.clock.now();
+      const matched = ack.responseTo ? await store.operations.findByMessage(ack.responseTo) : null;
+      const found = await store.definitions.findForUpdate(ack.compositionId);
+      if (!found) {
+        this.ignored('UNKNOWN_DEFINITION', `PRIME_ACK for unknown composition ${ack.compositionId}`);
+        return;
+      }
+      const operation = matched?.operation ?? (await store.operations.findRunning(ack.compositionId));
+      if (!operation || operation.state !== 'RUNNING' || operation.targetId !== ack.compositionId) {
+        this.ignored('STALE', `PRIME_ACK for ${ack.compositionId} answers an operation that is no longer running`);
+        return;
+      }
+      const definition = found.value;
+      const outByName = new Map(
+        (ack.outPropertiesList ?? []).map((entry) => [entry.elementDefinitionId.name, entry.outProperties ?? {}]),
+      );
+      let owned = 0;
+      const elementStateMap = Object.fromEntries(
+        Object.entries(definition.elementStateMap).map(([name, state]): [string, NodeTemplateState] => {
+          if (state.participantId !== ack.participantId) {
+            return [name, state];
+          }
+          owned += 1;
+          return [
+            name,
+            {
+              ...state,
+              state: ack.compositionState,
+              message: ack.message?.slice(0, 255) ?? null,
+              outProperties: outByName.get(name) ?? state.outProperties,
+            },
+          ];
+        }),
+      );
+      if (owned === 0) {
+        this.ignored('NOT_OWNER', `PRIME_ACK from ${ack.participantId} which owns nothing in ${ack.compositionId}`);
+        return;
+      }
+      const events: OperationEvent[] = [
+        this.event(
+          definition.compositionId,
+          operation,
+          'PARTICIPANT_RESULT',
+          { participantId: ack.participantId, state: ack.compositionState, result: ack.stateChangeResult },
+          now,
+        ),
+      ];
+      const order = operation.order as DefinitionOrder;
+      const done = DEFINITION_ORDER_EFFECT[order].done;
+      let updated: CompositionDefinition = { ...definition, elementStateMap, lastMsg: now };
+      if (ack.stateChangeResult === 'FAILED') {
+        updated = { ...updated, stateChangeResult: 'FAILED' };
+        await store.operations.update({ ...operation, state: 'FAILED', finishedAt: now });
+        events.push(this.event(definition.compositionId, operation, 'FAILED', { message: ack.message ?? null }, now));
+        this.metrics.operationsFinished.inc({ order, result: 'FAILED' });
+      } else if (Object.values(elementStateMap).every((state) => state.state === done)) {
+        updated = { ...updated, state: done, stateChangeResult: 'NO_ERROR', revisionId: this.ids.uuid() };
+        await store.operations.update({ ...operation, state: 'COMPLETED', finishedAt: now });
+        const info = this.templates.read(definition.serviceTemplate);
+        await store.outbox.add([
+          toOutbox(definitionSyncMessage(this.ids.uuid(), new Date(now).toISOString(), updated, info), this.topics),
+        ]);
+        events.push(this.event(definition.compositionId, operation, 'COMPLETED', { state: done }, now));
+        this.metrics.operationsFinished.inc({ order, result: 'COMPLETED' });
+        this.metrics.operationSeconds.observe({ order }, (now - operation.startedAt) / 1000);
+      }
+      await store.definitions.update(updated, found.version);
+      await store.events.append(events);
+    });
+  }
+
+  /**
+   * Flags operations past their deadline as TIMEOUT (ONAP keeps the transitional state; a late
+   * success still completes). Replicas share the work through SKIP LOCKED.
+   */
+  async timeOutOverdue(limit = 100): Promise<number> {
+    return this.unitOfWork.transaction(async (store) => {
+      const now = this.clock.now();
+      const overdue = await store.operations.claimOverdue(now, limit);
+      for (const operation of overdue) {
+        await store.operations.update({ ...operation, timedOut: true });
+        await store.events.append([this.event(operation.targetId, operation, 'TIMEOUT', {}, now)]);
+        this.metrics.operationsFinished.inc({ order: operation.order, result: 'TIMEOUT' });
+        if (operation.targetKind === 'INSTANCE') {
+          const found = await store.instances.findForUpdate(operation.targetId);
+          if (found && found.value.stateChangeResult === 'NO_ERROR') {
+            const timedOut = { ...found.value, stateChangeResult: 'TIMEOUT' as const, lastMsg: now };
+            await store.instances.update(timedOut, found.version);
+            const definition = await store.definitions.find(timedOut.compositionId);
+            if (definition) {
+              await store.outbox.add([
+                toOutbox(
+                  instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), timedOut, definition.value, false),
+                  this.topics,
+                ),
+              ]);
+            }
+          }
+        } else {
+          const found = await store.definitions.findForUpdate(operation.targetId);
+          if (found && found.value.stateChangeResult === 'NO_ERROR') {
+            await store.definitions.update(
+              { ...found.value, stateChangeResult: 'TIMEOUT', lastMsg: now },
+              found.version,
+            );
+          }
+        }
+      }
+      return overdue.length;
+    });
+  }
+
+  private async complete(
+    store: Store,
+    instance: AutomationComposition,
+    version: number,
+    definition: CompositionDefinition,
+    operation: Operation,
+    events: OperationEvent[],
+    now: number,
+  ): Promise<void> {
+    const done = completedStateOf(instance) ?? instance;
+    const completed: AutomationComposition = {
+      ...instance,
+      deployState: done.deployState,
+      lockState: done.lockState,
+      subState: done.subState,
+      stateChangeResult: 'NO_ERROR',
+      phase: null,
+      precheck: null,
+      revisionId: this.ids.uuid(),
+      lastMsg: now,
+    };
+    const deleted = completed.deployState === 'DELETED';
+    if (deleted) {
+      await store.instances.delete(instance.instanceId, version);
+    } else {
+      await store.instances.update(completed, version);
+    }
+    await store.operations.update({ ...operation, state: 'COMPLETED', finishedAt: now });
+    await store.outbox.add([
+      toOutbox(
+        instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), completed, definition, deleted),
+        this.topics,
+      ),
+    ]);
+    events.push(
+      this.event(
+        instance.instanceId,
+        operation,
+        'COMPLETED',
+        { deployState: completed.deployState, lockState: completed.lockState },
+        now,
+      ),
+    );
+    await store.events.append(events);
+    this.metrics.operationsFinished.inc({ order: operation.order, result: 'COMPLETED' });
+    this.metrics.operationSeconds.observe({ order: operation.order }, (now - operation.startedAt) / 1000);
+  }
+
+  private async sendPhase(
+    store: Store,
+    instance: AutomationComposition,
+    definition: CompositionDefinition,
+    info: CompositionTemplateInfo,
+    operation: Operation,
+    phase: number,
+    first: boolean,
+    events: OperationEvent[],
+    now: number,
+  ): Promise<void> {
+    const messageId = this.ids.uuid();
+    await store.operations.recordMessage(messageId, operation.operationId, phase);
+    const message = phaseMessage({
+      messageId,
+      timestamp: new Date(now).toISOString(),
+      order: operation.order as InstanceOrder,
+      instance,
+      definition,
+      info,
+      phase,
+      firstPhase: first,
+    });
+    await store.outbox.add([toOutbox(message, this.topics)]);
+    events.push(this.event(instance.instanceId, operation, 'PHASE_STARTED', { phase, messageId }, now));
+  }
+
+  /** Start phases order deploy-like work; the other orders (update, prepare, review) run all elements at once. */
+  private startPhaseLookup(info: CompositionTemplateInfo, order: InstanceOrder): (element: InstanceElement) => number {
+    if (!PHASED_ORDERS.has(order)) {
+      return () => 0;
+    }
+    const phases = new Map(info.elements.map((element) => [`${element.name}|${element.version}`, element.startPhase]));
+    return (element) => phases.get(`${element.definition.name}|${element.definition.version}`) ?? 0;
+  }
+
+  private timeoutOf(order: InstanceOrder, instance: AutomationComposition): number {
+    const property = TIMEOUT_PROPERTY[order];
+    if (property !== undefined) {
+      for (const element of Object.values(instance.elements)) {
+        const value = Number(element.properties[property]);
+        if (Number.isInteger(value) && value > 0) {
+          return value;
+        }
+      }
+    }
+    return this.config.maxOperationWaitMs;
+  }
+
+  private event(
+    subjectId: string,
+    operation: Operation,
+    event: string,
+    detail: Record<string, unknown>,
+    at: number,
+  ): OperationEvent {
+    return { subjectId, operationId: operation.operationId, event, detail, at };
+  }
+
+  private ignored(reason: string, message: string): void {
+    this.metrics.messagesIgnored.inc({ reason });
+    this.logger.debug(message);
+  }
+}
+
+export type { OutboxRecord };

@@ -1,0 +1,310 @@
+import type { AutomationComposition, CompositionDefinition, InstanceElement, InstanceOrder } from '@acm/domain';
+import type {
+  AcElementDto,
+  AutomationCompositionDeploy,
+  AutomationCompositionPrepare,
+  AutomationCompositionStateChange,
+  ParticipantDefinition,
+  ParticipantDto,
+  ParticipantMessage,
+  ParticipantPrime,
+  ParticipantRestartAc,
+  ParticipantSync,
+  ParticipantTopics,
+  PropertiesUpdate,
+} from '@acm/contracts';
+import { encodeMessage, topicFor } from '@acm/contracts';
+import type { OutboxRecord } from '@acm/domain';
+import type { CompositionTemplateInfo } from '@acm/tosca';
+
+/** Turns a message into an outbox row on the topic ONAP uses for its type. */
+export function toOutbox(message: ParticipantMessage, topics: ParticipantTopics): OutboxRecord {
+  const encoded = encodeMessage(message);
+  return { topic: topicFor(message.messageType, topics), key: encoded.key, value: encoded.value };
+}
+
+function participantsOf(elements: Iterable<InstanceElement>): string[] {
+  return [...new Set([...elements].map((element) => element.participantId).filter((id): id is string => id !== null))];
+}
+
+/** The per-participant element DTOs ONAP sends with deploy-like orders: the current element as the target. */
+export function participantDtos(
+  instance: AutomationComposition,
+  info: CompositionTemplateInfo,
+  elements: readonly InstanceElement[],
+): ParticipantDto[] {
+  const byName = new Map(info.elements.map((element) => [element.name, element]));
+  const groups = new Map<string, AcElementDto[]>();
+  for (const element of elements) {
+    if (element.participantId === null) {
+      continue;
+    }
+    const definition = byName.get(element.definition.name);
+    const dtos = groups.get(element.participantId) ?? [];
+    dtos.push({
+      compositionElement: {
+        compositionId: instance.compositionId,
+        elementDefinitionId: element.definition,
+        inProperties: definition?.properties ?? {},
+        outProperties: {},
+        state: 'PRESENT',
+      },
+      instanceElementTarget: {
+        instanceId: instance.instanceId,
+        elementId: element.id,
+        inProperties: element.properties,
+        outProperties: element.outProperties,
+        state: 'PRESENT',
+      },
+    });
+    groups.set(element.participantId, dtos);
+  }
+  return [...groups].map(([participantId, elementDtos]) => ({ participantId, elementDtos }));
+}
+
+export interface PhaseMessageInput {
+  readonly messageId: string;
+  readonly timestamp: string;
+  readonly order: InstanceOrder;
+  readonly instance: AutomationComposition;
+  readonly definition: CompositionDefinition;
+  readonly info: CompositionTemplateInfo;
+  readonly phase: number;
+  readonly firstPhase: boolean;
+}
+
+/**
+ * The one message of a phase (ONAP sends DEPLOY for deploy, STATE_CHANGE for the others), addressed to
+ * every participant of the instance: each acts only on its elements of that start phase.
+ */
+export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
+  const { instance, definition, info } = input;
+  const elements = Object.values(instance.elements);
+  const envelope = {
+    messageId: input.messageId,
+    timestamp: input.timestamp,
+    compositionId: instance.compositionId,
+    automationCompositionId: instance.instanceId,
+    revisionIdComposition: definition.revisionId,
+    revisionIdInstance: instance.revisionId,
+    participantIdList: participantsOf(elements),
+    startPhase: input.phase,
+    firstStartPhase: input.firstPhase,
+    participantDtoList: participantDtos(instance, info, elements),
+  };
+  if (input.order === 'DEPLOY') {
+    const deploy: AutomationCompositionDeploy = {
+      messageType: 'AUTOMATION_COMPOSITION_DEPLOY',
+      ...envelope,
+      participantUpdatesList: envelope.participantIdList.map((participantId) => ({
+        participantId,
+        acElementList: elements
+          .filter((element) => element.participantId === participantId)
+          .map((element) => ({
+            id: element.id,
+            definition: element.definition,
+            orderedState: 'DEPLOY' as const,
+            migrationState: element.migrationState,
+            properties: element.properties,
+          })),
+      })),
+    };
+    return deploy;
+  }
+  if (input.order === 'UPDATE') {
+    const update: PropertiesUpdate = {
+      messageType: 'PROPERTIES_UPDATE',
+      ...envelope,
+      rollback: false,
+      participantUpdatesList: envelope.participantIdList.map((participantId) => ({
+        participantId,
+        acElementList: elements
+          .filter((element) => element.participantId === participantId)
+          .map((element) => ({
+            id: element.id,
+            definition: element.definition,
+            orderedState: 'UPDATE' as const,
+            migrationState: element.migrationState,
+            properties: element.properties,
+          })),
+      })),
+    };
+    return update;
+  }
+  if (input.order === 'PREPARE' || input.order === 'REVIEW') {
+    const prepare: AutomationCompositionPrepare = {
+      messageType: 'AUTOMATION_COMPOSITION_PREPARE',
+      ...envelope,
+      preDeploy: input.order === 'PREPARE',
+      stage: 0,
+      participantList:
+        input.order === 'PREPARE'
+          ? envelope.participantIdList.map((participantId) => ({
+              participantId,
+              acElementList: elements
+                .filter((element) => element.participantId === participantId)
+                .map((element) => ({
+                  id: element.id,
+                  definition: element.definition,
+                  orderedState: 'NONE' as const,
+                  migrationState: element.migrationState,
+                  properties: element.properties,
+                })),
+            }))
+          : [],
+    };
+    return prepare;
+  }
+  const stateChange: AutomationCompositionStateChange = {
+    messageType: 'AUTOMATION_COMPOSITION_STATE_CHANGE',
+    ...envelope,
+    deployOrderedState: input.order === 'UNDEPLOY' ? 'UNDEPLOY' : input.order === 'DELETE' ? 'DELETE' : 'NONE',
+    lockOrderedState: input.order === 'LOCK' ? 'LOCK' : input.order === 'UNLOCK' ? 'UNLOCK' : 'NONE',
+  };
+  return stateChange;
+}
+
+/** Element definitions per participant, as PRIME and SYNC carry them. */
+export function participantDefinitions(
+  definition: CompositionDefinition,
+  info: CompositionTemplateInfo,
+  onlyParticipant?: string,
+): ParticipantDefinition[] {
+  const nodeTemplates =
+    (definition.serviceTemplate as { topology_template?: { node_templates?: Record<string, Record<string, unknown>> } })
+      .topology_template?.node_templates ?? {};
+  const groups = new Map<string, ParticipantDefinition['automationCompositionElementDefinitionList']>();
+  for (const element of info.elements) {
+    const state = definition.elementStateMap[element.name];
+    const participantId = state?.participantId;
+    if (!participantId || (onlyParticipant !== undefined && participantId !== onlyParticipant)) {
+      continue;
+    }
+    const list = groups.get(participantId) ?? [];
+    list.push({
+      acElementDefinitionId: { name: element.name, version: element.version },
+      automationCompositionElementToscaNodeTemplate: nodeTemplates[element.name] ?? {},
+      outProperties: state.outProperties,
+    });
+    groups.set(participantId, list);
+  }
+  return [...groups].map(([participantId, list]) => ({
+    participantId,
+    automationCompositionElementDefinitionList: list,
+  }));
+}
+
+export function primeMessage(
+  messageId: string,
+  timestamp: string,
+  definition: CompositionDefinition,
+  info: CompositionTemplateInfo,
+  primeOrder: 'PRIME' | 'DEPRIME',
+): ParticipantPrime {
+  const definitions = participantDefinitions(definition, info);
+  return {
+    messageType: 'PARTICIPANT_PRIME',
+    messageId,
+    timestamp,
+    compositionId: definition.compositionId,
+    revisionIdComposition: definition.revisionId,
+    participantIdList: definitions.map((entry) => entry.participantId),
+    primeOrder,
+    participantDefinitionUpdates: primeOrder === 'PRIME' ? definitions : [],
+    primeDtoList: definitions.map((entry) => ({
+      participantId: entry.participantId,
+      compositionDto: {
+        compositionId: definition.compositionId,
+        inPropertiesMap: Object.fromEntries(
+          entry.automationCompositionElementDefinitionList.map((element) => [
+            `${element.acElementDefinitionId.name} ${element.acElementDefinitionId.version}`,
+            (element.automationCompositionElementToscaNodeTemplate?.properties as Record<string, unknown>) ?? {},
+          ]),
+        ),
+        outPropertiesMap: Object.fromEntries(
+          entry.automationCompositionElementDefinitionList.map((element) => [
+            `${element.acElementDefinitionId.name} ${element.acElementDefinitionId.version}`,
+            element.outProperties ?? {},
+          ]),
+        ),
+      },
+    })),
+  };
+}
+
+export function restartAc(instance: AutomationComposition, onlyParticipant?: string): ParticipantRestartAc {
+  return {
+    automationCompositionId: instance.instanceId,
+    deployState: instance.deployState,
+    lockState: instance.lockState,
+    stateChangeResult: instance.stateChangeResult,
+    revisionId: instance.revisionId,
+    ...(instance.compositionTargetId ? { compositionTargetId: instance.compositionTargetId } : {}),
+    acElementList: Object.values(instance.elements)
+      .filter((element) => onlyParticipant === undefined || element.participantId === onlyParticipant)
+      .map((element) => ({
+        id: element.id,
+        definition: element.definition,
+        ...(element.participantId ? { participantId: element.participantId } : {}),
+        deployState: element.deployState,
+        lockState: element.lockState,
+        migrationState: element.migrationState,
+        ...(element.operationalState ? { operationalState: element.operationalState } : {}),
+        ...(element.useState ? { useState: element.useState } : {}),
+        properties: element.properties,
+        outProperties: element.outProperties,
+      })),
+  };
+}
+
+/** SYNC after an instance transition finished, so every replica of its participants converges. */
+export function instanceSyncMessage(
+  messageId: string,
+  timestamp: string,
+  instance: AutomationComposition,
+  definition: CompositionDefinition,
+  deleted: boolean,
+): ParticipantSync {
+  return {
+    messageType: 'PARTICIPANT_SYNC_MSG',
+    messageId,
+    timestamp,
+    compositionId: instance.compositionId,
+    automationCompositionId: instance.instanceId,
+    revisionIdComposition: definition.revisionId,
+    revisionIdInstance: instance.revisionId,
+    state: definition.state,
+    stateChangeResult: instance.stateChangeResult,
+    participantIdList: participantsOf(Object.values(instance.elements)),
+    excludeReplicas: [],
+    restarting: false,
+    delete: deleted,
+    participantDefinitionUpdates: [],
+    automationcompositionList: [restartAc(instance)],
+  };
+}
+
+/** SYNC after a prime or deprime finished (deprimed ⇒ delete from caches). */
+export function definitionSyncMessage(
+  messageId: string,
+  timestamp: string,
+  definition: CompositionDefinition,
+  info: CompositionTemplateInfo,
+): ParticipantSync {
+  const definitions = participantDefinitions(definition, info);
+  return {
+    messageType: 'PARTICIPANT_SYNC_MSG',
+    messageId,
+    timestamp,
+    compositionId: definition.compositionId,
+    revisionIdComposition: definition.revisionId,
+    state: definition.state,
+    stateChangeResult: definition.stateChangeResult,
+    participantIdList: definitions.map((entry) => entry.participantId),
+    excludeReplicas: [],
+    restarting: false,
+    delete: definition.state === 'COMMISSIONED',
+    participantDefinitionUpdates: definition.state === 'PRIMED' ? definitions : [],
+    automationcompositionList: [],
+  };
+}

@@ -1,0 +1,89 @@
+import { MessageBus } from '@acm/messaging';
+import { TypeOrmUnitOfWork } from '@acm/persistence';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { EngineMetrics } from '../engine/engine-metrics';
+
+/** Rows claimed per round trip to the database. */
+const BATCH = 200;
+
+/**
+ * Sends what transactions queued in the outbox. It runs right after each commit that queued messages
+ * (so a phase's message leaves within one publish of its ACK) and on the supervision tick, which sends
+ * whatever a crash left behind. Rows are deleted only once the broker acknowledged them: at least once.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Outbox');
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly unitOfWork: TypeOrmUnitOfWork,
+    private readonly bus: MessageBus,
+    private readonly metrics: EngineMetrics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.unitOfWork.onOutboxCommitted(() => this.kick());
+    this.kick();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  /** Starts a relay pass, or asks the running one to go round once more. */
+  kick(): void {
+    if (this.stopped) {
+      return;
+    }
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Resolves once nothing is left that this pass can see. */
+  async flush(): Promise<void> {
+    this.kick();
+    while (this.running) {
+      await this.running;
+    }
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (;;) {
+        const sent = await this.unitOfWork.relayOutbox(async (records) => {
+          const byTopic = new Map<string, Array<{ key: string | null; value: string }>>();
+          for (const record of records) {
+            const list = byTopic.get(record.topic) ?? [];
+            list.push({ key: record.key, value: record.value });
+            byTopic.set(record.topic, list);
+          }
+          for (const [topic, list] of byTopic) {
+            await this.bus.publish(topic, list);
+            this.metrics.messagesSent.inc({ topic }, list.length);
+          }
+        }, BATCH);
+        if (sent < BATCH || this.stopped) {
+          return;
+        }
+      }
+    } catch (error) {
+      this.logger.warn(
+        `Outbox relay failed, the next tick retries: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import type { InstanceElement } from '../model';
+import type { InstanceOrder } from '../instance/instance-lifecycle';
+import { isInstanceTransitional } from '../instance/instance-lifecycle';
+import { isForwardOrder } from '../instance/phases';
+import type { DeployState, LockState, StateChangeResult } from '../states';
+
+/** What a participant reported for one element in an ACK. */
+export interface ElementReport {
+  readonly elementId: string;
+  readonly deployState: DeployState;
+  readonly lockState: LockState;
+  readonly operationalState?: string | null;
+  readonly useState?: string | null;
+  readonly outProperties?: Record<string, unknown> | null;
+  readonly message?: string | null;
+  readonly result: boolean;
+}
+
+export interface AckInput {
+  readonly participantId: string;
+  /** The phase of the message the ACK answers. */
+  readonly phase: number;
+  readonly stateChangeResult: StateChangeResult;
+  readonly message: string | null;
+  /** Empty means "all my elements of this instance are gone" (ONAP's answer to a DELETE it never saw). */
+  readonly reports: readonly ElementReport[];
+}
+
+export type IgnoredReason = 'UNKNOWN_ELEMENT' | 'NOT_OWNER' | 'OTHER_PHASE';
+
+export interface AckApplication {
+  readonly elements: Record<string, InstanceElement>;
+  readonly failed: boolean;
+  readonly applied: string[];
+  readonly ignored: Array<{ elementId: string; reason: IgnoredReason }>;
+}
+
+/** ONAP keeps at most 255 characters of a participant's message. */
+const MAX_MESSAGE_LENGTH = 255;
+
+function truncate(message: string | null | undefined): string | null {
+  return message === undefined || message === null ? null : message.slice(0, MAX_MESSAGE_LENGTH);
+}
+
+/** The start phase of an element: node-template startPhase, 0 when unknown. */
+export type StartPhaseOf = (element: InstanceElement) => number;
+
+/**
+ * Applies one ACK to an instance's elements. Only the sender's own elements of the phase the ACK
+ * answers change; anything else is reported back as ignored so the caller can log and count it.
+ */
+export function applyAck(
+  elements: Readonly<Record<string, InstanceElement>>,
+  ack: AckInput,
+  startPhaseOf: StartPhaseOf,
+): AckApplication {
+  const next: Record<string, InstanceElement> = { ...elements };
+  const applied: string[] = [];
+  const ignored: AckApplication['ignored'] = [];
+  let failed = ack.stateChangeResult === 'FAILED';
+  const reports: readonly ElementReport[] =
+    ack.reports.length > 0
+      ? ack.reports
+      : Object.values(elements)
+          .filter((element) => element.participantId === ack.participantId && startPhaseOf(element) === ack.phase)
+          .map((element) => ({
+            elementId: element.id,
+            deployState: 'DELETED' as const,
+            lockState: 'NONE' as const,
+            message: ack.message,
+            result: true,
+          }));
+  for (const report of reports) {
+    const element = elements[report.elementId];
+    if (element === undefined) {
+      ignored.push({ elementId: report.elementId, reason: 'UNKNOWN_ELEMENT' });
+      continue;
+    }
+    if (element.participantId !== ack.participantId) {
+      ignored.push({ elementId: report.elementId, reason: 'NOT_OWNER' });
+      continue;
+    }
+    if (startPhaseOf(element) !== ack.phase) {
+      ignored.push({ elementId: report.elementId, reason: 'OTHER_PHASE' });
+      continue;
+    }
+    if (!report.result) {
+      failed = true;
+    }
+    next[element.id] = {
+      ...element,
+      deployState: report.deployState,
+      lockState: report.lockState,
+      subState: 'NONE',
+      operationalState: report.operationalState ?? element.operationalState,
+      useState: report.useState ?? element.useState,
+      outProperties: report.outProperties ?? element.outProperties,
+      message: truncate(report.message ?? ack.message),
+    };
+    applied.push(element.id);
+  }
+  return { elements: next, failed: failed && applied.length > 0, applied, ignored };
+}
+
+export function isElementTransitional(element: InstanceElement): boolean {
+  return isInstanceTransitional(element);
+}
+
+/** What the engine does after an ACK was applied. */
+export type PhaseDecision =
+  | { readonly kind: 'WAIT' }
+  | { readonly kind: 'ADVANCE'; readonly phase: number }
+  | { readonly kind: 'COMPLETE' };
+
+/**
+ * The ACK-driven phase rule: while an element of the open phase is still transitional, wait; when
+ * the phase is done, open the next phase that still has work (ascending for deploy and unlock,
+ * descending otherwise); when nothing is left, complete. No timer is involved.
+ */
+export function decideNextPhase(
+  order: InstanceOrder,
+  openPhase: number,
+  elements: Readonly<Record<string, InstanceElement>>,
+  startPhaseOf: StartPhaseOf,
+): PhaseDecision {
+  const pending = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
+  if (pending.length === 0) {
+    return { kind: 'COMPLETE' };
+  }
+  const next = isForwardOrder(order) ? Math.min(...pending) : Math.max(...pending);
+  return next === openPhase ? { kind: 'WAIT' } : { kind: 'ADVANCE', phase: next };
+}
+
+/** The elements a phase message is about: the transitional ones of that phase. */
+export function elementsInPhase(
+  elements: Readonly<Record<string, InstanceElement>>,
+  phase: number,
+  startPhaseOf: StartPhaseOf,
+): InstanceElement[] {
+  return Object.values(elements).filter((element) => isElementTransitional(element) && startPhaseOf(element) === phase);
+}

@@ -1,0 +1,64 @@
+import type { InstanceOrder } from '../instance/instance-lifecycle';
+import type { DefinitionOrder } from '../definition/definition-lifecycle';
+
+/** A running or finished transition of one instance or definition (Heat's traversal). */
+export interface Operation {
+  readonly operationId: string;
+  readonly targetKind: 'INSTANCE' | 'DEFINITION';
+  readonly targetId: string;
+  readonly order: InstanceOrder | DefinitionOrder;
+  state: 'RUNNING' | 'COMPLETED' | 'FAILED' | 'SUPERSEDED';
+  /** Set once the deadline passed; late successful ACKs may still complete the operation. */
+  timedOut: boolean;
+  /** The open phase (instances) ; null for definitions. */
+  phase: number | null;
+  /** Epoch milliseconds. */
+  readonly startedAt: number;
+  deadlineAt: number;
+  finishedAt: number | null;
+}
+
+/** A message on its way to the bus, written in the same transaction as the state that caused it. */
+export interface OutboxRecord {
+  readonly topic: string;
+  readonly key: string | null;
+  readonly value: string;
+}
+
+/** One line of history (Heat events): who ordered what, each phase, each element result. */
+export interface OperationEvent {
+  readonly subjectId: string;
+  readonly operationId: string | null;
+  readonly event: string;
+  readonly detail: Record<string, unknown>;
+  /** Epoch milliseconds. */
+  readonly at: number;
+}
+
+export interface StoredEvent extends OperationEvent {
+  readonly sequence: number;
+}
+
+export interface OperationRepository {
+  insert(operation: Operation): Promise<void>;
+  update(operation: Operation): Promise<void>;
+  find(operationId: string): Promise<Operation | null>;
+  /** The running operation of an instance or definition, if any. */
+  findRunning(targetId: string): Promise<Operation | null>;
+  /** Remembers which operation and phase a sent message belongs to, so its ACKs can be matched. */
+  recordMessage(messageId: string, operationId: string, phase: number | null): Promise<void>;
+  findByMessage(messageId: string): Promise<{ operation: Operation; phase: number | null } | null>;
+  /** Running, not yet timed-out operations past their deadline, locked for this replica (SKIP LOCKED). */
+  claimOverdue(now: number, limit: number): Promise<Operation[]>;
+  /** Finished operations of a target, newest first. */
+  history(targetId: string, limit: number): Promise<Operation[]>;
+}
+
+export interface OutboxRepository {
+  add(records: readonly OutboxRecord[]): Promise<void>;
+}
+
+export interface EventRepository {
+  append(events: readonly OperationEvent[]): Promise<void>;
+  list(subjectId: string, limit: number): Promise<StoredEvent[]>;
+}

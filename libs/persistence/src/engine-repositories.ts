@@ -1,0 +1,222 @@
+import type {
+  EventRepository,
+  Operation,
+  OperationEvent,
+  OperationRepository,
+  OutboxRecord,
+  OutboxRepository,
+  StoredEvent,
+} from '@acm/domain';
+import type { EntityManager } from 'typeorm';
+
+interface OperationRow {
+  operation_id: string;
+  target_kind: Operation['targetKind'];
+  target_id: string;
+  order_name: Operation['order'];
+  state: Operation['state'];
+  timed_out: boolean;
+  phase: number | null;
+  started_at: Date;
+  deadline_at: Date;
+  finished_at: Date | null;
+}
+
+const OPERATION_COLUMNS =
+  'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at';
+
+function operationOf(row: OperationRow): Operation {
+  return {
+    operationId: row.operation_id,
+    targetKind: row.target_kind,
+    targetId: row.target_id,
+    order: row.order_name,
+    state: row.state,
+    timedOut: row.timed_out,
+    phase: row.phase,
+    startedAt: new Date(row.started_at).getTime(),
+    deadlineAt: new Date(row.deadline_at).getTime(),
+    finishedAt: row.finished_at === null ? null : new Date(row.finished_at).getTime(),
+  };
+}
+
+function dateOrNull(epochMs: number | null): Date | null {
+  return epochMs === null ? null : new Date(epochMs);
+}
+
+export class SqlOperationRepository implements OperationRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async insert(operation: Operation): Promise<void> {
+    await this.manager.query(
+      `INSERT INTO acm_operation (${OPERATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        operation.operationId,
+        operation.targetKind,
+        operation.targetId,
+        operation.order,
+        operation.state,
+        operation.timedOut,
+        operation.phase,
+        new Date(operation.startedAt),
+        new Date(operation.deadlineAt),
+        dateOrNull(operation.finishedAt),
+      ],
+    );
+  }
+
+  async update(operation: Operation): Promise<void> {
+    await this.manager.query(
+      `UPDATE acm_operation SET state = $2, timed_out = $3, phase = $4, deadline_at = $5, finished_at = $6
+       WHERE operation_id = $1`,
+      [
+        operation.operationId,
+        operation.state,
+        operation.timedOut,
+        operation.phase,
+        new Date(operation.deadlineAt),
+        dateOrNull(operation.finishedAt),
+      ],
+    );
+  }
+
+  async find(operationId: string): Promise<Operation | null> {
+    const rows: OperationRow[] = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE operation_id = $1`,
+      [operationId],
+    );
+    return rows[0] ? operationOf(rows[0]) : null;
+  }
+
+  async findRunning(targetId: string): Promise<Operation | null> {
+    const rows: OperationRow[] = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE target_id = $1 AND state = 'RUNNING'`,
+      [targetId],
+    );
+    return rows[0] ? operationOf(rows[0]) : null;
+  }
+
+  async recordMessage(messageId: string, operationId: string, phase: number | null): Promise<void> {
+    await this.manager.query(
+      `INSERT INTO acm_operation_message (message_id, operation_id, phase) VALUES ($1, $2, $3)`,
+      [messageId, operationId, phase],
+    );
+  }
+
+  async findByMessage(messageId: string): Promise<{ operation: Operation; phase: number | null } | null> {
+    const rows: Array<OperationRow & { message_phase: number | null }> = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS.split(', ')
+        .map((column) => `o.${column}`)
+        .join(', ')}, m.phase AS message_phase
+       FROM acm_operation_message m JOIN acm_operation o ON o.operation_id = m.operation_id
+       WHERE m.message_id = $1`,
+      [messageId],
+    );
+    const row = rows[0];
+    return row ? { operation: operationOf(row), phase: row.message_phase } : null;
+  }
+
+  async claimOverdue(now: number, limit: number): Promise<Operation[]> {
+    const rows: OperationRow[] = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS} FROM acm_operation
+       WHERE state = 'RUNNING' AND NOT timed_out AND deadline_at < $1
+       ORDER BY deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [new Date(now), limit],
+    );
+    return rows.map(operationOf);
+  }
+
+  async history(targetId: string, limit: number): Promise<Operation[]> {
+    const rows: OperationRow[] = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE target_id = $1 ORDER BY started_at DESC LIMIT $2`,
+      [targetId, limit],
+    );
+    return rows.map(operationOf);
+  }
+}
+
+export class SqlOutboxRepository implements OutboxRepository {
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly onWrite: () => void,
+  ) {}
+
+  async add(records: readonly OutboxRecord[]): Promise<void> {
+    if (records.length === 0) {
+      return;
+    }
+    await this.manager.query(
+      `INSERT INTO acm_outbox (topic, message_key, payload)
+       SELECT topic, message_key, payload FROM jsonb_to_recordset($1::jsonb) AS x(topic text, message_key text, payload text)`,
+      [JSON.stringify(records.map((record) => ({ topic: record.topic, message_key: record.key, payload: record.value })))],
+    );
+    this.onWrite();
+  }
+}
+
+export class SqlEventRepository implements EventRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async append(events: readonly OperationEvent[]): Promise<void> {
+    if (events.length === 0) {
+      return;
+    }
+    await this.manager.query(
+      `INSERT INTO acm_event (subject_id, operation_id, event, detail, at)
+       SELECT subject_id, operation_id, event, detail, at
+       FROM jsonb_to_recordset($1::jsonb) AS x(subject_id uuid, operation_id uuid, event text, detail jsonb, at timestamptz)`,
+      [
+        JSON.stringify(
+          events.map((event) => ({
+            subject_id: event.subjectId,
+            operation_id: event.operationId,
+            event: event.event,
+            detail: event.detail,
+            at: new Date(event.at).toISOString(),
+          })),
+        ),
+      ],
+    );
+  }
+
+  async list(subjectId: string, limit: number): Promise<StoredEvent[]> {
+    const rows: Array<{
+      sequence: string;
+      subject_id: string;
+      operation_id: string | null;
+      event: string;
+      detail: Record<string, unknown>;
+      at: Date;
+    }> = await this.manager.query(
+      `SELECT sequence, subject_id, operation_id, event, detail, at FROM acm_event
+       WHERE subject_id = $1 ORDER BY sequence LIMIT $2`,
+      [subjectId, limit],
+    );
+    return rows.map((row) => ({
+      sequence: Number(row.sequence),
+      subjectId: row.subject_id,
+      operationId: row.operation_id,
+      event: row.event,
+      detail: row.detail,
+      at: new Date(row.at).getTime(),
+    }));
+  }
+}
+
+/** A relay's view of the outbox: claim the oldest rows (SKIP LOCKED, so replicas share), then delete them once sent. */
+export async function claimOutbox(
+  manager: EntityManager,
+  limit: number,
+): Promise<Array<{ id: string; topic: string; key: string | null; value: string }>> {
+  const rows: Array<{ id: string; topic: string; message_key: string | null; payload: string }> = await manager.query(
+    `SELECT id, topic, message_key, payload FROM acm_outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit],
+  );
+  return rows.map((row) => ({ id: row.id, topic: row.topic, key: row.message_key, value: row.payload }));
+}
+
+export async function deleteOutbox(manager: EntityManager, ids: readonly string[]): Promise<void> {
+  if (ids.length > 0) {
+    await manager.query(`DELETE FROM acm_outbox WHERE id = ANY($1::bigint[])`, [ids]);
+  }
+}
