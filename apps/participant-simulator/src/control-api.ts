@@ -25,11 +25,21 @@ export const DEFAULT_SIM_PASSWORD = 'zb!XztG34';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
+ * A request as the control API reads it: Express adds `originalUrl` and, after a body parser, `body`
+ * (then used instead of the already consumed stream).
+ */
+export type ControlRequest = IncomingMessage & { originalUrl?: string; body?: unknown };
+
+/**
  * A `node:http` request listener that is also Express/Connect middleware. When a `next` callback is given
  * (mounted in an app), requests outside {@link SIM_CONTEXT_PATH} are passed on. Without one (standalone
  * server), the handler answers them itself: `/health`, or else 404.
  */
-export type ControlHandler = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void;
+export type ControlHandler = (
+  request: ControlRequest,
+  response: ServerResponse,
+  next?: (error?: unknown) => void,
+) => void;
 
 export interface ControlApiOptions {
   participant: Participant;
@@ -81,10 +91,7 @@ function send(response: ServerResponse, status: number, body?: unknown): void {
   response.end(text);
 }
 
-/** A request whose body an upstream middleware (e.g. Express' json parser) may already have read. */
-type MaybeParsed = IncomingMessage & { body?: unknown };
-
-async function readBody(request: MaybeParsed): Promise<unknown> {
+async function readBody(request: ControlRequest): Promise<unknown> {
   if (request.body !== undefined && !(Buffer.isBuffer(request.body) || typeof request.body === 'string')) {
     return request.body;
   }
@@ -194,12 +201,10 @@ function csv(value: string | null): string[] | undefined {
 
 /**
  * The control API as a request listener. It answers every path under {@link SIM_API_PATH}, plus
- * `GET /health` (also under the context path), which needs no authentication so it can serve probes.
- * Paths outside these answer 404.
+ * `GET <context>/health` and, when standalone, `GET /health`. Health needs no authentication, so it can
+ * serve probes. See {@link ControlHandler} for how other paths are treated.
  */
-export function createControlApi(
-  options: ControlApiOptions,
-): (request: IncomingMessage, response: ServerResponse) => void {
+export function createControlApi(options: ControlApiOptions): ControlHandler {
   const { participant, settings } = options;
 
   const route = async (
@@ -343,7 +348,10 @@ export function createControlApi(
     response.setHeader('X-MinorVersion', '0');
     response.setHeader('X-PatchVersion', '0');
 
-    if (method === 'GET' && (url.pathname === `${SIM_CONTEXT_PATH}/health` || (next === undefined && url.pathname === '/health'))) {
+    if (
+      method === 'GET' &&
+      (url.pathname === `${SIM_CONTEXT_PATH}/health` || (next === undefined && url.pathname === '/health'))
+    ) {
       send(response, 200, {
         status: 'UP',
         participantId: participant.participantId,

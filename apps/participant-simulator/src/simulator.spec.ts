@@ -1,6 +1,7 @@
 import { InMemoryMessageBus } from '@acm/messaging';
 import { ManualTimers, ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk';
 import type { TestElement } from '@acm/participant-sdk';
+import express from 'express';
 import request from 'supertest';
 
 import { DEFAULT_SIM_PASSWORD, DEFAULT_SIM_USER, SIM_API_PATH } from './control-api';
@@ -313,6 +314,25 @@ describe('participant simulator', () => {
         ],
       });
       expect((await api(h).put('/compositiondatas', { ...body, compositionId: INSTANCE })).status).toBe(404);
+    });
+
+    it('works as Express middleware next to other routes, with a body already parsed', async () => {
+      const h = await harness();
+      const app = express();
+      app.use(express.json());
+      app.use(h.simulator.controlHandler);
+      app.get('/health', (_request, response) => {
+        response.json({ owner: 'runtime' });
+      });
+      expect((await request(app).get('/health')).body).toEqual({ owner: 'runtime' });
+      expect((await request(app).get('/onap/policy/simparticipant/health')).body).toMatchObject({ status: 'UP' });
+      const put = await request(app)
+        .put(`${SIM_API_PATH}/parameters`)
+        .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD)
+        .send({ reviewSuccess: 'ignored', review: false });
+      expect(put.status).toBe(200);
+      expect(h.simulator.settings.config.review).toBe(false);
+      expect((await request(app).get(`${SIM_API_PATH}/parameters`)).status).toBe(401);
     });
 
     it('answers 405 for a wrong method on a known path', async () => {

@@ -2,14 +2,13 @@
  * Builds ONAP's simulator participant on any MessageBus. `main.ts` runs it on Kafka with its own HTTP
  * server. The runtime can embed it on its in-memory bus and mount `controlHandler` in its own app.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
 import type { ParticipantTopics, Uuid } from '@acm/contracts';
 import type { MessageBus } from '@acm/messaging';
 import { Participant } from '@acm/participant-sdk';
 import type { ParticipantLogger, ParticipantTimers, SupportedElementType } from '@acm/participant-sdk';
 
 import { DEFAULT_SIM_PASSWORD, DEFAULT_SIM_USER, createControlApi } from './control-api';
+import type { ControlHandler } from './control-api';
 import { startupSimConfig } from './sim-config';
 import type { SimConfig, SimOperation } from './sim-config';
 import { SimConfigHolder, createSimulatorHandler } from './simulator-handler';
@@ -51,10 +50,10 @@ export interface Simulator {
   settings: SimConfigHolder;
   /**
    * The control API (`/onap/policy/simparticipant/v2/...` and `/health`) as a `node:http` request listener.
-   * Use it with `http.createServer(controlHandler)`, or mount it in Express with `app.use(controlHandler)`
-   * (the full path is matched, so do not mount it under a prefix).
+   * Use it with `http.createServer(controlHandler)`, or as Express middleware with `app.use(controlHandler)`:
+   * there it answers only paths under `/onap/policy/simparticipant` and passes everything else to `next`.
    */
-  controlHandler: (request: IncomingMessage, response: ServerResponse) => void;
+  controlHandler: ControlHandler;
   /** Starts the participant when it was created with `start: false`. */
   start(): Promise<void>;
   /** Stops the participant (DEREGISTER). The bus belongs to the caller and stays open. */
