@@ -16,5 +16,5 @@ describe('PostgreSQL test service', () => {
     } finally {
       await client.end();
     }
-  });
+  }, 30_000);
 });

@@ -5,6 +5,7 @@ import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { CommissioningService } from './application/commissioning.service';
+import { HistoryService } from './application/history.service';
 import { InstantiationService } from './application/instantiation.service';
 import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './application/template-reader';
@@ -15,6 +16,7 @@ import { EngineMetrics } from './engine/engine-metrics';
 import { OperationEngine } from './engine/operation-engine';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
 import { CompositionsController } from './http/compositions.controller';
+import { HistoryController } from './http/history.controller';
 import { HealthController } from './http/health.controller';
 import { RuntimeMetrics } from './http/http-metrics';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
@@ -59,6 +61,7 @@ export class RuntimeModule {
         InstancesController,
         ParticipantsController,
         HealthController,
+        HistoryController,
       ],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
@@ -75,6 +78,7 @@ export class RuntimeModule {
         CommissioningService,
         InstantiationService,
         ParticipantsService,
+        HistoryService,
         OperationEngine,
         ParticipantProtocolService,
         OutboxRelay,

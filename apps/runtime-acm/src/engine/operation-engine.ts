@@ -186,7 +186,8 @@ export class OperationEngine {
         return;
       }
       const operation = matched ? matched.operation : await store.operations.findRunning(instanceId);
-      if (!operation || operation.state !== 'RUNNING') {
+      // A FAILED operation still records the results of its other elements (as ONAP does); it never advances.
+      if (!operation || (operation.state !== 'RUNNING' && operation.state !== 'FAILED')) {
         this.ignored('STALE', `ACK for instance ${instanceId} answers an operation that is no longer running`);
         return;
       }

@@ -14,6 +14,7 @@ import type {
   PropertiesUpdate,
 } from '@acm/contracts';
 import { encodeMessage, topicFor } from '@acm/contracts';
+import { isElementTransitional } from '@acm/domain';
 import type { OutboxRecord } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 
@@ -90,7 +91,8 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
     participantIdList: participantsOf(elements),
     startPhase: input.phase,
     firstStartPhase: input.firstPhase,
-    participantDtoList: participantDtos(instance, info, elements),
+    // Only elements that still have work are described: a retry redoes what failed, nothing else.
+    participantDtoList: participantDtos(instance, info, elements.filter(isElementTransitional)),
   };
   if (input.order === 'DEPLOY') {
     const deploy: AutomationCompositionDeploy = {
@@ -103,7 +105,7 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
           .map((element) => ({
             id: element.id,
             definition: element.definition,
-            orderedState: 'DEPLOY' as const,
+            orderedState: isElementTransitional(element) ? ('DEPLOY' as const) : ('NONE' as const),
             migrationState: element.migrationState,
             properties: element.properties,
           })),

@@ -1,0 +1,49 @@
+import type { Operation, StoredEvent } from '@acm/domain';
+import { DomainError, UnitOfWork } from '@acm/domain';
+import { Injectable } from '@nestjs/common';
+import { formatLastMsg } from './views';
+
+export interface HistoryView {
+  operations: Array<
+    Omit<Operation, 'startedAt' | 'deadlineAt' | 'finishedAt'> & {
+      startedAt: string;
+      deadlineAt: string;
+      finishedAt?: string;
+      durationMs?: number;
+    }
+  >;
+  events: Array<Omit<StoredEvent, 'at'> & { at: string }>;
+}
+
+/** The append-only history of a definition or instance: its operations and every event, oldest first. */
+@Injectable()
+export class HistoryService {
+  constructor(private readonly unitOfWork: UnitOfWork) {}
+
+  async of(compositionId: string, instanceId?: string, limit = 1000): Promise<HistoryView> {
+    return this.unitOfWork.read(async (store) => {
+      if (instanceId === undefined) {
+        if (!(await store.definitions.find(compositionId))) {
+          throw new DomainError('NOT_FOUND', `Automation composition definition ${compositionId} not found`);
+        }
+      }
+      const subjectId = instanceId ?? compositionId;
+      const [operations, events] = await Promise.all([
+        store.operations.history(subjectId, limit),
+        store.events.list(subjectId, limit),
+      ]);
+      if (instanceId !== undefined && operations.length === 0 && !(await store.instances.find(instanceId))) {
+        throw new DomainError('NOT_FOUND', `Automation composition instance ${instanceId} not found`);
+      }
+      return {
+        operations: operations.map(({ startedAt, deadlineAt, finishedAt, ...rest }) => ({
+          ...rest,
+          startedAt: formatLastMsg(startedAt),
+          deadlineAt: formatLastMsg(deadlineAt),
+          ...(finishedAt !== null ? { finishedAt: formatLastMsg(finishedAt), durationMs: finishedAt - startedAt } : {}),
+        })),
+        events: events.map((event) => ({ ...event, at: formatLastMsg(event.at) })),
+      };
+    });
+  }
+}

@@ -1,0 +1,304 @@
+import { randomUUID } from 'node:crypto';
+import { MessageBus } from '@acm/messaging';
+import { SupervisionScheduler } from '../apps/runtime-acm/src/supervision/supervision.scheduler';
+import type { RuntimeHarness } from './support/runtime-harness';
+import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
+import { ScriptedParticipant, eventually } from './support/scripted-participant';
+
+const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
+const threePhaseYaml = readRepoFile('tosca/examples/sim-three-phase.yaml');
+const threePhaseInstance = readRepoFile('tosca/examples/instances/sim-three-phase.json');
+
+interface Instance {
+  deployState: string;
+  lockState: string;
+  stateChangeResult: string;
+  phase?: number;
+  elements: Record<string, { deployState: string; lockState: string; outProperties: Record<string, unknown> }>;
+}
+
+interface HistoryEvent {
+  event: string;
+  detail: Record<string, unknown>;
+  operationId: string;
+}
+
+describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () => {
+  let runtime: RuntimeHarness;
+  let participant: ScriptedParticipant;
+  let compositionId: string;
+
+  beforeAll(async () => {
+    // An hour-long supervision period: every advance below is driven by ACKs alone.
+    runtime = await startRuntime({ HEART_BEAT: '3600000' });
+    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
+    await participant.start();
+    await eventually('the participant to register', async () => {
+      const response = await runtime.http.get(`${BASE}/participants/${participant.participantId}`);
+      return response.status === 200 ? true : undefined;
+    });
+    const created = await runtime.http
+      .post(`${BASE}/compositions`)
+      .set('Content-Type', 'application/yaml')
+      .send(threePhaseYaml)
+      .expect(201);
+    compositionId = (created.body as { compositionId: string }).compositionId;
+    await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
+    await eventually('PRIMED', async () => {
+      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200);
+      return (got.body as { state: string }).state === 'PRIMED' ? true : undefined;
+    });
+  });
+
+  afterAll(async () => {
+    await participant.stop();
+    await runtime.close();
+  });
+
+  async function createInstance(): Promise<string> {
+    const body = JSON.parse(threePhaseInstance.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as {
+      name: string;
+      elements: Record<string, { id: string }>;
+    };
+    const elements = Object.fromEntries(
+      Object.values(body.elements).map((element) => {
+        const id = randomUUID();
+        return [id, { ...element, id }];
+      }),
+    );
+    const created = await runtime.http
+      .post(`${BASE}/compositions/${compositionId}/instances`)
+      .send({ ...body, name: `${body.name}-${randomUUID().slice(0, 8)}`, elements })
+      .expect(201);
+    return (created.body as { instanceId: string }).instanceId;
+  }
+
+  async function instance(instanceId: string): Promise<Instance> {
+    return (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+      .body as Instance;
+  }
+
+  async function order(instanceId: string, body: Record<string, string>): Promise<void> {
+    await runtime.http.put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).send(body).expect(202);
+  }
+
+  async function until(instanceId: string, deployState: string, lockState: string): Promise<Instance> {
+    return eventually(`${deployState}/${lockState}`, async () => {
+      const current = await instance(instanceId);
+      return current.deployState === deployState && current.lockState === lockState && current.phase === undefined
+        ? current
+        : undefined;
+    });
+  }
+
+  async function events(instanceId: string): Promise<HistoryEvent[]> {
+    const history = await runtime.http
+      .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/history`)
+      .expect(200);
+    return (history.body as { events: HistoryEvent[] }).events;
+  }
+
+  function phasesStarted(list: HistoryEvent[], operationId: string): unknown[] {
+    return list
+      .filter((event) => event.operationId === operationId && event.event === 'PHASE_STARTED')
+      .map((event) => event.detail['phase']);
+  }
+
+  it('deploys phase by phase in ascending order and undeploys in descending order, driven by ACKs', async () => {
+    const instanceId = await createInstance();
+    await order(instanceId, { deployOrder: 'DEPLOY' });
+    const deployed = await until(instanceId, 'DEPLOYED', 'LOCKED');
+    expect(deployed.stateChangeResult).toBe('NO_ERROR');
+    expect(Object.values(deployed.elements).every((element) => element.deployState === 'DEPLOYED')).toBe(true);
+    expect(Object.values(deployed.elements)[0]?.outProperties).toEqual({ answeredBy: participant.replicaId });
+
+    const deployEvents = await events(instanceId);
+    const deployOperation = deployEvents.find((event) => event.event === 'ORDERED')!.operationId;
+    expect(phasesStarted(deployEvents, deployOperation)).toEqual([0, 1, 2]);
+    const resultPhases = deployEvents
+      .filter((event) => event.operationId === deployOperation && event.event === 'ELEMENT_RESULT')
+      .map((event) => event.detail['phase']);
+    expect(resultPhases).toEqual([0, 0, 1, 1, 2, 2]);
+    expect(deployEvents.filter((event) => event.operationId === deployOperation).at(-1)?.event).toBe('COMPLETED');
+
+    await order(instanceId, { deployOrder: 'UNDEPLOY' });
+    await until(instanceId, 'UNDEPLOYED', 'NONE');
+    const all = await events(instanceId);
+    const undeployOperation = all.filter((event) => event.event === 'ORDERED').at(-1)!.operationId;
+    expect(phasesStarted(all, undeployOperation)).toEqual([2, 1, 0]);
+    const handledPhases = participant.handled
+      .filter((work) => work.order === 'UNDEPLOY' && Object.keys(deployed.elements).includes(work.elementId))
+      .map((work) => work.phase);
+    expect(handledPhases).toEqual([2, 2, 1, 1, 0, 0]);
+  });
+
+  it('unlocks and locks, then deletes the instance row', async () => {
+    const instanceId = await createInstance();
+    await order(instanceId, { deployOrder: 'DEPLOY' });
+    await until(instanceId, 'DEPLOYED', 'LOCKED');
+    await order(instanceId, { lockOrder: 'UNLOCK' });
+    await until(instanceId, 'DEPLOYED', 'UNLOCKED');
+    await order(instanceId, { lockOrder: 'LOCK' });
+    await until(instanceId, 'DEPLOYED', 'LOCKED');
+    await order(instanceId, { deployOrder: 'UNDEPLOY' });
+    await until(instanceId, 'UNDEPLOYED', 'NONE');
+    await runtime.http.delete(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(202);
+    await eventually('the instance to disappear', async () => {
+      const response = await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`);
+      return response.status === 404 ? true : undefined;
+    });
+    const history = await events(instanceId);
+    expect(history.filter((event) => event.event === 'COMPLETED').map((event) => event.detail['deployState'])).toEqual([
+      'DEPLOYED',
+      'DEPLOYED',
+      'DEPLOYED',
+      'UNDEPLOYED',
+      'DELETED',
+    ]);
+  });
+
+  it('ignores duplicated, stale and out-of-phase ACKs', async () => {
+    const instanceId = await createInstance();
+    participant.autoAnswer = false;
+    try {
+      await order(instanceId, { deployOrder: 'DEPLOY' });
+      const phase0 = await eventually('the phase-0 message', async () => participant.phaseMessages(instanceId)[0]);
+      const phase0Elements = participant.myElements(phase0);
+      expect(phase0Elements).toHaveLength(2);
+
+      // An ACK claiming a phase-2 element while phase 0 is open changes nothing.
+      const phase2Element = Object.entries((await instance(instanceId)).elements).find(
+        ([id]) => !phase0Elements.includes(id),
+      )![0];
+      await participant.ack(phase0, [phase2Element]);
+      // Half of phase 0, then the same ACK twice.
+      await participant.ack(phase0, [phase0Elements[0]!]);
+      await participant.ack(phase0, [phase0Elements[0]!]);
+      await eventually('the first element to be deployed', async () => {
+        const current = await instance(instanceId);
+        return current.elements[phase0Elements[0]!]?.deployState === 'DEPLOYED' ? current : undefined;
+      });
+      const midway = await instance(instanceId);
+      expect(midway.phase).toBe(0);
+      expect(midway.elements[phase2Element]?.deployState).toBe('DEPLOYING');
+      expect(participant.phaseMessages(instanceId)).toHaveLength(1);
+
+      // The rest of phase 0 opens phase 1; a late duplicate of the phase-0 ACK changes nothing.
+      await participant.ack(phase0, [phase0Elements[1]!]);
+      const phase1 = await eventually('the phase-1 message', async () => participant.phaseMessages(instanceId)[1]);
+      expect(phase1.startPhase).toBe(1);
+      await participant.ack(phase0, phase0Elements);
+      await participant.ack(phase1, participant.myElements(phase1));
+      const phase2 = await eventually('the phase-2 message', async () => participant.phaseMessages(instanceId)[2]);
+      await participant.ack(phase2, participant.myElements(phase2));
+      await until(instanceId, 'DEPLOYED', 'LOCKED');
+
+      // Once undeploy runs, replaying the whole deploy operation's ACKs is stale.
+      await order(instanceId, { deployOrder: 'UNDEPLOY' });
+      const undeploy2 = await eventually('the undeploy message', async () => participant.phaseMessages(instanceId)[3]);
+      expect(undeploy2.startPhase).toBe(2);
+      for (const message of [phase0, phase1, phase2]) {
+        await participant.ack(message, participant.myElements(message));
+      }
+      const stillUndeploying = await instance(instanceId);
+      expect(stillUndeploying.deployState).toBe('UNDEPLOYING');
+      expect(Object.values(stillUndeploying.elements).filter((e) => e.deployState === 'DEPLOYED')).toHaveLength(0);
+      expect(participant.phaseMessages(instanceId)).toHaveLength(4);
+    } finally {
+      participant.autoAnswer = true;
+    }
+  });
+
+  it('marks FAILED on a failed element and retries only what did not finish', async () => {
+    const instanceId = await createInstance();
+    const elementIds = Object.keys((await instance(instanceId)).elements);
+    const before = participant.handled.length;
+    participant.failing.add(elementIds[2]!);
+    await order(instanceId, { deployOrder: 'DEPLOY' });
+    // FAILED, and the other phase-1 element answered too: three elements DEPLOYED, the failed one back to UNDEPLOYED.
+    const failed = await eventually('FAILED with phase 1 answered', async () => {
+      const current = await instance(instanceId);
+      const deployedCount = Object.values(current.elements).filter((e) => e.deployState === 'DEPLOYED').length;
+      return current.stateChangeResult === 'FAILED' && deployedCount === 3 ? current : undefined;
+    });
+    expect(failed.elements[elementIds[2]!]?.deployState).toBe('UNDEPLOYED');
+    expect(failed.deployState).toBe('DEPLOYING');
+    participant.failing.clear();
+    const attemptsBefore = participant.handled.slice(before).map((work) => work.elementId);
+    await order(instanceId, { deployOrder: 'DEPLOY' });
+    await until(instanceId, 'DEPLOYED', 'LOCKED');
+    const retried = participant.handled
+      .slice(before + attemptsBefore.length)
+      .filter((work) => elementIds.includes(work.elementId))
+      .map((work) => work.elementId);
+    // Elements that had already reached DEPLOYED are not deployed again.
+    const alreadyDone = attemptsBefore.filter((id) => id !== elementIds[2]);
+    expect(retried.filter((id) => alreadyDone.includes(id))).toEqual([]);
+    expect(retried).toContain(elementIds[2]);
+  });
+
+  it('flags TIMEOUT after deployTimeoutMs when nobody answers, and a late success still completes', async () => {
+    const instanceId = await createInstance();
+    const current = await instance(instanceId);
+    const body = JSON.parse(threePhaseInstance.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as Record<
+      string,
+      unknown
+    >;
+    await runtime.http
+      .post(`${BASE}/compositions/${compositionId}/instances`)
+      .send({
+        ...body,
+        instanceId,
+        name: (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)).body.name,
+        elements: Object.fromEntries(
+          Object.entries(current.elements).map(([id, element]) => [
+            id,
+            { ...element, id, properties: { deployTimeoutMs: 1 } },
+          ]),
+        ),
+      })
+      .expect(200);
+    participant.autoAnswer = false;
+    try {
+      await order(instanceId, { deployOrder: 'DEPLOY' });
+      const phase0 = await eventually('the phase-0 message', async () => participant.phaseMessages(instanceId)[0]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await runtime.app.get(SupervisionScheduler).tick();
+      const timedOut = await instance(instanceId);
+      expect(timedOut.stateChangeResult).toBe('TIMEOUT');
+      expect(timedOut.deployState).toBe('DEPLOYING');
+      participant.autoAnswer = true;
+      await participant.ack(phase0, participant.myElements(phase0));
+      const phase1 = await eventually('phase 1', async () => participant.phaseMessages(instanceId)[1]);
+      await participant.ack(phase1, participant.myElements(phase1));
+      const phase2 = await eventually('phase 2', async () => participant.phaseMessages(instanceId)[2]);
+      await participant.ack(phase2, participant.myElements(phase2));
+      const done = await until(instanceId, 'DEPLOYED', 'LOCKED');
+      expect(done.stateChangeResult).toBe('NO_ERROR');
+    } finally {
+      participant.autoAnswer = true;
+    }
+  });
+
+  it('deprimes and deletes the definition once its instances are gone', async () => {
+    const created = await runtime.http
+      .post(`${BASE}/compositions`)
+      .set('Content-Type', 'application/yaml')
+      .send(threePhaseYaml.replace('name: acm.example.SimThreePhase', 'name: acm.example.SimThreePhase.Deprime'))
+      .expect(201);
+    const id = (created.body as { compositionId: string }).compositionId;
+    await runtime.http.put(`${BASE}/compositions/${id}`).send({ primeOrder: 'PRIME' }).expect(202);
+    await eventually('PRIMED', async () => {
+      const got = await runtime.http.get(`${BASE}/compositions/${id}`).expect(200);
+      return (got.body as { state: string }).state === 'PRIMED' ? true : undefined;
+    });
+    await runtime.http.put(`${BASE}/compositions/${id}`).send({ primeOrder: 'DEPRIME' }).expect(202);
+    await eventually('COMMISSIONED', async () => {
+      const got = await runtime.http.get(`${BASE}/compositions/${id}`).expect(200);
+      return (got.body as { state: string }).state === 'COMMISSIONED' ? true : undefined;
+    });
+    await runtime.http.delete(`${BASE}/compositions/${id}`).expect(200);
+    const history = (await runtime.http.get(`${BASE}/compositions/${id}`)).status;
+    expect(history).toBe(404);
+  });
+});
