@@ -1,0 +1,425 @@
+#!/usr/bin/env bash
+# Start (or reuse) the services the integration/e2e tests need: PostgreSQL 15 and a
+# single-node Kafka 4.x (KRaft). Idempotent and quiet: one line per service, details only
+# on failure. See docs/services.md. Stop with scripts/services-down.sh.
+#
+#   ACM_PG_PORT        PostgreSQL port            (default 55432)
+#   ACM_KAFKA_PORT     Kafka PLAINTEXT port        (default 9092; controller uses +1)
+#   ACM_KAFKA_VERSION  org.apache.kafka:kafka_2.13 (default 4.4.0)
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SERVICES_DIR="$REPO/.services"
+
+PG_PORT="${ACM_PG_PORT:-55432}"
+PG_BIN=/usr/lib/postgresql/15/bin
+PG_USER=acm
+PG_PASSWORD=acm
+PG_DB=acm
+
+KAFKA_PORT="${ACM_KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT=$((KAFKA_PORT + 1))
+KAFKA_VERSION="${ACM_KAFKA_VERSION:-4.4.0}"
+KAFKA_DIR="$SERVICES_DIR/kafka"
+KAFKA_CACHE="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/acm-runtime/kafka-$KAFKA_VERSION"
+KAFKA_TOPICS=(policy-acruntime-participant acm-ppnt-sync)
+KAFKA_PARTITIONS=10
+
+export DEBIAN_FRONTEND=noninteractive
+export PGCONNECT_TIMEOUT=5
+
+mkdir -p "$SERVICES_DIR"
+STEP_LOG="$SERVICES_DIR/services-up.log"
+: >"$STEP_LOG"
+
+# One services-up at a time (npm scripts may call it concurrently).
+exec 9>"$SERVICES_DIR/.lock"
+flock 9
+
+die() {
+  echo "services-up: $*" >&2
+  exit 1
+}
+
+# Run a command quietly; on failure show its output and stop.
+quiet() {
+  if ! "$@" >>"$STEP_LOG" 2>&1; then
+    echo "services-up: command failed: $*" >&2
+    tail -n 40 "$STEP_LOG" >&2
+    exit 1
+  fi
+}
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then
+    quiet apt-get update -qq
+    apt_updated=1
+  fi
+  quiet apt-get install -y -qq --no-install-recommends "$@"
+}
+
+port_open() {
+  timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null
+}
+
+# Is $1 a live process whose command line contains $2?
+pid_matches() {
+  local pid=$1 pattern=$2 cmdline
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
+  [[ "$cmdline" == *"$pattern"* ]]
+}
+
+# ---------------------------------------------------------------------------------------
+# PostgreSQL
+# ---------------------------------------------------------------------------------------
+
+pg_url="postgres://$PG_USER:$PG_PASSWORD@127.0.0.1:$PG_PORT/$PG_DB"
+
+# Does a server on PG_PORT accept acm/acm/acm?
+pg_answers() {
+  local psql isready
+  psql="$(command -v "$PG_BIN/psql" psql 2>/dev/null | head -n 1 || true)"
+  isready="$(command -v "$PG_BIN/pg_isready" pg_isready 2>/dev/null | head -n 1 || true)"
+  if [ -n "$psql" ] && [ -n "$isready" ]; then
+    "$isready" -q -h 127.0.0.1 -p "$PG_PORT" -t 3 || return 1
+    [ "$(PGPASSWORD="$PG_PASSWORD" "$psql" -X -q -w -t -A -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" -d "$PG_DB" \
+      -c 'SELECT 1' 2>/dev/null)" = 1 ]
+  elif [ -d "$REPO/node_modules/pg" ]; then
+    port_open "$PG_PORT" || return 1
+    (cd "$REPO" && node -e '
+      const c = new (require("pg").Client)({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 });
+      c.connect().then(() => c.query("SELECT 1")).then(() => c.end()).then(() => process.exit(0), () => process.exit(1));
+    ' "$pg_url") >/dev/null 2>&1
+  else
+    return 1
+  fi
+}
+
+# Where the cluster lives: inside the repo when the postgres user can reach it, otherwise
+# (checkout under a directory postgres cannot traverse, e.g. /root) in /tmp.
+pg_choose_dir() {
+  local candidate="$SERVICES_DIR/postgres"
+  mkdir -p "$candidate"
+  chown postgres:postgres "$candidate"
+  chmod 700 "$candidate"
+  if runuser -u postgres -- test -w "$candidate" 2>/dev/null; then
+    PG_DIR="$candidate"
+  else
+    rmdir "$candidate" 2>/dev/null || true
+    PG_DIR="/tmp/acm-services-$(printf '%s' "$REPO" | sha256sum | cut -c1-12)/postgres"
+    mkdir -p "$PG_DIR"
+    chmod 755 "$(dirname "$PG_DIR")"
+    chown postgres:postgres "$PG_DIR"
+    chmod 700 "$PG_DIR"
+  fi
+  printf '%s\n' "$PG_DIR" >"$SERVICES_DIR/postgres.dir"
+  PG_DATA="$PG_DIR/data"
+}
+
+# fd 9 holds the services lock: never let a daemon inherit it.
+pg_as() {
+  (cd / && runuser -u postgres -- "$@") 9>&-
+}
+
+# Is the postmaster of OUR data dir running? (pid alive and its cwd is our data dir)
+pg_ours_running() {
+  local pid
+  [ -f "$PG_DATA/postmaster.pid" ] || return 1
+  pid="$(head -n 1 "$PG_DATA/postmaster.pid" 2>/dev/null || true)"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$PG_DATA" ]
+}
+
+pg_ensure_installed() {
+  if [ ! -x "$PG_BIN/postgres" ] || [ ! -x "$PG_BIN/psql" ]; then
+    # The package may create and start Debian's default cluster on 5432: we leave it alone.
+    apt_install postgresql-15 postgresql-client-15
+  fi
+  [ -x "$PG_BIN/postgres" ] || die "postgresql-15 did not install $PG_BIN/postgres"
+  id postgres >/dev/null 2>&1 || die "no 'postgres' OS user (expected from the postgresql-15 package)"
+}
+
+pg_initdb() {
+  local pwfile="$PG_DIR/.pwfile"
+  rm -rf "$PG_DATA"
+  printf '%s\n' "$PG_PASSWORD" >"$pwfile"
+  chown postgres:postgres "$pwfile"
+  chmod 600 "$pwfile"
+  # acm is the bootstrap superuser (tests may create databases); password auth over TCP.
+  quiet pg_as "$PG_BIN/initdb" -D "$PG_DATA" -U "$PG_USER" --pwfile="$pwfile" \
+    --auth-host=scram-sha-256 --auth-local=trust --encoding=UTF8 --locale=C.UTF-8
+  rm -f "$pwfile"
+  cat >>"$PG_DATA/postgresql.conf" <<EOF
+
+# --- acm-runtime test cluster (scripts/services-up.sh) ---
+listen_addresses = '127.0.0.1'
+unix_socket_directories = ''
+max_connections = 200
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+shared_buffers = 128MB
+logging_collector = off
+log_min_messages = warning
+EOF
+}
+
+pg_start() {
+  rm -f "$PG_DATA/postmaster.pid"
+  touch "$PG_DIR/postgres.log"
+  chown postgres:postgres "$PG_DIR/postgres.log"
+  if ! pg_as "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_DIR/postgres.log" -o "-p $PG_PORT" -w -t 60 start \
+    >>"$STEP_LOG" 2>&1; then
+    echo "services-up: PostgreSQL did not start; tail of $PG_DIR/postgres.log:" >&2
+    tail -n 30 "$PG_DIR/postgres.log" >&2
+    exit 1
+  fi
+}
+
+pg_stop_ours() {
+  if pg_ours_running; then
+    quiet pg_as "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 stop
+  fi
+}
+
+pg_ensure_database() {
+  local exists
+  exists="$(PGPASSWORD="$PG_PASSWORD" "$PG_BIN/psql" -X -q -w -t -A -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" \
+    -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$PG_DB'")"
+  if [ "$exists" != 1 ]; then
+    quiet env PGPASSWORD="$PG_PASSWORD" "$PG_BIN/psql" -X -q -w -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" \
+      -d postgres -c "CREATE DATABASE $PG_DB OWNER $PG_USER"
+  fi
+}
+
+postgres_up() {
+  if pg_answers; then
+    echo "postgres: reused 127.0.0.1:$PG_PORT ($pg_url)"
+    return
+  fi
+  pg_ensure_installed
+  pg_choose_dir
+  if port_open "$PG_PORT" && ! pg_ours_running; then
+    die "port $PG_PORT is taken by something that does not accept $PG_USER/$PG_PASSWORD/$PG_DB; set ACM_PG_PORT"
+  fi
+  # Ours but not answering properly (half-started run, other port): restart it.
+  pg_stop_ours
+  if [ ! -f "$PG_DIR/.initialized" ] || [ ! -f "$PG_DATA/PG_VERSION" ]; then
+    rm -f "$PG_DIR/.initialized"
+    pg_initdb
+    pg_start
+    pg_ensure_database
+    touch "$PG_DIR/.initialized"
+  else
+    pg_start
+    pg_ensure_database
+  fi
+  pg_answers || die "PostgreSQL started but $pg_url does not answer; see $PG_DIR/postgres.log"
+  echo "postgres: started 127.0.0.1:$PG_PORT ($pg_url; data $PG_DATA)"
+}
+
+# ---------------------------------------------------------------------------------------
+# Kafka
+# ---------------------------------------------------------------------------------------
+
+KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT"
+KAFKA_PID_FILE="$KAFKA_DIR/kafka.pid"
+KAFKA_LOG="$KAFKA_DIR/kafka.log"
+
+kafka_admin() {
+  (cd "$REPO" && node scripts/kafka-admin.js "$@")
+}
+
+kafka_answers() {
+  port_open "$KAFKA_PORT" && kafka_admin ping "$KAFKA_BROKERS" 5000 >/dev/null 2>&1
+}
+
+kafka_our_pid() {
+  local pid
+  pid="$(cat "$KAFKA_PID_FILE" 2>/dev/null || true)"
+  if pid_matches "$pid" 'kafka.Kafka'; then
+    echo "$pid"
+  fi
+}
+
+kafka_ensure_java() {
+  if ! command -v java >/dev/null 2>&1; then
+    apt_install openjdk-17-jre-headless
+  fi
+  local major
+  major="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+  [ "${major%%.*}" -ge 17 ] 2>/dev/null || die "Kafka $KAFKA_VERSION needs Java 17+, found '${major:-none}'"
+}
+
+# Resolve kafka_2.13 and its runtime classpath once into a per-user cache.
+kafka_ensure_libs() {
+  KAFKA_LIBS="$KAFKA_CACHE/libs"
+  if [ -f "$KAFKA_CACHE/.complete" ] && [ -f "$KAFKA_LIBS/kafka_2.13-$KAFKA_VERSION.jar" ]; then
+    return
+  fi
+  if ! command -v mvn >/dev/null 2>&1; then
+    apt_install maven
+  fi
+  local tmp="$KAFKA_CACHE/libs.tmp.$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  local mvn_args=(-B -q -Dstyle.color=never -f "$REPO/scripts/kafka/pom.xml" dependency:copy-dependencies
+    -Dkafka.version="$KAFKA_VERSION" -DincludeScope=runtime -DoutputDirectory="$tmp")
+  # Offline first (instant when ~/.m2 already has everything), then online.
+  if ! mvn -o "${mvn_args[@]}" >>"$STEP_LOG" 2>&1; then
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    quiet mvn "${mvn_args[@]}"
+  fi
+  [ -f "$tmp/kafka_2.13-$KAFKA_VERSION.jar" ] || die "maven did not produce kafka_2.13-$KAFKA_VERSION.jar"
+  rm -rf "$KAFKA_LIBS"
+  mv "$tmp" "$KAFKA_LIBS"
+  touch "$KAFKA_CACHE/.complete"
+}
+
+kafka_write_config() {
+  mkdir -p "$KAFKA_DIR/data"
+  cat >"$KAFKA_DIR/server.properties" <<EOF
+# Generated by scripts/services-up.sh - single node KRaft (broker + controller), tests only.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$KAFKA_DIR/data
+num.partitions=10
+default.replication.factor=1
+auto.create.topics.enable=true
+delete.topic.enable=true
+group.initial.rebalance.delay.ms=0
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=10
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=10
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+log.retention.hours=24
+log.segment.bytes=16777216
+EOF
+  # Broker log: WARN (plus start/stop lines) to stdout, redirected to kafka.log; per-partition
+  # INFO lines would be thousands per test run. Tools: WARN to stderr.
+  cat >"$KAFKA_DIR/log4j2.properties" <<'EOF'
+status = warn
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.out.ref = OUT
+logger.server.name = kafka.server.KafkaRaftServer
+logger.server.level = INFO
+logger.shutdown.name = kafka.Kafka
+logger.shutdown.level = INFO
+EOF
+  cat >"$KAFKA_DIR/log4j2-tools.properties" <<'EOF'
+status = warn
+appender.err.type = Console
+appender.err.name = ERR
+appender.err.target = SYSTEM_ERR
+appender.err.layout.type = PatternLayout
+appender.err.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.err.ref = ERR
+EOF
+}
+
+# Kafka data is scratch: every fresh start formats an empty log dir. Reloading thousands of
+# leftover test partitions would make a restart take 15 s+ instead of ~5 s.
+kafka_format() {
+  rm -rf "$KAFKA_DIR/data"
+  mkdir -p "$KAFKA_DIR/data"
+  local cluster_id
+  cluster_id="$(java -cp "$KAFKA_LIBS/*" -Dlog4j2.configurationFile="$KAFKA_DIR/log4j2-tools.properties" \
+    kafka.tools.StorageTool random-uuid 2>>"$STEP_LOG" | tail -n 1)"
+  [ -n "$cluster_id" ] || die "could not generate a Kafka cluster id (see $STEP_LOG)"
+  quiet java -cp "$KAFKA_LIBS/*" -Dlog4j2.configurationFile="$KAFKA_DIR/log4j2-tools.properties" \
+    kafka.tools.StorageTool format -t "$cluster_id" -c "$KAFKA_DIR/server.properties"
+}
+
+kafka_stop_ours() {
+  local pid
+  pid="$(kafka_our_pid)"
+  if [ -n "$pid" ]; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$KAFKA_PID_FILE"
+}
+
+kafka_fail() {
+  echo "services-up: $*; tail of $KAFKA_LOG:" >&2
+  tail -n 40 "$KAFKA_LOG" >&2 || true
+  kafka_stop_ours
+  exit 1
+}
+
+kafka_start() {
+  : >"$KAFKA_LOG"
+  # setsid: not killed with the caller's process group; the pid written is java's (exec).
+  # shellcheck disable=SC2016 # $$, $0.. expand in the child shell
+  setsid nohup bash -c '
+    echo $$ >"$2"
+    exec java -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+      -Dlog4j2.configurationFile="$0/log4j2.properties" -cp "$1/*" kafka.Kafka "$0/server.properties"
+  ' "$KAFKA_DIR" "$KAFKA_LIBS" "$KAFKA_PID_FILE" </dev/null >>"$KAFKA_LOG" 2>&1 9>&- &
+  local deadline=$((SECONDS + 60)) pid=""
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    sleep 0.5
+    pid="$(cat "$KAFKA_PID_FILE" 2>/dev/null || true)"
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+      kafka_fail "Kafka exited during startup"
+    fi
+    if port_open "$KAFKA_PORT" && kafka_admin ping "$KAFKA_BROKERS" 5000 >/dev/null 2>&1; then
+      return
+    fi
+  done
+  kafka_fail "Kafka did not answer on $KAFKA_BROKERS within 60s"
+}
+
+kafka_up() {
+  local state
+  if kafka_answers; then
+    state=reused
+  else
+    mkdir -p "$KAFKA_DIR"
+    # Ours but not answering (half-started previous run): stop it; drop a stale pid file.
+    kafka_stop_ours
+    if port_open "$KAFKA_PORT" || port_open "$KAFKA_CONTROLLER_PORT"; then
+      die "port $KAFKA_PORT or $KAFKA_CONTROLLER_PORT is taken by something that is not a Kafka broker; set ACM_KAFKA_PORT"
+    fi
+    kafka_ensure_java
+    kafka_ensure_libs
+    kafka_write_config
+    kafka_format
+    kafka_start
+    state=started
+  fi
+  if ! kafka_admin ensure "$KAFKA_BROKERS" "$KAFKA_PARTITIONS" "${KAFKA_TOPICS[@]}" >>"$STEP_LOG" 2>&1; then
+    echo "services-up: could not create the Kafka topics on $KAFKA_BROKERS" >&2
+    tail -n 20 "$STEP_LOG" >&2
+    exit 1
+  fi
+  if [ "$state" = started ]; then
+    echo "kafka: started $KAFKA_BROKERS (Kafka $KAFKA_VERSION KRaft; log $KAFKA_LOG)"
+  else
+    echo "kafka: reused $KAFKA_BROKERS"
+  fi
+}
+
+[ -d "$REPO/node_modules/kafkajs" ] || die "node_modules missing: run 'npm ci' first"
+
+postgres_up
+kafka_up
