@@ -162,7 +162,7 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     participant.autoAnswer = false;
     try {
       await order(instanceId, { deployOrder: 'DEPLOY' });
-      const phase0 = await eventually('the phase-0 message', async () => participant.phaseMessages(instanceId)[0]);
+      const phase0 = await eventually('the phase-0 message', () => participant.phaseMessages(instanceId)[0]);
       const phase0Elements = participant.myElements(phase0);
       expect(phase0Elements).toHaveLength(2);
 
@@ -185,17 +185,17 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
 
       // The rest of phase 0 opens phase 1; a late duplicate of the phase-0 ACK changes nothing.
       await participant.ack(phase0, [phase0Elements[1]!]);
-      const phase1 = await eventually('the phase-1 message', async () => participant.phaseMessages(instanceId)[1]);
+      const phase1 = await eventually('the phase-1 message', () => participant.phaseMessages(instanceId)[1]);
       expect(phase1.startPhase).toBe(1);
       await participant.ack(phase0, phase0Elements);
       await participant.ack(phase1, participant.myElements(phase1));
-      const phase2 = await eventually('the phase-2 message', async () => participant.phaseMessages(instanceId)[2]);
+      const phase2 = await eventually('the phase-2 message', () => participant.phaseMessages(instanceId)[2]);
       await participant.ack(phase2, participant.myElements(phase2));
       await until(instanceId, 'DEPLOYED', 'LOCKED');
 
       // Once undeploy runs, replaying the whole deploy operation's ACKs is stale.
       await order(instanceId, { deployOrder: 'UNDEPLOY' });
-      const undeploy2 = await eventually('the undeploy message', async () => participant.phaseMessages(instanceId)[3]);
+      const undeploy2 = await eventually('the undeploy message', () => participant.phaseMessages(instanceId)[3]);
       expect(undeploy2.startPhase).toBe(2);
       for (const message of [phase0, phase1, phase2]) {
         await participant.ack(message, participant.myElements(message));
@@ -261,7 +261,7 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     participant.autoAnswer = false;
     try {
       await order(instanceId, { deployOrder: 'DEPLOY' });
-      const phase0 = await eventually('the phase-0 message', async () => participant.phaseMessages(instanceId)[0]);
+      const phase0 = await eventually('the phase-0 message', () => participant.phaseMessages(instanceId)[0]);
       await new Promise((resolve) => setTimeout(resolve, 5));
       await runtime.app.get(SupervisionScheduler).tick();
       const timedOut = await instance(instanceId);
@@ -269,9 +269,9 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
       expect(timedOut.deployState).toBe('DEPLOYING');
       participant.autoAnswer = true;
       await participant.ack(phase0, participant.myElements(phase0));
-      const phase1 = await eventually('phase 1', async () => participant.phaseMessages(instanceId)[1]);
+      const phase1 = await eventually('phase 1', () => participant.phaseMessages(instanceId)[1]);
       await participant.ack(phase1, participant.myElements(phase1));
-      const phase2 = await eventually('phase 2', async () => participant.phaseMessages(instanceId)[2]);
+      const phase2 = await eventually('phase 2', () => participant.phaseMessages(instanceId)[2]);
       await participant.ack(phase2, participant.myElements(phase2));
       const done = await until(instanceId, 'DEPLOYED', 'LOCKED');
       expect(done.stateChangeResult).toBe('NO_ERROR');

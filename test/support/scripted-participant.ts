@@ -220,7 +220,11 @@ function fallbackOf(target: DeployState): DeployState {
 }
 
 /** Polls until `probe` returns a value (bounded: at most `attempts` × 20 ms), else fails with `what`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, attempts = 500): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  attempts = 500,
+): Promise<T> {
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     const value = await probe();
     if (value !== undefined) {
