@@ -392,6 +392,41 @@ describe('Participant', () => {
       expect(handler.undeploy).toHaveBeenCalledTimes(1);
     });
 
+    it('skips elements the order lists as already done (a retry after a failure)', async () => {
+      const handler = mockHandler();
+      const h = await harness(handler);
+      await primed(h);
+
+      const retry = deployOrder({ ...base, instanceId: INSTANCE, elements: [el0, el1], startPhase: 0 });
+      const done = (
+        retry['participantUpdatesList'] as Array<{ acElementList: Array<{ id: string; orderedState: string }> }>
+      )
+        .flatMap((entry) => entry.acElementList)
+        .find((element) => element.id === E0);
+      done!.orderedState = 'NONE';
+      retry['participantDtoList'] = [];
+      await h.runtime.send(retry);
+      const phase1 = deployOrder({
+        ...base,
+        instanceId: INSTANCE,
+        elements: [el0, el1],
+        startPhase: 1,
+        firstStartPhase: false,
+      });
+      await h.runtime.send(phase1);
+      const ack1 = await h.runtime.waitFor(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        (a) => a.responseTo === phase1.messageId,
+      );
+      expect(Object.keys(ack1.automationCompositionResultMap)).toEqual([E1]);
+      expect(handler.deploy).toHaveBeenCalledTimes(1);
+      expect(
+        h.runtime.received.filter(
+          (m) => m.messageType === 'AUTOMATION_COMPOSITION_STATECHANGE_ACK' && m.responseTo === retry.messageId,
+        ),
+      ).toEqual([]);
+    });
+
     it('finds the start phase in the DTOs when the composition was never primed here', async () => {
       const handler = mockHandler();
       const h = await harness(handler);

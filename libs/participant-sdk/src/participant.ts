@@ -737,7 +737,7 @@ export class Participant {
     const dtoById = this.dtoMap(dtos);
     for (const elementId of elementIds) {
       const element = instance.elements.get(elementId);
-      if (element === undefined) {
+      if (element === undefined || !this.hasWork(elementId, dtoById, deploys)) {
         continue;
       }
       const compositionElement = this.compositionElementFor(
@@ -816,7 +816,7 @@ export class Participant {
     const elementIds = [...instance.elements.keys()];
     for (const elementId of elementIds) {
       const element = instance.elements.get(elementId);
-      if (element === undefined) {
+      if (element === undefined || !this.hasWork(elementId, dtoById, [])) {
         continue;
       }
       const compositionElement = this.compositionElementFor(
@@ -838,6 +838,18 @@ export class Participant {
         invoke: this.elementInvoker(operation),
       });
     }
+  }
+
+  /**
+   * Whether an order asks this element to act. The acm-runtime lists in `participantDtoList` only the
+   * elements that still have work (and marks the others' `orderedState` NONE), so a retry after a failure
+   * redoes only what failed; ONAP's runtime lists every element, so nothing changes against it.
+   */
+  private hasWork(elementId: Uuid, dtoById: ReadonlyMap<Uuid, unknown>, deploys: readonly AcElementDeploy[]): boolean {
+    if (deploys.some((deploy) => deploy.id === elementId && deploy.orderedState === 'NONE')) {
+      return false;
+    }
+    return dtoById.size === 0 || dtoById.has(elementId);
   }
 
   private stateChangeOperation(
