@@ -21,6 +21,7 @@ import { HealthController } from './http/health.controller';
 import { RuntimeMetrics } from './http/http-metrics';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
 import { ParticipantsController } from './http/participants.controller';
+import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { messageBusProvider } from './messaging/message-bus.provider';
 import { OutboxRelay } from './messaging/outbox-relay';
 import { ParticipantInboxListener } from './messaging/participant-inbox.listener';
@@ -84,6 +85,7 @@ export class RuntimeModule {
         OutboxRelay,
         ParticipantInboxListener,
         SupervisionScheduler,
+        EmbeddedSimulator,
       ],
     };
   }

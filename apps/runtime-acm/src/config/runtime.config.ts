@@ -43,6 +43,8 @@ export interface RuntimeConfig {
   readonly simulator: boolean;
   /** SIMULATOR_ELEMENT_TYPES: the built-in simulator's element types, comma-separated type:version. */
   readonly simulatorElementTypes: string;
+  /** SIMULATOR_TIMERS_MS: how long each built-in simulator operation takes. */
+  readonly simulatorTimersMs: number;
 }
 
 export const LOG_LEVEL_NAMES = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
@@ -68,6 +70,7 @@ export const DEFAULTS = {
   MAX_OPERATION_WAIT: '200000',
   SIMULATOR: 'auto',
   SIMULATOR_ELEMENT_TYPES: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0',
+  SIMULATOR_TIMERS_MS: '100',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -136,6 +139,7 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     maxOperationWaitMs: check.integer(env, 'MAX_OPERATION_WAIT', 100, 7 * 24 * 3600 * 1000),
     simulator: simulator === 'true' || (simulator === 'auto' && kafkaBrokers === null),
     simulatorElementTypes: check.text(env, 'SIMULATOR_ELEMENT_TYPES'),
+    simulatorTimersMs: check.integer(env, 'SIMULATOR_TIMERS_MS', 0, 3_600_000),
   };
   if (check.problems.length > 0) {
     throw new Error(`Invalid environment variables:\n  ${check.problems.join('\n  ')}`);

@@ -19,6 +19,11 @@ import { ParticipantProtocolService } from '../engine/participant-protocol.servi
 export class ParticipantInboxListener implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Inbox');
   private subscription: Subscription | null = null;
+  private markReady: () => void = () => undefined;
+  /** Resolves once the runtime receives participant messages; an embedded participant registers after it. */
+  readonly ready = new Promise<void>((resolve) => {
+    this.markReady = resolve;
+  });
 
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
@@ -34,6 +39,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap, OnAppli
       groupId: this.config.kafkaGroupId,
       handler: (record) => this.receive(record),
     });
+    this.markReady();
   }
 
   async onApplicationShutdown(): Promise<void> {
