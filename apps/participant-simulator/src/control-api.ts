@@ -224,6 +224,10 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
       settings.config = parsed.config;
       return [200];
     }
+    if (path === '/invocations' && method === 'GET') {
+      // Not in ONAP's simulator: how often each handler ran per order, to prove redeliveries ran nothing twice.
+      return [200, participant.handlerInvocationLog()];
+    }
     if (path === '/instances' && method === 'GET') {
       const ids = csv(url.searchParams.get('instanceIds'))?.map((id) => id.toLowerCase());
       const deployStates = csv(url.searchParams.get('deployState'));

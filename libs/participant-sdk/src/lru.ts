@@ -30,6 +30,11 @@ export class LruMap<K, V> {
     return this.entries.get(key);
   }
 
+  /** Every entry, least recently used first, without touching recency. */
+  entriesInOrder(): IterableIterator<[K, V]> {
+    return this.entries.entries();
+  }
+
   /** Stores the value as most recently used, evicting the least recently used beyond capacity. */
   set(key: K, value: V): void {
     this.entries.delete(key);

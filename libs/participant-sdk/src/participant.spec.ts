@@ -673,6 +673,11 @@ describe('Participant', () => {
       expect(second).toEqual(first);
       expect(handler.deploy).toHaveBeenCalledTimes(1);
       expect(h.participant.handlerInvocations(deploy.messageId, E0)).toBe(1);
+      expect(h.participant.handlerInvocationLog()).toContainEqual({
+        messageId: deploy.messageId,
+        targetId: E0,
+        invocations: 1,
+      });
 
       const prime = primeOrder({ ...base, elements: [el0] });
       await h.runtime.send(prime);

@@ -337,6 +337,16 @@ export class Participant {
     return this.handled.peek(messageId.toLowerCase())?.invocations.get(targetId.toLowerCase()) ?? 0;
   }
 
+  /**
+   * Every remembered (order, target) pair with its handler run count, for observability and tests that
+   * prove a redelivered order never ran a handler twice.
+   */
+  handlerInvocationLog(): Array<{ messageId: Uuid; targetId: Uuid; invocations: number }> {
+    return [...this.handled.entriesInOrder()].flatMap(([messageId, order]) =>
+      [...order.invocations].map(([targetId, invocations]) => ({ messageId, targetId, invocations })),
+    );
+  }
+
   /** Sends a PARTICIPANT_STATUS heartbeat now. */
   async sendStatus(): Promise<void> {
     await this.publish(this.statusMessage());
