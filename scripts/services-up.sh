@@ -63,6 +63,21 @@ port_open() {
   timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null
 }
 
+# Keep a listening port out of Linux's ephemeral range (32768-60999 by default: 55432 is in
+# it), so a client socket cannot hold it when the server starts. Best effort, this netns only.
+reserve_port() {
+  local port=$1 file=/proc/sys/net/ipv4/ip_local_reserved_ports current lo hi
+  [ -w "$file" ] || return 0
+  read -r lo hi </proc/sys/net/ipv4/ip_local_port_range || return 0
+  [ "$port" -ge "$lo" ] && [ "$port" -le "$hi" ] || return 0
+  current="$(cat "$file" 2>/dev/null || true)"
+  if printf '%s\n' "$current" | tr ',' '\n' | awk -F- -v p="$port" \
+    '$1 != "" && p >= $1 && p <= ($2 == "" ? $1 : $2) { found = 1 } END { exit !found }'; then
+    return 0
+  fi
+  { echo "${current:+$current,}$port" >"$file"; } 2>/dev/null || true
+}
+
 # Is $1 a live process whose command line contains $2?
 pid_matches() {
   local pid=$1 pattern=$2 cmdline
@@ -165,16 +180,28 @@ log_min_messages = warning
 EOF
 }
 
+# A port >= 32768 lies in Linux's ephemeral range: a client socket (or its TIME_WAIT, up to
+# 60 s) may hold it ("Address already in use"), so keep retrying for about a minute.
 pg_start() {
-  rm -f "$PG_DATA/postmaster.pid"
-  touch "$PG_DIR/postgres.log"
-  chown postgres:postgres "$PG_DIR/postgres.log"
-  if ! pg_as "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_DIR/postgres.log" -o "-p $PG_PORT" -w -t 60 start \
-    >>"$STEP_LOG" 2>&1; then
-    echo "services-up: PostgreSQL did not start; tail of $PG_DIR/postgres.log:" >&2
-    tail -n 30 "$PG_DIR/postgres.log" >&2
-    exit 1
-  fi
+  local attempt
+  reserve_port "$PG_PORT"
+  for attempt in $(seq 1 35); do
+    rm -f "$PG_DATA/postmaster.pid"
+    : >"$PG_DIR/postgres.log"
+    chown postgres:postgres "$PG_DIR/postgres.log"
+    if pg_as "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_DIR/postgres.log" -o "-p $PG_PORT" -w -t 60 start \
+      >>"$STEP_LOG" 2>&1; then
+      return
+    fi
+    if [ "$attempt" -lt 35 ] && grep -q 'Address already in use' "$PG_DIR/postgres.log"; then
+      sleep 2
+      continue
+    fi
+    break
+  done
+  echo "services-up: PostgreSQL did not start; tail of $PG_DIR/postgres.log:" >&2
+  tail -n 30 "$PG_DIR/postgres.log" >&2
+  exit 1
 }
 
 pg_stop_ours() {
@@ -203,7 +230,14 @@ postgres_up() {
   if port_open "$PG_PORT" && ! pg_ours_running; then
     die "port $PG_PORT is taken by something that does not accept $PG_USER/$PG_PASSWORD/$PG_DB; set ACM_PG_PORT"
   fi
-  # Ours but not answering properly (half-started run, other port): restart it.
+  if pg_ours_running; then
+    local running_port
+    running_port="$(sed -n 4p "$PG_DATA/postmaster.pid" 2>/dev/null || true)"
+    if [ -n "$running_port" ] && [ "$running_port" != "$PG_PORT" ]; then
+      die "this checkout's PostgreSQL runs on port $running_port, not $PG_PORT: run services:down first (or unset ACM_PG_PORT)"
+    fi
+  fi
+  # Ours but not answering properly (half-started previous run): restart it.
   pg_stop_ours
   if [ ! -f "$PG_DIR/.initialized" ] || [ ! -f "$PG_DATA/PG_VERSION" ]; then
     rm -f "$PG_DIR/.initialized"
@@ -368,6 +402,9 @@ kafka_fail() {
 
 kafka_start() {
   : >"$KAFKA_LOG"
+  echo "$KAFKA_PORT" >"$KAFKA_DIR/kafka.port"
+  reserve_port "$KAFKA_PORT"
+  reserve_port "$KAFKA_CONTROLLER_PORT"
   # setsid: not killed with the caller's process group; the pid written is java's (exec).
   # shellcheck disable=SC2016 # $$, $0.. expand in the child shell
   setsid nohup bash -c '
@@ -395,6 +432,11 @@ kafka_up() {
     state=reused
   else
     mkdir -p "$KAFKA_DIR"
+    local running_port
+    running_port="$(cat "$KAFKA_DIR/kafka.port" 2>/dev/null || true)"
+    if [ -n "$(kafka_our_pid)" ] && [ -n "$running_port" ] && [ "$running_port" != "$KAFKA_PORT" ]; then
+      die "this checkout's Kafka runs on port $running_port, not $KAFKA_PORT: run services:down first (or unset ACM_KAFKA_PORT)"
+    fi
     # Ours but not answering (half-started previous run): stop it; drop a stale pid file.
     kafka_stop_ours
     if port_open "$KAFKA_PORT" || port_open "$KAFKA_CONTROLLER_PORT"; then
