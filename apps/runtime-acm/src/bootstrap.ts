@@ -24,7 +24,7 @@ export interface RuntimeApp {
 
 /** Builds the whole runtime (used by main and by the tests), without listening. */
 export async function createRuntimeApp(config: RuntimeConfig, options: { schema?: string } = {}): Promise<RuntimeApp> {
-  const database = await openDatabase(config, options.schema);
+  const database = await openDatabase(config, options.schema ?? config.databaseSchema ?? undefined);
   const app = await NestFactory.create<NestExpressApplication>(RuntimeModule.forRoot({ config, database }), {
     bodyParser: false,
     logger: ['error', 'warn', 'log', 'debug', 'verbose'].slice(

@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   readonly password: string;
   /** DATABASE_URL: a PostgreSQL URL; when absent an embedded PostgreSQL (PGlite) is used. */
   readonly databaseUrl: string | null;
+  /** DATABASE_SCHEMA: the PostgreSQL schema for the runtime's tables (created if missing); default public. */
+  readonly databaseSchema: string | null;
   /** DATABASE_POOL_SIZE: connections in the pool. */
   readonly databasePoolSize: number;
   /** DATA_DIR: where the embedded database keeps its files. */
@@ -111,6 +113,10 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
   if (!(LOG_LEVEL_NAMES as readonly string[]).includes(logLevel)) {
     check.problems.push(`LOG_LEVEL: must be one of ${LOG_LEVEL_NAMES.join(', ')}, got "${logLevel}"`);
   }
+  const schema = env['DATABASE_SCHEMA']?.trim() ? env['DATABASE_SCHEMA'].trim() : null;
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    check.problems.push(`DATABASE_SCHEMA: must be a lower-case SQL identifier (letters, digits, _), got "${schema}"`);
+  }
   const kafkaText = env['KAFKA_BOOTSTRAP_SERVERS']?.trim();
   const kafkaBrokers = kafkaText ? kafkaText.split(',').map((broker) => broker.trim()) : null;
   const simulator = check.text(env, 'SIMULATOR').toLowerCase();
@@ -124,6 +130,7 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     user: check.text(env, 'RUNTIME_USER'),
     password: check.text(env, 'RUNTIME_PASSWORD'),
     databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,
+    databaseSchema: schema,
     databasePoolSize: check.integer(env, 'DATABASE_POOL_SIZE', 1, 1000),
     dataDir: check.text(env, 'DATA_DIR'),
     maxBodyBytes: check.integer(env, 'MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024),

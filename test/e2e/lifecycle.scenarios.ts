@@ -1,0 +1,362 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import request from 'supertest';
+import { ProductProcess, RUNTIME_SCRIPT, SIMULATOR_SCRIPT, freePort } from '../support/processes';
+import { PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
+import { eventually } from '../support/scripted-participant';
+import { testDatabaseUrl, testKafkaBrokers } from '../support/services';
+
+/** Definition and instance files of one scenario, read through the suite's `read`. */
+export interface ScenarioFiles {
+  readonly definition: string;
+  readonly instance: string;
+}
+
+export interface LifecycleFixtures {
+  readonly label: string;
+  readonly read: (path: string) => string;
+  /** One element of SimAutomationCompositionElement 1.0.0. */
+  readonly simple: ScenarioFiles;
+  /** Elements of SimAutomationCompositionElement3 and 4, both served by one participant. */
+  readonly multiple: ScenarioFiles;
+  /** metadata.primeTimeoutMs 200 on a SimAutomationCompositionElement composition. */
+  readonly timeout: { readonly definition: string };
+  /** The project's own scenarios beyond ONAP's files: phase order, SIGKILL. */
+  readonly extended: boolean;
+}
+
+/** Reads a file of this repository. */
+export function repoFile(path: string): string {
+  return readFileSync(join(REPO_ROOT, path), 'utf8');
+}
+const SIM_PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c90';
+const MULTI_PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c91';
+const API = '/onap/policy/clamp/acm/v2';
+const SIM_API = '/onap/policy/simparticipant/v2';
+
+interface Instance {
+  deployState: string;
+  lockState: string;
+  stateChangeResult: string;
+  phase?: number;
+  elements: Record<string, { deployState: string; outProperties: Record<string, unknown> }>;
+}
+
+/**
+ * The runtime and two simulators as separate processes over the real Kafka broker and PostgreSQL,
+ * driven only through REST. `npm test` runs it on the project's own fixtures; the conformance suite
+ * runs it on ONAP's csit files.
+ */
+export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
+  const fixture = fixtures.read;
+  describe(`runtime + simulators as processes over Kafka and PostgreSQL (${fixtures.label})`, () => {
+    const suffix = randomUUID().slice(0, 8);
+    const schema = `e2e_${suffix}`;
+    const topics = { op: `acm-e2e-op-${suffix}`, sync: `acm-e2e-sync-${suffix}` };
+    let runtimeUrl = '';
+    let simUrl = '';
+    let runtime: ProductProcess;
+    let simulator: ProductProcess;
+    let multiSimulator: ProductProcess;
+
+    const api = (): request.Agent => request.agent(runtimeUrl).auth(USER, PASSWORD);
+    const sim = (url: string): request.Agent => request.agent(url).auth('participantUser', 'zb!XztG34');
+
+    function runtimeProcess(port: number): ProductProcess {
+      return new ProductProcess(`runtime-${suffix}`, RUNTIME_SCRIPT, {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: testDatabaseUrl(),
+        DATABASE_SCHEMA: schema,
+        KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
+        KAFKA_GROUP_ID: `acm-runtime-${suffix}`,
+        RUNTIME_OPERATION_TOPIC: topics.op,
+        RUNTIME_SYNC_TOPIC: topics.sync,
+        // An hour: every phase advance in these tests is driven by ACKs, never by the supervision scan.
+        HEART_BEAT: '3600000',
+        SIMULATOR: 'false',
+        LOG_LEVEL: 'warn',
+      });
+    }
+
+    function simulatorProcess(name: string, port: number, participantId: string, types: string): ProductProcess {
+      return new ProductProcess(`${name}-${suffix}`, SIMULATOR_SCRIPT, {
+        SIM_PORT: String(port),
+        PARTICIPANT_ID: participantId,
+        PARTICIPANT_SUPPORTED_ELEMENT_TYPES: types,
+        KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
+        OPERATION_TOPIC: topics.op,
+        SYNC_TOPIC: topics.sync,
+        HEARTBEAT_MS: '1000',
+        SIM_TIMERS_MS: '0',
+      });
+    }
+
+    async function runtimeUp(): Promise<void> {
+      await eventually(
+        'the runtime to answer',
+        async () => {
+          const response = await api()
+            .get('/onap/policy/clamp/acm/actuator/health')
+            .catch(() => undefined);
+          return response?.status === 200 ? true : undefined;
+        },
+        1500,
+      );
+    }
+
+    beforeAll(async () => {
+      const [runtimePort, simPort, multiPort] = await Promise.all([freePort(), freePort(), freePort()]);
+      runtimeUrl = `http://127.0.0.1:${runtimePort}`;
+      simUrl = `http://127.0.0.1:${simPort}`;
+      runtime = runtimeProcess(runtimePort);
+      runtime.start();
+      await runtimeUp();
+      simulator = simulatorProcess(
+        'sim',
+        simPort,
+        SIM_PARTICIPANT,
+        'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0',
+      );
+      multiSimulator = simulatorProcess(
+        'sim-multi',
+        multiPort,
+        MULTI_PARTICIPANT,
+        'org.onap.policy.clamp.acm.SimAutomationCompositionElement2:1.0.0,org.onap.policy.clamp.acm.SimAutomationCompositionElement3:1.0.0,org.onap.policy.clamp.acm.SimAutomationCompositionElement4:1.0.0',
+      );
+      simulator.start();
+      multiSimulator.start();
+      for (const id of [SIM_PARTICIPANT, MULTI_PARTICIPANT]) {
+        await eventually(
+          `participant ${id} to register`,
+          async () => {
+            const response = await api().get(`${API}/participants/${id}`);
+            return response.status === 200 ? true : undefined;
+          },
+          1500,
+        );
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all([simulator?.stop(), multiSimulator?.stop()]);
+      await runtime?.stop();
+      const client = new Client({ connectionString: testDatabaseUrl() });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    });
+
+    async function commission(path: string): Promise<string> {
+      const response = await api()
+        .post(`${API}/compositions`)
+        .set('Content-Type', 'application/yaml')
+        .send(fixture(path));
+      expect(response.status).toBe(201);
+      return (response.body as { compositionId: string }).compositionId;
+    }
+
+    async function definitionState(compositionId: string): Promise<{ state: string; stateChangeResult: string }> {
+      return (await api().get(`${API}/compositions/${compositionId}`).expect(200)).body as {
+        state: string;
+        stateChangeResult: string;
+      };
+    }
+
+    async function prime(compositionId: string, primeOrder: 'PRIME' | 'DEPRIME', expected: string): Promise<void> {
+      await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder }).expect(202);
+      await eventually(`${primeOrder} → ${expected}`, async () =>
+        (await definitionState(compositionId)).state === expected ? true : undefined,
+      );
+    }
+
+    async function instantiate(compositionId: string, path: string): Promise<string> {
+      const body = fixture(path).replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId);
+      const response = await api()
+        .post(`${API}/compositions/${compositionId}/instances`)
+        .set('Content-Type', path.endsWith('.json') ? 'application/json' : 'application/yaml')
+        .send(body);
+      expect(response.status).toBe(201);
+      return (response.body as { instanceId: string }).instanceId;
+    }
+
+    async function instance(compositionId: string, instanceId: string): Promise<Instance> {
+      return (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+        .body as Instance;
+    }
+
+    async function order(compositionId: string, instanceId: string, body: Record<string, string>): Promise<void> {
+      await api().put(`${API}/compositions/${compositionId}/instances/${instanceId}`).send(body).expect(202);
+    }
+
+    async function until(
+      compositionId: string,
+      instanceId: string,
+      deployState: string,
+      lockState: string,
+    ): Promise<Instance> {
+      return eventually(`${deployState}/${lockState}`, async () => {
+        const current = await instance(compositionId, instanceId);
+        return current.deployState === deployState && current.lockState === lockState && current.phase === undefined
+          ? current
+          : undefined;
+      });
+    }
+
+    async function gone(compositionId: string, instanceId: string): Promise<void> {
+      await eventually('the instance to be deleted', async () => {
+        const response = await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`);
+        return response.status === 404 ? true : undefined;
+      });
+    }
+
+    async function fullLifecycle(definitionPath: string, instancePath: string): Promise<void> {
+      const compositionId = await commission(definitionPath);
+      await prime(compositionId, 'PRIME', 'PRIMED');
+      const instanceId = await instantiate(compositionId, instancePath);
+      await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
+      const deployed = await until(compositionId, instanceId, 'DEPLOYED', 'LOCKED');
+      expect(Object.values(deployed.elements).every((element) => element.deployState === 'DEPLOYED')).toBe(true);
+      await order(compositionId, instanceId, { lockOrder: 'UNLOCK' });
+      await until(compositionId, instanceId, 'DEPLOYED', 'UNLOCKED');
+      await order(compositionId, instanceId, { lockOrder: 'LOCK' });
+      await until(compositionId, instanceId, 'DEPLOYED', 'LOCKED');
+      await order(compositionId, instanceId, { deployOrder: 'UNDEPLOY' });
+      await until(compositionId, instanceId, 'UNDEPLOYED', 'NONE');
+      await api().delete(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(202);
+      await gone(compositionId, instanceId);
+      await prime(compositionId, 'DEPRIME', 'COMMISSIONED');
+      await api().delete(`${API}/compositions/${compositionId}`).expect(200);
+    }
+
+    it('walks the "simple" composition through its whole lifecycle', async () => {
+      await fullLifecycle(fixtures.simple.definition, fixtures.simple.instance);
+    });
+
+    it('walks the "multiple" composition (one participant, two element types) through its whole lifecycle', async () => {
+      await fullLifecycle(fixtures.multiple.definition, fixtures.multiple.instance);
+    });
+
+    it('gives FAILED when the simulator fails a deploy, and a delayed undeploy is seen UNDEPLOYING', async () => {
+      const compositionId = await commission(fixtures.simple.definition);
+      await prime(compositionId, 'PRIME', 'PRIMED');
+      const instanceId = await instantiate(compositionId, fixtures.simple.instance);
+      try {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({ deploySuccess: false }).expect(200);
+        await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
+        const failed = await eventually('FAILED', async () => {
+          const current = await instance(compositionId, instanceId);
+          return current.stateChangeResult === 'FAILED' ? current : undefined;
+        });
+        expect(failed.deployState).toBe('DEPLOYING');
+
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({ deploySuccess: true, undeployTimerMs: 3000 }).expect(200);
+        await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
+        await until(compositionId, instanceId, 'DEPLOYED', 'LOCKED');
+        await order(compositionId, instanceId, { deployOrder: 'UNDEPLOY' });
+        const undeploying = await instance(compositionId, instanceId);
+        expect(undeploying.deployState).toBe('UNDEPLOYING');
+        const done = await until(compositionId, instanceId, 'UNDEPLOYED', 'NONE');
+        expect(Object.values(done.elements)[0]?.outProperties['InternalState']).toBe('UNDEPLOYED');
+      } finally {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({}).expect(200);
+      }
+      await api().delete(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(202);
+      await gone(compositionId, instanceId);
+    });
+
+    it("gives TIMEOUT when priming takes longer than the definition's primeTimeoutMs", async () => {
+      const compositionId = await commission(fixtures.timeout.definition);
+      // The scan period is an hour, so the timeout check is asked for by a second, short-period runtime
+      // sharing the database; supervision is replica-safe (SKIP LOCKED).
+      try {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({ primeTimerMs: 5000 }).expect(200);
+        await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
+        const port = await freePort();
+        const supervisor = new ProductProcess(`supervisor-${suffix}`, RUNTIME_SCRIPT, {
+          ...runtimeProcess(port).env,
+          HEART_BEAT: '100',
+          KAFKA_GROUP_ID: `acm-runtime-${suffix}`,
+        });
+        supervisor.start();
+        try {
+          await eventually(
+            'TIMEOUT',
+            async () => ((await definitionState(compositionId)).stateChangeResult === 'TIMEOUT' ? true : undefined),
+            1500,
+          );
+          expect((await definitionState(compositionId)).state).toBe('PRIMING');
+        } finally {
+          await supervisor.stop();
+        }
+        // ONAP keeps the flag only until the late answer: the prime still completes.
+        await eventually('PRIMED after the late answer', async () =>
+          (await definitionState(compositionId)).state === 'PRIMED' ? true : undefined,
+        );
+      } finally {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({}).expect(200);
+      }
+    });
+
+    if (!fixtures.extended) {
+      return;
+    }
+
+    it('deploys a three-phase composition in phase order, with the scan interval set to an hour', async () => {
+      const compositionId = await commission('tosca/examples/sim-three-phase.yaml');
+      await prime(compositionId, 'PRIME', 'PRIMED');
+      const instanceId = await instantiate(compositionId, 'tosca/examples/instances/sim-three-phase.json');
+      await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
+      await until(compositionId, instanceId, 'DEPLOYED', 'LOCKED');
+      const history = (
+        await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)
+      ).body as { events: Array<{ event: string; detail: Record<string, unknown> }> };
+      expect(history.events.filter((e) => e.event === 'PHASE_STARTED').map((e) => e.detail['phase'])).toEqual([
+        0, 1, 2,
+      ]);
+      expect(history.events.filter((e) => e.event === 'ELEMENT_RESULT').map((e) => e.detail['phase'])).toEqual([
+        0, 0, 1, 1, 2, 2,
+      ]);
+    });
+
+    it('finishes a deploy after the runtime is killed with SIGKILL mid-phase, running no handler twice', async () => {
+      const compositionId = await commission('tosca/examples/sim-three-phase.yaml');
+      await prime(compositionId, 'PRIME', 'PRIMED');
+      const body = fixture('tosca/examples/instances/sim-three-phase.json')
+        .replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)
+        .replace(/5e1f0000-0000-4000-8000-0000000020/g, '5e1f0000-0000-4000-8000-0000000029')
+        .replace('"SimThreePhaseInstance"', '"SimThreePhaseKilled"');
+      const created = await api()
+        .post(`${API}/compositions/${compositionId}/instances`)
+        .set('Content-Type', 'application/json')
+        .send(body)
+        .expect(201);
+      const instanceId = (created.body as { instanceId: string }).instanceId;
+      try {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({ deployTimerMs: 1500 }).expect(200);
+        await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
+        await eventually('phase 1 to open', async () =>
+          (await instance(compositionId, instanceId)).phase === 1 ? true : undefined,
+        );
+        await runtime.stop('SIGKILL');
+        runtime.start();
+        await runtimeUp();
+        await until(compositionId, instanceId, 'DEPLOYED', 'LOCKED');
+      } finally {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({}).expect(200);
+      }
+      const invocations = (await sim(simUrl).get(`${SIM_API}/invocations`).expect(200)).body as Array<{
+        messageId: string;
+        targetId: string;
+        invocations: number;
+      }>;
+      const mine = invocations.filter((entry) => entry.targetId.startsWith('5e1f0000-0000-4000-8000-0000000029'));
+      expect(mine.length).toBeGreaterThanOrEqual(6);
+      expect(mine.every((entry) => entry.invocations === 1)).toBe(true);
+      expect(new Set(mine.map((entry) => entry.targetId)).size).toBe(6);
+      expect(mine).toHaveLength(6);
+    });
+  });
+}

@@ -1,0 +1,57 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { REPO_ROOT } from './runtime-harness';
+
+/** Where e2e child processes write their logs (git-ignored), one file per process. */
+export const E2E_LOG_DIR = join(REPO_ROOT, '.services', 'e2e-logs');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A product process (runtime or simulator) started from the build, as a user would run it. */
+export class ProductProcess {
+  private child: ChildProcess | null = null;
+  private exited: Promise<number | null> = Promise.resolve(null);
+
+  constructor(
+    readonly name: string,
+    private readonly script: string,
+    readonly env: Record<string, string>,
+  ) {}
+
+  start(): void {
+    mkdirSync(E2E_LOG_DIR, { recursive: true });
+    const log = createWriteStream(join(E2E_LOG_DIR, `${this.name}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, [join(REPO_ROOT, this.script)], {
+      env: { PATH: process.env['PATH'] ?? '', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    this.child = child;
+  }
+
+  /** Sends a signal and waits for the process to end (SIGKILL gives it no chance to clean up). */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill(signal);
+      await this.exited;
+    }
+    this.child = null;
+  }
+}
+
+export const RUNTIME_SCRIPT = 'dist/apps/runtime-acm/src/main.js';
+export const SIMULATOR_SCRIPT = 'dist/apps/participant-simulator/src/main.js';
