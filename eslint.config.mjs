@@ -4,7 +4,18 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', '.services/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      '.services/**',
+      'coverage/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -21,11 +32,16 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/require-await': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
-      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports', disallowTypeAnnotations: false }],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { fixStyle: 'separate-type-imports', disallowTypeAnnotations: false },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@acm/*/src/*', '@acm/*/src'], message: 'Import a lib through its index: @acm/<lib>.' }] },
+        {
+          patterns: [{ group: ['@acm/*/src/*', '@acm/*/src'], message: 'Import a lib through its index: @acm/<lib>.' }],
+        },
       ],
     },
   },
@@ -37,7 +53,18 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@nestjs/*', 'typeorm', 'kafkajs', 'class-*', 'js-yaml', 'pg', '@acm/*', 'node:*', 'fs', 'crypto'],
+              group: [
+                '@nestjs/*',
+                'typeorm',
+                'kafkajs',
+                'class-*',
+                'js-yaml',
+                'pg',
+                '@acm/*',
+                'node:*',
+                'fs',
+                'crypto',
+              ],
               message: 'libs/domain is pure: no framework, no I/O, no other lib.',
             },
           ],

@@ -148,7 +148,11 @@ export class SqlOutboxRepository implements OutboxRepository {
     await this.manager.query(
       `INSERT INTO acm_outbox (topic, message_key, payload)
        SELECT topic, message_key, payload FROM jsonb_to_recordset($1::jsonb) AS x(topic text, message_key text, payload text)`,
-      [JSON.stringify(records.map((record) => ({ topic: record.topic, message_key: record.key, payload: record.value })))],
+      [
+        JSON.stringify(
+          records.map((record) => ({ topic: record.topic, message_key: record.key, payload: record.value })),
+        ),
+      ],
     );
     this.onWrite();
   }

@@ -108,9 +108,7 @@ export function isElementTransitional(element: InstanceElement): boolean {
 
 /** What the engine does after an ACK was applied. */
 export type PhaseDecision =
-  | { readonly kind: 'WAIT' }
-  | { readonly kind: 'ADVANCE'; readonly phase: number }
-  | { readonly kind: 'COMPLETE' };
+  { readonly kind: 'WAIT' } | { readonly kind: 'ADVANCE'; readonly phase: number } | { readonly kind: 'COMPLETE' };
 
 /**
  * The ACK-driven phase rule: while an element of the open phase is still transitional, wait; when
