@@ -21,8 +21,15 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the four documented examples', () => {
-    expect(EXAMPLES).toEqual(['sim-dependencies', 'sim-single-element', 'sim-three-phase', 'sim-two-participants']);
+  it('has the six documented examples', () => {
+    expect(EXAMPLES).toEqual([
+      'sim-dependencies',
+      'sim-multiple-types',
+      'sim-single-element',
+      'sim-three-phase',
+      'sim-timeout',
+      'sim-two-participants',
+    ]);
   });
 
   it('keeps the fundamental types valid on their own (only the topology is missing)', () => {
