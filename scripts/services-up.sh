@@ -28,18 +28,19 @@ KAFKA_PARTITIONS=10
 export DEBIAN_FRONTEND=noninteractive
 export PGCONNECT_TIMEOUT=5
 
-mkdir -p "$SERVICES_DIR"
-STEP_LOG="$SERVICES_DIR/services-up.log"
-: >"$STEP_LOG"
-
-# One services-up at a time (npm scripts may call it concurrently).
-exec 9>"$SERVICES_DIR/.lock"
-flock 9
-
 die() {
   echo "services-up: $*" >&2
   exit 1
 }
+
+mkdir -p "$SERVICES_DIR"
+
+# One services-up at a time (npm scripts may call it concurrently).
+exec 9>"$SERVICES_DIR/.lock"
+flock -w 300 9 || die "another services-up has held $SERVICES_DIR/.lock for 5 min"
+
+STEP_LOG="$SERVICES_DIR/services-up.log"
+: >"$STEP_LOG"
 
 # Run a command quietly; on failure show its output and stop.
 quiet() {
