@@ -1,5 +1,6 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import type { AutomationCompositionEntity } from './automation-composition.entity';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** Rows are read and written per instance by id; the foreign key lives in the migration. */
 
 @Entity({ name: 'automation_composition_element' })
 export class AutomationCompositionElementEntity {
@@ -8,10 +9,6 @@ export class AutomationCompositionElementEntity {
 
   @Column({ name: 'instance_id', type: 'uuid' })
   instanceId!: string;
-
-  @ManyToOne('AutomationCompositionEntity', 'elements', { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'instance_id' })
-  instance?: AutomationCompositionEntity;
 
   @Column({ type: 'integer' })
   position!: number;

@@ -1,5 +1,4 @@
-import { Column, Entity, OneToMany, PrimaryColumn } from 'typeorm';
-import { AutomationCompositionElementEntity } from './automation-composition-element.entity';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'automation_composition' })
 export class AutomationCompositionEntity {
@@ -53,7 +52,4 @@ export class AutomationCompositionEntity {
 
   @Column({ name: 'row_version', type: 'integer' })
   rowVersion!: number;
-
-  @OneToMany(() => AutomationCompositionElementEntity, (element) => element.instance)
-  elements!: AutomationCompositionElementEntity[];
 }
