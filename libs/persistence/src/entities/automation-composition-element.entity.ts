@@ -1,7 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** Rows are read and written per instance by id; the foreign key lives in the migration. */
-
 @Entity({ name: 'automation_composition_element' })
 export class AutomationCompositionElementEntity {
   @PrimaryColumn({ name: 'element_id', type: 'uuid' })
