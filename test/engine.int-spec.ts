@@ -280,6 +280,59 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     }
   });
 
+  it('logs, counts and skips bad participant messages without changing any state', async () => {
+    const instanceId = await createInstance();
+    await order(instanceId, { deployOrder: 'DEPLOY' });
+    await until(instanceId, 'DEPLOYED', 'LOCKED');
+    const before = await instance(instanceId);
+    const metric = async (name: string, label: string): Promise<number> => {
+      const text = (await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200)).text;
+      const line = text.split('\n').find((entry) => entry.startsWith(`${name}{${label}}`));
+      return line === undefined ? 0 : Number(line.split(' ').at(-1));
+    };
+    const bus = runtime.app.get(MessageBus);
+    const topic = 'policy-acruntime-participant';
+    const rejectedJson = await metric('acm_participant_messages_rejected_total', 'code="INVALID_JSON"');
+    const rejectedLarge = await metric('acm_participant_messages_rejected_total', 'code="TOO_LARGE"');
+    const rejectedField = await metric('acm_participant_messages_rejected_total', 'code="INVALID_FIELD"');
+    const unknownInstance = await metric('acm_participant_messages_ignored_total', 'reason="UNKNOWN_INSTANCE"');
+    const stale = await metric('acm_participant_messages_ignored_total', 'reason="STALE"');
+    const [elementId] = Object.keys(before.elements);
+    const ack = (extra: Record<string, unknown>): string =>
+      JSON.stringify({
+        messageType: 'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        participantId: participant.participantId,
+        replicaId: participant.replicaId,
+        automationCompositionId: instanceId,
+        stateChangeResult: 'NO_ERROR',
+        automationCompositionResultMap: {
+          [elementId!]: { deployState: 'UNDEPLOYED', lockState: 'NONE', result: true },
+        },
+        ...extra,
+      });
+    await bus.publish(topic, [
+      { key: null, value: '{"messageType": "AUTOMATION_COMPOSITION_STATECHANGE_ACK", ' },
+      { key: null, value: JSON.stringify({ messageType: 'PARTICIPANT_STATUS', padding: 'x'.repeat(1_100_000) }) },
+      { key: null, value: ack({ automationCompositionId: 'not-a-uuid' }) },
+      { key: null, value: ack({ automationCompositionId: randomUUID() }) },
+      // A valid ACK for this (idle) instance from a participant that owns none of its elements.
+      { key: null, value: ack({ participantId: randomUUID() }) },
+    ]);
+    await eventually('the bad messages to be counted', async () =>
+      (await metric('acm_participant_messages_ignored_total', 'reason="UNKNOWN_INSTANCE"')) > unknownInstance
+        ? true
+        : undefined,
+    );
+    expect(await metric('acm_participant_messages_rejected_total', 'code="INVALID_JSON"')).toBe(rejectedJson + 1);
+    expect(await metric('acm_participant_messages_rejected_total', 'code="TOO_LARGE"')).toBe(rejectedLarge + 1);
+    expect(await metric('acm_participant_messages_rejected_total', 'code="INVALID_FIELD"')).toBe(rejectedField + 1);
+    await eventually('the foreign ACK to be counted', async () =>
+      (await metric('acm_participant_messages_ignored_total', 'reason="STALE"')) > stale ? true : undefined,
+    );
+    const after = await instance(instanceId);
+    expect(after).toEqual(before);
+  });
+
   it('deprimes and deletes the definition once its instances are gone', async () => {
     const created = await runtime.http
       .post(`${BASE}/compositions`)
