@@ -10,3 +10,5 @@ export * from './instance/property-merge';
 export * from './instance/phases';
 export * from './engine/phase-planner';
 export * from './ports/engine.port';
+export * from './instance/migration';
+export * from './engine/stage-planner';

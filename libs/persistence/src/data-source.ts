@@ -13,6 +13,7 @@ import {
 import { claimOutbox, deleteOutbox } from './engine-repositories';
 import { InitialSchema1764480000000 } from './migrations/1764480000000-InitialSchema';
 import { OperationsOutboxEvents1764490000000 } from './migrations/1764490000000-OperationsOutboxEvents';
+import { RollbackSnapshot1764500000000 } from './migrations/1764500000000-RollbackSnapshot';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -25,7 +26,11 @@ export const ENTITIES = [
 ];
 
 /** Every migration in order; the schema is never synchronised from the entities. */
-export const MIGRATIONS = [InitialSchema1764480000000, OperationsOutboxEvents1764490000000];
+export const MIGRATIONS = [
+  InitialSchema1764480000000,
+  OperationsOutboxEvents1764490000000,
+  RollbackSnapshot1764500000000,
+];
 
 export interface DatabaseOptions {
   readonly url: string;

@@ -5,6 +5,8 @@ import type {
   OperationRepository,
   OutboxRecord,
   OutboxRepository,
+  RollbackRepository,
+  RollbackSnapshot,
   StoredEvent,
 } from '@acm/domain';
 import type { EntityManager } from 'typeorm';
@@ -204,6 +206,42 @@ export class SqlEventRepository implements EventRepository {
       detail: row.detail,
       at: new Date(row.at).getTime(),
     }));
+  }
+}
+
+export class SqlRollbackRepository implements RollbackRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async save(snapshot: RollbackSnapshot): Promise<void> {
+    await this.manager.query(
+      `INSERT INTO automation_composition_rollback (instance_id, composition_id, elements, created_at)
+       VALUES ($1, $2, $3::jsonb, $4)
+       ON CONFLICT (instance_id) DO UPDATE SET
+         composition_id = EXCLUDED.composition_id, elements = EXCLUDED.elements, created_at = EXCLUDED.created_at`,
+      [snapshot.instanceId, snapshot.compositionId, JSON.stringify(snapshot.elements), new Date(snapshot.createdAt)],
+    );
+  }
+
+  async find(instanceId: string): Promise<RollbackSnapshot | null> {
+    const rows: Array<{
+      instance_id: string;
+      composition_id: string;
+      elements: RollbackSnapshot['elements'];
+      created_at: Date;
+    }> = await this.manager.query(
+      `SELECT instance_id, composition_id, elements, created_at FROM automation_composition_rollback
+       WHERE instance_id = $1`,
+      [instanceId],
+    );
+    const row = rows[0];
+    return row
+      ? {
+          instanceId: row.instance_id,
+          compositionId: row.composition_id,
+          elements: row.elements,
+          createdAt: new Date(row.created_at).getTime(),
+        }
+      : null;
   }
 }
 

@@ -10,13 +10,19 @@ import type {
   OutboxRepository,
   Participant,
   ParticipantRepository,
+  RollbackRepository,
   Store,
   Versioned,
 } from '@acm/domain';
 import { DomainError } from '@acm/domain';
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { SqlEventRepository, SqlOperationRepository, SqlOutboxRepository } from './engine-repositories';
+import {
+  SqlEventRepository,
+  SqlOperationRepository,
+  SqlOutboxRepository,
+  SqlRollbackRepository,
+} from './engine-repositories';
 import { AutomationCompositionElementEntity } from './entities/automation-composition-element.entity';
 import { AutomationCompositionEntity } from './entities/automation-composition.entity';
 import { CompositionDefinitionEntity } from './entities/composition-definition.entity';
@@ -361,6 +367,7 @@ export class TypeOrmStore implements Store {
   readonly instances: InstanceRepository;
   readonly participants: ParticipantRepository;
   readonly operations: OperationRepository;
+  readonly rollbacks: RollbackRepository;
   readonly outbox: OutboxRepository;
   readonly events: EventRepository;
 
@@ -370,6 +377,7 @@ export class TypeOrmStore implements Store {
     this.instances = new TypeOrmInstanceRepository(manager);
     this.participants = new TypeOrmParticipantRepository(manager);
     this.operations = new SqlOperationRepository(manager);
+    this.rollbacks = new SqlRollbackRepository(manager);
     this.outbox = new SqlOutboxRepository(manager, onOutboxWrite);
     this.events = new SqlEventRepository(manager);
   }

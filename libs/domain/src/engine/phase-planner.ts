@@ -22,6 +22,11 @@ export interface AckInput {
   readonly phase: number;
   readonly stateChangeResult: StateChangeResult;
   readonly message: string | null;
+  /**
+   * A stage ACK names the element's next stage (migrate, migration rollback, prepare): the element stays in
+   * transition, keeps its sub-state and records the stage. Absent on final ACKs.
+   */
+  readonly stage?: number;
   /** Empty means "all my elements of this instance are gone" (ONAP's answer to a DELETE it never saw). */
   readonly reports: readonly ElementReport[];
 }
@@ -32,6 +37,8 @@ export interface AckApplication {
   readonly elements: Record<string, InstanceElement>;
   readonly failed: boolean;
   readonly applied: string[];
+  /** Elements a migration removed for good: marked REMOVED and acknowledged DELETED (ONAP drops them). */
+  readonly removed: string[];
   readonly ignored: Array<{ elementId: string; reason: IgnoredReason }>;
 }
 
@@ -56,6 +63,7 @@ export function applyAck(
 ): AckApplication {
   const next: Record<string, InstanceElement> = { ...elements };
   const applied: string[] = [];
+  const removed: string[] = [];
   const ignored: AckApplication['ignored'] = [];
   let failed = ack.stateChangeResult === 'FAILED';
   const reports: readonly ElementReport[] =
@@ -87,19 +95,26 @@ export function applyAck(
     if (!report.result) {
       failed = true;
     }
+    const staged = ack.stage !== undefined && report.result;
     next[element.id] = {
       ...element,
       deployState: report.deployState,
       lockState: report.lockState,
-      subState: 'NONE',
+      // ONAP: a stage ACK keeps the sub-state (prepare stays PREPARING) and records the next stage.
+      subState: staged ? element.subState : 'NONE',
+      stage: staged ? (ack.stage ?? null) : element.stage,
       operationalState: report.operationalState ?? element.operationalState,
       useState: report.useState ?? element.useState,
       outProperties: report.outProperties ?? element.outProperties,
       message: truncate(report.message ?? ack.message),
     };
     applied.push(element.id);
+    if (report.result && report.deployState === 'DELETED' && element.migrationState === 'REMOVED') {
+      delete next[element.id];
+      removed.push(element.id);
+    }
   }
-  return { elements: next, failed: failed && applied.length > 0, applied, ignored };
+  return { elements: next, failed: failed && applied.length > 0, applied, removed, ignored };
 }
 
 export function isElementTransitional(element: InstanceElement): boolean {

@@ -1,4 +1,4 @@
-import type { AutomationComposition, CompositionDefinition, Participant } from '../model';
+import type { AutomationComposition, CompositionDefinition, InstanceElement, Participant } from '../model';
 import type { DeployState, StateChangeResult } from '../states';
 import type { EventRepository, OperationRepository, OutboxRepository } from './engine.port';
 
@@ -71,12 +71,32 @@ export interface ParticipantRepository {
   markSilentReplicasOffline(cutoff: number): Promise<string[]>;
 }
 
+/**
+ * The elements of an instance as they were before an update or migration started (ONAP
+ * AutomationCompositionRollback): what a rollback restores.
+ */
+export interface RollbackSnapshot {
+  readonly instanceId: string;
+  /** The composition the snapshotted elements belong to. */
+  readonly compositionId: string;
+  readonly elements: Record<string, InstanceElement>;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+}
+
+export interface RollbackRepository {
+  /** Creates or replaces the instance's snapshot (one per instance, as in ONAP). */
+  save(snapshot: RollbackSnapshot): Promise<void>;
+  find(instanceId: string): Promise<RollbackSnapshot | null>;
+}
+
 /** The repositories as seen inside one transaction. */
 export interface Store {
   readonly definitions: DefinitionRepository;
   readonly instances: InstanceRepository;
   readonly participants: ParticipantRepository;
   readonly operations: OperationRepository;
+  readonly rollbacks: RollbackRepository;
   readonly outbox: OutboxRepository;
   readonly events: EventRepository;
 }
