@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type {
+  AcElementDto,
   AutomationCompositionDeploy,
   AutomationCompositionDeployAck,
+  AutomationCompositionMigration,
+  AutomationCompositionPrepare,
   AutomationCompositionStateChange,
   ParticipantMessage,
   ParticipantTopics,
+  PropertiesUpdate,
 } from '@acm/contracts';
 import { DEFAULT_TOPICS, decodeMessage, encodeMessage, topicFor } from '@acm/contracts';
 import type { DeployState, LockState } from '@acm/domain';
@@ -18,6 +22,21 @@ export interface HandledWork {
 }
 
 type PhaseMessage = AutomationCompositionDeploy | AutomationCompositionStateChange;
+/** Orders answered per element with stage logic: update, migrate / precheck / migration rollback, prepare / review. */
+type StagedMessage = PropertiesUpdate | AutomationCompositionMigration | AutomationCompositionPrepare;
+
+function stagesIn(properties: Record<string, unknown> | undefined, kind: 'prepare' | 'migrate'): number[] {
+  const stage = properties?.['stage'];
+  const raw = Array.isArray(stage)
+    ? kind === 'migrate'
+      ? stage
+      : undefined
+    : typeof stage === 'object' && stage !== null
+      ? (stage as Record<string, unknown>)[kind]
+      : undefined;
+  const list = Array.isArray(raw) ? raw.filter((item): item is number => Number.isInteger(item)) : [];
+  return list.length === 0 ? [0] : [...new Set(list)].sort((a, b) => a - b);
+}
 
 /**
  * A protocol peer scripted by the test: it registers like a participant and answers PRIME and phase
@@ -124,6 +143,99 @@ export class ScriptedParticipant {
     });
   }
 
+  /** Messages of the staged / single-message orders received for an instance, in arrival order. */
+  stagedMessages(instanceId: string): StagedMessage[] {
+    return this.received.filter(
+      (message): message is StagedMessage =>
+        (message.messageType === 'PROPERTIES_UPDATE' ||
+          message.messageType === 'AUTOMATION_COMPOSITION_MIGRATION' ||
+          message.messageType === 'AUTOMATION_COMPOSITION_PREPARE') &&
+        message.automationCompositionId === instanceId,
+    );
+  }
+
+  /**
+   * Answers like ONAP's intermediary: for migrate, rollback and prepare, only elements whose stage set
+   * holds the message's stage act; one with a later stage (earlier for a rollback) gets a stage ACK.
+   */
+  async answerStaged(message: StagedMessage): Promise<void> {
+    const dtos: AcElementDto[] = (message.participantDtoList ?? [])
+      .filter((entry) => entry.participantId === this.participantId)
+      .flatMap((entry) => entry.elementDtos);
+    for (const dto of dtos) {
+      const elementId = dto.instanceElementTarget?.elementId;
+      if (elementId === undefined) {
+        continue;
+      }
+      const targetState = dto.instanceElementTarget?.state;
+      let order: string;
+      let stage = 0;
+      let next: number | undefined;
+      let done: [DeployState, LockState];
+      let running: [DeployState, LockState];
+      if (message.messageType === 'PROPERTIES_UPDATE') {
+        order = message.rollback === true ? 'UPDATE_REVERT' : 'UPDATE';
+        done = ['DEPLOYED', 'LOCKED'];
+        running = done;
+      } else if (message.messageType === 'AUTOMATION_COMPOSITION_PREPARE') {
+        order = message.preDeploy === false ? 'REVIEW' : 'PREPARE';
+        stage = message.stage ?? 0;
+        done = order === 'REVIEW' ? ['DEPLOYED', 'LOCKED'] : ['UNDEPLOYED', 'NONE'];
+        running = done;
+        if (order === 'PREPARE') {
+          const set = stagesIn(dto.compositionElement?.inProperties, 'prepare');
+          if (!set.includes(stage)) {
+            continue;
+          }
+          next = set.find((candidate) => candidate > stage);
+        }
+      } else {
+        stage = message.stage ?? 0;
+        const rollback = message.rollback === true;
+        order = message.precheck === true ? 'MIGRATE_PRECHECK' : rollback ? 'MIGRATION_REVERT' : 'MIGRATE';
+        done = targetState === 'REMOVED' && order !== 'MIGRATE_PRECHECK' ? ['DELETED', 'NONE'] : ['DEPLOYED', 'LOCKED'];
+        running = [rollback ? 'MIGRATION_REVERTING' : 'MIGRATING', 'LOCKED'];
+        if (order !== 'MIGRATE_PRECHECK') {
+          const source = targetState === 'REMOVED' ? dto.compositionElement : dto.compositionElementTarget;
+          const set = stagesIn(source?.inProperties, 'migrate');
+          if (!set.includes(stage)) {
+            continue;
+          }
+          next = rollback
+            ? [...set].reverse().find((candidate) => candidate < stage)
+            : set.find((candidate) => candidate > stage);
+        }
+      }
+      this.handled.push({ messageId: message.messageId, order, phase: stage, elementId });
+      const failed = this.failing.has(elementId);
+      const [deployState, lockState] = failed
+        ? ['DEPLOYED' as const, 'LOCKED' as const]
+        : next !== undefined
+          ? running
+          : done;
+      await this.send({
+        messageType: 'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        responseTo: message.messageId,
+        timestamp: new Date().toISOString(),
+        participantId: this.participantId,
+        replicaId: this.replicaId,
+        automationCompositionId: message.automationCompositionId,
+        stateChangeResult: failed ? 'FAILED' : 'NO_ERROR',
+        message: failed ? 'Scripted failure' : `${order} stage ${stage}`,
+        ...(next !== undefined && !failed ? { stage: next } : {}),
+        automationCompositionResultMap: {
+          [elementId]: {
+            deployState: order === 'PREPARE' && failed ? 'UNDEPLOYED' : deployState,
+            lockState: order === 'PREPARE' && failed ? 'NONE' : lockState,
+            result: !failed,
+            message: failed ? 'Scripted failure' : `${order} stage ${stage}`,
+            outProperties: { answeredBy: this.replicaId, lastOrder: order, lastStage: stage },
+          },
+        },
+      });
+    }
+  }
+
   async send(message: ParticipantMessage): Promise<void> {
     const encoded = encodeMessage(message);
     await this.bus.publish(topicFor(message.messageType, this.topics), [encoded]);
@@ -166,6 +278,15 @@ export class ScriptedParticipant {
           stateChangeResult: 'NO_ERROR',
           message: 'Scripted',
         });
+        return;
+      }
+      case 'PROPERTIES_UPDATE':
+      case 'AUTOMATION_COMPOSITION_MIGRATION':
+      case 'AUTOMATION_COMPOSITION_PREPARE': {
+        this.received.push(message);
+        if (this.autoAnswer) {
+          await this.answerStaged(message);
+        }
         return;
       }
       case 'AUTOMATION_COMPOSITION_DEPLOY':

@@ -21,9 +21,11 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the six documented examples', () => {
+  it('has the eight documented examples', () => {
     expect(EXAMPLES).toEqual([
       'sim-dependencies',
+      'sim-migration-from',
+      'sim-migration-to',
       'sim-multiple-types',
       'sim-single-element',
       'sim-three-phase',
@@ -59,9 +61,27 @@ describe('tosca/ fixtures', () => {
     expect(fixtureText(`examples/instances/${example}.json`)).toContain('"compositionId": "COMPOSITIONIDPLACEHOLDER"');
   });
 
-  it('uses element ids that are unique across all instance bodies', () => {
-    const ids = EXAMPLES.flatMap((example) => instanceElements(example).map(([id]) => id));
+  it('uses element ids that are unique across all instance bodies (a migrate body reuses its source ids)', () => {
+    const ids = EXAMPLES.filter((example) => example !== 'sim-migration-to').flatMap((example) =>
+      instanceElements(example).map(([id]) => id),
+    );
 
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('describes a migration: kept ids change version, one element is removed and one added', () => {
+    const from = new Map(instanceElements('sim-migration-from'));
+    const to = new Map(instanceElements('sim-migration-to'));
+    const kept = [...to.keys()].filter((id) => from.has(id));
+
+    expect(kept.map((id) => [from.get(id)?.definition.version, to.get(id)?.definition.version])).toEqual([
+      ['1.0.0', '2.0.0'],
+      ['1.0.0', '2.0.0'],
+    ]);
+    expect([...from.keys()].filter((id) => !to.has(id))).toHaveLength(1);
+    expect([...to.keys()].filter((id) => !from.has(id))).toHaveLength(1);
+    expect(fixtureText('examples/instances/sim-migration-to.json')).toContain(
+      '"compositionTargetId": "COMPOSITIONTARGETIDPLACEHOLDER"',
+    );
   });
 });

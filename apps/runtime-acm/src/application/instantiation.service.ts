@@ -16,7 +16,11 @@ import {
   UnitOfWork,
   assertOrderAllowed,
   assertParticipantsOnline,
+  isOrderAllowed,
   mergeProperties,
+  planMigration,
+  planMigrationRevert,
+  planUpdateRevert,
   resolveStateChange,
   validateInstanceElements,
 } from '@acm/domain';
@@ -116,16 +120,15 @@ export class InstantiationService {
     request: InstanceRequest & { instanceId: string },
   ): Promise<InstantiationResponse> {
     this.assertSameComposition(pathCompositionId, request.compositionId);
-    if (request.compositionTargetId !== undefined) {
-      throw new DomainError(
-        'VALIDATION_FAILED',
-        'compositionTargetId: migration and migration precheck are not supported by this runtime version; ' +
-          'omit compositionTargetId to update the instance in place',
-      );
-    }
+    const targetId = request.compositionTargetId;
     return this.unitOfWork.transaction(async (store) => {
       const found = await this.findInstance(store, request.instanceId, pathCompositionId);
       const current = found.value;
+      if (targetId !== undefined) {
+        return request.precheck === true
+          ? this.precheckMigration(store, found, targetId, request)
+          : this.migrate(store, found, targetId, request);
+      }
       const notDefault = Object.values(current.elements).filter((element) => element.migrationState !== 'DEFAULT');
       if (notDefault.length > 0) {
         throw new DomainError(
@@ -196,6 +199,11 @@ export class InstantiationService {
       ),
     };
     const definition = await this.definitionOf(store, current.compositionId);
+    // The snapshot is what a rollback restores: the last DEPLOYED elements. A retry after a failed update
+    // keeps it, so the rollback still returns to the state before the first attempt.
+    if (current.deployState === 'DEPLOYED') {
+      await this.snapshot(store, current, current.compositionId);
+    }
     const updated = await this.engine.startInstanceOrder(
       store,
       { value: merged, version: found.version },
@@ -203,6 +211,104 @@ export class InstantiationService {
       'UPDATE',
     );
     return responseOf(updated);
+  }
+
+  /** POST with compositionTargetId: migrate the instance to another primed composition (ONAP §1.3). */
+  private async migrate(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    targetId: string,
+    request: InstanceRequest & { instanceId: string },
+  ): Promise<InstantiationResponse> {
+    const current = found.value;
+    assertOrderAllowed('MIGRATE', current);
+    this.assertAllDefault(current);
+    const { source, target, planned } = await this.planMigrationTo(store, current, targetId, request);
+    await this.snapshot(store, current, current.compositionId);
+    const migrating: AutomationComposition = { ...current, compositionTargetId: targetId, elements: planned };
+    const updated = await this.engine.startInstanceOrder(
+      store,
+      { value: migrating, version: found.version },
+      source,
+      'MIGRATE',
+      { target },
+    );
+    return responseOf(updated);
+  }
+
+  /**
+   * POST with compositionTargetId and precheck: asks the participants whether the migration would work.
+   * Nothing but the sub-state changes on the instance: the target id and the planned elements travel in
+   * the message only (ONAP does not persist them either).
+   */
+  private async precheckMigration(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    targetId: string,
+    request: InstanceRequest & { instanceId: string },
+  ): Promise<InstantiationResponse> {
+    const current = found.value;
+    assertOrderAllowed('MIGRATE_PRECHECK', current);
+    this.assertAllDefault(current);
+    const { source, target, planned } = await this.planMigrationTo(store, current, targetId, request);
+    const updated = await this.engine.startInstanceOrder(store, found, source, 'MIGRATE_PRECHECK', {
+      target,
+      planned,
+    });
+    return responseOf(updated);
+  }
+
+  /** The checks migrate and precheck share: target primed, elements compatible and complete, participants online. */
+  private async planMigrationTo(
+    store: Store,
+    current: AutomationComposition,
+    targetId: string,
+    request: InstanceRequest,
+  ): Promise<{
+    source: CompositionDefinition;
+    target: CompositionDefinition;
+    planned: Record<string, InstanceElement>;
+  }> {
+    const source = await this.definitionOf(store, current.compositionId);
+    const target = await this.primedDefinition(store, targetId);
+    const info = this.templates.read(target.serviceTemplate);
+    const planned = planMigration(current.elements, request.elements, {
+      listedElements: info.listedElements,
+      participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
+    });
+    const added = Object.values(planned).filter((element) => element.migrationState === 'NEW');
+    const used = await store.instances.elementIdsInUse(
+      added.map((element) => element.id),
+      current.instanceId,
+    );
+    if (used.length > 0) {
+      throw new DomainError('ALREADY_EXISTS', `Element id ${used.join(', ')} UUID already used by another instance`);
+    }
+    await this.assertOnline(store, [
+      ...Object.values(source.elementStateMap).map((state) => state.participantId),
+      ...Object.values(target.elementStateMap).map((state) => state.participantId),
+    ]);
+    return { source, target, planned };
+  }
+
+  private assertAllDefault(current: AutomationComposition): void {
+    const notDefault = Object.values(current.elements).filter((element) => element.migrationState !== 'DEFAULT');
+    if (notDefault.length > 0) {
+      throw new DomainError(
+        'ORDER_NOT_ALLOWED',
+        `Element ${notDefault.map((element) => element.id).join(', ')} is in migrationState ` +
+          `${notDefault[0]?.migrationState}: finish or roll back the migration first`,
+      );
+    }
+  }
+
+  private async snapshot(store: Store, instance: AutomationComposition, compositionId: string): Promise<void> {
+    await store.rollbacks.save({
+      instanceId: instance.instanceId,
+      compositionId,
+      elements: instance.elements,
+      createdAt: this.clock.now(),
+    });
   }
 
   async get(pathCompositionId: string, instanceId: string): Promise<AutomationComposition> {
@@ -241,27 +347,64 @@ export class InstantiationService {
     });
   }
 
-  /** POST .../rollback: only a failed or timed-out update or migration has something to roll back. */
+  /**
+   * POST .../rollback: a failed or timed-out update (UPDATE_REVERT) or migration (MIGRATION_REVERT)
+   * returns to the elements of the rollback snapshot. As in ONAP, the elements being left are
+   * snapshotted in turn, and the participants get the order as "before" / "after" DTOs.
+   */
   async rollback(pathCompositionId: string, instanceId: string): Promise<void> {
-    await this.unitOfWork.read(async (store) => {
+    await this.unitOfWork.transaction(async (store) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
       const instance = found.value;
       const order: InstanceOrder = instance.deployState === 'UPDATING' ? 'UPDATE_REVERT' : 'MIGRATION_REVERT';
-      try {
-        assertOrderAllowed(order, instance);
-      } catch (error) {
+      if (!isOrderAllowed(order, instance)) {
         throw new DomainError(
           'ORDER_NOT_ALLOWED',
-          `Invalid state for rollback, Ac Instance is ${instance.deployState}/${instance.lockState}/` +
-            `${instance.subState}/${instance.stateChangeResult}: rollback needs a FAILED or TIMEOUT update or migration`,
-          { cause: error instanceof Error ? error.message : String(error) },
+          `Invalid state for rollback, Ac Instance is ${instance.deployState}. State: ` +
+            `${instance.deployState}/${instance.lockState}/${instance.subState}/${instance.stateChangeResult}; ` +
+            'rollback needs an update or migration that FAILED or timed out (UPDATING or MIGRATING, LOCKED, ' +
+            'FAILED or TIMEOUT)',
+          { ...this.stateOf(instance), order },
         );
       }
-      throw new DomainError(
-        'ORDER_NOT_ALLOWED',
-        `No rollback snapshot is stored for instance ${instanceId}: nothing to roll back`,
-      );
+      const snapshot = await store.rollbacks.find(instanceId);
+      if (!snapshot) {
+        throw new DomainError(
+          'ORDER_NOT_ALLOWED',
+          `No rollback snapshot is stored for instance ${instanceId}: nothing to roll back`,
+          { instanceId },
+        );
+      }
+      const definition = await this.definitionOf(store, instance.compositionId);
+      if (order === 'UPDATE_REVERT') {
+        await this.assertOnline(
+          store,
+          Object.values(instance.elements).map((element) => element.participantId),
+        );
+        await this.snapshot(store, instance, instance.compositionId);
+        const restored = { ...instance, elements: planUpdateRevert(instance.elements, snapshot.elements) };
+        await this.engine.startInstanceOrder(store, { value: restored, version: found.version }, definition, order);
+        return;
+      }
+      const leaving = instance.compositionTargetId;
+      const target = leaving === null ? null : await store.definitions.find(leaving);
+      await this.assertOnline(store, [
+        ...Object.values(definition.elementStateMap).map((state) => state.participantId),
+        ...Object.values(target?.value.elementStateMap ?? {}).map((state) => state.participantId),
+      ]);
+      await this.snapshot(store, instance, leaving ?? instance.compositionId);
+      const restored = { ...instance, elements: planMigrationRevert(instance.elements, snapshot.elements) };
+      await this.engine.startInstanceOrder(store, { value: restored, version: found.version }, definition, order);
     });
+  }
+
+  private stateOf(instance: AutomationComposition): Record<string, string> {
+    return {
+      deployState: instance.deployState,
+      lockState: instance.lockState,
+      subState: instance.subState,
+      stateChangeResult: instance.stateChangeResult,
+    };
   }
 
   /** Hands the order to the engine, which cascades the transitional state and queues the first phase. */

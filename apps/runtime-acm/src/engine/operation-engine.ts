@@ -22,8 +22,11 @@ import {
   decideNextPhase,
   firstPhase,
   isElementTransitional,
+  isStagedOrder,
+  stagePhaseOf,
   transitionalStateFor,
 } from '@acm/domain';
+import type { StageSets, StartPhaseOf } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import { metadataTimeoutMs } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -38,6 +41,7 @@ import {
   primeMessage,
   toOutbox,
 } from './participant-messages';
+import type { CompositionSide } from './participant-messages';
 
 const PHASED_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK']);
 
@@ -49,6 +53,22 @@ const TIMEOUT_PROPERTY: Partial<Record<InstanceOrder, string>> = {
   MIGRATE: 'migrateTimeoutMs',
   DELETE: 'deleteTimeoutMs',
 };
+
+/** What an order's messages need beyond the instance and its own definition. */
+interface OrderContext {
+  /** Migration target (MIGRATE, MIGRATE_PRECHECK) or the composition a migration rollback leaves (MIGRATION_REVERT). */
+  readonly other?: CompositionSide;
+  /** The rollback snapshot: the elements before the update, migration or rollback. */
+  readonly before?: Record<string, InstanceElement>;
+  /** MIGRATE_PRECHECK only: the elements the migration would produce. */
+  readonly planned?: Record<string, InstanceElement>;
+}
+
+/** Extra input of orders that carry more than the instance: a precheck's target and planned elements. */
+export interface OrderExtras {
+  readonly target?: CompositionDefinition;
+  readonly planned?: Record<string, InstanceElement>;
+}
 
 /**
  * Runs transitions: opens an operation with its first phase, applies each ACK in one transaction and,
@@ -80,10 +100,12 @@ export class OperationEngine {
     found: Versioned<AutomationComposition>,
     definition: CompositionDefinition,
     order: InstanceOrder,
+    extras: OrderExtras = {},
   ): Promise<AutomationComposition> {
     const now = this.clock.now();
     const instance = found.value;
     const info = this.templates.read(definition.serviceTemplate);
+    const staged = isStagedOrder(order);
     const during = transitionalStateFor(order);
     const target = completedStateOf(during);
     // ONAP's retry rule: re-issuing a phased order after a failure redoes only the unfinished elements.
@@ -95,10 +117,12 @@ export class OperationEngine {
           target !== null &&
           element.deployState === target.deployState &&
           element.lockState === target.lockState;
-        return [id, reached ? element : { ...element, ...during, message: null }];
+        // A staged order starts every element at the first stage of its set again.
+        return [id, reached ? element : { ...element, ...during, message: null, ...(staged ? { stage: null } : {}) }];
       }),
     );
-    const startPhaseOf = this.startPhaseLookup(info, order);
+    const context = await this.contextOf(store, instance, order, extras);
+    const startPhaseOf = this.startPhaseLookup(info, order, context);
     const pendingPhases = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
     const phase = firstPhase(order, pendingPhases);
     const previous = await store.operations.findRunning(instance.instanceId);
@@ -122,6 +146,7 @@ export class OperationEngine {
       ...during,
       stateChangeResult: 'NO_ERROR',
       phase,
+      precheck: order === 'MIGRATE_PRECHECK' ? true : instance.precheck,
       elements,
       lastMsg: now,
     };
@@ -133,7 +158,7 @@ export class OperationEngine {
       await this.complete(store, started, found.version + 1, definition, operation, events, now);
       return started;
     }
-    await this.sendPhase(store, started, definition, info, operation, phase, true, events, now);
+    await this.sendPhase(store, started, definition, info, context, operation, phase, true, events, now);
     await store.events.append(events);
     return started;
   }
@@ -196,8 +221,10 @@ export class OperationEngine {
         return;
       }
       const info = this.templates.read(definition.value.serviceTemplate);
-      const startPhaseOf = this.startPhaseLookup(info, operation.order as InstanceOrder);
+      const order = operation.order as InstanceOrder;
       const instance = found.value;
+      const context = await this.contextOf(store, instance, order, {});
+      const startPhaseOf = this.startPhaseLookup(info, order, context);
       const phase = matched?.phase ?? operation.phase ?? 0;
       const application = applyAck(
         instance.elements,
@@ -206,6 +233,7 @@ export class OperationEngine {
           phase,
           stateChangeResult: ack.stateChangeResult,
           message: ack.message ?? null,
+          ...(ack.stage !== undefined && isStagedOrder(order) ? { stage: ack.stage } : {}),
           reports: Object.entries(ack.automationCompositionResultMap).map(([elementId, report]) => ({
             elementId,
             deployState: report.deployState,
@@ -222,11 +250,14 @@ export class OperationEngine {
       for (const { elementId, reason } of application.ignored) {
         this.ignored(reason, `ACK from ${ack.participantId} for element ${elementId} of ${instanceId}: ${reason}`);
       }
-      if (application.applied.length === 0) {
+      // A precheck also asks about elements the instance does not have yet (NEW ones): their failure counts.
+      const precheckFailed = order === 'MIGRATE_PRECHECK' && ack.stateChangeResult === 'FAILED';
+      if (application.applied.length === 0 && !precheckFailed) {
         return;
       }
       const events: OperationEvent[] = application.applied.map((elementId) => {
-        const element = application.elements[elementId]!;
+        const element = application.elements[elementId];
+        const removed = element === undefined;
         return this.event(
           instanceId,
           operation,
@@ -234,17 +265,21 @@ export class OperationEngine {
           {
             elementId,
             participantId: ack.participantId,
-            phase: startPhaseOf(element),
-            deployState: element.deployState,
-            lockState: element.lockState,
+            phase,
+            deployState: removed ? 'DELETED' : element.deployState,
+            lockState: removed ? 'NONE' : element.lockState,
+            ...(removed ? { removed: true } : {}),
+            ...(element?.stage !== null && element?.stage !== undefined && ack.stage !== undefined
+              ? { nextStage: element.stage }
+              : {}),
             result: !application.failed,
-            message: element.message,
+            message: removed ? (ack.message ?? null) : element.message,
           },
           now,
         );
       });
       const updated: AutomationComposition = { ...instance, elements: application.elements, lastMsg: now };
-      if (application.failed || instance.stateChangeResult === 'FAILED') {
+      if (application.failed || precheckFailed || instance.stateChangeResult === 'FAILED') {
         const failed = { ...updated, stateChangeResult: 'FAILED' as const };
         await store.instances.update(failed, found.version);
         if (operation.state === 'RUNNING' && instance.stateChangeResult !== 'FAILED') {
@@ -261,12 +296,7 @@ export class OperationEngine {
         await store.events.append(events);
         return;
       }
-      const decision = decideNextPhase(
-        operation.order as InstanceOrder,
-        operation.phase ?? phase,
-        application.elements,
-        startPhaseOf,
-      );
+      const decision = decideNextPhase(order, operation.phase ?? phase, application.elements, startPhaseOf);
       switch (decision.kind) {
         case 'WAIT':
           await store.instances.update(updated, found.version);
@@ -277,12 +307,23 @@ export class OperationEngine {
           await store.instances.update(advanced, found.version);
           const moved = { ...operation, phase: decision.phase };
           await store.operations.update(moved);
-          await this.sendPhase(store, advanced, definition.value, info, moved, decision.phase, false, events, now);
+          await this.sendPhase(
+            store,
+            advanced,
+            definition.value,
+            info,
+            context,
+            moved,
+            decision.phase,
+            false,
+            events,
+            now,
+          );
           break;
         }
         case 'COMPLETE':
           events.push(this.event(instanceId, operation, 'PHASE_COMPLETED', { phase: operation.phase }, now));
-          await this.complete(store, updated, found.version, definition.value, operation, events, now);
+          await this.complete(store, updated, found.version, definition.value, operation, events, now, context);
           return;
       }
       await store.events.append(events);
@@ -412,10 +453,26 @@ export class OperationEngine {
     operation: Operation,
     events: OperationEvent[],
     now: number,
+    context: OrderContext = {},
   ): Promise<void> {
     const done = completedStateOf(instance) ?? instance;
+    const migrated = operation.order === 'MIGRATE';
+    const reverted = operation.order === 'MIGRATION_REVERT';
+    // After a migration or its rollback: NEW elements are plain elements, REMOVED ones are gone (ONAP §2.5).
+    const elements =
+      migrated || reverted
+        ? Object.fromEntries(
+            Object.entries(instance.elements)
+              .filter(([, element]) => element.migrationState !== 'REMOVED')
+              .map(([id, element]): [string, InstanceElement] => [id, { ...element, migrationState: 'DEFAULT' }]),
+          )
+        : instance.elements;
+    const finalDefinition = migrated && context.other ? context.other.definition : definition;
     const completed: AutomationComposition = {
       ...instance,
+      compositionId: migrated ? (instance.compositionTargetId ?? instance.compositionId) : instance.compositionId,
+      compositionTargetId: migrated || reverted ? null : instance.compositionTargetId,
+      elements,
       deployState: done.deployState,
       lockState: done.lockState,
       subState: done.subState,
@@ -434,7 +491,7 @@ export class OperationEngine {
     await store.operations.update({ ...operation, state: 'COMPLETED', finishedAt: now });
     await store.outbox.add([
       toOutbox(
-        instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), completed, definition, deleted),
+        instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), completed, finalDefinition, deleted),
         this.topics,
       ),
     ]);
@@ -457,6 +514,7 @@ export class OperationEngine {
     instance: AutomationComposition,
     definition: CompositionDefinition,
     info: CompositionTemplateInfo,
+    context: OrderContext,
     operation: Operation,
     phase: number,
     first: boolean,
@@ -474,18 +532,80 @@ export class OperationEngine {
       info,
       phase,
       firstPhase: first,
+      ...context,
     });
     await store.outbox.add([toOutbox(message, this.topics)]);
     events.push(this.event(instance.instanceId, operation, 'PHASE_STARTED', { phase, messageId }, now));
   }
 
-  /** Start phases order deploy-like work; the other orders (update, prepare, review) run all elements at once. */
-  private startPhaseLookup(info: CompositionTemplateInfo, order: InstanceOrder): (element: InstanceElement) => number {
-    if (!PHASED_ORDERS.has(order)) {
+  /** The snapshot, the other composition and the precheck plan an order's messages need. */
+  private async contextOf(
+    store: Store,
+    instance: AutomationComposition,
+    order: InstanceOrder,
+    extras: OrderExtras,
+  ): Promise<OrderContext> {
+    const side = async (compositionId: string | null): Promise<CompositionSide | undefined> => {
+      if (compositionId === null) {
+        return undefined;
+      }
+      const found = await store.definitions.find(compositionId);
+      return found ? { definition: found.value, info: this.templates.read(found.value.serviceTemplate) } : undefined;
+    };
+    switch (order) {
+      case 'UPDATE':
+      case 'UPDATE_REVERT': {
+        const snapshot = await store.rollbacks.find(instance.instanceId);
+        return snapshot ? { before: snapshot.elements } : {};
+      }
+      case 'MIGRATE':
+      case 'MIGRATION_REVERT': {
+        const snapshot = await store.rollbacks.find(instance.instanceId);
+        const other = extras.target
+          ? { definition: extras.target, info: this.templates.read(extras.target.serviceTemplate) }
+          : await side(instance.compositionTargetId);
+        return { ...(other ? { other } : {}), ...(snapshot ? { before: snapshot.elements } : {}) };
+      }
+      case 'MIGRATE_PRECHECK': {
+        const other = extras.target
+          ? { definition: extras.target, info: this.templates.read(extras.target.serviceTemplate) }
+          : undefined;
+        return {
+          ...(other ? { other } : {}),
+          before: instance.elements,
+          ...(extras.planned ? { planned: extras.planned } : {}),
+        };
+      }
+      default:
+        return {};
+    }
+  }
+
+  /**
+   * The phase of an element in an order: its start phase for deploy-like orders, its stage for migrate,
+   * migration rollback and prepare (ONAP's StageScanner), 0 for the single-message orders.
+   */
+  private startPhaseLookup(info: CompositionTemplateInfo, order: InstanceOrder, context: OrderContext): StartPhaseOf {
+    const key = (name: string, version: string): string => `${name}|${version}`;
+    if (PHASED_ORDERS.has(order)) {
+      const phases = new Map(info.elements.map((element) => [key(element.name, element.version), element.startPhase]));
+      return (element) => phases.get(key(element.definition.name, element.definition.version)) ?? 0;
+    }
+    if (!isStagedOrder(order)) {
       return () => 0;
     }
-    const phases = new Map(info.elements.map((element) => [`${element.name}|${element.version}`, element.startPhase]));
-    return (element) => phases.get(`${element.definition.name}|${element.definition.version}`) ?? 0;
+    const stagesIn = (side: CompositionTemplateInfo | undefined): Map<string, StageSets> =>
+      new Map((side?.elements ?? []).map((element) => [key(element.name, element.version), element.stage]));
+    const own = stagesIn(info);
+    const other = stagesIn(context.other?.info);
+    // Where an element's stages come from: the composition it is going to; a REMOVED one's from the one it leaves.
+    const [going, leaving] = order === 'MIGRATE' ? [other, own] : [own, other];
+    const fallback: StageSets = { prepare: [0], migrate: [0] };
+    return stagePhaseOf(order, (element) => {
+      const id = key(element.definition.name, element.definition.version);
+      const [first, second] = element.migrationState === 'REMOVED' ? [leaving, going] : [going, leaving];
+      return first.get(id) ?? second.get(id) ?? fallback;
+    });
   }
 
   private timeoutOf(order: InstanceOrder, instance: AutomationComposition): number {

@@ -2,6 +2,8 @@ import type { AutomationComposition, CompositionDefinition, InstanceElement, Ins
 import type {
   AcElementDto,
   AutomationCompositionDeploy,
+  AutomationCompositionMigration,
+  CompositionElementDto,
   AutomationCompositionPrepare,
   AutomationCompositionStateChange,
   ParticipantDefinition,
@@ -63,6 +65,12 @@ export function participantDtos(
   return [...groups].map(([participantId, elementDtos]) => ({ participantId, elementDtos }));
 }
 
+/** A composition as a message side needs it: the stored definition and its parsed template. */
+export interface CompositionSide {
+  readonly definition: CompositionDefinition;
+  readonly info: CompositionTemplateInfo;
+}
+
 export interface PhaseMessageInput {
   readonly messageId: string;
   readonly timestamp: string;
@@ -72,6 +80,149 @@ export interface PhaseMessageInput {
   readonly info: CompositionTemplateInfo;
   readonly phase: number;
   readonly firstPhase: boolean;
+  /**
+   * The other composition of a migration: the target (MIGRATE, MIGRATE_PRECHECK), or the composition a
+   * migration rollback returns from (MIGRATION_REVERT).
+   */
+  readonly other?: CompositionSide;
+  /** Elements before the order (the rollback snapshot): update and migration DTOs describe them as the source. */
+  readonly before?: Readonly<Record<string, InstanceElement>>;
+  /** MIGRATE_PRECHECK: the elements the migration would produce (not stored on the instance). */
+  readonly planned?: Readonly<Record<string, InstanceElement>>;
+}
+
+function nodeTemplateProperties(side: CompositionSide, definition: { name: string }): Record<string, unknown> {
+  return side.info.elements.find((element) => element.name === definition.name)?.properties ?? {};
+}
+
+function compositionElementDto(
+  side: CompositionSide,
+  definition: InstanceElement['definition'],
+  state: CompositionElementDto['state'],
+): CompositionElementDto {
+  const present = state !== 'NOT_PRESENT';
+  return {
+    compositionId: side.definition.compositionId,
+    elementDefinitionId: definition,
+    inProperties: present ? nodeTemplateProperties(side, definition) : {},
+    outProperties: present ? (side.definition.elementStateMap[definition.name]?.outProperties ?? {}) : {},
+    state,
+  };
+}
+
+function participantsOfDefinition(definition: CompositionDefinition): string[] {
+  return Object.values(definition.elementStateMap)
+    .map((state) => state.participantId)
+    .filter((id): id is string => id !== null);
+}
+
+/**
+ * The DTOs of a migration, per ONAP's DtoMapperService (reference §3.3): a kept element has source and
+ * target views of both composition and instance; a NEW one has NOT_PRESENT sources and NEW targets; a
+ * REMOVED one has present sources and REMOVED targets.
+ */
+function migrationDtos(
+  instanceId: string,
+  from: CompositionSide,
+  to: CompositionSide,
+  elements: readonly InstanceElement[],
+  before: Readonly<Record<string, InstanceElement>>,
+): ParticipantDto[] {
+  const groups = new Map<string, AcElementDto[]>();
+  for (const element of elements) {
+    if (element.participantId === null) {
+      continue;
+    }
+    const source = before[element.id];
+    const sourceState = element.migrationState === 'NEW' ? 'NOT_PRESENT' : 'PRESENT';
+    const targetState =
+      element.migrationState === 'NEW' ? 'NEW' : element.migrationState === 'REMOVED' ? 'REMOVED' : 'PRESENT';
+    const dtos = groups.get(element.participantId) ?? [];
+    dtos.push({
+      compositionElement: compositionElementDto(from, source?.definition ?? element.definition, sourceState),
+      instanceElement: {
+        instanceId,
+        elementId: element.id,
+        inProperties: sourceState === 'PRESENT' ? (source?.properties ?? element.properties) : {},
+        outProperties: sourceState === 'PRESENT' ? element.outProperties : {},
+        state: sourceState,
+      },
+      compositionElementTarget: compositionElementDto(
+        element.migrationState === 'REMOVED' ? from : to,
+        element.definition,
+        targetState,
+      ),
+      instanceElementTarget: {
+        instanceId,
+        elementId: element.id,
+        inProperties: element.properties,
+        outProperties: element.outProperties,
+        state: targetState,
+      },
+    });
+    groups.set(element.participantId, dtos);
+  }
+  return [...groups].map(([participantId, elementDtos]) => ({ participantId, elementDtos }));
+}
+
+/**
+ * AUTOMATION_COMPOSITION_MIGRATION for a migrate stage, a precheck or a migration-rollback stage. The
+ * rollback is sent as a migration back: `compositionTargetId` (and its revision) name the composition
+ * the instance returns to, the source DTOs describe the composition it leaves.
+ */
+export function migrationMessage(input: PhaseMessageInput): AutomationCompositionMigration {
+  const { instance, order } = input;
+  const own: CompositionSide = { definition: input.definition, info: input.info };
+  const other = input.other ?? own;
+  const rollback = order === 'MIGRATION_REVERT';
+  const precheck = order === 'MIGRATE_PRECHECK';
+  const from = rollback ? other : own;
+  const to = rollback ? own : other;
+  const elements = precheck
+    ? Object.values(input.planned ?? instance.elements)
+    : Object.values(instance.elements).filter(isElementTransitional);
+  const participantIdList = [
+    ...new Set([
+      ...participantsOfDefinition(from.definition),
+      ...participantsOfDefinition(to.definition),
+      ...participantsOf(elements),
+    ]),
+  ];
+  return {
+    messageType: 'AUTOMATION_COMPOSITION_MIGRATION',
+    messageId: input.messageId,
+    timestamp: input.timestamp,
+    compositionId: instance.compositionId,
+    compositionTargetId: to.definition.compositionId,
+    automationCompositionId: instance.instanceId,
+    revisionIdComposition: input.definition.revisionId,
+    revisionIdCompositionTarget: to.definition.revisionId,
+    revisionIdInstance: instance.revisionId,
+    participantIdList,
+    precheck,
+    rollback,
+    firstStage: input.firstPhase,
+    stage: precheck ? 0 : input.phase,
+    participantUpdatesList: participantsOf(elements).map((participantId) => ({
+      participantId,
+      acElementList: elements
+        .filter((element) => element.participantId === participantId)
+        .map((element) => ({
+          id: element.id,
+          definition: element.definition,
+          orderedState: rollback ? ('MIGRATION_REVERT' as const) : ('MIGRATE' as const),
+          migrationState: element.migrationState,
+          properties: element.properties,
+        })),
+    })),
+    participantDtoList: migrationDtos(
+      instance.instanceId,
+      from,
+      to,
+      elements,
+      input.before ?? (precheck ? instance.elements : {}),
+    ),
+  };
 }
 
 /**
@@ -80,6 +231,9 @@ export interface PhaseMessageInput {
  */
 export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
   const { instance, definition, info } = input;
+  if (input.order === 'MIGRATE' || input.order === 'MIGRATION_REVERT' || input.order === 'MIGRATE_PRECHECK') {
+    return migrationMessage(input);
+  }
   const elements = Object.values(instance.elements);
   const envelope = {
     messageId: input.messageId,
@@ -113,11 +267,30 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
     };
     return deploy;
   }
-  if (input.order === 'UPDATE') {
+  if (input.order === 'UPDATE' || input.order === 'UPDATE_REVERT') {
+    const before = input.before ?? {};
     const update: PropertiesUpdate = {
       messageType: 'PROPERTIES_UPDATE',
       ...envelope,
-      rollback: false,
+      rollback: input.order === 'UPDATE_REVERT',
+      // ONAP: the element before the update (the rollback snapshot) and after it.
+      participantDtoList: envelope.participantDtoList.map((entry) => ({
+        participantId: entry.participantId,
+        elementDtos: entry.elementDtos.map((dto) => {
+          const id = dto.instanceElementTarget?.elementId ?? '';
+          const previous = before[id];
+          return {
+            ...dto,
+            instanceElement: {
+              instanceId: instance.instanceId,
+              elementId: id,
+              inProperties: previous?.properties ?? dto.instanceElementTarget?.inProperties ?? {},
+              outProperties: dto.instanceElementTarget?.outProperties ?? {},
+              state: 'PRESENT' as const,
+            },
+          };
+        }),
+      })),
       participantUpdatesList: envelope.participantIdList.map((participantId) => ({
         participantId,
         acElementList: elements
@@ -138,7 +311,7 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
       messageType: 'AUTOMATION_COMPOSITION_PREPARE',
       ...envelope,
       preDeploy: input.order === 'PREPARE',
-      stage: 0,
+      stage: input.order === 'PREPARE' ? input.phase : 0,
       participantList:
         input.order === 'PREPARE'
           ? envelope.participantIdList.map((participantId) => ({
