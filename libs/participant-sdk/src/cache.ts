@@ -84,6 +84,16 @@ export function nextStageOf(stages: readonly number[], current: number): number 
   return stages.find((stage) => stage > current) ?? current;
 }
 
+/**
+ * The largest stage of `stages` before `current`, or `current` when none precedes: a migration rollback
+ * walks the stages downwards (ONAP's getRollbackNextStage).
+ *
+ * @publicApi Companion of {@link stagesOf}.
+ */
+export function previousStageOf(stages: readonly number[], current: number): number {
+  return [...stages].reverse().find((stage) => stage < current) ?? current;
+}
+
 export interface CachedComposition {
   compositionId: Uuid;
   state: AcTypeState;

@@ -14,7 +14,7 @@ export {
   defaultGroupId,
   nodeTimers,
 } from './defaults';
-export { definitionKey, nextStageOf, stagesOf, startPhaseOf } from './cache';
+export { definitionKey, nextStageOf, previousStageOf, stagesOf, startPhaseOf } from './cache';
 export { ManualTimers, ScriptedRuntime } from './testing/scripted-runtime';
 export type { ScriptedRuntimeOptions } from './testing/scripted-runtime';
 export { deployOrder, deprimeOrder, primeOrder, stateChangeOrder } from './testing/orders';

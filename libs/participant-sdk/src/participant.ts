@@ -51,6 +51,7 @@ import {
   dtoDefinition,
   dtoElementId,
   nextStageOf,
+  previousStageOf,
   stagesOf,
 } from './cache';
 import type { CachedComposition } from './cache';
@@ -984,7 +985,13 @@ export class Participant {
       if (operation !== 'migratePrecheck' && !stages.includes(stage)) {
         continue;
       }
-      const nextStage = operation === 'migratePrecheck' ? stage : nextStageOf(stages, stage);
+      // A migration rollback walks the stages downwards (ONAP getRollbackNextStage).
+      const nextStage =
+        operation === 'migratePrecheck'
+          ? stage
+          : operation === 'rollbackMigration'
+            ? previousStageOf(stages, stage)
+            : nextStageOf(stages, stage);
       const migrate: InstanceElement = {
         ...(cached === undefined
           ? { instanceId, id: target.id, outProperties: {}, deployState: 'DEPLOYED', lockState: 'LOCKED' }
@@ -1031,15 +1038,18 @@ export class Participant {
           }
           const current = this.cache.instances.get(instanceId);
           const now = current?.elements.get(target.id);
-          if (now !== undefined && operation === 'migrate') {
+          if (now !== undefined) {
+            // Migrate moves the element to the target; a rollback moves it back to what the order restores.
             now.definition = copy(target.definition);
             now.properties = copy(migrate.properties);
-          }
-          if (now !== undefined) {
             now.migrationState = 'DEFAULT';
           }
-          if (current !== undefined && ![...current.elements.values()].some((e) => e.deployState === 'MIGRATING')) {
-            if (operation === 'migrate' && targetId !== undefined) {
+          const transitional: readonly string[] = ['MIGRATING', 'MIGRATION_REVERTING'];
+          if (
+            current !== undefined &&
+            ![...current.elements.values()].some((e) => transitional.includes(e.deployState))
+          ) {
+            if (targetId !== undefined) {
               current.compositionId = targetId;
             }
             delete current.compositionTargetId;
