@@ -312,7 +312,7 @@ export class InstantiationService {
   }
 
   async get(pathCompositionId: string, instanceId: string): Promise<AutomationComposition> {
-    const found = await this.unitOfWork.read((store) => this.findInstance(store, instanceId, pathCompositionId));
+    const found = await this.unitOfWork.read((store) => this.findInstance(store, instanceId, pathCompositionId, false));
     return found.value;
   }
 
@@ -438,8 +438,10 @@ export class InstantiationService {
     store: Store,
     instanceId: string,
     pathCompositionId: string,
+    lock = true,
   ): Promise<Versioned<AutomationComposition>> {
-    const found = await store.instances.find(instanceId);
+    // Orders lock the row: an ACK applied meanwhile waits instead of failing the order with a 409.
+    const found = lock ? await store.instances.findForUpdate(instanceId) : await store.instances.find(instanceId);
     if (!found) {
       throw instanceNotFound(instanceId);
     }

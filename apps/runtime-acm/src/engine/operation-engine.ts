@@ -216,6 +216,14 @@ export class OperationEngine {
         this.ignored('STALE', `ACK for instance ${instanceId} answers an operation that is no longer running`);
         return;
       }
+      // ...but only while no newer order (a retry, a rollback) runs: then its late answers are stale.
+      if (operation.state === 'FAILED') {
+        const running = await store.operations.findRunning(instanceId);
+        if (running && running.operationId !== operation.operationId) {
+          this.ignored('STALE', `ACK for instance ${instanceId} answers a failed operation a newer order replaced`);
+          return;
+        }
+      }
       const definition = await store.definitions.find(found.value.compositionId);
       if (!definition) {
         return;
