@@ -1,0 +1,164 @@
+/**
+ * B2 throughput: N instances of the 3-phase × 2-element composition, created first, then deployed
+ * with a fixed number of deploy orders in flight. Rates come from the runtime's own operation records
+ * (first startedAt → last finishedAt); CPU from /proc/<pid>/stat of the runtime, RSS from
+ * /proc/<pid>/status (sampled every 100 ms, and VmHWM).
+ */
+import { THREE_PHASE_INSTANCE, THREE_PHASE_YAML } from './b1-latency';
+import {
+  commissionAndPrime,
+  freshInstance,
+  instantiate,
+  order,
+  readInstanceTemplate,
+  renamedTemplate,
+  repoFile,
+} from './lib/acm';
+import { RssSampler, busyShare, machineCpu, processCpuSeconds, processMemory } from './lib/procfs';
+import type { Stack } from './lib/stack';
+import type { Summary } from './lib/stats';
+import { round, summarize } from './lib/stats';
+import { log, pool } from './lib/util';
+import { OperationWatcher } from './lib/watcher';
+
+const ELEMENTS = 6;
+const WARMUP = 20;
+const CREATE_CONCURRENCY = 8;
+
+export interface B2Result {
+  instances: number;
+  inFlight: number;
+  elementsPerInstance: number;
+  /** Creating the instances (POST, before the deploy window), instances/s. */
+  instantiatePerS: number;
+  /** First deploy startedAt → last finishedAt, as recorded by the runtime. */
+  windowS: number;
+  instancesPerS: number;
+  elementTransitionsPerS: number;
+  /** First order sent → last DEPLOYED seen by the harness. */
+  clientWindowS: number;
+  deployMsUnderLoad: Summary;
+  runtimeCpuS: number;
+  runtimeCpuMsPerInstance: number;
+  simulatorCpuMsPerInstance: number;
+  /** Share of both CPUs busy during the window (everything: runtime, simulator, PostgreSQL, Kafka, harness). */
+  machineBusyPct: number;
+  runtimePeakRssMb: number;
+  runtimeVmHwmMb: number;
+  failed: number;
+}
+
+export interface B2Run {
+  result: B2Result;
+  /** The deploy window on CLOCK_MONOTONIC in µs (the clock of V8's .cpuprofile timestamps). */
+  windowUs: { from: number; to: number };
+}
+
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+export async function runB2(stack: Stack, runId: string, n: number, inFlight: number, label = 'B2'): Promise<B2Run> {
+  const compositionId = await commissionAndPrime(
+    stack.api,
+    renamedTemplate(repoFile(THREE_PHASE_YAML), `bench.${label.toLowerCase()}.${runId}`),
+  );
+  const template = readInstanceTemplate(THREE_PHASE_INSTANCE);
+
+  log(`${label}: creating ${WARMUP} + ${n} instances`);
+  const warmupIds: string[] = [];
+  await pool(
+    Array.from({ length: WARMUP }, (_, index) => index),
+    CREATE_CONCURRENCY,
+    async (index) => {
+      warmupIds.push(await instantiate(stack.api, freshInstance(template, compositionId, `bench-${label}-w${index}`)));
+    },
+  );
+  const ids: string[] = [];
+  const createStart = performance.now();
+  await pool(
+    Array.from({ length: n }, (_, index) => index),
+    CREATE_CONCURRENCY,
+    async (index) => {
+      ids.push(await instantiate(stack.api, freshInstance(template, compositionId, `bench-${label}-${index}`)));
+    },
+  );
+  const instantiatePerS = n / ((performance.now() - createStart) / 1000);
+
+  const watcher = new OperationWatcher(stack.pool, 'DEPLOY');
+  watcher.start();
+  let failed = 0;
+  const deploy = async (instanceId: string): Promise<void> => {
+    try {
+      await order(stack.api, compositionId, instanceId, { deployOrder: 'DEPLOY' }, 'deploy');
+      if ((await watcher.finished(instanceId, 120_000)) !== 'COMPLETED') {
+        failed += 1;
+      }
+    } catch (error) {
+      failed += 1;
+      if (failed <= 5) {
+        log(`${label}: deploy of ${instanceId} failed: ${String(error)}`);
+      }
+    }
+  };
+  try {
+    log(`${label}: warm-up (${WARMUP} deploys)`);
+    await pool(warmupIds, Math.min(inFlight, WARMUP), deploy);
+    failed = 0;
+
+    log(`${label}: deploying ${n} instances, ${inFlight} in flight`);
+    const simulatorPids = stack.simulators.map((simulator) => simulator.pid);
+    const simCpu = (): number => simulatorPids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+    const rss = new RssSampler(stack.runtimePid);
+    const cpuBefore = processCpuSeconds(stack.runtimePid);
+    const simBefore = simCpu();
+    const machineBefore = machineCpu();
+    rss.start();
+    const fromUs = monotonicUs();
+    const start = performance.now();
+    await pool(ids, inFlight, deploy);
+    const clientWindowS = (performance.now() - start) / 1000;
+    const toUs = monotonicUs();
+    const runtimeCpuS = processCpuSeconds(stack.runtimePid) - cpuBefore;
+    const simulatorCpuS = simCpu() - simBefore;
+    const machineBusy = busyShare(machineBefore, machineCpu());
+    const peakRss = rss.stop();
+    const memory = processMemory(stack.runtimePid);
+
+    const rows = (
+      await stack.pool.query<{ started: Date; finished: Date | null }>(
+        `SELECT started_at AS started, finished_at AS finished FROM acm_operation
+         WHERE target_id = ANY($1::uuid[]) AND order_name = 'DEPLOY'`,
+        [ids],
+      )
+    ).rows;
+    const finishedRows = rows.filter((row) => row.finished !== null);
+    const firstStart = Math.min(...rows.map((row) => row.started.getTime()));
+    const lastFinish = Math.max(...finishedRows.map((row) => (row.finished as Date).getTime()));
+    const windowS = (lastFinish - firstStart) / 1000;
+    const completed = n - failed;
+    return {
+      result: {
+        instances: n,
+        inFlight,
+        elementsPerInstance: ELEMENTS,
+        instantiatePerS: round(instantiatePerS, 1),
+        windowS: round(windowS, 2),
+        instancesPerS: round(completed / windowS, 1),
+        elementTransitionsPerS: round((completed * ELEMENTS) / windowS, 0),
+        clientWindowS: round(clientWindowS, 2),
+        deployMsUnderLoad: summarize(
+          finishedRows.map((row) => (row.finished as Date).getTime() - row.started.getTime()),
+        ),
+        runtimeCpuS: round(runtimeCpuS, 2),
+        runtimeCpuMsPerInstance: round((runtimeCpuS * 1000) / n, 2),
+        simulatorCpuMsPerInstance: round((simulatorCpuS * 1000) / n, 2),
+        machineBusyPct: round(machineBusy * 100, 0),
+        runtimePeakRssMb: round(Math.max(peakRss, memory.rssMb), 0),
+        runtimeVmHwmMb: round(memory.hwmMb, 0),
+        failed,
+      },
+      windowUs: { from: fromUs, to: toUs },
+    };
+  } finally {
+    await watcher.stop();
+  }
+}

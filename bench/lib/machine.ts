@@ -1,0 +1,80 @@
+/** What the benchmark ran on: CPUs, memory, CPU model, and the versions of Node, PostgreSQL and Kafka. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { release } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { REPO_ROOT } from './processes';
+
+export interface MachineInfo {
+  nproc: number;
+  memoryGb: number;
+  cpuModel: string;
+  kernel: string;
+  node: string;
+  postgres: string;
+  kafka: string;
+}
+
+function kafkaVersion(): string {
+  // The broker started by scripts/services-up.sh: its class path names the kafka_2.13-<version>.jar.
+  const pidFile = join(REPO_ROOT, '.services/kafka/kafka.pid');
+  try {
+    const pid = readFileSync(pidFile, 'utf8').trim();
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const classPath = cmdline[cmdline.indexOf('-cp') + 1] ?? '';
+    const libs = classPath.replace(/\/\*$/, '');
+    const jar = existsSync(libs) ? readdirSync(libs).find((name) => /^kafka_2\.13-[\d.]+\.jar$/.test(name)) : undefined;
+    const version = jar === undefined ? undefined : /^kafka_2\.13-([\d.]+)\.jar$/.exec(jar)?.[1];
+    if (version !== undefined) {
+      return version;
+    }
+  } catch {
+    // Not this checkout's broker (reused): fall back to what services-up would start.
+  }
+  return `${process.env['ACM_KAFKA_VERSION'] ?? '4.4.0'} (services-up default; broker reused)`;
+}
+
+export async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
+  const nproc = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim());
+  const meminfo = readFileSync('/proc/meminfo', 'utf8');
+  const memKb = Number(/^MemTotal:\s+(\d+) kB/m.exec(meminfo)?.[1] ?? NaN);
+  const cpuModel = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? 'unknown';
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  let postgres: string;
+  try {
+    postgres = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?';
+  } finally {
+    await client.end();
+  }
+  return {
+    nproc,
+    memoryGb: Math.round((memKb / 1024 / 1024) * 10) / 10,
+    cpuModel,
+    kernel: release(),
+    node: process.version,
+    postgres,
+    kafka: kafkaVersion(),
+  };
+}
+
+export interface SourceState {
+  /** The commit the product was compiled from. */
+  head: string;
+  /** Product files (apps/, libs/) with uncommitted changes when the benchmark compiled the tree. */
+  uncommittedProductFiles: string[];
+}
+
+/** The benchmark compiles the working tree: record which commit, and what was not committed yet. */
+export function sourceState(): SourceState {
+  const git = (...args: string[]): string =>
+    spawnSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
+  return {
+    head: git('rev-parse', '--short', 'HEAD'),
+    uncommittedProductFiles: git('status', '--porcelain', '--', 'apps', 'libs')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.slice(3)),
+  };
+}

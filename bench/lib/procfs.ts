@@ -1,0 +1,80 @@
+/**
+ * Readings from Linux /proc: CPU time and memory of one process, and the whole machine's CPU use.
+ * Clock ticks are 100 per second on every Linux this runs on (USER_HZ).
+ */
+import { readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100;
+
+/** User + system CPU seconds a process has used so far (fields 14 and 15 of /proc/<pid>/stat). */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may contain spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return (utime + stime) / TICKS_PER_SECOND;
+}
+
+export interface ProcessMemory {
+  /** Resident set size now, MB. */
+  rssMb: number;
+  /** Peak resident set size over the process's life (VmHWM), MB. */
+  hwmMb: number;
+}
+
+export function processMemory(pid: number): ProcessMemory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+}
+
+/** Busy and total jiffies of all CPUs (first line of /proc/stat). */
+export interface MachineCpu {
+  busy: number;
+  total: number;
+}
+
+export function machineCpu(): MachineCpu {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const values = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = values.reduce((sum, value) => sum + value, 0);
+  const idle = (values[3] ?? 0) + (values[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** Share of all CPUs that was busy between two readings, 0..1. */
+export function busyShare(before: MachineCpu, after: MachineCpu): number {
+  const total = after.total - before.total;
+  return total > 0 ? (after.busy - before.busy) / total : Number.NaN;
+}
+
+/** Polls a process's RSS at a fixed period and keeps the highest value seen. */
+export class RssSampler {
+  private timer: NodeJS.Timeout | undefined;
+  peakMb = 0;
+
+  constructor(
+    private readonly pid: number,
+    private readonly periodMs = 100,
+  ) {}
+
+  start(): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.periodMs);
+  }
+
+  stop(): number {
+    clearInterval(this.timer);
+    this.sample();
+    return this.peakMb;
+  }
+
+  private sample(): void {
+    try {
+      this.peakMb = Math.max(this.peakMb, processMemory(this.pid).rssMb);
+    } catch {
+      // The process ended; keep the peak seen so far.
+    }
+  }
+}

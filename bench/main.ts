@@ -1,0 +1,227 @@
+/**
+ * `npm run bench [-- --quick] [-- --only B1,B3] [-- --keep]`: the performance benchmarks of
+ * docs/performance.md. Starts (or reuses) PostgreSQL and Kafka with scripts/services-up.sh, then for
+ * each benchmark a fresh stack (runtime + instant simulator as processes, fresh schema and topics),
+ * and writes bench/results/latest.json and latest.md. Measures only: nothing here asserts on time.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runB1 } from './b1-latency';
+import { runB2 } from './b2-throughput';
+import { runB3 } from './b3-s3p';
+import { runB4 } from './b4-scale';
+import { machineInfo, sourceState } from './lib/machine';
+import { REPO_ROOT, RUNTIME_SCRIPT, stopAll } from './lib/processes';
+import type { StackOptions } from './lib/stack';
+import { Stack, servicesFromEnv } from './lib/stack';
+import { round } from './lib/stats';
+import { busyShare, machineCpu } from './lib/procfs';
+import { log, sleep } from './lib/util';
+import { summarizeProfile } from './profile-summary';
+import type { Failure, Results, Sizes } from './report';
+import { resultsMarkdown } from './report';
+
+const FULL: Sizes = {
+  b1Instances: 200,
+  b2Instances: 1000,
+  b2InFlight: 50,
+  b3Users: 5,
+  b3Loops: 100,
+  b4Instances: 10_000,
+  profileInstances: 300,
+};
+
+const QUICK: Sizes = {
+  b1Instances: 30,
+  b2Instances: 100,
+  b2InFlight: 50,
+  b3Users: 5,
+  b3Loops: 10,
+  b4Instances: 1_000,
+  profileInstances: 100,
+};
+
+const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4'] as const;
+type Benchmark = (typeof BENCHMARKS)[number];
+
+interface Arguments {
+  quick: boolean;
+  keep: boolean;
+  only: Set<Benchmark>;
+}
+
+function parseArguments(argv: string[]): Arguments {
+  const only = new Set<Benchmark>(BENCHMARKS);
+  let quick = false;
+  let keep = false;
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] ?? '';
+    if (argument === '--quick') {
+      quick = true;
+    } else if (argument === '--keep') {
+      keep = true;
+    } else if (argument === '--only' || argument.startsWith('--only=')) {
+      const list = argument.includes('=') ? argument.slice('--only='.length) : (argv[(index += 1)] ?? '');
+      only.clear();
+      for (const name of list.split(',').map((item) => item.trim().toUpperCase())) {
+        if (!(BENCHMARKS as readonly string[]).includes(name)) {
+          throw new Error(`--only: unknown benchmark "${name}" (choose from ${BENCHMARKS.join(', ')})`);
+        }
+        only.add(name as Benchmark);
+      }
+    } else {
+      throw new Error(`unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4, --keep)`);
+    }
+  }
+  return { quick, keep, only };
+}
+
+const activeStacks = new Set<Stack>();
+const backgroundBusyPct: Record<string, number> = {};
+
+async function withStack<T>(
+  name: string,
+  runId: string,
+  logDir: string,
+  keep: boolean,
+  options: StackOptions,
+  body: (stack: Stack) => Promise<T>,
+): Promise<T | Failure> {
+  // Other work on the machine skews every figure: record how busy it was just before this benchmark.
+  const before = machineCpu();
+  await sleep(1000);
+  backgroundBusyPct[name] = round(busyShare(before, machineCpu()) * 100, 0);
+  const stack = new Stack(name, runId, servicesFromEnv(), logDir, options, keep);
+  activeStacks.add(stack);
+  try {
+    log(`${name}: starting runtime and simulator (schema ${stack.schema})`);
+    await stack.start();
+    return await body(stack);
+  } catch (error) {
+    log(`${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return { error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await stack.stop();
+    activeStacks.delete(stack);
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseArguments(process.argv.slice(2));
+  const sizes = args.quick ? QUICK : FULL;
+  const runId = randomBytes(4).toString('hex');
+  const startedAt = new Date().toISOString();
+  const start = performance.now();
+  const logDir = join(REPO_ROOT, '.services', 'bench-logs', runId);
+  const resultsDir = join(REPO_ROOT, 'bench', 'results');
+  const profileDir = join(resultsDir, 'profiles');
+  mkdirSync(profileDir, { recursive: true });
+
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) {
+      return;
+    }
+    interrupted = true;
+    log(`${signal}: stopping the processes this run started`);
+    void Promise.allSettled([...activeStacks].map((stack) => stack.stop()))
+      .then(() => stopAll())
+      .finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  if (!existsSync(RUNTIME_SCRIPT)) {
+    throw new Error(`${RUNTIME_SCRIPT} missing: run through "npm run bench", which compiles into dist-bench/`);
+  }
+  log(`run ${runId} (${args.quick ? 'quick' : 'full'}); services: scripts/services-up.sh`);
+  const services = spawnSync('bash', [join(REPO_ROOT, 'scripts/services-up.sh')], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 600_000,
+  });
+  if (services.status !== 0) {
+    throw new Error(`scripts/services-up.sh failed (exit ${String(services.status)})`);
+  }
+  const serviceAddresses = servicesFromEnv();
+  const results: Results = {
+    runId,
+    mode: args.quick ? 'quick' : 'full',
+    startedAt,
+    harnessS: 0,
+    machine: await machineInfo(serviceAddresses.databaseUrl),
+    source: sourceState(),
+    sizes,
+  };
+  log(`logs of the runtime and simulators: ${logDir}`);
+
+  if (args.only.has('B1') && !interrupted) {
+    results.b1 = await withStack('b1', runId, logDir, args.keep, {}, (stack) =>
+      runB1(stack, serviceAddresses.brokers, runId, sizes.b1Instances),
+    );
+  }
+  if (args.only.has('B2') && !interrupted) {
+    results.b2 = await withStack('b2', runId, logDir, args.keep, {}, async (stack) => {
+      return (await runB2(stack, runId, sizes.b2Instances, sizes.b2InFlight)).result;
+    });
+  }
+  if (args.only.has('PROFILE') && !interrupted) {
+    const name = `runtime-${runId}.cpuprofile`;
+    const file = join(profileDir, name);
+    const options = { runtimeNodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', name] };
+    let window = { from: 0, to: 0 };
+    const b2 = await withStack('prof', runId, logDir, args.keep, options, async (stack) => {
+      const run = await runB2(stack, runId, sizes.profileInstances, sizes.b2InFlight, 'PROF');
+      window = run.windowUs;
+      return run.result;
+    });
+    // The profile is written when the runtime exits, i.e. once withStack stopped it.
+    if ('error' in b2) {
+      results.profile = b2;
+    } else if (!existsSync(file)) {
+      results.profile = { error: `no profile written at ${file}` };
+    } else {
+      results.profile = {
+        file: `bench/results/profiles/${name}`,
+        b2,
+        summary: summarizeProfile(file, { fromUs: window.from, toUs: window.to, top: 25 }),
+      };
+    }
+  }
+  if (args.only.has('B3') && !interrupted) {
+    results.b3 = await withStack('b3', runId, logDir, args.keep, {}, (stack) =>
+      runB3(stack, runId, sizes.b3Users, sizes.b3Loops),
+    );
+  }
+  if (args.only.has('B4') && !interrupted) {
+    results.b4 = await withStack('b4', runId, logDir, args.keep, {}, (stack) =>
+      runB4(stack, serviceAddresses, runId, sizes.b4Instances),
+    );
+  }
+
+  results.harnessS = round((performance.now() - start) / 1000, 1);
+  results.backgroundBusyPct = backgroundBusyPct;
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  const markdown = resultsMarkdown(results);
+  // A quick or partial run never overwrites the committed full results.
+  const complete = args.only.size === BENCHMARKS.length;
+  const base = !args.quick && complete ? 'latest' : args.quick && complete ? 'latest-quick' : 'latest-partial';
+  writeFileSync(join(resultsDir, `${base}.json`), json);
+  writeFileSync(join(resultsDir, `${base}.md`), markdown);
+  process.stdout.write(`\n${markdown}\n`);
+  log(`wrote bench/results/${base}.json and ${base}.md in ${results.harnessS} s`);
+}
+
+main()
+  .catch(async (error: unknown) => {
+    log(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    await Promise.allSettled([...activeStacks].map((stack) => stack.stop()));
+    await stopAll();
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    // kafkajs and pg may keep sockets open a moment; everything this run started is stopped by now.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref();
+  });
