@@ -2,7 +2,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { release } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { REPO_ROOT } from './processes';
 
@@ -16,23 +15,29 @@ export interface MachineInfo {
   kafka: string;
 }
 
+/** The version in the class path of the running broker (a java process running kafka.Kafka). */
 function kafkaVersion(): string {
-  // The broker started by scripts/services-up.sh: its class path names the kafka_2.13-<version>.jar.
-  const pidFile = join(REPO_ROOT, '.services/kafka/kafka.pid');
-  try {
-    const pid = readFileSync(pidFile, 'utf8').trim();
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    const classPath = cmdline[cmdline.indexOf('-cp') + 1] ?? '';
-    const libs = classPath.replace(/\/\*$/, '');
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    let cmdline: string[];
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (!cmdline.includes('kafka.Kafka')) {
+      continue;
+    }
+    const libs = (cmdline[cmdline.indexOf('-cp') + 1] ?? '').replace(/\/\*$/, '');
     const jar = existsSync(libs) ? readdirSync(libs).find((name) => /^kafka_2\.13-[\d.]+\.jar$/.test(name)) : undefined;
     const version = jar === undefined ? undefined : /^kafka_2\.13-([\d.]+)\.jar$/.exec(jar)?.[1];
     if (version !== undefined) {
       return version;
     }
-  } catch {
-    // Not this checkout's broker (reused): fall back to what services-up would start.
   }
-  return `${process.env['ACM_KAFKA_VERSION'] ?? '4.4.0'} (services-up default; broker reused)`;
+  return `${process.env['ACM_KAFKA_VERSION'] ?? '4.4.0'} (services-up default; broker not found locally)`;
 }
 
 export async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
