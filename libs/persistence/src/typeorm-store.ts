@@ -4,6 +4,7 @@ import type {
   DefinitionQuery,
   DefinitionRepository,
   EventRepository,
+  InstanceElement,
   InstanceQuery,
   InstanceRepository,
   OperationRepository,
@@ -147,6 +148,99 @@ const SORT_COLUMNS: Record<NonNullable<InstanceQuery['sort']>, string> = {
   instanceId: 'i.instanceId',
 };
 
+interface InstanceRow {
+  instance_id: string;
+  composition_id: string;
+  composition_target_id: string | null;
+  name: string;
+  version: string;
+  description: string | null;
+  derived_from: string | null;
+  metadata: Record<string, unknown> | null;
+  precheck: boolean | null;
+  deploy_state: string;
+  lock_state: string;
+  sub_state: string;
+  state_change_result: string;
+  phase: number | null;
+  last_msg: Date;
+  revision_id: string;
+  row_version: number;
+}
+
+interface ElementRow {
+  element_id: string;
+  instance_id: string;
+  position: number;
+  definition_name: string;
+  definition_version: string;
+  participant_id: string | null;
+  deploy_state: string;
+  lock_state: string;
+  sub_state: string;
+  migration_state: string;
+  stage: number | null;
+  operational_state: string | null;
+  use_state: string | null;
+  description: string | null;
+  message: string | null;
+  properties: Record<string, unknown>;
+  out_properties: Record<string, unknown>;
+}
+
+const INSTANCE_SELECT = `i.instance_id, i.composition_id, i.composition_target_id, i.name, i.version, i.description,
+  i.derived_from, i.metadata, i.precheck, i.deploy_state, i.lock_state, i.sub_state, i.state_change_result, i.phase,
+  i.last_msg, i.revision_id, i.row_version`;
+
+const ELEMENT_JSON = ELEMENT_NAMES.split(',')
+  .map((name) => name.trim())
+  .map((name) => `'${name}', e.${name}`)
+  .join(', ');
+
+function instanceRowToEntity(row: InstanceRow): AutomationCompositionEntity {
+  const entity = new AutomationCompositionEntity();
+  entity.instanceId = row.instance_id;
+  entity.compositionId = row.composition_id;
+  entity.compositionTargetId = row.composition_target_id;
+  entity.name = row.name;
+  entity.version = row.version;
+  entity.description = row.description;
+  entity.derivedFrom = row.derived_from;
+  entity.metadata = row.metadata;
+  entity.precheck = row.precheck;
+  entity.deployState = row.deploy_state;
+  entity.lockState = row.lock_state;
+  entity.subState = row.sub_state;
+  entity.stateChangeResult = row.state_change_result;
+  entity.phase = row.phase;
+  entity.lastMsg = new Date(row.last_msg);
+  entity.revisionId = row.revision_id;
+  entity.rowVersion = row.row_version;
+  return entity;
+}
+
+function elementRowToEntity(row: ElementRow): AutomationCompositionElementEntity {
+  const entity = new AutomationCompositionElementEntity();
+  entity.elementId = row.element_id;
+  entity.instanceId = row.instance_id;
+  entity.position = row.position;
+  entity.definitionName = row.definition_name;
+  entity.definitionVersion = row.definition_version;
+  entity.participantId = row.participant_id;
+  entity.deployState = row.deploy_state;
+  entity.lockState = row.lock_state;
+  entity.subState = row.sub_state;
+  entity.migrationState = row.migration_state;
+  entity.stage = row.stage;
+  entity.operationalState = row.operational_state;
+  entity.useState = row.use_state;
+  entity.description = row.description;
+  entity.message = row.message;
+  entity.properties = row.properties;
+  entity.outProperties = row.out_properties;
+  return entity;
+}
+
 class TypeOrmInstanceRepository implements InstanceRepository {
   constructor(private readonly manager: EntityManager) {}
 
@@ -158,6 +252,7 @@ class TypeOrmInstanceRepository implements InstanceRepository {
          SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($1::jsonb) AS x(${ELEMENT_COLUMNS})`,
         [elementsToRecordSet(instance)],
       );
+      this.remember(instance);
     } catch (error) {
       const pgError = pgErrorOf(error);
       if (pgError.code === UNIQUE_VIOLATION) {
@@ -177,19 +272,43 @@ class TypeOrmInstanceRepository implements InstanceRepository {
     return this.load(instanceId, true);
   }
 
+  /**
+   * The instance row with its elements as a JSON array, in one statement (after taking the row lock when
+   * asked). The elements as loaded are remembered, so `update` writes only the ones that changed.
+   */
   private async load(instanceId: string, lock: boolean): Promise<Versioned<AutomationComposition> | null> {
-    let query = this.manager
-      .createQueryBuilder(AutomationCompositionEntity, 'i')
-      .where('i.instanceId = :instanceId', { instanceId });
     if (lock) {
-      query = query.setLock('pessimistic_write');
+      // Lock first, read after: a statement that waited for the lock would still see its elements as they were
+      // when it started (READ COMMITTED re-checks only the locked row), so the read must be a statement of its own.
+      const locked: unknown[] = await this.manager.query(
+        `SELECT 1 FROM automation_composition WHERE instance_id = $1 FOR UPDATE`,
+        [instanceId],
+      );
+      if (locked.length === 0) {
+        return null;
+      }
     }
-    const row = await query.getOne();
+    const rows: Array<InstanceRow & { elements: ElementRow[] }> = await this.manager.query(
+      `SELECT ${INSTANCE_SELECT},
+         (SELECT coalesce(json_agg(json_build_object(${ELEMENT_JSON}) ORDER BY e.position), '[]'::json)
+            FROM automation_composition_element e WHERE e.instance_id = i.instance_id) AS elements
+       FROM automation_composition i WHERE i.instance_id = $1`,
+      [instanceId],
+    );
+    const row = rows[0];
     if (!row) {
       return null;
     }
-    const elements = await this.manager.findBy(AutomationCompositionElementEntity, { instanceId });
-    return { value: instanceToDomain(row, elements), version: row.rowVersion };
+    const value = instanceToDomain(instanceRowToEntity(row), row.elements.map(elementRowToEntity));
+    this.remember(value);
+    return { value, version: row.row_version };
+  }
+
+  /** Element objects as last read or written in this transaction, by instance: the baseline of `update`. */
+  private readonly baseline = new Map<string, Map<string, InstanceElement>>();
+
+  private remember(instance: AutomationComposition): void {
+    this.baseline.set(instance.instanceId, new Map(Object.entries(instance.elements)));
   }
 
   async list(query: InstanceQuery): Promise<AutomationComposition[]> {
@@ -271,35 +390,69 @@ class TypeOrmInstanceRepository implements InstanceRepository {
   }
 
   async update(instance: AutomationComposition, expectedVersion: number): Promise<void> {
-    const row = instanceToPersistence(instance, expectedVersion + 1);
-    const result = await this.manager
-      .createQueryBuilder()
-      .update(AutomationCompositionEntity)
-      .set(row)
-      .where('instance_id = :id AND row_version = :expectedVersion', { id: instance.instanceId, expectedVersion })
-      .execute();
-    if (result.affected !== 1) {
+    const result: [unknown[], number] = await this.manager.query(
+      `UPDATE automation_composition SET composition_id = $3, composition_target_id = $4, name = $5, version = $6,
+         description = $7, derived_from = $8, metadata = $9, precheck = $10, deploy_state = $11, lock_state = $12,
+         sub_state = $13, state_change_result = $14, phase = $15, last_msg = $16, revision_id = $17,
+         row_version = row_version + 1
+       WHERE instance_id = $1 AND row_version = $2`,
+      [
+        instance.instanceId,
+        expectedVersion,
+        instance.compositionId,
+        instance.compositionTargetId,
+        instance.name,
+        instance.version,
+        instance.description,
+        instance.derivedFrom,
+        instance.metadata === null ? null : JSON.stringify(instance.metadata),
+        instance.precheck,
+        instance.deployState,
+        instance.lockState,
+        instance.subState,
+        instance.stateChangeResult,
+        instance.phase,
+        new Date(instance.lastMsg),
+        instance.revisionId,
+      ],
+    );
+    if (result[1] !== 1) {
       throw concurrentChange('Automation composition', instance.instanceId);
     }
+    // Element objects are never mutated in place, so an element that is the very object loaded is unchanged.
+    const before = this.baseline.get(instance.instanceId);
     const ids = Object.keys(instance.elements);
-    await this.manager.query(
-      `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
-      [instance.instanceId, ids],
-    );
-    await this.manager.query(
-      `INSERT INTO automation_composition_element (${ELEMENT_NAMES})
-       SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($1::jsonb) AS x(${ELEMENT_COLUMNS})
-       ON CONFLICT (element_id) DO UPDATE SET
-         position = EXCLUDED.position, definition_name = EXCLUDED.definition_name,
-         definition_version = EXCLUDED.definition_version, participant_id = EXCLUDED.participant_id,
-         deploy_state = EXCLUDED.deploy_state, lock_state = EXCLUDED.lock_state, sub_state = EXCLUDED.sub_state,
-         migration_state = EXCLUDED.migration_state, stage = EXCLUDED.stage,
-         operational_state = EXCLUDED.operational_state, use_state = EXCLUDED.use_state,
-         description = EXCLUDED.description, message = EXCLUDED.message, properties = EXCLUDED.properties,
-         out_properties = EXCLUDED.out_properties
-       WHERE automation_composition_element.instance_id = EXCLUDED.instance_id`,
-      [elementsToRecordSet(instance)],
-    );
+    if (before === undefined) {
+      await this.manager.query(
+        `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
+        [instance.instanceId, ids],
+      );
+    } else {
+      const removed = [...before.keys()].filter((id) => instance.elements[id] === undefined);
+      if (removed.length > 0) {
+        await this.manager.query(`DELETE FROM automation_composition_element WHERE element_id = ANY($1::uuid[])`, [
+          removed,
+        ]);
+      }
+    }
+    const changed = new Set(ids.filter((id) => before?.get(id) !== instance.elements[id]));
+    if (changed.size > 0) {
+      await this.manager.query(
+        `INSERT INTO automation_composition_element (${ELEMENT_NAMES})
+         SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($1::jsonb) AS x(${ELEMENT_COLUMNS})
+         ON CONFLICT (element_id) DO UPDATE SET
+           position = EXCLUDED.position, definition_name = EXCLUDED.definition_name,
+           definition_version = EXCLUDED.definition_version, participant_id = EXCLUDED.participant_id,
+           deploy_state = EXCLUDED.deploy_state, lock_state = EXCLUDED.lock_state, sub_state = EXCLUDED.sub_state,
+           migration_state = EXCLUDED.migration_state, stage = EXCLUDED.stage,
+           operational_state = EXCLUDED.operational_state, use_state = EXCLUDED.use_state,
+           description = EXCLUDED.description, message = EXCLUDED.message, properties = EXCLUDED.properties,
+           out_properties = EXCLUDED.out_properties
+         WHERE automation_composition_element.instance_id = EXCLUDED.instance_id`,
+        [elementsToRecordSet(instance, changed)],
+      );
+    }
+    this.remember(instance);
   }
 
   async delete(instanceId: string, expectedVersion: number): Promise<void> {
@@ -307,6 +460,7 @@ class TypeOrmInstanceRepository implements InstanceRepository {
     if (result.affected !== 1) {
       throw concurrentChange('Automation composition', instanceId);
     }
+    this.baseline.delete(instanceId);
   }
 }
 

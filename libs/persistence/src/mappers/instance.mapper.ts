@@ -81,26 +81,32 @@ export function instanceToPersistence(
 }
 
 /** Element rows as one JSON array, so a whole instance's elements are written in a single statement. */
-export function elementsToRecordSet(instance: AutomationComposition): string {
+export function elementsToRecordSet(instance: AutomationComposition, only?: ReadonlySet<string>): string {
   return JSON.stringify(
-    Object.values(instance.elements).map((element, position) => ({
-      element_id: element.id,
-      instance_id: instance.instanceId,
-      position,
-      definition_name: element.definition.name,
-      definition_version: element.definition.version,
-      participant_id: element.participantId,
-      deploy_state: element.deployState,
-      lock_state: element.lockState,
-      sub_state: element.subState,
-      migration_state: element.migrationState,
-      stage: element.stage,
-      operational_state: element.operationalState,
-      use_state: element.useState,
-      description: element.description,
-      message: element.message,
-      properties: element.properties,
-      out_properties: element.outProperties,
-    })),
+    Object.values(instance.elements).flatMap((element, position) =>
+      only !== undefined && !only.has(element.id)
+        ? []
+        : [
+            {
+              element_id: element.id,
+              instance_id: instance.instanceId,
+              position,
+              definition_name: element.definition.name,
+              definition_version: element.definition.version,
+              participant_id: element.participantId,
+              deploy_state: element.deployState,
+              lock_state: element.lockState,
+              sub_state: element.subState,
+              migration_state: element.migrationState,
+              stage: element.stage,
+              operational_state: element.operationalState,
+              use_state: element.useState,
+              description: element.description,
+              message: element.message,
+              properties: element.properties,
+              out_properties: element.outProperties,
+            },
+          ],
+    ),
   );
 }
