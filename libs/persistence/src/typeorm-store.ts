@@ -505,6 +505,15 @@ class TypeOrmParticipantRepository implements ParticipantRepository {
     await this.manager.delete(ParticipantReplicaEntity, { participantId, replicaId });
   }
 
+  async touchReplica(participantId: string, replicaId: string, now: number): Promise<boolean> {
+    const result: [unknown[], number] = await this.manager.query(
+      `UPDATE participant_replica SET last_msg = $3, participant_state = 'ON_LINE'
+       WHERE replica_id = $2 AND participant_id = $1`,
+      [participantId, replicaId, new Date(now)],
+    );
+    return result[1] === 1;
+  }
+
   async markSilentReplicasOffline(cutoff: number): Promise<string[]> {
     const rows: Array<{ participant_id: string }> = await this.manager.query(
       `UPDATE participant_replica SET participant_state = 'OFF_LINE'

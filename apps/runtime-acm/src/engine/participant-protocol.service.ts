@@ -70,7 +70,11 @@ export class ParticipantProtocolService {
   /** STATUS: a heartbeat (and for an unknown replica, a registration) plus any outProperties it carries. */
   async status(message: ParticipantStatus): Promise<void> {
     await this.unitOfWork.transaction(async (store) => {
-      const changed = await this.recordReplica(store, message.participantId, message.replicaId, message);
+      // A heartbeat of a known replica is one UPDATE; its supported types change only through REGISTER.
+      const known = await store.participants.touchReplica(message.participantId, message.replicaId, this.clock.now());
+      const changed = known
+        ? false
+        : await this.recordReplica(store, message.participantId, message.replicaId, message);
       if (changed) {
         await store.outbox.add(await this.restartSync(store, message.participantId, message.replicaId));
       }

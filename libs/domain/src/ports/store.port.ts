@@ -67,6 +67,8 @@ export interface ParticipantRepository {
   /** Creates or replaces the participant row, its supported types and its replicas. */
   save(participant: Participant): Promise<void>;
   deleteReplica(participantId: string, replicaId: string): Promise<void>;
+  /** A heartbeat of a known replica: ON_LINE, last message now. False when the replica is unknown. */
+  touchReplica(participantId: string, replicaId: string, now: number): Promise<boolean>;
   /** Marks replicas silent since before `cutoff` OFF_LINE; returns the participants that changed. */
   markSilentReplicasOffline(cutoff: number): Promise<string[]>;
 }
