@@ -10,6 +10,7 @@ import {
   ParticipantReplicaEntity,
   ParticipantSupportedElementEntity,
 } from './entities/participant.entity';
+import type { QueuedRecord } from './engine-repositories';
 import { claimOutbox, deleteOutbox } from './engine-repositories';
 import { InitialSchema1764480000000 } from './migrations/1764480000000-InitialSchema';
 import { OperationsOutboxEvents1764490000000 } from './migrations/1764490000000-OperationsOutboxEvents';
@@ -73,32 +74,36 @@ export async function migrate(dataSource: DataSource): Promise<void> {
 }
 
 export class TypeOrmUnitOfWork extends UnitOfWork {
-  private readonly outboxListeners: Array<() => void> = [];
+  private readonly outboxListeners: Array<(records: readonly QueuedRecord[]) => void> = [];
 
   constructor(private readonly dataSource: DataSource) {
     super();
   }
 
-  /** Called after each commit that queued outgoing messages: the relay sends them at once, not at its next poll. */
-  onOutboxCommitted(listener: () => void): void {
+  /**
+   * Called after each commit that queued outgoing messages, with those rows: the relay sends them at once
+   * instead of reading them back at its next pass.
+   */
+  onOutboxCommitted(listener: (records: readonly QueuedRecord[]) => void): void {
     this.outboxListeners.push(listener);
   }
 
   override async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    let queued = false;
+    const queued: QueuedRecord[] = [];
     const result = await this.dataSource.transaction((manager) =>
-      work(
-        new TypeOrmStore(manager, () => {
-          queued = true;
-        }),
-      ),
+      work(new TypeOrmStore(manager, (records) => queued.push(...records))),
     );
-    if (queued) {
+    if (queued.length > 0) {
       for (const listener of this.outboxListeners) {
-        listener();
+        listener(queued);
       }
     }
     return result;
+  }
+
+  /** Forgets outbox rows the broker acknowledged. */
+  async deleteOutbox(ids: readonly string[]): Promise<void> {
+    await deleteOutbox(this.dataSource.manager, ids);
   }
 
   /**

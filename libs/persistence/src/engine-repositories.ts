@@ -137,26 +137,40 @@ export class SqlOperationRepository implements OperationRepository {
   }
 }
 
+/** An outbox row as written: what the relay publishes and then deletes. */
+export interface QueuedRecord {
+  readonly id: string;
+  readonly topic: string;
+  readonly key: string | null;
+  readonly value: string;
+}
+
 export class SqlOutboxRepository implements OutboxRepository {
   constructor(
     private readonly manager: EntityManager,
-    private readonly onWrite: () => void,
+    private readonly onWrite: (records: readonly QueuedRecord[]) => void,
   ) {}
 
   async add(records: readonly OutboxRecord[]): Promise<void> {
     if (records.length === 0) {
       return;
     }
-    await this.manager.query(
+    const rows: Array<{ id: string }> = await this.manager.query(
       `INSERT INTO acm_outbox (topic, message_key, payload)
-       SELECT topic, message_key, payload FROM jsonb_to_recordset($1::jsonb) AS x(topic text, message_key text, payload text)`,
+       SELECT e->>'topic', e->>'message_key', e->>'payload'
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(e, n)
+       ORDER BY n RETURNING id`,
       [
         JSON.stringify(
           records.map((record) => ({ topic: record.topic, message_key: record.key, payload: record.value })),
         ),
       ],
     );
-    this.onWrite();
+    // bigserial ids follow the insertion order, which follows the records' order.
+    const ids = rows
+      .map((row) => String(row.id))
+      .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+    this.onWrite(records.map((record, index) => ({ id: ids[index] ?? '', ...record })));
   }
 }
 

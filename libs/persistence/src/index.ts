@@ -1,2 +1,3 @@
 export * from './data-source';
 export { TypeOrmStore } from './typeorm-store';
+export type { QueuedRecord } from './engine-repositories';

@@ -24,6 +24,7 @@ import {
   SqlOutboxRepository,
   SqlRollbackRepository,
 } from './engine-repositories';
+import type { QueuedRecord } from './engine-repositories';
 import { AutomationCompositionElementEntity } from './entities/automation-composition-element.entity';
 import { AutomationCompositionEntity } from './entities/automation-composition.entity';
 import { CompositionDefinitionEntity } from './entities/composition-definition.entity';
@@ -534,8 +535,8 @@ export class TypeOrmStore implements Store {
   readonly outbox: OutboxRepository;
   readonly events: EventRepository;
 
-  /** `onOutboxWrite` fires when this store queued outgoing messages, so the relay can send them after commit. */
-  constructor(manager: EntityManager, onOutboxWrite: () => void = () => undefined) {
+  /** `onOutboxWrite` receives the rows this store queued, so the relay can send them as soon as they commit. */
+  constructor(manager: EntityManager, onOutboxWrite: (records: readonly QueuedRecord[]) => void = () => undefined) {
     this.definitions = new TypeOrmDefinitionRepository(manager);
     this.instances = new TypeOrmInstanceRepository(manager);
     this.participants = new TypeOrmParticipantRepository(manager);

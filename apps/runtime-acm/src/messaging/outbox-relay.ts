@@ -1,5 +1,6 @@
 import { MessageBus } from '@acm/messaging';
 import { TypeOrmUnitOfWork } from '@acm/persistence';
+import type { QueuedRecord } from '@acm/persistence';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Injectable, Logger } from '@nestjs/common';
 import { EngineMetrics } from '../engine/engine-metrics';
@@ -8,9 +9,10 @@ import { EngineMetrics } from '../engine/engine-metrics';
 const BATCH = 200;
 
 /**
- * Sends what transactions queued in the outbox. It runs right after each commit that queued messages
- * (so a phase's message leaves within one publish of its ACK) and on the supervision tick, which sends
- * whatever a crash left behind. Rows are deleted only once the broker acknowledged them: at least once.
+ * Sends what transactions queued in the outbox. The rows a commit queued are published right after that
+ * commit, from memory (so a phase's message leaves within one publish of its ACK); a pass over the table
+ * on start-up and on every supervision tick sends whatever a crash or a broker outage left behind. Rows are
+ * deleted only once the broker acknowledged them: at least once.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -26,8 +28,36 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   onApplicationBootstrap(): void {
-    this.unitOfWork.onOutboxCommitted(() => this.kick());
+    this.unitOfWork.onOutboxCommitted((records) => void this.sendCommitted(records));
     this.kick();
+  }
+
+  /** Publishes rows that just committed; on failure they stay in the table for the next pass. */
+  private async sendCommitted(records: readonly QueuedRecord[]): Promise<void> {
+    if (this.stopped) {
+      return;
+    }
+    try {
+      await this.publish(records);
+      await this.unitOfWork.deleteOutbox(records.map((record) => record.id));
+    } catch (error) {
+      this.logger.warn(
+        `Publishing failed, the next pass retries: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  private async publish(records: ReadonlyArray<{ topic: string; key: string | null; value: string }>): Promise<void> {
+    const byTopic = new Map<string, Array<{ key: string | null; value: string }>>();
+    for (const record of records) {
+      const list = byTopic.get(record.topic) ?? [];
+      list.push({ key: record.key, value: record.value });
+      byTopic.set(record.topic, list);
+    }
+    for (const [topic, list] of byTopic) {
+      await this.bus.publish(topic, list);
+      this.metrics.messagesSent.inc({ topic }, list.length);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -64,18 +94,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async drain(): Promise<void> {
     try {
       for (;;) {
-        const sent = await this.unitOfWork.relayOutbox(async (records) => {
-          const byTopic = new Map<string, Array<{ key: string | null; value: string }>>();
-          for (const record of records) {
-            const list = byTopic.get(record.topic) ?? [];
-            list.push({ key: record.key, value: record.value });
-            byTopic.set(record.topic, list);
-          }
-          for (const [topic, list] of byTopic) {
-            await this.bus.publish(topic, list);
-            this.metrics.messagesSent.inc({ topic }, list.length);
-          }
-        }, BATCH);
+        const sent = await this.unitOfWork.relayOutbox((records) => this.publish(records), BATCH);
         if (sent < BATCH || this.stopped) {
           return;
         }
