@@ -835,6 +835,93 @@ describe('Participant', () => {
     });
   });
 
+  describe('revision guard', () => {
+    const NEW_REVISION = 'bbbbbbbb-0000-4000-8000-000000000001';
+
+    it('parks an order whose instance revision differs, asks for a sync and runs it once the sync arrives', async () => {
+      const handler = mockHandler();
+      const h = await harness(handler);
+      await primed(h, [el0]);
+      await h.runtime.send(deployOrder({ ...base, instanceId: INSTANCE, elements: [el0] }));
+      await h.runtime.waitFor('AUTOMATION_COMPOSITION_STATECHANGE_ACK');
+      const unlock = stateChangeOrder({
+        ...base,
+        instanceId: INSTANCE,
+        elements: [el0],
+        lockOrderedState: 'UNLOCK',
+        revisionIdInstance: NEW_REVISION,
+      });
+      await h.runtime.send(unlock);
+      const request = await h.runtime.waitFor('PARTICIPANT_REQ_SYNC_MSG');
+      expect(request).toMatchObject({ participantId: P, replicaId: REPLICA, automationCompositionId: INSTANCE });
+      expect(request.compositionId).toBeUndefined();
+      expect(acksFor(h, unlock.messageId)).toHaveLength(0);
+
+      await h.runtime.send({
+        messageType: 'PARTICIPANT_SYNC_MSG',
+        messageId: 'aaaaaaaa-0000-4000-8000-0000000000fe',
+        timestamp: new Date().toISOString(),
+        participantId: P,
+        replicaId: REPLICA,
+        compositionId: COMPOSITION,
+        revisionIdComposition: COMPOSITION,
+        state: 'PRIMED',
+        restarting: true,
+        participantIdList: [P],
+        automationcompositionList: [
+          {
+            automationCompositionId: INSTANCE,
+            revisionId: NEW_REVISION,
+            deployState: 'DEPLOYED',
+            lockState: 'LOCKED',
+            stateChangeResult: 'NO_ERROR',
+            acElementList: [
+              { id: E0, definition: el0.definition, participantId: P, deployState: 'DEPLOYED', lockState: 'LOCKED' },
+            ],
+          },
+        ],
+      });
+      const ack = await h.runtime.waitFor(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        (candidate) => candidate.responseTo === unlock.messageId,
+      );
+      expect(ack.automationCompositionResultMap[E0]).toMatchObject({ lockState: 'UNLOCKED' });
+    });
+
+    it('runs a parked order after two heartbeats when no sync answers', async () => {
+      const handler = mockHandler();
+      const h = await harness(handler);
+      await primed(h, [el0]);
+      const deploy = deployOrder({
+        ...base,
+        instanceId: INSTANCE,
+        elements: [el0],
+        revisionIdComposition: NEW_REVISION,
+      });
+      await h.runtime.send(deploy);
+      expect((await h.runtime.waitFor('PARTICIPANT_REQ_SYNC_MSG')).compositionId).toBe(COMPOSITION);
+      h.timers.tick();
+      await h.participant.whenIdle();
+      expect(acksFor(h, deploy.messageId)).toHaveLength(0);
+      h.timers.tick();
+      await h.runtime.waitFor('AUTOMATION_COMPOSITION_STATECHANGE_ACK', (ack) => ack.responseTo === deploy.messageId);
+    });
+
+    it('lets a replica with an empty cache act on the DTOs of the order', async () => {
+      const handler = mockHandler();
+      const h = await harness(handler);
+      const deploy = deployOrder({
+        ...base,
+        instanceId: INSTANCE,
+        elements: [el0],
+        revisionIdComposition: NEW_REVISION,
+      });
+      await h.runtime.send(deploy);
+      await h.runtime.waitFor('AUTOMATION_COMPOSITION_STATECHANGE_ACK', (ack) => ack.responseTo === deploy.messageId);
+      expect(h.runtime.messages('PARTICIPANT_REQ_SYNC_MSG')).toHaveLength(0);
+    });
+  });
+
   describe('update, prepare, review and migration', () => {
     it('updates with the old and the new properties', async () => {
       const handler = mockHandler();

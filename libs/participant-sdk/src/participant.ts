@@ -30,6 +30,7 @@ import type {
   ParticipantMessage,
   ParticipantPrime,
   ParticipantPrimeAck,
+  ParticipantReqSync,
   ParticipantStatus,
   ParticipantSupportedElementType,
   ParticipantSync,
@@ -196,6 +197,8 @@ export class Participant {
   private readonly handled: LruMap<Uuid, HandledOrder>;
   private readonly running = new Map<string, RunningOperation>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Orders parked by the revision guard until a SYNC brings the cache up to date (or two heartbeats pass). */
+  private readonly parked: Array<{ message: GuardedMessage; heartbeats: number }> = [];
   private subscriptions: Subscription[] = [];
   private heartbeatHandle: unknown;
   private registered = false;
@@ -467,6 +470,9 @@ export class Participant {
   }
 
   private async dispatch(message: ParticipantMessage): Promise<void> {
+    if (isGuarded(message) && (await this.parkIfStale(message))) {
+      return;
+    }
     switch (message.messageType) {
       case 'PARTICIPANT_REGISTER_ACK':
         this.registered = true;
@@ -481,6 +487,7 @@ export class Participant {
         return;
       case 'PARTICIPANT_SYNC_MSG':
         this.onSync(message);
+        await this.releaseParked(false);
         return;
       case 'PARTICIPANT_PRIME':
         await this.onPrime(message);
@@ -509,6 +516,102 @@ export class Participant {
       case 'AUTOMATION_COMPOSITION_STATECHANGE_ACK':
       case 'PARTICIPANT_REQ_SYNC_MSG':
         return;
+    }
+  }
+
+  /**
+   * ONAP's revision guard (participant MsgExecutor): an order whose revision ids differ from the ones this
+   * replica cached is parked, and the replica asks for a SYNC (PARTICIPANT_REQ_SYNC_MSG). Rule chosen here:
+   * only a *different* cached revision parks; a replica with no cache entry at all proceeds, because every
+   * order carries full DTOs (element and node-template properties) to act on.
+   */
+  private staleParts(
+    message: GuardedMessage,
+  ):
+    Partial<Pick<ParticipantReqSync, 'compositionId' | 'compositionTargetId' | 'automationCompositionId'>> | undefined {
+    const differs = (cached: Uuid | undefined, sent: Uuid | undefined): boolean =>
+      cached !== undefined && sent !== undefined && cached.toLowerCase() !== sent.toLowerCase();
+    const parts: Partial<
+      Pick<ParticipantReqSync, 'compositionId' | 'compositionTargetId' | 'automationCompositionId'>
+    > = {};
+    const compositionId = message.compositionId;
+    if (
+      compositionId !== undefined &&
+      differs(this.cache.compositions.get(compositionId)?.revisionId, message.revisionIdComposition)
+    ) {
+      parts.compositionId = compositionId;
+    }
+    if (message.messageType === 'AUTOMATION_COMPOSITION_MIGRATION' && message.compositionTargetId !== undefined) {
+      const target = this.cache.compositions.get(message.compositionTargetId);
+      if (differs(target?.revisionId, message.revisionIdCompositionTarget)) {
+        parts.compositionTargetId = message.compositionTargetId;
+      }
+    }
+    const instanceId = message.automationCompositionId;
+    if (differs(this.cache.instances.get(instanceId)?.revisionId, message.revisionIdInstance)) {
+      parts.automationCompositionId = instanceId;
+    }
+    return Object.keys(parts).length > 0 ? parts : undefined;
+  }
+
+  private async parkIfStale(message: GuardedMessage): Promise<boolean> {
+    const stale = this.staleParts(message);
+    if (stale === undefined) {
+      return false;
+    }
+    this.parked.push({ message, heartbeats: 0 });
+    this.logger('info', 'Order parked: cached revision differs; requesting a sync', {
+      messageType: message.messageType,
+      messageId: message.messageId,
+      ...stale,
+    });
+    const request: ParticipantReqSync = {
+      messageType: 'PARTICIPANT_REQ_SYNC_MSG',
+      messageId: randomUUID(),
+      timestamp: this.now(),
+      participantId: this.participantId,
+      replicaId: this.replicaId,
+      participantIdList: [],
+      ...stale,
+    };
+    await this.publish(request);
+    return true;
+  }
+
+  /**
+   * Runs parked orders whose revisions now match (after a SYNC), in arrival order. `force` runs the ones
+   * parked for two heartbeats anyway, so a lost SYNC cannot stall an order for ever.
+   */
+  private async releaseParked(force: boolean): Promise<void> {
+    const waiting = this.parked.splice(0, this.parked.length);
+    for (const entry of waiting) {
+      if (force) {
+        entry.heartbeats += 1;
+      }
+      const overdue = entry.heartbeats >= 2;
+      if (this.staleParts(entry.message) === undefined || overdue) {
+        if (overdue) {
+          this.logger('warn', 'Parked order runs without a matching sync', { messageId: entry.message.messageId });
+        }
+        await this.runGuarded(entry.message);
+      } else {
+        this.parked.push(entry);
+      }
+    }
+  }
+
+  private async runGuarded(message: GuardedMessage): Promise<void> {
+    switch (message.messageType) {
+      case 'AUTOMATION_COMPOSITION_DEPLOY':
+        return this.onDeploy(message);
+      case 'AUTOMATION_COMPOSITION_STATE_CHANGE':
+        return this.onStateChange(message);
+      case 'PROPERTIES_UPDATE':
+        return this.onUpdate(message);
+      case 'AUTOMATION_COMPOSITION_MIGRATION':
+        return this.onMigration(message);
+      case 'AUTOMATION_COMPOSITION_PREPARE':
+        return this.onPrepare(message);
     }
   }
 
@@ -1430,6 +1533,9 @@ export class Participant {
     if (this.status !== 'started') {
       return;
     }
+    if (this.parked.length > 0) {
+      await this.releaseParked(true);
+    }
     if (this.registered) {
       await this.sendStatus();
     } else {
@@ -1468,4 +1574,22 @@ export class Participant {
   private now(): string {
     return this.clock().toISOString();
   }
+}
+
+/** Orders that carry revision ids and pass the revision guard. */
+type GuardedMessage =
+  | AutomationCompositionDeploy
+  | AutomationCompositionStateChange
+  | PropertiesUpdate
+  | AutomationCompositionMigration
+  | AutomationCompositionPrepare;
+
+function isGuarded(message: ParticipantMessage): message is GuardedMessage {
+  return (
+    message.messageType === 'AUTOMATION_COMPOSITION_DEPLOY' ||
+    message.messageType === 'AUTOMATION_COMPOSITION_STATE_CHANGE' ||
+    message.messageType === 'PROPERTIES_UPDATE' ||
+    message.messageType === 'AUTOMATION_COMPOSITION_MIGRATION' ||
+    message.messageType === 'AUTOMATION_COMPOSITION_PREPARE'
+  );
 }

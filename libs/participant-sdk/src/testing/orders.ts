@@ -38,6 +38,12 @@ export interface OrderBase {
   compositionId: Uuid;
   elements: readonly TestElement[];
   messageId?: Uuid;
+  /**
+   * Revision ids the order carries. They default to stable values (the composition id and the instance
+   * id), so consecutive orders pass the participant's revision guard; give others to exercise it.
+   */
+  revisionIdComposition?: Uuid;
+  revisionIdInstance?: Uuid;
 }
 
 const SIM_TYPE = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement';
@@ -96,7 +102,7 @@ export function primeOrder(base: OrderBase): OrderJson {
   const groups = [...byParticipant(base)];
   return {
     ...envelope('PARTICIPANT_PRIME', base),
-    revisionIdComposition: randomUUID(),
+    revisionIdComposition: base.revisionIdComposition ?? base.compositionId,
     primeOrder: 'PRIME',
     participantDefinitionUpdates: groups.map(([participantId, elements]) => ({
       participantId,
@@ -134,7 +140,11 @@ export function primeOrder(base: OrderBase): OrderJson {
  * @publicApi Test helper.
  */
 export function deprimeOrder(base: OrderBase): OrderJson {
-  return { ...envelope('PARTICIPANT_PRIME', base), revisionIdComposition: randomUUID(), primeOrder: 'DEPRIME' };
+  return {
+    ...envelope('PARTICIPANT_PRIME', base),
+    revisionIdComposition: base.revisionIdComposition ?? base.compositionId,
+    primeOrder: 'DEPRIME',
+  };
 }
 
 /**
@@ -148,8 +158,8 @@ export function deployOrder(
   return {
     ...envelope('AUTOMATION_COMPOSITION_DEPLOY', base),
     automationCompositionId: base.instanceId,
-    revisionIdComposition: randomUUID(),
-    revisionIdInstance: randomUUID(),
+    revisionIdComposition: base.revisionIdComposition ?? base.compositionId,
+    revisionIdInstance: base.revisionIdInstance ?? base.instanceId,
     startPhase: base.startPhase ?? 0,
     firstStartPhase: base.firstStartPhase ?? true,
     participantUpdatesList: [...byParticipant(base)].map(([participantId, elements]) => ({
@@ -183,8 +193,8 @@ export function stateChangeOrder(
   return {
     ...envelope('AUTOMATION_COMPOSITION_STATE_CHANGE', base),
     automationCompositionId: base.instanceId,
-    revisionIdComposition: randomUUID(),
-    revisionIdInstance: randomUUID(),
+    revisionIdComposition: base.revisionIdComposition ?? base.compositionId,
+    revisionIdInstance: base.revisionIdInstance ?? base.instanceId,
     deployOrderedState: base.deployOrderedState ?? 'NONE',
     lockOrderedState: base.lockOrderedState ?? 'NONE',
     startPhase: base.startPhase ?? 0,
