@@ -68,7 +68,8 @@ describe('participant simulator on Kafka', () => {
       messageId,
       timestamp: new Date().toISOString(),
       compositionId,
-      revisionIdComposition: randomUUID(),
+      // The revision the runtime would announce: the deploy below carries the same (revision guard).
+      revisionIdComposition: compositionId,
       participantIdList: [participantId],
       primeOrder: 'PRIME',
       participantDefinitionUpdates: [
@@ -121,7 +122,7 @@ describe('participant simulator on Kafka', () => {
       timestamp: new Date().toISOString(),
       compositionId,
       automationCompositionId: instanceId,
-      revisionIdComposition: randomUUID(),
+      revisionIdComposition: compositionId,
       revisionIdInstance: randomUUID(),
       participantIdList: [participantId],
       startPhase: 0,
