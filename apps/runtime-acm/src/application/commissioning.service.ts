@@ -131,7 +131,7 @@ export class CommissioningService {
       await this.assertUnused(store, compositionId, primeOrder === 'DEPRIME' ? 'deprimed' : 'primed');
       const order = resolvePrimeOrder(primeOrder, found.value);
       const definition = found.value;
-      const info = this.templates.read(definition.serviceTemplate);
+      const info = this.templates.readDefinition(definition);
       const participants = await store.participants.list();
       const assignment =
         order === 'PRIME' || Object.values(definition.elementStateMap).some((state) => state.participantId === null)

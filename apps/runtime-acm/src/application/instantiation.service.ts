@@ -271,7 +271,7 @@ export class InstantiationService {
   }> {
     const source = await this.definitionOf(store, current.compositionId);
     const target = await this.primedDefinition(store, targetId);
-    const info = this.templates.read(target.serviceTemplate);
+    const info = this.templates.readDefinition(target);
     const planned = planMigration(current.elements, request.elements, {
       listedElements: info.listedElements,
       participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
@@ -471,7 +471,7 @@ export class InstantiationService {
   }
 
   private validateAgainstDefinition(definition: CompositionDefinition, request: InstanceRequest): void {
-    const info = this.templates.read(definition.serviceTemplate);
+    const info = this.templates.readDefinition(definition);
     validateInstanceElements(info.listedElements, request.elements);
   }
 

@@ -104,7 +104,7 @@ export class OperationEngine {
   ): Promise<AutomationComposition> {
     const now = this.clock.now();
     const instance = found.value;
-    const info = this.templates.read(definition.serviceTemplate);
+    const info = this.templates.readDefinition(definition);
     const staged = isStagedOrder(order);
     const during = transitionalStateFor(order);
     const target = completedStateOf(during);
@@ -166,7 +166,7 @@ export class OperationEngine {
   /** Starts a prime or deprime inside the caller's transaction. */
   async startDefinitionOrder(store: Store, definition: CompositionDefinition, order: DefinitionOrder): Promise<void> {
     const now = this.clock.now();
-    const info = this.templates.read(definition.serviceTemplate);
+    const info = this.templates.readDefinition(definition);
     const timeout =
       metadataTimeoutMs(info.metadata, order === 'PRIME' ? 'primeTimeoutMs' : 'deprimeTimeoutMs') ??
       this.config.maxOperationWaitMs;
@@ -228,7 +228,7 @@ export class OperationEngine {
       if (!definition) {
         return;
       }
-      const info = this.templates.read(definition.value.serviceTemplate);
+      const info = this.templates.readDefinition(definition.value);
       const order = operation.order as InstanceOrder;
       const instance = found.value;
       const context = await this.contextOf(store, instance, order, {});
@@ -399,7 +399,7 @@ export class OperationEngine {
       } else if (Object.values(elementStateMap).every((state) => state.state === done)) {
         updated = { ...updated, state: done, stateChangeResult: 'NO_ERROR', revisionId: this.ids.uuid() };
         await store.operations.update({ ...operation, state: 'COMPLETED', finishedAt: now });
-        const info = this.templates.read(definition.serviceTemplate);
+        const info = this.templates.readDefinition(definition);
         await store.outbox.add([
           toOutbox(definitionSyncMessage(this.ids.uuid(), new Date(now).toISOString(), updated, info), this.topics),
         ]);
@@ -558,7 +558,7 @@ export class OperationEngine {
         return undefined;
       }
       const found = await store.definitions.find(compositionId);
-      return found ? { definition: found.value, info: this.templates.read(found.value.serviceTemplate) } : undefined;
+      return found ? { definition: found.value, info: this.templates.readDefinition(found.value) } : undefined;
     };
     switch (order) {
       case 'UPDATE':
@@ -570,13 +570,13 @@ export class OperationEngine {
       case 'MIGRATION_REVERT': {
         const snapshot = await store.rollbacks.find(instance.instanceId);
         const other = extras.target
-          ? { definition: extras.target, info: this.templates.read(extras.target.serviceTemplate) }
+          ? { definition: extras.target, info: this.templates.readDefinition(extras.target) }
           : await side(instance.compositionTargetId);
         return { ...(other ? { other } : {}), ...(snapshot ? { before: snapshot.elements } : {}) };
       }
       case 'MIGRATE_PRECHECK': {
         const other = extras.target
-          ? { definition: extras.target, info: this.templates.read(extras.target.serviceTemplate) }
+          ? { definition: extras.target, info: this.templates.readDefinition(extras.target) }
           : undefined;
         return {
           ...(other ? { other } : {}),

@@ -282,7 +282,7 @@ export class ParticipantProtocolService {
     );
     const records: OutboxRecord[] = [];
     for (const definition of definitions) {
-      const info = this.templates.read(definition.serviceTemplate);
+      const info = this.templates.readDefinition(definition);
       const instances = (await store.instances.list({ compositionId: definition.compositionId, participantId })).filter(
         (instance) => only?.instanceId === undefined || instance.instanceId === only.instanceId,
       );
