@@ -91,7 +91,7 @@ async function insertCopies(stack: Stack, templateId: string, count: number, run
          INSERT INTO automation_composition (instance_id, composition_id, composition_target_id, name, version,
            description, derived_from, metadata, precheck, deploy_state, lock_state, sub_state, state_change_result,
            phase, last_msg, revision_id, row_version)
-         SELECT gen_random_uuid(), t.composition_id, NULL, $4 || g, t.version, t.description, t.derived_from,
+         SELECT gen_random_uuid(), t.composition_id, NULL, $4 || ($2 + g), t.version, t.description, t.derived_from,
            t.metadata, t.precheck, t.deploy_state, t.lock_state, t.sub_state, t.state_change_result, NULL,
            now() - make_interval(secs => $2 + g), gen_random_uuid(), 1
          FROM template t, generate_series(1, $3::int) g
