@@ -4,6 +4,7 @@
  * (first startedAt → last finishedAt); CPU from /proc/<pid>/stat of the runtime, RSS from
  * /proc/<pid>/status (sampled every 100 ms, and VmHWM).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { THREE_PHASE_INSTANCE, THREE_PHASE_YAML } from './b1-latency';
 import {
   commissionAndPrime,
@@ -18,7 +19,8 @@ import { RssSampler, busyShare, machineCpu, processCpuSeconds, processMemory } f
 import type { Stack } from './lib/stack';
 import type { Summary } from './lib/stats';
 import { round, summarize } from './lib/stats';
-import { log, pool } from './lib/util';
+import { log, pool, sleep } from './lib/util';
+import type { SqlCounts } from './sql-counter';
 import { OperationWatcher } from './lib/watcher';
 
 const ELEMENTS = 6;
@@ -48,15 +50,56 @@ export interface B2Result {
   failed: number;
 }
 
+export interface SqlWindow {
+  total: number;
+  transactions: number;
+  perElementTransition: number;
+  transactionsPerElementTransition: number;
+  byKind: Array<{ kind: string; count: number; perElementTransition: number }>;
+}
+
 export interface B2Run {
   result: B2Result;
+  /** SQL statements the runtime sent during the window (only when it runs with bench/sql-counter). */
+  sql?: SqlWindow;
   /** The deploy window on CLOCK_MONOTONIC in µs (the clock of V8's .cpuprofile timestamps). */
   windowUs: { from: number; to: number };
 }
 
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
-export async function runB2(stack: Stack, runId: string, n: number, inFlight: number, label = 'B2'): Promise<B2Run> {
+function readCounts(file: string | undefined): SqlCounts | undefined {
+  if (file === undefined || !existsSync(file)) {
+    return undefined;
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as SqlCounts;
+}
+
+function sqlWindow(before: SqlCounts, after: SqlCounts, elementTransitions: number): SqlWindow {
+  const byKind = Object.entries(after.byKind)
+    .map(([kind, count]) => ({ kind, count: count - (before.byKind[kind] ?? 0) }))
+    .filter((entry) => entry.count > 0)
+    .sort((a, b) => b.count - a.count)
+    .map((entry) => ({ ...entry, perElementTransition: round(entry.count / elementTransitions, 2) }));
+  const total = after.total - before.total;
+  const transactions = byKind.find((entry) => entry.kind === 'BEGIN')?.count ?? 0;
+  return {
+    total,
+    transactions,
+    perElementTransition: round(total / elementTransitions, 1),
+    transactionsPerElementTransition: round(transactions / elementTransitions, 2),
+    byKind,
+  };
+}
+
+export async function runB2(
+  stack: Stack,
+  runId: string,
+  n: number,
+  inFlight: number,
+  label = 'B2',
+  sqlCountFile?: string,
+): Promise<B2Run> {
   const compositionId = await commissionAndPrime(
     stack.api,
     renamedTemplate(repoFile(THREE_PHASE_YAML), `bench.${label.toLowerCase()}.${runId}`),
@@ -107,6 +150,8 @@ export async function runB2(stack: Stack, runId: string, n: number, inFlight: nu
     log(`${label}: deploying ${n} instances, ${inFlight} in flight`);
     const simulatorPids = stack.simulators.map((simulator) => simulator.pid);
     const simCpu = (): number => simulatorPids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+    await sleep(sqlCountFile === undefined ? 0 : 400);
+    const sqlBefore = readCounts(sqlCountFile);
     const rss = new RssSampler(stack.runtimePid);
     const cpuBefore = processCpuSeconds(stack.runtimePid);
     const simBefore = simCpu();
@@ -122,6 +167,8 @@ export async function runB2(stack: Stack, runId: string, n: number, inFlight: nu
     const machineBusy = busyShare(machineBefore, machineCpu());
     const peakRss = rss.stop();
     const memory = processMemory(stack.runtimePid);
+    await sleep(sqlCountFile === undefined ? 0 : 400);
+    const sqlAfter = readCounts(sqlCountFile);
 
     const rows = (
       await stack.pool.query<{ started: Date; finished: Date | null }>(
@@ -157,6 +204,9 @@ export async function runB2(stack: Stack, runId: string, n: number, inFlight: nu
         failed,
       },
       windowUs: { from: fromUs, to: toUs },
+      ...(sqlBefore !== undefined && sqlAfter !== undefined
+        ? { sql: sqlWindow(sqlBefore, sqlAfter, completed * ELEMENTS) }
+        : {}),
     };
   } finally {
     await watcher.stop();

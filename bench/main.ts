@@ -10,10 +10,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runB1 } from './b1-latency';
 import { runB2 } from './b2-throughput';
+import type { SqlWindow } from './b2-throughput';
 import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
 import { machineInfo, sourceState } from './lib/machine';
-import { REPO_ROOT, RUNTIME_SCRIPT, stopAll } from './lib/processes';
+import { BUILD_DIR, REPO_ROOT, RUNTIME_SCRIPT, stopAll } from './lib/processes';
 import type { StackOptions } from './lib/stack';
 import { Stack, servicesFromEnv } from './lib/stack';
 import { round } from './lib/stats';
@@ -170,11 +171,25 @@ async function main(): Promise<void> {
   if (args.only.has('PROFILE') && !interrupted) {
     const name = `runtime-${runId}.cpuprofile`;
     const file = join(profileDir, name);
-    const options = { runtimeNodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', name] };
+    const sqlCountFile = join(logDir, 'prof-sql-counts.json');
+    const options = {
+      runtimeNodeArgs: [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        profileDir,
+        '--cpu-prof-name',
+        name,
+        '--require',
+        join(BUILD_DIR, 'bench/sql-counter.js'),
+      ],
+      runtimeEnv: { BENCH_SQL_COUNT_FILE: sqlCountFile },
+    };
     let window = { from: 0, to: 0 };
+    let sql: SqlWindow | undefined;
     const b2 = await withStack('prof', runId, logDir, args.keep, options, async (stack) => {
-      const run = await runB2(stack, runId, sizes.profileInstances, sizes.b2InFlight, 'PROF');
+      const run = await runB2(stack, runId, sizes.profileInstances, sizes.b2InFlight, 'PROF', sqlCountFile);
       window = run.windowUs;
+      sql = run.sql;
       return run.result;
     });
     // The profile is written when the runtime exits, i.e. once withStack stopped it.
@@ -186,6 +201,7 @@ async function main(): Promise<void> {
       results.profile = {
         file: `bench/results/profiles/${name}`,
         b2,
+        ...(sql === undefined ? {} : { sql }),
         summary: summarizeProfile(file, { fromUs: window.from, toUs: window.to, top: 25 }),
       };
     }

@@ -1,6 +1,6 @@
 /** The results file (bench/results/latest.json) and its markdown table (latest.md). */
 import type { B1Result } from './b1-latency';
-import type { B2Result } from './b2-throughput';
+import type { B2Result, SqlWindow } from './b2-throughput';
 import type { B3Result } from './b3-s3p';
 import type { B4Result } from './b4-scale';
 import type { MachineInfo, SourceState } from './lib/machine';
@@ -15,6 +15,7 @@ export interface Failure {
 export interface ProfileRun {
   file: string;
   b2: B2Result;
+  sql?: SqlWindow;
   summary: ProfileSummary;
 }
 
@@ -288,6 +289,18 @@ export function resultsMarkdown(results: Results): string {
         '',
         profileMarkdown(p.summary),
       );
+      if (p.sql !== undefined) {
+        parts.push(
+          '',
+          `SQL sent by the runtime in the same window (bench/sql-counter.ts): ${thousands(p.sql.total)} statements in ${thousands(p.sql.transactions)} transactions, ${p.sql.perElementTransition} statements and ${p.sql.transactionsPerElementTransition} transactions per element transition.`,
+          '',
+          '| statement | count | per element transition |',
+          '| --- | ---: | ---: |',
+          ...p.sql.byKind
+            .slice(0, 20)
+            .map((row) => `| ${row.kind} | ${thousands(row.count)} | ${row.perElementTransition} |`),
+        );
+      }
     }
   }
   return `${parts.join('\n')}\n`;

@@ -73,10 +73,9 @@ export interface SourceState {
 
 /** The benchmark compiles the working tree: record which commit, and what was not committed yet. */
 export function sourceState(): SourceState {
-  const git = (...args: string[]): string =>
-    spawnSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
+  const git = (...args: string[]): string => spawnSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).stdout ?? '';
   return {
-    head: git('rev-parse', '--short', 'HEAD'),
+    head: git('rev-parse', '--short', 'HEAD').trim(),
     uncommittedProductFiles: git('status', '--porcelain', '--', 'apps', 'libs')
       .split('\n')
       .filter((line) => line.trim() !== '')

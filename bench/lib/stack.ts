@@ -91,6 +91,9 @@ export class Stack {
           KAFKA_BOOTSTRAP_SERVERS: this.services.brokers.join(','),
           OPERATION_TOPIC: this.topics.operation,
           SYNC_TOPIC: this.topics.sync,
+          // Not the default participant-<id>: other runs on this broker (e2e tests) use the same
+          // participant id, and one consumer group across different topics starves both.
+          PARTICIPANT_GROUP_ID: `acm-bench-${this.runId}-${this.name}-participant`,
           HEARTBEAT_MS: '5000',
           SIM_TIMERS_MS: '0',
         },
