@@ -358,5 +358,104 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
       expect(new Set(mine.map((entry) => entry.targetId)).size).toBe(6);
       expect(mine).toHaveLength(6);
     });
+
+    it('keeps a deploy going when the participant replica doing it is killed; the survivor matches the runtime', async () => {
+      const replicaPort = await freePort();
+      const replicaUrl = `http://127.0.0.1:${replicaPort}`;
+      const replica = simulatorProcess(
+        'sim-replica',
+        replicaPort,
+        SIM_PARTICIPANT,
+        'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0',
+      );
+      replica.start();
+      await eventually(
+        'two replicas of the simulator participant',
+        async () => {
+          const info = (await api().get(`${API}/participants/${SIM_PARTICIPANT}`).expect(200)).body as {
+            participant: { replicas: Record<string, { participantState: string }> };
+          };
+          const online = Object.values(info.participant.replicas).filter((r) => r.participantState === 'ON_LINE');
+          return online.length >= 2 ? true : undefined;
+        },
+        1500,
+      );
+      const compositionId = await commission('tosca/examples/sim-three-phase.yaml');
+      await prime(compositionId, 'PRIME', 'PRIMED');
+      const body = fixture('tosca/examples/instances/sim-three-phase.json')
+        .replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)
+        .replace(/5e1f0000-0000-4000-8000-0000000020/g, '5e1f0000-0000-4000-8000-0000000039')
+        .replace('"SimThreePhaseInstance"', '"SimThreePhaseReplicas"');
+      const created = await api()
+        .post(`${API}/compositions/${compositionId}/instances`)
+        .set('Content-Type', 'application/json')
+        .send(body)
+        .expect(201);
+      const instanceId = (created.body as { instanceId: string }).instanceId;
+      const replicas = [
+        { url: simUrl, process: simulator, main: true },
+        { url: replicaUrl, process: replica, main: false },
+      ];
+      let supervisor: ProductProcess | null = null;
+      let killed: (typeof replicas)[number] | undefined;
+      try {
+        for (const { url } of replicas) {
+          await sim(url).put(`${SIM_API}/parameters`).send({ deployTimerMs: 2000 }).expect(200);
+        }
+        await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
+        const working = async (url: string): Promise<boolean> => {
+          const log = (await sim(url).get(`${SIM_API}/invocations`).expect(200)).body as Array<{ targetId: string }>;
+          return log.some((entry) => entry.targetId.startsWith('5e1f0000-0000-4000-8000-0000000039'));
+        };
+        killed = await eventually('a replica to take the deploy', async () => {
+          for (const candidate of replicas) {
+            if (await working(candidate.url)) {
+              return candidate;
+            }
+          }
+          return undefined;
+        });
+        await killed.process.stop('SIGKILL');
+        const survivor = replicas.find((candidate) => candidate !== killed)!;
+        await sim(survivor.url).put(`${SIM_API}/parameters`).send({ deployTimerMs: 0 }).expect(200);
+        // Supervision notices the silent replica and sends the open phase again; this runtime shares the database.
+        const port = await freePort();
+        supervisor = new ProductProcess(`supervisor-replicas-${suffix}`, RUNTIME_SCRIPT, {
+          ...runtimeProcess(port).env,
+          HEART_BEAT: '200',
+          MAX_STATUS_WAIT: '3000',
+        });
+        supervisor.start();
+        const done = await eventually(
+          'DEPLOYED without the killed replica',
+          async () => {
+            const current = await instance(compositionId, instanceId);
+            return current.deployState === 'DEPLOYED' && current.phase === undefined ? current : undefined;
+          },
+          3000,
+        );
+        const survivorView = (await sim(survivor.url).get(`${SIM_API}/instances/${instanceId}`).expect(200)).body as {
+          elements: Record<string, { deployState: string }>;
+        };
+        for (const [elementId, element] of Object.entries(done.elements)) {
+          expect(survivorView.elements[elementId]?.deployState).toBe(element.deployState);
+        }
+        const history = (
+          await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)
+        ).body as { events: Array<{ event: string }> };
+        expect(history.events.some((event) => event.event === 'PHASE_RESENT')).toBe(true);
+      } finally {
+        await supervisor?.stop();
+        if (killed?.main) {
+          simulator.start();
+        } else {
+          await replica.stop();
+        }
+        await sim(simUrl)
+          .put(`${SIM_API}/parameters`)
+          .send({})
+          .catch(() => undefined);
+      }
+    }, 120_000);
   });
 }

@@ -516,7 +516,8 @@ class TypeOrmParticipantRepository implements ParticipantRepository {
   }
 
   async markSilentReplicasOffline(cutoff: number): Promise<string[]> {
-    const rows: Array<{ participant_id: string }> = await this.manager.query(
+    // The driver answers an UPDATE with [returned rows, affected count].
+    const [rows]: [Array<{ participant_id: string }>, number] = await this.manager.query(
       `UPDATE participant_replica SET participant_state = 'OFF_LINE'
        WHERE participant_state = 'ON_LINE' AND last_msg < $1 RETURNING participant_id`,
       [new Date(cutoff)],

@@ -528,6 +528,7 @@ export class OperationEngine {
     first: boolean,
     events: OperationEvent[],
     now: number,
+    event: 'PHASE_STARTED' | 'PHASE_RESENT' = 'PHASE_STARTED',
   ): Promise<void> {
     const messageId = this.ids.uuid();
     await store.operations.recordMessage(messageId, operation.operationId, phase);
@@ -543,7 +544,66 @@ export class OperationEngine {
       ...context,
     });
     await store.outbox.add([toOutbox(message, this.topics)]);
-    events.push(this.event(instance.instanceId, operation, 'PHASE_STARTED', { phase, messageId }, now));
+    events.push(this.event(instance.instanceId, operation, event, { phase, messageId }, now));
+  }
+
+  /**
+   * A participant replica went silent: whatever it was doing may be lost with it (its consumer committed
+   * the order's offset when it took the work). Each running operation with unfinished elements of those
+   * participants gets its open phase sent again; it describes only the unfinished elements, so another
+   * replica finishes them, and the SDK never runs an element twice for one message.
+   */
+  async resendOpenPhases(participantIds: readonly string[]): Promise<number> {
+    if (participantIds.length === 0) {
+      return 0;
+    }
+    return this.unitOfWork.transaction(async (store) => {
+      const now = this.clock.now();
+      const affected = new Map<string, AutomationComposition>();
+      for (const participantId of participantIds) {
+        for (const instance of await store.instances.list({ participantId })) {
+          const unfinished = Object.values(instance.elements).some(
+            (element) => element.participantId === participantId && isElementTransitional(element),
+          );
+          if (unfinished) {
+            affected.set(instance.instanceId, instance);
+          }
+        }
+      }
+      let resent = 0;
+      for (const instanceId of affected.keys()) {
+        const operation = await store.operations.findRunning(instanceId);
+        // A precheck's target lives only in its messages; it is re-ordered by the user after a TIMEOUT.
+        if (!operation || operation.order === 'MIGRATE_PRECHECK') {
+          continue;
+        }
+        const found = await store.instances.findForUpdate(instanceId);
+        const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+        if (!found || !definition) {
+          continue;
+        }
+        const order = operation.order as InstanceOrder;
+        const info = this.templates.readDefinition(definition.value);
+        const context = await this.contextOf(store, found.value, order, {});
+        const events: OperationEvent[] = [];
+        await this.sendPhase(
+          store,
+          found.value,
+          definition.value,
+          info,
+          context,
+          operation,
+          operation.phase ?? 0,
+          false,
+          events,
+          now,
+          'PHASE_RESENT',
+        );
+        await store.events.append(events);
+        resent += 1;
+      }
+      return resent;
+    });
   }
 
   /** The snapshot, the other composition and the precheck plan an order's messages need. */

@@ -47,7 +47,8 @@ export class SupervisionScheduler implements OnApplicationBootstrap, OnApplicati
     this.ticking = true;
     try {
       await this.engine.timeOutOverdue();
-      await this.participants.markSilentReplicas(this.config.maxStatusWaitMs);
+      const silent = await this.participants.markSilentReplicas(this.config.maxStatusWaitMs);
+      await this.engine.resendOpenPhases(silent);
       this.relay.kick();
     } catch (error) {
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);
