@@ -52,8 +52,8 @@ export interface B1Result {
  * Splits each phase of a deploy, from the runtime's own events (ms timestamps taken when each
  * transaction starts): PHASE_STARTED → first ELEMENT_RESULT is the order's way out (commit, outbox
  * relay, Kafka), the participant's work and the first ACK's way back; first → last ELEMENT_RESULT of
- * the phase is mostly the time the runtime spends applying one ACK (ACKs of one composition are
- * consumed one after the other).
+ * the phase is mostly the time the runtime spends applying one ACK (ACKs of one participant share a
+ * partition key and are consumed one after the other).
  */
 function collectPhaseGaps(events: readonly HistoryEvent[], operationId: string, dispatch: number[], spacing: number[]) {
   const mine = events.filter((event) => event.operationId === operationId);
