@@ -333,6 +333,38 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     expect(after).toEqual(before);
   });
 
+  it('stores element information a participant pushes with STATUS, for its own elements only', async () => {
+    const instanceId = await createInstance();
+    await order(instanceId, { deployOrder: 'DEPLOY' });
+    const deployed = await until(instanceId, 'DEPLOYED', 'LOCKED');
+    const [elementId] = Object.keys(deployed.elements);
+    const status = (participantId: string, value: string) => ({
+      messageType: 'PARTICIPANT_STATUS' as const,
+      messageId: randomUUID(),
+      timestamp: new Date().toISOString(),
+      participantId,
+      replicaId: participantId === participant.participantId ? participant.replicaId : randomUUID(),
+      automationCompositionInfoList: [
+        {
+          automationCompositionId: instanceId,
+          elements: [
+            { automationCompositionElementId: elementId!, outProperties: { pushed: value }, useState: 'BUSY' },
+          ],
+        },
+      ],
+    });
+    await participant.send(status(randomUUID(), 'by a stranger'));
+    await participant.send(status(participant.participantId, 'by the owner'));
+    const updated = await eventually('the pushed outProperties', async () => {
+      const current = await instance(instanceId);
+      return current.elements[elementId!]?.outProperties['pushed'] === 'by the owner' ? current : undefined;
+    });
+    expect(updated.elements[elementId!]).toMatchObject({ useState: 'BUSY', deployState: 'DEPLOYED' });
+    // Element information is not an order: the user's next order is not refused because of it.
+    await order(instanceId, { deployOrder: 'UNDEPLOY' });
+    await until(instanceId, 'UNDEPLOYED', 'NONE');
+  });
+
   it('deprimes and deletes the definition once its instances are gone', async () => {
     const created = await runtime.http
       .post(`${BASE}/compositions`)

@@ -48,9 +48,20 @@ describe('participant message codec', () => {
       expect(decodeOk(Buffer.from(exampleJson(name), 'utf8'))).toEqual(original);
     });
 
-    it("keys the record by compositionId, else participantId, else nothing (ONAP's keys)", () => {
+    it("keys the record by its instance for instance reports, else by ONAP's keys", () => {
+      const reports = original['automationCompositionInfoList'] as Array<Record<string, unknown>> | undefined;
+      const instanceKey =
+        original['messageType'] === 'AUTOMATION_COMPOSITION_DEPLOY_ACK' ||
+        original['messageType'] === 'AUTOMATION_COMPOSITION_STATECHANGE_ACK'
+          ? (original['automationCompositionId'] as string)
+          : original['messageType'] === 'PARTICIPANT_STATUS' && reports?.length === 1
+            ? (reports[0]?.['automationCompositionId'] as string)
+            : undefined;
       const expected =
-        (original['compositionId'] as string | undefined) ?? (original['participantId'] as string | undefined) ?? null;
+        instanceKey ??
+        (original['compositionId'] as string | undefined) ??
+        (original['participantId'] as string | undefined) ??
+        null;
       expect(encodeMessage(decodeOk(exampleJson(name))).key).toBe(expected);
     });
   });
@@ -77,6 +88,30 @@ describe('participant message codec', () => {
       expect((encoded['automationCompositionInfoList'] as Array<Record<string, unknown>>)[0]).not.toHaveProperty(
         'lockState',
       );
+    });
+
+    it.each([
+      [
+        'an element ACK by its instance',
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        { participantId: 'p', automationCompositionId: 'i' },
+        'i',
+      ],
+      [
+        'a STATUS about one instance by that instance',
+        'PARTICIPANT_STATUS',
+        { participantId: 'p', automationCompositionInfoList: [{ automationCompositionId: 'i' }] },
+        'i',
+      ],
+      [
+        'a heartbeat STATUS by its participant',
+        'PARTICIPANT_STATUS',
+        { participantId: 'p', automationCompositionInfoList: [] },
+        'p',
+      ],
+    ])('messageKey: %s', (_label, messageType, fields, expected) => {
+      const message = { messageType, ...fields } as unknown as ParticipantMessage;
+      expect(messageKey(message)).toBe(expected);
     });
 
     it.each([

@@ -35,10 +35,26 @@ export interface DecodeOptions {
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
 /**
- * The record key ONAP uses: `compositionId` if set, else `participantId`, else none. Keying by
- * composition keeps every message of one definition (and its instances) in one partition, in order.
+ * The record key: ONAP's (`compositionId` if set, else `participantId`, else none), except for what a
+ * participant reports about one instance, an element ACK or a STATUS about a single instance, which is
+ * keyed by that instance. Its reports then stay in order (a STATUS never overtakes the ACK sent after it),
+ * and different instances' reports spread over partitions instead of queueing behind one participant key.
  */
 export function messageKey(message: ParticipantMessage): string | null {
+  switch (message.messageType) {
+    case 'AUTOMATION_COMPOSITION_DEPLOY_ACK':
+    case 'AUTOMATION_COMPOSITION_STATECHANGE_ACK':
+      return message.automationCompositionId;
+    case 'PARTICIPANT_STATUS': {
+      const reported = message.automationCompositionInfoList ?? [];
+      if (reported.length === 1 && reported[0] !== undefined) {
+        return reported[0].automationCompositionId;
+      }
+      break;
+    }
+    default:
+      break;
+  }
   return message.compositionId ?? message.participantId ?? null;
 }
 

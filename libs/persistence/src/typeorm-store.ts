@@ -6,6 +6,7 @@ import type {
   EventRepository,
   InstanceElement,
   InstanceQuery,
+  JsonObject,
   InstanceRepository,
   OperationRepository,
   OutboxRepository,
@@ -454,6 +455,30 @@ class TypeOrmInstanceRepository implements InstanceRepository {
       );
     }
     this.remember(instance);
+  }
+
+  async updateElementInfo(
+    instanceId: string,
+    elementId: string,
+    participantId: string,
+    info: { outProperties: JsonObject | null; operationalState: string | null; useState: string | null },
+  ): Promise<void> {
+    await this.manager.query(
+      `UPDATE automation_composition_element
+       SET out_properties = coalesce($4::jsonb, out_properties), operational_state = coalesce($5, operational_state),
+           use_state = coalesce($6, use_state)
+       WHERE element_id = $2 AND instance_id = $1 AND participant_id = $3`,
+      [
+        instanceId,
+        elementId,
+        participantId,
+        info.outProperties === null ? null : JSON.stringify(info.outProperties),
+        info.operationalState,
+        info.useState,
+      ],
+    );
+    // A later update of this instance in the same transaction must not write back the old values.
+    this.baseline.delete(instanceId);
   }
 
   async delete(instanceId: string, expectedVersion: number): Promise<void> {

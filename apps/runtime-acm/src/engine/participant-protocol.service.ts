@@ -5,7 +5,7 @@ import type {
   ParticipantStatus,
   ParticipantTopics,
 } from '@acm/contracts';
-import type { InstanceElement, OutboxRecord, Participant, Store } from '@acm/domain';
+import type { OutboxRecord, Participant, Store } from '@acm/domain';
 import { Clock, DomainError, IdGenerator, UnitOfWork } from '@acm/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TemplateReader } from '../application/template-reader';
@@ -78,35 +78,20 @@ export class ParticipantProtocolService {
       if (changed) {
         await store.outbox.add(await this.restartSync(store, message.participantId, message.replicaId));
       }
+      // Element information is the participant's own data: one guarded row update each, no instance lock
+      // and no version bump, so it never makes a user's order fail with 409.
       for (const info of message.automationCompositionInfoList ?? []) {
-        const found = await store.instances.findForUpdate(info.automationCompositionId);
-        if (!found) {
-          continue;
-        }
-        const reports = new Map(
-          (info.elements ?? []).map((element) => [element.automationCompositionElementId, element]),
-        );
-        let touched = false;
-        const elements = Object.fromEntries(
-          Object.entries(found.value.elements).map(([id, element]): [string, InstanceElement] => {
-            const report = reports.get(id);
-            if (!report || element.participantId !== message.participantId) {
-              return [id, element];
-            }
-            touched = true;
-            return [
-              id,
-              {
-                ...element,
-                outProperties: report.outProperties ?? element.outProperties,
-                operationalState: report.operationalState ?? element.operationalState,
-                useState: report.useState ?? element.useState,
-              },
-            ];
-          }),
-        );
-        if (touched) {
-          await store.instances.update({ ...found.value, elements }, found.version);
+        for (const element of info.elements ?? []) {
+          await store.instances.updateElementInfo(
+            info.automationCompositionId,
+            element.automationCompositionElementId,
+            message.participantId,
+            {
+              outProperties: element.outProperties ?? null,
+              operationalState: element.operationalState ?? null,
+              useState: element.useState ?? null,
+            },
+          );
         }
       }
       if (message.compositionId && message.participantDefinitionUpdates) {

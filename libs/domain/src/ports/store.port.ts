@@ -1,4 +1,4 @@
-import type { AutomationComposition, CompositionDefinition, InstanceElement, Participant } from '../model';
+import type { AutomationComposition, CompositionDefinition, InstanceElement, JsonObject, Participant } from '../model';
 import type { DeployState, StateChangeResult } from '../states';
 import type { EventRepository, OperationRepository, OutboxRepository } from './engine.port';
 
@@ -58,6 +58,16 @@ export interface InstanceRepository {
   /** Of the given element ids, those already used by an instance other than `exceptInstanceId`. */
   elementIdsInUse(elementIds: readonly string[], exceptInstanceId?: string): Promise<string[]>;
   update(instance: AutomationComposition, expectedVersion: number): Promise<void>;
+  /**
+   * Stores what a participant reports about its own element outside an order (outProperties, operational
+   * and use state); null keeps the stored value. Other participants' elements are left alone.
+   */
+  updateElementInfo(
+    instanceId: string,
+    elementId: string,
+    participantId: string,
+    info: { outProperties: JsonObject | null; operationalState: string | null; useState: string | null },
+  ): Promise<void>;
   delete(instanceId: string, expectedVersion: number): Promise<void>;
 }
 
