@@ -523,7 +523,17 @@ describe('REST API on PostgreSQL', () => {
       expect(Object.values(mine!.participant['replicas'])).toEqual([
         expect.objectContaining({ participantState: 'ON_LINE' }),
       ]);
-      await runtime.http.get(`${BASE}/participants/${participantId}`).expect(200);
+      const all = (await runtime.http.get(`${BASE}/participants/${participantId}`).expect(200)).body as {
+        acElementInstanceMap: Record<string, { participantId: string }>;
+      };
+      const elementIds = Object.keys(all.acElementInstanceMap);
+      expect(elementIds.length).toBeGreaterThan(1);
+      expect(Object.values(all.acElementInstanceMap).every((e) => e.participantId === participantId)).toBe(true);
+      const page1 = (await runtime.http.get(`${BASE}/participants/${participantId}?page=1&size=1`).expect(200))
+        .body as {
+        acElementInstanceMap: Record<string, unknown>;
+      };
+      expect(Object.keys(page1.acElementInstanceMap)).toEqual([elementIds[1]]);
       await runtime.http.put(`${BASE}/participants`).expect(202);
       await runtime.http.put(`${BASE}/participants/${participantId}`).expect(202);
       await runtime.http.put(`${BASE}/participants/${randomUUID()}`).expect(404);

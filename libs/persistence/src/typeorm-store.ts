@@ -7,6 +7,7 @@ import type {
   InstanceElement,
   InstanceQuery,
   JsonObject,
+  PageRequest,
   InstanceRepository,
   OperationRepository,
   OutboxRepository,
@@ -35,7 +36,12 @@ import {
   ParticipantSupportedElementEntity,
 } from './entities/participant.entity';
 import { definitionToDomain, definitionToPersistence } from './mappers/definition.mapper';
-import { elementsToRecordSet, instanceToDomain, instanceToPersistence } from './mappers/instance.mapper';
+import {
+  elementToDomain,
+  elementsToRecordSet,
+  instanceToDomain,
+  instanceToPersistence,
+} from './mappers/instance.mapper';
 import { participantToDomain, participantToPersistence } from './mappers/participant.mapper';
 
 const UNIQUE_VIOLATION = '23505';
@@ -357,6 +363,18 @@ class TypeOrmInstanceRepository implements InstanceRepository {
       byInstance.set(element.instanceId, list);
     }
     return rows.map((row) => instanceToDomain(row, byInstance.get(row.instanceId) ?? []));
+  }
+
+  async elementsOfParticipant(participantId: string, page: PageRequest): Promise<InstanceElement[]> {
+    let builder = this.manager
+      .createQueryBuilder(AutomationCompositionElementEntity, 'e')
+      .where('e.participantId = :participantId', { participantId })
+      .orderBy('e.instanceId', 'ASC')
+      .addOrderBy('e.position', 'ASC');
+    if (page.page !== undefined && page.size !== undefined) {
+      builder = builder.offset(page.page * page.size).limit(page.size);
+    }
+    return (await builder.getMany()).map(elementToDomain);
   }
 
   async countUsingDefinition(compositionId: string): Promise<number> {

@@ -95,24 +95,24 @@ export class ParticipantsService {
   }
 
   private async information(participant: Participant, page?: number, size?: number): Promise<ParticipantInformation> {
-    const { definitions, instances } = await this.unitOfWork.read(async (store) => ({
+    const { definitions, participantElements } = await this.unitOfWork.read(async (store) => ({
       definitions: await store.definitions.list({ participantId: participant.participantId }),
-      instances: await store.instances.list({ participantId: participant.participantId }),
+      participantElements: await store.instances.elementsOfParticipant(participant.participantId, { page, size }),
     }));
     const nodeTemplateStates = definitions.flatMap((definition) =>
       Object.values(definition.elementStateMap)
         .filter((state) => state.participantId === participant.participantId)
         .map((state): [string, NodeTemplateState] => [state.nodeTemplateStateId, state]),
     );
-    const elements = instances.flatMap((instance) =>
-      Object.values(instance.elements)
-        .filter((element) => element.participantId === participant.participantId)
-        .map((element: InstanceElement): [string, Record<string, unknown>] => [element.id, elementView(element)]),
-    );
+    const elements = participantElements.map((element: InstanceElement): [string, Record<string, unknown>] => [
+      element.id,
+      elementView(element),
+    ]);
     return {
       participant: participantView(participant),
       acNodeTemplateStateDefinitionMap: pageOf(nodeTemplateStates, page, size),
-      acElementInstanceMap: pageOf(elements, page, size),
+      // Paged in the database: a participant may serve far more elements than fit in memory at once.
+      acElementInstanceMap: Object.fromEntries(elements),
     };
   }
 }

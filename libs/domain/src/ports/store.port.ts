@@ -52,6 +52,8 @@ export interface InstanceRepository {
   /** Reads and row-locks the instance until the transaction ends; ACKs of one instance apply one at a time. */
   findForUpdate(instanceId: string): Promise<Versioned<AutomationComposition> | null>;
   list(query: InstanceQuery): Promise<AutomationComposition[]>;
+  /** The elements a participant serves, across instances, in a stable order; paged like every ONAP list. */
+  elementsOfParticipant(participantId: string, page: PageRequest): Promise<InstanceElement[]>;
   /** Instances whose compositionId or compositionTargetId is the definition. */
   countUsingDefinition(compositionId: string): Promise<number>;
   isNameVersionTaken(name: string, version: string, exceptInstanceId?: string): Promise<boolean>;
