@@ -16,6 +16,9 @@ const shared = {
 module.exports = {
   // A project-level testTimeout is ignored by Jest 30; the services-backed suites need more than 5 s.
   testTimeout: 60000,
+  // Suites stop every process and connection they start; should one leak anyway, the run must still end
+  // (a CI run that never exits is worse than a warning).
+  forceExit: true,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {
@@ -23,6 +26,9 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
       testTimeout: 60000,
+      // Suites stop every process and connection they start; should one leak anyway, the run must still end
+      // (a CI run that never exits is worse than a warning).
+      forceExit: true,
     },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 120000 },
   ],

@@ -446,10 +446,10 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
         expect(history.events.some((event) => event.event === 'PHASE_RESENT')).toBe(true);
       } finally {
         await supervisor?.stop();
+        // Whichever replica survived, the extra one goes; the suite's own simulator must run on for the others.
+        await replica.stop();
         if (killed?.main) {
           simulator.start();
-        } else {
-          await replica.stop();
         }
         await sim(simUrl)
           .put(`${SIM_API}/parameters`)
