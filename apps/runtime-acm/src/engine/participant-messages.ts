@@ -1,6 +1,13 @@
-import type { AutomationComposition, CompositionDefinition, InstanceElement, InstanceOrder } from '@acm/domain';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  DeployOrder,
+  InstanceElement,
+  InstanceOrder,
+} from '@acm/domain';
 import type {
   AcElementDto,
+  ParticipantDeploy,
   AutomationCompositionDeploy,
   AutomationCompositionMigration,
   CompositionElementDto,
@@ -69,6 +76,26 @@ export function participantDtos(
 export interface CompositionSide {
   readonly definition: CompositionDefinition;
   readonly info: CompositionTemplateInfo;
+}
+
+/** ONAP's legacy per-participant element lists (ParticipantDeploy), each element with the state ordered for it. */
+function participantDeploys(
+  participantIds: readonly string[],
+  elements: readonly InstanceElement[],
+  orderedState: (element: InstanceElement) => DeployOrder,
+): ParticipantDeploy[] {
+  return participantIds.map((participantId) => ({
+    participantId,
+    acElementList: elements
+      .filter((element) => element.participantId === participantId)
+      .map((element) => ({
+        id: element.id,
+        definition: element.definition,
+        orderedState: orderedState(element),
+        migrationState: element.migrationState,
+        properties: element.properties,
+      })),
+  }));
 }
 
 export interface PhaseMessageInput {
@@ -203,18 +230,9 @@ export function migrationMessage(input: PhaseMessageInput): AutomationCompositio
     rollback,
     firstStage: input.firstPhase,
     stage: precheck ? 0 : input.phase,
-    participantUpdatesList: participantsOf(elements).map((participantId) => ({
-      participantId,
-      acElementList: elements
-        .filter((element) => element.participantId === participantId)
-        .map((element) => ({
-          id: element.id,
-          definition: element.definition,
-          orderedState: rollback ? ('MIGRATION_REVERT' as const) : ('MIGRATE' as const),
-          migrationState: element.migrationState,
-          properties: element.properties,
-        })),
-    })),
+    participantUpdatesList: participantDeploys(participantsOf(elements), elements, () =>
+      rollback ? 'MIGRATION_REVERT' : 'MIGRATE',
+    ),
     participantDtoList: migrationDtos(
       instance.instanceId,
       from,
@@ -252,18 +270,9 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
     const deploy: AutomationCompositionDeploy = {
       messageType: 'AUTOMATION_COMPOSITION_DEPLOY',
       ...envelope,
-      participantUpdatesList: envelope.participantIdList.map((participantId) => ({
-        participantId,
-        acElementList: elements
-          .filter((element) => element.participantId === participantId)
-          .map((element) => ({
-            id: element.id,
-            definition: element.definition,
-            orderedState: isElementTransitional(element) ? ('DEPLOY' as const) : ('NONE' as const),
-            migrationState: element.migrationState,
-            properties: element.properties,
-          })),
-      })),
+      participantUpdatesList: participantDeploys(envelope.participantIdList, elements, (element) =>
+        isElementTransitional(element) ? 'DEPLOY' : 'NONE',
+      ),
     };
     return deploy;
   }
@@ -291,18 +300,7 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
           };
         }),
       })),
-      participantUpdatesList: envelope.participantIdList.map((participantId) => ({
-        participantId,
-        acElementList: elements
-          .filter((element) => element.participantId === participantId)
-          .map((element) => ({
-            id: element.id,
-            definition: element.definition,
-            orderedState: 'UPDATE' as const,
-            migrationState: element.migrationState,
-            properties: element.properties,
-          })),
-      })),
+      participantUpdatesList: participantDeploys(envelope.participantIdList, elements, () => 'UPDATE'),
     };
     return update;
   }
@@ -313,20 +311,7 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
       preDeploy: input.order === 'PREPARE',
       stage: input.order === 'PREPARE' ? input.phase : 0,
       participantList:
-        input.order === 'PREPARE'
-          ? envelope.participantIdList.map((participantId) => ({
-              participantId,
-              acElementList: elements
-                .filter((element) => element.participantId === participantId)
-                .map((element) => ({
-                  id: element.id,
-                  definition: element.definition,
-                  orderedState: 'NONE' as const,
-                  migrationState: element.migrationState,
-                  properties: element.properties,
-                })),
-            }))
-          : [],
+        input.order === 'PREPARE' ? participantDeploys(envelope.participantIdList, elements, () => 'NONE') : [],
     };
     return prepare;
   }
