@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { ProductProcess, RUNTIME_SCRIPT, SIMULATOR_SCRIPT, freePort } from '../support/processes';
+import type { ProductProcess } from '../support/processes';
+import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl, testKafkaBrokers } from '../support/services';
+import { testDatabaseUrl } from '../support/services';
 
 /** Definition and instance files of one scenario, read through the suite's `read`. */
 export interface ScenarioFiles {
@@ -64,34 +65,13 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
     const api = (): request.Agent => request.agent(runtimeUrl).auth(USER, PASSWORD);
     const sim = (url: string): request.Agent => request.agent(url).auth('participantUser', 'zb!XztG34');
 
-    function runtimeProcess(port: number): ProductProcess {
-      return new ProductProcess(`runtime-${suffix}`, RUNTIME_SCRIPT, {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: testDatabaseUrl(),
-        DATABASE_SCHEMA: schema,
-        KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
-        KAFKA_GROUP_ID: `acm-runtime-${suffix}`,
-        RUNTIME_OPERATION_TOPIC: topics.op,
-        RUNTIME_SYNC_TOPIC: topics.sync,
-        // An hour: every phase advance in these tests is driven by ACKs, never by the supervision scan.
-        HEART_BEAT: '3600000',
-        SIMULATOR: 'false',
-        LOG_LEVEL: 'warn',
-      });
+    /** The suite's runtime on `port`; `env` overrides (a short-period supervisor shares its database and group). */
+    function suiteRuntime(name: string, port: number, env: Record<string, string> = {}): ProductProcess {
+      return runtimeProcess(`${name}-${suffix}`, { port, schema, groupId: `acm-runtime-${suffix}`, topics, env });
     }
 
-    function simulatorProcess(name: string, port: number, participantId: string, types: string): ProductProcess {
-      return new ProductProcess(`${name}-${suffix}`, SIMULATOR_SCRIPT, {
-        SIM_PORT: String(port),
-        PARTICIPANT_ID: participantId,
-        PARTICIPANT_SUPPORTED_ELEMENT_TYPES: types,
-        KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
-        OPERATION_TOPIC: topics.op,
-        SYNC_TOPIC: topics.sync,
-        HEARTBEAT_MS: '1000',
-        SIM_TIMERS_MS: '0',
-      });
+    function suiteSimulator(name: string, port: number, participantId: string, types: string): ProductProcess {
+      return simulatorProcess(`${name}-${suffix}`, { port, participantId, types, topics });
     }
 
     async function runtimeUp(): Promise<void> {
@@ -111,16 +91,16 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
       const [runtimePort, simPort, multiPort] = await Promise.all([freePort(), freePort(), freePort()]);
       runtimeUrl = `http://127.0.0.1:${runtimePort}`;
       simUrl = `http://127.0.0.1:${simPort}`;
-      runtime = runtimeProcess(runtimePort);
+      runtime = suiteRuntime('runtime', runtimePort);
       runtime.start();
       await runtimeUp();
-      simulator = simulatorProcess(
+      simulator = suiteSimulator(
         'sim',
         simPort,
         SIM_PARTICIPANT,
         'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0',
       );
-      multiSimulator = simulatorProcess(
+      multiSimulator = suiteSimulator(
         'sim-multi',
         multiPort,
         MULTI_PARTICIPANT,
@@ -275,11 +255,7 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
         await sim(simUrl).put(`${SIM_API}/parameters`).send({ primeTimerMs: 5000 }).expect(200);
         await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
         const port = await freePort();
-        const supervisor = new ProductProcess(`supervisor-${suffix}`, RUNTIME_SCRIPT, {
-          ...runtimeProcess(port).env,
-          HEART_BEAT: '100',
-          KAFKA_GROUP_ID: `acm-runtime-${suffix}`,
-        });
+        const supervisor = suiteRuntime('supervisor', port, { HEART_BEAT: '100' });
         supervisor.start();
         try {
           await eventually(
@@ -362,7 +338,7 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
     it('keeps a deploy going when the participant replica doing it is killed; the survivor matches the runtime', async () => {
       const replicaPort = await freePort();
       const replicaUrl = `http://127.0.0.1:${replicaPort}`;
-      const replica = simulatorProcess(
+      const replica = suiteSimulator(
         'sim-replica',
         replicaPort,
         SIM_PARTICIPANT,
@@ -420,11 +396,7 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
         await sim(survivor.url).put(`${SIM_API}/parameters`).send({ deployTimerMs: 0 }).expect(200);
         // Supervision notices the silent replica and sends the open phase again; this runtime shares the database.
         const port = await freePort();
-        supervisor = new ProductProcess(`supervisor-replicas-${suffix}`, RUNTIME_SCRIPT, {
-          ...runtimeProcess(port).env,
-          HEART_BEAT: '200',
-          MAX_STATUS_WAIT: '3000',
-        });
+        supervisor = suiteRuntime('supervisor-replicas', port, { HEART_BEAT: '200', MAX_STATUS_WAIT: '3000' });
         supervisor.start();
         const done = await eventually(
           'DEPLOYED without the killed replica',

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
-import { ProductProcess, RUNTIME_SCRIPT, SIMULATOR_SCRIPT, freePort } from '../support/processes';
+import type { ProductProcess } from '../support/processes';
+import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, USER } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl, testKafkaBrokers } from '../support/services';
+import { testDatabaseUrl } from '../support/services';
 
 /** Files of the update / rollback / migrate / prepare scenarios, read through the suite's `read`. */
 export interface MigrationFixtures {
@@ -91,16 +92,7 @@ export function describeMigrationOverKafka(fixtures: MigrationFixtures): void {
     const sim = (url: string): request.Agent => request.agent(url).auth('participantUser', 'zb!XztG34');
 
     function simulator(name: string, port: number, participantId: string, types: string): ProductProcess {
-      return new ProductProcess(`${name}-${suffix}`, SIMULATOR_SCRIPT, {
-        SIM_PORT: String(port),
-        PARTICIPANT_ID: participantId,
-        PARTICIPANT_SUPPORTED_ELEMENT_TYPES: types,
-        KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
-        OPERATION_TOPIC: topics.op,
-        SYNC_TOPIC: topics.sync,
-        HEARTBEAT_MS: '1000',
-        SIM_TIMERS_MS: '0',
-      });
+      return simulatorProcess(`${name}-${suffix}`, { port, participantId, types, topics });
     }
 
     beforeAll(async () => {
@@ -108,18 +100,11 @@ export function describeMigrationOverKafka(fixtures: MigrationFixtures): void {
       runtimeUrl = `http://127.0.0.1:${runtimePort}`;
       simUrl = `http://127.0.0.1:${simPort}`;
       multiUrl = `http://127.0.0.1:${multiPort}`;
-      const runtime = new ProductProcess(`runtime-mig-${suffix}`, RUNTIME_SCRIPT, {
-        PORT: String(runtimePort),
-        HOST: '127.0.0.1',
-        DATABASE_URL: testDatabaseUrl(),
-        DATABASE_SCHEMA: schema,
-        KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
-        KAFKA_GROUP_ID: `acm-runtime-mig-${suffix}`,
-        RUNTIME_OPERATION_TOPIC: topics.op,
-        RUNTIME_SYNC_TOPIC: topics.sync,
-        HEART_BEAT: '3600000',
-        SIMULATOR: 'false',
-        LOG_LEVEL: 'warn',
+      const runtime = runtimeProcess(`runtime-mig-${suffix}`, {
+        port: runtimePort,
+        schema,
+        groupId: `acm-runtime-mig-${suffix}`,
+        topics,
       });
       runtime.start();
       processes = [runtime];

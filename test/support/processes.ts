@@ -4,6 +4,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from './runtime-harness';
+import { testDatabaseUrl, testKafkaBrokers } from './services';
 
 /** Where e2e child processes write their logs (git-ignored), one file per process. */
 export const E2E_LOG_DIR = join(REPO_ROOT, '.services', 'e2e-logs');
@@ -55,3 +56,50 @@ export class ProductProcess {
 
 export const RUNTIME_SCRIPT = 'dist/apps/runtime-acm/src/main.js';
 export const SIMULATOR_SCRIPT = 'dist/apps/participant-simulator/src/main.js';
+
+/** Topic names of one suite, so suites sharing the broker never see each other's messages. */
+export interface SuiteTopics {
+  readonly op: string;
+  readonly sync: string;
+}
+
+/**
+ * The runtime as a process on the real PostgreSQL (a schema of the suite's own) and Kafka. The supervision
+ * scan runs once an hour, so every phase advance in a suite is driven by ACKs; `env` overrides anything.
+ */
+export function runtimeProcess(
+  name: string,
+  options: { port: number; schema: string; groupId: string; topics: SuiteTopics; env?: Record<string, string> },
+): ProductProcess {
+  return new ProductProcess(name, RUNTIME_SCRIPT, {
+    PORT: String(options.port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: testDatabaseUrl(),
+    DATABASE_SCHEMA: options.schema,
+    KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
+    KAFKA_GROUP_ID: options.groupId,
+    RUNTIME_OPERATION_TOPIC: options.topics.op,
+    RUNTIME_SYNC_TOPIC: options.topics.sync,
+    HEART_BEAT: '3600000',
+    SIMULATOR: 'false',
+    LOG_LEVEL: 'warn',
+    ...options.env,
+  });
+}
+
+/** An instant simulator participant as a process, heartbeating every second. */
+export function simulatorProcess(
+  name: string,
+  options: { port: number; participantId: string; types: string; topics: SuiteTopics },
+): ProductProcess {
+  return new ProductProcess(name, SIMULATOR_SCRIPT, {
+    SIM_PORT: String(options.port),
+    PARTICIPANT_ID: options.participantId,
+    PARTICIPANT_SUPPORTED_ELEMENT_TYPES: options.types,
+    KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
+    OPERATION_TOPIC: options.topics.op,
+    SYNC_TOPIC: options.topics.sync,
+    HEARTBEAT_MS: '1000',
+    SIM_TIMERS_MS: '0',
+  });
+}
