@@ -22,7 +22,8 @@ function pageOf<T>(entries: Array<[string, T]>, page?: number, size?: number): R
   return Object.fromEntries(slice);
 }
 
-function participantNotFound(participantId: string): DomainError {
+/** ONAP's refusal for an unknown participant id. */
+export function participantNotFound(participantId: string): DomainError {
   return new DomainError('NOT_FOUND', `Participant Not Found with ID: ${participantId}`, { participantId });
 }
 

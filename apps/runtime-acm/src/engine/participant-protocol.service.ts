@@ -6,8 +6,9 @@ import type {
   ParticipantTopics,
 } from '@acm/contracts';
 import type { OutboxRecord, Participant, Store } from '@acm/domain';
-import { Clock, DomainError, IdGenerator, UnitOfWork } from '@acm/domain';
+import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { participantNotFound } from '../application/participants.service';
 import { TemplateReader } from '../application/template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -192,7 +193,7 @@ export class ParticipantProtocolService {
   private async assertKnown(store: Store, participantId: string): Promise<Participant> {
     const participant = await store.participants.find(participantId);
     if (!participant) {
-      throw new DomainError('NOT_FOUND', `Participant Not Found with ID: ${participantId}`, { participantId });
+      throw participantNotFound(participantId);
     }
     return participant;
   }
