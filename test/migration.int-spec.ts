@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AutomationCompositionMigration, AutomationCompositionPrepare, PropertiesUpdate } from '@acm/contracts';
+import type { DeployState, LockState } from '@acm/domain';
+import { isInstanceTransitional } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
 import { Client } from 'pg';
 import type { RuntimeHarness } from './support/runtime-harness';
@@ -64,6 +66,7 @@ describe('update, rollback, migrate, precheck and prepare (PostgreSQL, in-proces
     const bus = runtime.app.get(MessageBus);
     first = new ScriptedParticipant(bus, randomUUID(), [SIM_TYPE]);
     second = new ScriptedParticipant(bus, randomUUID(), [SIM_TYPE2]);
+    (globalThis as { slowSecond?: string }).slowSecond = second.participantId;
     for (const participant of [first, second]) {
       await participant.start();
       await eventually('the participant to register', async () => {
@@ -108,6 +111,21 @@ describe('update, rollback, migrate, precheck and prepare (PostgreSQL, in-proces
     current.lockState === lockState &&
     current.subState === 'NONE' &&
     current.phase === undefined;
+
+  /**
+   * FAILED, and every element answered: an update goes to every participant at once, so waiting for FAILED
+   * alone returns while another participant's ACK is still on its way and changes the instance afterwards.
+   */
+  const failedAndAnswered = (current: Instance): boolean =>
+    current.stateChangeResult === 'FAILED' &&
+    Object.values(current.elements).every(
+      (element) =>
+        !isInstanceTransitional({
+          deployState: element.deployState as DeployState,
+          lockState: element.lockState as LockState,
+          subState: 'NONE',
+        }),
+    );
 
   async function deployedInstance(): Promise<{ instanceId: string; migrate: string; ids: Map<string, string> }> {
     const { create, migrate, ids } = bodies();
@@ -185,7 +203,7 @@ describe('update, rollback, migrate, precheck and prepare (PostgreSQL, in-proces
         .post(`${BASE}/compositions/${fromId}/instances`)
         .send(updateBody(instanceId, starter, { myParameterToUpdate: 'broken' }))
         .expect(200);
-      await until(instanceId, (current) => current.stateChangeResult === 'FAILED', 'FAILED update');
+      await until(instanceId, failedAndAnswered, 'FAILED update, every element answered');
     } finally {
       first.failing.clear();
     }
@@ -212,7 +230,7 @@ describe('update, rollback, migrate, precheck and prepare (PostgreSQL, in-proces
         .post(`${BASE}/compositions/${fromId}/instances`)
         .send(updateBody(instanceId, starter, { myParameterToUpdate: 'broken again' }))
         .expect(200);
-      await until(instanceId, (current) => current.stateChangeResult === 'FAILED', 'FAILED update');
+      await until(instanceId, failedAndAnswered, 'FAILED update, every element answered');
     } finally {
       first.failing.clear();
     }
