@@ -1,0 +1,45 @@
+import type { EmbeddedRuntime } from '../support/readme-walk';
+import { readmeShellBlocks, runWalk, startEmbeddedRuntime } from '../support/readme-walk';
+
+/**
+ * The README's curl walk, pasted whole into bash against the runtime as `npm start` runs it: every order
+ * waits for the state before it, so no step is refused and the walk ends with the definition deleted.
+ */
+describe("the README's curl walk against the embedded default", () => {
+  let runtime: EmbeddedRuntime;
+
+  beforeAll(async () => {
+    runtime = await startEmbeddedRuntime('readme-walk-runtime');
+  }, 120_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+  });
+
+  it('runs pasted as one block: every call succeeds, from commissioning to deleting the definition', async () => {
+    const [walk] = readmeShellBlocks('Try it with curl');
+    expect(walk).toContain('wait_for');
+    const script = walk!.replaceAll('localhost:6969', `127.0.0.1:${runtime.port}`);
+    const result = await runWalk(script);
+
+    expect(result.stderr).not.toContain('gave up waiting');
+    expect(result.exitCode).toBe(0);
+    const refused = result.calls.filter((call) => call.status >= 400 || call.status === 0);
+    expect(refused).toEqual([]);
+    const orders = result.calls.filter((call) => call.method !== 'GET').map((call) => `${call.method} ${call.status}`);
+    expect(orders).toEqual([
+      'POST 201', // commission
+      'PUT 202', // prime
+      'POST 201', // instance
+      'PUT 202', // deploy
+      'PUT 202', // undeploy
+      'DELETE 202', // instance
+      'PUT 202', // deprime
+      'DELETE 200', // definition
+    ]);
+    expect(result.stdout).toContain('"deployState": "DEPLOYED"');
+    expect(result.stdout).toContain('"event":"COMPLETED"');
+    // The walk ends with the deleted definition's id.
+    expect(result.stdout.trim()).toMatch(/[0-9a-f]{8}-[0-9a-f-]{27}$/);
+  }, 120_000);
+});
