@@ -9,6 +9,7 @@ export * from './participant/participant-assignment';
 export * from './instance/property-merge';
 export * from './instance/phases';
 export * from './engine/phase-planner';
+export * from './engine/dependency-planner';
 export * from './ports/engine.port';
 export * from './instance/migration';
 export * from './engine/stage-planner';

@@ -214,6 +214,18 @@ function checkDependencies(
       }
     }
   }
+  // Phases stay the outer order: a dependency in a later start phase could never be done in time (deploy
+  // opens that phase only after this one completes), so it is refused instead of hanging the operation.
+  const phaseOf = new Map(infos.map((info) => [info.name, info.startPhase]));
+  for (const info of infos) {
+    for (const dependency of info.dependsOn) {
+      const dependencyPhase = phaseOf.get(dependency);
+      if (dependencyPhase !== undefined && dependencyPhase > info.startPhase) {
+        const message = `element ${info.name} (startPhase ${info.startPhase}) depends on ${dependency}, which starts later (startPhase ${dependencyPhase}); an element may depend only on elements of its own or an earlier start phase`;
+        problems.push(problem(pathOf(info.name), 'depends-on-later-phase', message));
+      }
+    }
+  }
   const dependsOn = new Map(infos.map((info) => [info.name, info.dependsOn.filter((name) => names.has(name))]));
   for (const cycle of findCycles([...names], (name) => dependsOn.get(name) ?? [])) {
     const first = cycle[0] ?? '';

@@ -24,6 +24,7 @@ export const TOSCA_RULES = [
   'stage',
   'depends-on',
   'depends-on-cycle',
+  'depends-on-later-phase',
   'metadata-timeout',
 ] as const;
 

@@ -786,6 +786,10 @@ describe(validateServiceTemplate.name, () => {
           { rule: 'depends-on-cycle', path: `${NT}["acm.invalid.D"].properties.dependsOn` },
         ],
       ],
+      [
+        'depends-on-later-phase.yaml',
+        [{ rule: 'depends-on-later-phase', path: `${NT}["acm.invalid.Early"].properties.dependsOn` }],
+      ],
     ])('reports every problem of %s', (file, expected) => {
       expect(rulesAndPaths(fixtureTemplate(`invalid/${file}`))).toEqual(expected);
     });

@@ -20,9 +20,12 @@ import {
   applyAck,
   completedStateOf,
   decideNextPhase,
+  dependencyWaits,
+  describedAtPhaseStart,
   firstPhase,
   isElementTransitional,
   isStagedOrder,
+  newlyReady,
   stagePhaseOf,
   transitionalStateFor,
 } from '@acm/domain';
@@ -158,7 +161,10 @@ export class OperationEngine {
       await this.complete(store, started, found.version + 1, definition, operation, events, now);
       return started;
     }
-    await this.sendPhase(store, started, definition, info, context, operation, phase, true, events, now);
+    const waits = this.dependencyWaitsOf(info, order, elements);
+    await this.sendPhase(store, started, definition, info, context, operation, phase, true, events, now, {
+      describe: describedAtPhaseStart(elements, phase, startPhaseOf, waits),
+    });
     await store.events.append(events);
     return started;
   }
@@ -305,10 +311,30 @@ export class OperationEngine {
         return;
       }
       const decision = decideNextPhase(order, operation.phase ?? phase, application.elements, startPhaseOf);
+      const waits = this.dependencyWaitsOf(info, order, application.elements);
       switch (decision.kind) {
-        case 'WAIT':
+        case 'WAIT': {
           await store.instances.update(updated, found.version);
+          // dependsOn: what this ACK completed may unblock elements of the open phase; they go out at once.
+          const openPhase = operation.phase ?? phase;
+          const unblocked = newlyReady(instance.elements, application.elements, openPhase, startPhaseOf, waits);
+          if (unblocked.length > 0) {
+            await this.sendPhase(
+              store,
+              updated,
+              definition.value,
+              info,
+              context,
+              operation,
+              openPhase,
+              false,
+              events,
+              now,
+              { describe: new Set(unblocked.map((element) => element.id)), event: 'ELEMENTS_DISPATCHED' },
+            );
+          }
           break;
+        }
         case 'ADVANCE': {
           events.push(this.event(instanceId, operation, 'PHASE_COMPLETED', { phase: operation.phase }, now));
           const advanced = { ...updated, phase: decision.phase };
@@ -326,6 +352,7 @@ export class OperationEngine {
             false,
             events,
             now,
+            { describe: describedAtPhaseStart(advanced.elements, decision.phase, startPhaseOf, waits) },
           );
           break;
         }
@@ -528,8 +555,9 @@ export class OperationEngine {
     first: boolean,
     events: OperationEvent[],
     now: number,
-    event: 'PHASE_STARTED' | 'PHASE_RESENT' = 'PHASE_STARTED',
+    options: { describe?: ReadonlySet<string>; event?: 'PHASE_STARTED' | 'PHASE_RESENT' | 'ELEMENTS_DISPATCHED' } = {},
   ): Promise<void> {
+    const { describe, event = 'PHASE_STARTED' } = options;
     const messageId = this.ids.uuid();
     await store.operations.recordMessage(messageId, operation.operationId, phase);
     const message = phaseMessage({
@@ -542,9 +570,18 @@ export class OperationEngine {
       phase,
       firstPhase: first,
       ...context,
+      ...(describe ? { describe } : {}),
     });
     await store.outbox.add([toOutbox(message, this.topics)]);
-    events.push(this.event(instance.instanceId, operation, event, { phase, messageId }, now));
+    const detail: Record<string, unknown> = { phase, messageId };
+    if (describe) {
+      // Which elements of the open phase this message set going (dependsOn dispatch order in the history).
+      const startPhaseOf = this.startPhaseLookup(info, operation.order as InstanceOrder, context);
+      detail['elementIds'] = Object.values(instance.elements)
+        .filter((element) => describe.has(element.id) && startPhaseOf(element) === phase)
+        .map((element) => element.id);
+    }
+    events.push(this.event(instance.instanceId, operation, event, detail, now));
   }
 
   /**
@@ -597,7 +634,15 @@ export class OperationEngine {
           false,
           events,
           now,
-          'PHASE_RESENT',
+          {
+            describe: describedAtPhaseStart(
+              found.value.elements,
+              operation.phase ?? 0,
+              this.startPhaseLookup(info, order, context),
+              this.dependencyWaitsOf(info, order, found.value.elements),
+            ),
+            event: 'PHASE_RESENT',
+          },
         );
         await store.events.append(events);
         resent += 1;
@@ -674,6 +719,16 @@ export class OperationEngine {
       const [first, second] = element.migrationState === 'REMOVED' ? [leaving, going] : [going, leaving];
       return first.get(id) ?? second.get(id) ?? fallback;
     });
+  }
+
+  /** Who waits for whom in this order, from the node templates' `dependsOn` (see dependencyWaits). */
+  private dependencyWaitsOf(
+    info: CompositionTemplateInfo,
+    order: InstanceOrder,
+    elements: Readonly<Record<string, InstanceElement>>,
+  ): ReadonlyMap<string, readonly string[]> {
+    const dependsOn = new Map(info.elements.map((element) => [element.name, element.dependsOn]));
+    return dependencyWaits(order, elements, (name) => dependsOn.get(name) ?? []);
   }
 
   private timeoutOf(order: InstanceOrder, instance: AutomationComposition): number {

@@ -116,6 +116,11 @@ export interface PhaseMessageInput {
   readonly before?: Readonly<Record<string, InstanceElement>>;
   /** MIGRATE_PRECHECK: the elements the migration would produce (not stored on the instance). */
   readonly planned?: Readonly<Record<string, InstanceElement>>;
+  /**
+   * The elements in transition this message asks to act on, when not all of them (`dependsOn`: an element
+   * of the open phase waiting for a dependency is left out, and follows in a message of its own).
+   */
+  readonly describe?: ReadonlySet<string>;
 }
 
 function nodeTemplateProperties(side: CompositionSide, definition: { name: string }): Record<string, unknown> {
@@ -253,6 +258,8 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
     return migrationMessage(input);
   }
   const elements = Object.values(instance.elements);
+  const described = (element: InstanceElement): boolean =>
+    isElementTransitional(element) && (input.describe?.has(element.id) ?? true);
   const envelope = {
     messageId: input.messageId,
     timestamp: input.timestamp,
@@ -264,14 +271,14 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
     startPhase: input.phase,
     firstStartPhase: input.firstPhase,
     // Only elements that still have work are described: a retry redoes what failed, nothing else.
-    participantDtoList: participantDtos(instance, info, elements.filter(isElementTransitional)),
+    participantDtoList: participantDtos(instance, info, elements.filter(described)),
   };
   if (input.order === 'DEPLOY') {
     const deploy: AutomationCompositionDeploy = {
       messageType: 'AUTOMATION_COMPOSITION_DEPLOY',
       ...envelope,
       participantUpdatesList: participantDeploys(envelope.participantIdList, elements, (element) =>
-        isElementTransitional(element) ? 'DEPLOY' : 'NONE',
+        described(element) ? 'DEPLOY' : 'NONE',
       ),
     };
     return deploy;

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { MessageBus } from '@acm/messaging';
+import type { RuntimeHarness } from './support/runtime-harness';
+import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
+import { ScriptedParticipant, eventually } from './support/scripted-participant';
+
+const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
+const definitionYaml = readRepoFile('tosca/examples/sim-dependencies.yaml');
+const instanceJson = readRepoFile('tosca/examples/instances/sim-dependencies.json');
+
+interface Instance {
+  deployState: string;
+  lockState: string;
+  phase?: number;
+  elements: Record<string, { deployState: string; definition: { name: string } }>;
+}
+
+interface HistoryEvent {
+  event: string;
+  detail: Record<string, unknown>;
+  operationId: string;
+}
+
+/**
+ * `dependsOn` inside one start phase (tosca/examples/sim-dependencies.yaml: Backend -> Database, Frontend ->
+ * Backend and Database, Monitor alone), driven by ACKs through the real store: each element is dispatched
+ * only once everything it waits for is done, and the reverse holds going down.
+ */
+describe('dependsOn ordering (PostgreSQL, in-process bus, scripted participant)', () => {
+  let runtime: RuntimeHarness;
+  let participant: ScriptedParticipant;
+  let compositionId: string;
+
+  beforeAll(async () => {
+    runtime = await startRuntime({ HEART_BEAT: '3600000' });
+    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
+    await participant.start();
+    await eventually('the participant to register', async () => {
+      const response = await runtime.http.get(`${BASE}/participants/${participant.participantId}`);
+      return response.status === 200 ? true : undefined;
+    });
+    const created = await runtime.http
+      .post(`${BASE}/compositions`)
+      .set('Content-Type', 'application/yaml')
+      .send(definitionYaml)
+      .expect(201);
+    compositionId = (created.body as { compositionId: string }).compositionId;
+    await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
+    await eventually('PRIMED', async () => {
+      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200);
+      return (got.body as { state: string }).state === 'PRIMED' ? true : undefined;
+    });
+  });
+
+  afterAll(async () => {
+    await participant.stop();
+    await runtime.close();
+  });
+
+  async function instance(instanceId: string): Promise<Instance> {
+    return (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+      .body as Instance;
+  }
+
+  async function until(instanceId: string, deployState: string): Promise<Instance> {
+    return eventually(deployState, async () => {
+      const current = await instance(instanceId);
+      return current.deployState === deployState && current.phase === undefined ? current : undefined;
+    });
+  }
+
+  /** Per dispatch of one operation, the short names of the elements it set going, in history order. */
+  async function dispatches(instanceId: string, names: Map<string, string>): Promise<string[][]> {
+    const history = await runtime.http
+      .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/history`)
+      .expect(200);
+    const events = (history.body as { events: HistoryEvent[] }).events;
+    const operationId = events.filter((event) => event.event === 'ORDERED').at(-1)!.operationId;
+    return events
+      .filter(
+        (event) => event.operationId === operationId && ['PHASE_STARTED', 'ELEMENTS_DISPATCHED'].includes(event.event),
+      )
+      .map((event) => (event.detail['elementIds'] as string[]).map((id) => names.get(id) ?? id).sort());
+  }
+
+  it('deploys Database and Monitor, then Backend, then Frontend; undeploys in the reverse order', async () => {
+    const created = await runtime.http
+      .post(`${BASE}/compositions/${compositionId}/instances`)
+      .send(JSON.parse(instanceJson.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)))
+      .expect(201);
+    const instanceId = (created.body as { instanceId: string }).instanceId;
+    const names = new Map(
+      Object.entries((await instance(instanceId)).elements).map(([id, element]) => [
+        id,
+        element.definition.name.replace('acm.example.deps.', ''),
+      ]),
+    );
+
+    await runtime.http
+      .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(202);
+    await until(instanceId, 'DEPLOYED');
+    expect(await dispatches(instanceId, names)).toEqual([['Database', 'Monitor'], ['Backend'], ['Frontend']]);
+    const deployed = participant.handled
+      .filter((work) => work.order === 'DEPLOY' && names.has(work.elementId))
+      .map((work) => names.get(work.elementId));
+    // Each element acted on exactly once, and never before what it depends on.
+    expect([...deployed].sort()).toEqual(['Backend', 'Database', 'Frontend', 'Monitor']);
+    expect(deployed.indexOf('Backend')).toBeGreaterThan(deployed.indexOf('Database'));
+    expect(deployed.indexOf('Frontend')).toBeGreaterThan(deployed.indexOf('Backend'));
+
+    await runtime.http
+      .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+      .send({ deployOrder: 'UNDEPLOY' })
+      .expect(202);
+    await until(instanceId, 'UNDEPLOYED');
+    expect(await dispatches(instanceId, names)).toEqual([['Frontend', 'Monitor'], ['Backend'], ['Database']]);
+    const undeployed = participant.handled
+      .filter((work) => work.order === 'UNDEPLOY' && names.has(work.elementId))
+      .map((work) => names.get(work.elementId));
+    expect([...undeployed].sort()).toEqual(['Backend', 'Database', 'Frontend', 'Monitor']);
+    expect(undeployed.indexOf('Backend')).toBeGreaterThan(undeployed.indexOf('Frontend'));
+    expect(undeployed.indexOf('Database')).toBeGreaterThan(undeployed.indexOf('Backend'));
+  });
+});
