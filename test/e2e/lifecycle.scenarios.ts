@@ -42,7 +42,10 @@ interface Instance {
   lockState: string;
   stateChangeResult: string;
   phase?: number;
-  elements: Record<string, { deployState: string; outProperties: Record<string, unknown> }>;
+  elements: Record<
+    string,
+    { deployState: string; outProperties: Record<string, unknown>; definition: { name: string } }
+  >;
 }
 
 /**
@@ -295,6 +298,73 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
       expect(history.events.filter((e) => e.event === 'ELEMENT_RESULT').map((e) => e.detail['phase'])).toEqual([
         0, 0, 1, 1, 2, 2,
       ]);
+    });
+
+    it('deploys in dependsOn order inside one phase over Kafka, and undeploys in the reverse order', async () => {
+      const compositionId = await commission('tosca/examples/sim-dependencies.yaml');
+      await prime(compositionId, 'PRIME', 'PRIMED');
+      const instanceId = await instantiate(compositionId, 'tosca/examples/instances/sim-dependencies.json');
+      const names = new Map(
+        Object.entries((await instance(compositionId, instanceId)).elements).map(([id, element]) => [
+          id,
+          element.definition.name.replace('acm.example.deps.', ''),
+        ]),
+      );
+      type Event = { event: string; operationId: string; at: number; detail: Record<string, unknown> };
+      /** For the last operation: each dispatch's element names, and when each element's result was applied. */
+      const dispatches = async (): Promise<{ sets: string[][]; order: string[] }> => {
+        const history = (
+          await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)
+        ).body as { events: Event[] };
+        const operationId = history.events.filter((e) => e.event === 'ORDERED').at(-1)!.operationId;
+        const mine = history.events.filter((e) => e.operationId === operationId);
+        return {
+          sets: mine
+            .filter((e) => e.event === 'PHASE_STARTED' || e.event === 'ELEMENTS_DISPATCHED')
+            .map((e) => (e.detail['elementIds'] as string[]).map((id) => names.get(id) ?? id).sort()),
+          // Dispatches and results interleaved, as the engine recorded them.
+          order: mine.flatMap((e) =>
+            e.event === 'ELEMENT_RESULT'
+              ? [`done ${names.get(e.detail['elementId'] as string)}`]
+              : e.event === 'PHASE_STARTED' || e.event === 'ELEMENTS_DISPATCHED'
+                ? [
+                    `go ${(e.detail['elementIds'] as string[])
+                      .map((id) => names.get(id))
+                      .sort()
+                      .join('+')}`,
+                  ]
+                : [],
+          ),
+        };
+      };
+      try {
+        // 300 ms per element, so a dispatch that did not wait for its dependency would be seen before its result.
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({ deployTimerMs: 300, undeployTimerMs: 300 }).expect(200);
+        await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
+        await until(compositionId, instanceId, 'DEPLOYED', 'LOCKED');
+        const deploy = await dispatches();
+        expect(deploy.sets).toEqual([['Database', 'Monitor'], ['Backend'], ['Frontend']]);
+        expect(deploy.order.indexOf('go Backend')).toBeGreaterThan(deploy.order.indexOf('done Database'));
+        expect(deploy.order.indexOf('go Frontend')).toBeGreaterThan(deploy.order.indexOf('done Backend'));
+
+        await order(compositionId, instanceId, { deployOrder: 'UNDEPLOY' });
+        await until(compositionId, instanceId, 'UNDEPLOYED', 'NONE');
+        const undeploy = await dispatches();
+        expect(undeploy.sets).toEqual([['Frontend', 'Monitor'], ['Backend'], ['Database']]);
+        expect(undeploy.order.indexOf('go Backend')).toBeGreaterThan(undeploy.order.indexOf('done Frontend'));
+        expect(undeploy.order.indexOf('go Database')).toBeGreaterThan(undeploy.order.indexOf('done Backend'));
+      } finally {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({}).expect(200);
+      }
+      // The simulator acted on each element once per order.
+      const invocations = (await sim(simUrl).get(`${SIM_API}/invocations`).expect(200)).body as Array<{
+        targetId: string;
+        invocations: number;
+      }>;
+      const mine = invocations.filter((entry) => names.has(entry.targetId));
+      // 4 elements × (deploy, undeploy), each in exactly one message, each run once.
+      expect(mine).toHaveLength(8);
+      expect(mine.every((entry) => entry.invocations === 1)).toBe(true);
     });
 
     it('finishes a deploy after the runtime is killed with SIGKILL mid-phase, running no handler twice', async () => {
