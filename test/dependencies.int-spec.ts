@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MessageBus } from '@acm/messaging';
+import parseDot from 'dotparser';
 import type { RuntimeHarness } from './support/runtime-harness';
 import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
@@ -122,5 +123,65 @@ describe('dependsOn ordering (PostgreSQL, in-process bus, scripted participant)'
     expect([...undeployed].sort()).toEqual(['Backend', 'Database', 'Frontend', 'Monitor']);
     expect(undeployed.indexOf('Backend')).toBeGreaterThan(undeployed.indexOf('Frontend'));
     expect(undeployed.indexOf('Database')).toBeGreaterThan(undeployed.indexOf('Backend'));
+  });
+
+  describe('graph export', () => {
+    const short = (name: string): string => name.replace('acm.example.deps.', '');
+
+    it('answers the composition graph as JSON, DOT and Mermaid', async () => {
+      const json = await runtime.http.get(`${BASE}/compositions/${compositionId}/graph`).expect(200);
+      const graph = json.body as {
+        nodes: Array<{ id: string; startPhase: number }>;
+        edges: Array<{ from: string; to: string }>;
+      };
+      // Stored as JSONB, the template's key order is PostgreSQL's, not the document's.
+      expect(graph.nodes.map((node) => short(node.id)).sort()).toEqual(['Backend', 'Database', 'Frontend', 'Monitor']);
+      expect(graph.edges.map((edge) => `${short(edge.from)}->${short(edge.to)}`).sort()).toEqual([
+        'Backend->Frontend',
+        'Database->Backend',
+        'Database->Frontend',
+      ]);
+
+      const dot = await runtime.http.get(`${BASE}/compositions/${compositionId}/graph?format=dot`).expect(200);
+      expect(dot.headers['content-type']).toMatch(/^text\/vnd\.graphviz/);
+      const [parsed] = parseDot(dot.text);
+      expect(parsed?.type).toBe('digraph');
+
+      const mermaid = await runtime.http.get(`${BASE}/compositions/${compositionId}/graph?format=mermaid`).expect(200);
+      expect(mermaid.headers['content-type']).toMatch(/^text\/vnd\.mermaid/);
+      expect(mermaid.text.startsWith('flowchart LR\n')).toBe(true);
+    });
+
+    it('colours an instance graph with each element’s state', async () => {
+      const created = await runtime.http
+        .post(`${BASE}/compositions/${compositionId}/instances`)
+        .send({
+          ...(JSON.parse(instanceJson.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as Record<string, unknown>),
+          name: `graph-${randomUUID().slice(0, 8)}`,
+          elements: Object.fromEntries(
+            Object.values((JSON.parse(instanceJson) as { elements: Record<string, { id: string }> }).elements).map(
+              (element) => {
+                const id = randomUUID();
+                return [id, { ...element, id }];
+              },
+            ),
+          ),
+        })
+        .expect(201);
+      const instanceId = (created.body as { instanceId: string }).instanceId;
+      const response = await runtime.http
+        .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/graph`)
+        .expect(200);
+      const graph = response.body as { nodes: Array<{ state: string }>; edges: unknown[] };
+      expect(graph.nodes.map((node) => node.state)).toEqual(Array(4).fill('UNDEPLOYED/NONE'));
+      expect(graph.edges).toHaveLength(3);
+    });
+
+    it('refuses an unknown format naming the parameter, and an unknown composition with 404', async () => {
+      const refused = await runtime.http.get(`${BASE}/compositions/${compositionId}/graph?format=svg`).expect(400);
+      expect((refused.body as { errorDetails: string }).errorDetails).toBe('format: must be one of json, dot, mermaid');
+      await runtime.http.get(`${BASE}/compositions/${randomUUID()}/graph`).expect(404);
+      await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${randomUUID()}/graph`).expect(404);
+    });
   });
 });

@@ -6,6 +6,7 @@ import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
+import { GraphService } from './application/graph.service';
 import { InstantiationService } from './application/instantiation.service';
 import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './application/template-reader';
@@ -17,6 +18,7 @@ import { OperationEngine } from './engine/operation-engine';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
 import { CompositionsController } from './http/compositions.controller';
 import { HistoryController } from './http/history.controller';
+import { GraphController } from './http/graph.controller';
 import { HealthController } from './http/health.controller';
 import { RuntimeMetrics } from './http/http-metrics';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
@@ -63,6 +65,7 @@ export class RuntimeModule {
         ParticipantsController,
         HealthController,
         HistoryController,
+        GraphController,
       ],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
@@ -76,6 +79,7 @@ export class RuntimeModule {
         RuntimeMetrics,
         EngineMetrics,
         TemplateReader,
+        GraphService,
         CommissioningService,
         InstantiationService,
         ParticipantsService,

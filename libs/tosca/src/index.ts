@@ -29,3 +29,5 @@ export type {
   ToscaSchemaDefinition,
   TopologyTemplate,
 } from './service-template';
+export type { CompositionGraph, GraphEdge, GraphFormat, GraphInstanceElement, GraphNode } from './composition-graph';
+export { GRAPH_FORMATS, compositionGraph, toDot, toMermaid } from './composition-graph';

@@ -26,6 +26,7 @@ import {
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import { OperationEngine } from '../engine/operation-engine';
+import { definitionNotFound, instanceNotFound } from './not-found';
 import { TemplateReader } from './template-reader';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
@@ -50,16 +51,6 @@ export interface InstanceRequest {
 export interface InstantiationResponse {
   instanceId: string;
   affectedAutomationComposition: { name: string; version: string };
-}
-
-function instanceNotFound(instanceId: string): DomainError {
-  return new DomainError('NOT_FOUND', `Automation composition instance ${instanceId} not found`, { instanceId });
-}
-
-function definitionNotFound(compositionId: string): DomainError {
-  return new DomainError('NOT_FOUND', `Automation composition definition ${compositionId} not found`, {
-    compositionId,
-  });
 }
 
 function responseOf(instance: AutomationComposition): InstantiationResponse {

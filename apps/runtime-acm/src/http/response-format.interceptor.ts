@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { dump } from 'js-yaml';
 import type { Observable } from 'rxjs';
 import { map } from 'rxjs';
+import { TextBody } from './text-body';
 
 /** Answers in YAML when the client prefers it over JSON (ONAP produces both); JSON otherwise. */
 @Injectable()
@@ -18,6 +19,10 @@ export class ResponseFormatInterceptor implements NestInterceptor {
       map((body) => {
         if (body === undefined) {
           return body;
+        }
+        if (body instanceof TextBody) {
+          response.type(body.contentType);
+          return body.text;
         }
         if (wantsYaml) {
           response.type('application/yaml');

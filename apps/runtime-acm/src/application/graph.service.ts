@@ -1,0 +1,70 @@
+import type { CompositionDefinition, Store } from '@acm/domain';
+import { DomainError, UnitOfWork } from '@acm/domain';
+import type { CompositionGraph, GraphFormat } from '@acm/tosca';
+import { compositionGraph, toDot, toMermaid } from '@acm/tosca';
+import { Injectable } from '@nestjs/common';
+import { definitionNotFound, instanceNotFound } from './not-found';
+import { TemplateReader } from './template-reader';
+
+/** A graph rendered in the format asked for: JSON as an object, DOT and Mermaid as text. */
+export type RenderedGraph =
+  | { readonly format: 'json'; readonly graph: CompositionGraph }
+  | { readonly format: 'dot' | 'mermaid'; readonly text: string };
+
+function render(graph: CompositionGraph, format: GraphFormat): RenderedGraph {
+  switch (format) {
+    case 'json':
+      return { format, graph };
+    case 'dot':
+      return { format, text: toDot(graph) };
+    case 'mermaid':
+      return { format, text: toMermaid(graph) };
+  }
+}
+
+/** Beyond ONAP (`tofu graph`): a composition's elements by start phase with their dependency edges. */
+@Injectable()
+export class GraphService {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly templates: TemplateReader,
+  ) {}
+
+  ofDefinition(compositionId: string, format: GraphFormat): Promise<RenderedGraph> {
+    return this.unitOfWork.read(async (store) => {
+      const definition = await this.definition(store, compositionId);
+      return render(compositionGraph(this.templates.readDefinition(definition)), format);
+    });
+  }
+
+  /** The instance's elements with their live `deployState/lockState`. */
+  ofInstance(compositionId: string, instanceId: string, format: GraphFormat): Promise<RenderedGraph> {
+    return this.unitOfWork.read(async (store) => {
+      const found = await store.instances.find(instanceId);
+      if (!found) {
+        throw instanceNotFound(instanceId);
+      }
+      const instance = found.value;
+      if (instance.compositionId !== compositionId && instance.compositionTargetId !== compositionId) {
+        throw new DomainError('ID_MISMATCH', `${instance.compositionId} do not match with ${compositionId}`, {
+          instanceId,
+        });
+      }
+      const definition = await this.definition(store, instance.compositionId);
+      const elements = Object.values(instance.elements).map((element) => ({
+        id: element.id,
+        name: element.definition.name,
+        state: `${element.deployState}/${element.lockState}`,
+      }));
+      return render(compositionGraph(this.templates.readDefinition(definition), elements), format);
+    });
+  }
+
+  private async definition(store: Store, compositionId: string): Promise<CompositionDefinition> {
+    const found = await store.definitions.find(compositionId);
+    if (!found) {
+      throw definitionNotFound(compositionId);
+    }
+    return found.value;
+  }
+}

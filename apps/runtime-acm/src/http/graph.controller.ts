@@ -1,0 +1,60 @@
+import { GRAPH_FORMATS } from '@acm/tosca';
+import type { GraphFormat } from '@acm/tosca';
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBasicAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { CompositionGraph } from '@acm/tosca';
+import type { RenderedGraph } from '../application/graph.service';
+import { GraphService } from '../application/graph.service';
+import { invalid, parseUuid } from './request-parsing';
+import { TextBody } from './text-body';
+
+const MEDIA_TYPES = { dot: 'text/vnd.graphviz', mermaid: 'text/vnd.mermaid' } as const;
+
+function parseFormat(value: unknown): GraphFormat {
+  if (value === undefined || value === '') {
+    return 'json';
+  }
+  const format = GRAPH_FORMATS.find((candidate) => candidate === value);
+  if (format === undefined) {
+    throw invalid(`format: must be one of ${GRAPH_FORMATS.join(', ')}`);
+  }
+  return format;
+}
+
+function answer(rendered: RenderedGraph): CompositionGraph | TextBody {
+  return rendered.format === 'json' ? rendered.graph : new TextBody(MEDIA_TYPES[rendered.format], rendered.text);
+}
+
+/** Beyond ONAP: the dependency graph of a composition and of an instance (`tofu graph`). */
+@ApiTags('Graph')
+@ApiBasicAuth()
+@Controller('v2/compositions/:compositionId')
+export class GraphController {
+  constructor(private readonly graphs: GraphService) {}
+
+  @Get('graph')
+  @ApiOperation({ summary: 'Elements by start phase with their dependsOn edges (json, dot or mermaid)' })
+  @ApiQuery({ name: 'format', required: false, enum: GRAPH_FORMATS })
+  async definition(
+    @Param('compositionId') compositionId: string,
+    @Query('format') format: unknown,
+  ): Promise<CompositionGraph | TextBody> {
+    return answer(await this.graphs.ofDefinition(parseUuid('compositionId', compositionId), parseFormat(format)));
+  }
+
+  @Get('instances/:instanceId/graph')
+  @ApiOperation({ summary: 'The instance graph: each element with its current deployState/lockState' })
+  @ApiQuery({ name: 'format', required: false, enum: GRAPH_FORMATS })
+  async instance(
+    @Param('compositionId') compositionId: string,
+    @Param('instanceId') instanceId: string,
+    @Query('format') format: unknown,
+  ): Promise<CompositionGraph | TextBody> {
+    const rendered = await this.graphs.ofInstance(
+      parseUuid('compositionId', compositionId),
+      parseUuid('instanceId', instanceId),
+      parseFormat(format),
+    );
+    return answer(rendered);
+  }
+}
