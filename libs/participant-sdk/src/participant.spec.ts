@@ -1162,5 +1162,35 @@ describe('Participant', () => {
       });
       expect(h.participant.getInstance(INSTANCE)?.compositionId).toBe(COMPOSITION);
     });
+
+    it('does not cache an instance it does not hold when it prechecks NEW elements for it', async () => {
+      const handler = mockHandler();
+      const h = await harness(handler);
+      const precheck = {
+        messageType: 'AUTOMATION_COMPOSITION_MIGRATION',
+        messageId: 'aaaaaaaa-0000-4000-8000-000000000033',
+        timestamp: new Date().toISOString(),
+        compositionId: COMPOSITION,
+        compositionTargetId: TARGET,
+        automationCompositionId: INSTANCE,
+        revisionIdInstance: 'bbbbbbbb-0000-4000-8000-000000000003',
+        precheck: true,
+        stage: 0,
+        participantUpdatesList: [
+          {
+            participantId: P,
+            acElementList: [{ id: E1, definition: el1.definition, migrationState: 'NEW', properties: {} }],
+          },
+        ],
+      };
+      await h.runtime.send(precheck);
+      const ack = await h.runtime.waitFor(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        (a) => a.responseTo === precheck.messageId,
+      );
+      expect(ack.message).toBe('Migration precheck completed');
+      expect(handler.migratePrecheck).toHaveBeenCalledTimes(1);
+      expect(h.participant.getInstance(INSTANCE)).toBeUndefined();
+    });
   });
 });

@@ -1072,10 +1072,19 @@ export class Participant {
     const deploys = this.myDeploys(message.participantUpdatesList);
     const dtos = this.myDtos(message.participantDtoList);
     const dtoById = this.dtoMap(dtos);
+    // A precheck changes nothing, so an instance this replica does not hold is not cached for it: a cached
+    // copy would carry the revision before the precheck and make the migration that follows look stale.
     const instance =
       this.cache.instances.get(instanceId) ??
-      this.cache.upsertFromOrder(instanceId, message.compositionId, message.revisionIdInstance, [], dtos, false)
-        .instance;
+      (operation === 'migratePrecheck'
+        ? {
+            instanceId,
+            stateChangeResult: 'NO_ERROR' as const,
+            elements: new Map<Uuid, InstanceElement>(),
+            ...(message.compositionId !== undefined ? { compositionId: message.compositionId } : {}),
+          }
+        : this.cache.upsertFromOrder(instanceId, message.compositionId, message.revisionIdInstance, [], dtos, false)
+            .instance);
     const sourceId = instance.compositionId ?? message.compositionId;
     const targetId = message.compositionTargetId ?? sourceId;
     if (operation !== 'migratePrecheck' && message.firstStage !== false && targetId !== undefined) {
