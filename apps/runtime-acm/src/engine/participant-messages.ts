@@ -444,6 +444,41 @@ export function instanceSyncMessage(
   };
 }
 
+/**
+ * The answer to a replica's REQ_SYNC naming an instance, addressed to that replica: the instance with its
+ * revision and elements, or, when the instance no longer exists, a SYNC that removes it from the cache.
+ */
+export function requestedInstanceSync(
+  messageId: string,
+  timestamp: string,
+  to: { participantId: string; replicaId: string; instanceId: string },
+  found: { instance: AutomationComposition; definition: CompositionDefinition } | undefined,
+): ParticipantSync {
+  const address = {
+    participantId: to.participantId,
+    replicaId: to.replicaId,
+    participantIdList: [to.participantId],
+    excludeReplicas: [],
+  };
+  if (found === undefined) {
+    return {
+      messageType: 'PARTICIPANT_SYNC_MSG',
+      messageId,
+      timestamp,
+      automationCompositionId: to.instanceId,
+      ...address,
+      restarting: false,
+      delete: true,
+      participantDefinitionUpdates: [],
+      automationcompositionList: [],
+    };
+  }
+  return {
+    ...instanceSyncMessage(messageId, timestamp, found.instance, found.definition, false),
+    ...address,
+  };
+}
+
 /** SYNC after a prime or deprime finished (deprimed ⇒ delete from caches). */
 export function definitionSyncMessage(
   messageId: string,

@@ -13,7 +13,7 @@ import { TemplateReader } from '../application/template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from './engine-metrics';
-import { participantDefinitions, restartAc, toOutbox } from './participant-messages';
+import { participantDefinitions, requestedInstanceSync, restartAc, toOutbox } from './participant-messages';
 
 /**
  * The participant side of the protocol that is not an order: registration, heartbeats, deregistration,
@@ -136,13 +136,37 @@ export class ParticipantProtocolService {
     });
   }
 
-  /** REQ_SYNC: a replica found its cache stale; send it the definition and instance it names. */
+  /**
+   * REQ_SYNC: a replica found its cache stale; send it the definitions it names and, as ONAP does, the
+   * instance it names as an instance SYNC (its revision and elements) whatever composition the instance is
+   * on, so a participant that serves only the target of a migration gets it too.
+   */
   async requestedSync(message: ParticipantReqSync): Promise<void> {
     await this.unitOfWork.transaction(async (store) => {
-      const records = await this.restartSync(store, message.participantId, message.replicaId, {
-        compositionIds: [message.compositionId, message.compositionTargetId].filter((id): id is string => !!id),
-        instanceId: message.automationCompositionId,
-      });
+      const compositionIds = [message.compositionId, message.compositionTargetId].filter((id): id is string => !!id);
+      const instanceId = message.automationCompositionId;
+      const records =
+        compositionIds.length > 0 || instanceId === undefined
+          ? await this.restartSync(store, message.participantId, message.replicaId, {
+              compositionIds,
+              ...(instanceId !== undefined ? { instanceId } : {}),
+            })
+          : [];
+      if (instanceId !== undefined) {
+        const instance = await store.instances.find(instanceId);
+        const definition = instance ? await store.definitions.find(instance.value.compositionId) : undefined;
+        records.push(
+          toOutbox(
+            requestedInstanceSync(
+              this.ids.uuid(),
+              new Date(this.clock.now()).toISOString(),
+              { participantId: message.participantId, replicaId: message.replicaId, instanceId },
+              instance && definition ? { instance: instance.value, definition: definition.value } : undefined,
+            ),
+            this.topics,
+          ),
+        );
+      }
       await store.outbox.add(records);
     });
   }
