@@ -158,4 +158,23 @@ describe('participant SYNCs around a migration (PostgreSQL, in-process bus, scri
     });
     expect(removal).toMatchObject({ delete: true, automationcompositionList: [] });
   });
+
+  it('sends the SYNC of a finished migration to every participant of the source and of the target', async () => {
+    const { instanceId, migrate } = await deployedInstance();
+    await runtime.http.post(`${BASE}/compositions/${fromId}/instances`).send(migrate).expect(200);
+    const done = await eventually('DEPLOYED on the target', async () => {
+      const response = await runtime.http.get(`${BASE}/compositions/${toId}/instances/${instanceId}`);
+      const current = response.body as Instance;
+      return response.status === 200 && current.compositionId === toId && current.phase === undefined
+        ? current
+        : undefined;
+    });
+    const final = await eventually('the SYNC of the migration', () =>
+      syncs(kept, instanceId).find((sync) => sync.revisionIdInstance === done.revisionId),
+    );
+    expect(new Set(final.participantIdList)).toEqual(
+      new Set([kept.participantId, added.participantId, removed.participantId]),
+    );
+    expect(final.compositionId).toBe(toId);
+  });
 });

@@ -417,13 +417,18 @@ export function restartAc(instance: AutomationComposition, onlyParticipant?: str
   };
 }
 
-/** SYNC after an instance transition finished, so every replica of its participants converges. */
+/**
+ * SYNC after an instance transition finished, so every replica of its participants converges. After a
+ * migration `servedBy` names the source and target compositions: every participant of either gets the
+ * SYNC, also one whose elements the migration removed or one that serves only elements it added.
+ */
 export function instanceSyncMessage(
   messageId: string,
   timestamp: string,
   instance: AutomationComposition,
   definition: CompositionDefinition,
   deleted: boolean,
+  servedBy: readonly CompositionDefinition[] = [],
 ): ParticipantSync {
   return {
     messageType: 'PARTICIPANT_SYNC_MSG',
@@ -435,7 +440,9 @@ export function instanceSyncMessage(
     revisionIdInstance: instance.revisionId,
     state: definition.state,
     stateChangeResult: instance.stateChangeResult,
-    participantIdList: participantsOf(Object.values(instance.elements)),
+    participantIdList: [
+      ...new Set([...participantsOf(Object.values(instance.elements)), ...servedBy.flatMap(participantsOfDefinition)]),
+    ],
     excludeReplicas: [],
     restarting: false,
     delete: deleted,
