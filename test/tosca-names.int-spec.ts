@@ -98,7 +98,16 @@ describe('TOSCA type names changed after definitions were primed (PostgreSQL, in
     const before = await start({});
     await onLine(before);
     const oldId = await commissionAndPrime(before, template('acm.example.DefaultNames', false));
+    const brokenId = await commissionAndPrime(before, template('acm.example.BrokenLater', false));
     await stop();
+    // A stored template damaged outside the runtime: it is left out of SYNCs, never a reason to refuse a REGISTER.
+    const client = new Client({ connectionString: testDatabaseUrl() });
+    await client.connect();
+    await client.query(
+      `UPDATE "${schema}".composition_definition SET service_template = '{"tosca_definitions_version": 1}' WHERE composition_id = $1`,
+      [brokenId],
+    );
+    await client.end();
 
     const after = await start({ TOSCA_ELEMENT_NAME: CUSTOM_ELEMENT, TOSCA_COMPOSITION_NAME: CUSTOM_COMPOSITION });
     await onLine(after);
@@ -115,6 +124,11 @@ describe('TOSCA type names changed after definitions were primed (PostgreSQL, in
       ),
     ).toEqual(['acm.example.single.SimElement']);
     expect(after.participant.received.some((message) => message.messageType === 'PARTICIPANT_REGISTER_ACK')).toBe(true);
+    expect(
+      after.participant.received.some(
+        (message) => message.messageType === 'PARTICIPANT_SYNC_MSG' && message.compositionId === brokenId,
+      ),
+    ).toBe(false);
 
     // New definitions are judged by the names configured now.
     const refused = await after.http

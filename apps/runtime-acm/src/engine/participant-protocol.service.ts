@@ -5,8 +5,9 @@ import type {
   ParticipantStatus,
   ParticipantTopics,
 } from '@acm/contracts';
-import type { OutboxRecord, Participant, Store } from '@acm/domain';
-import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
+import type { CompositionDefinition, OutboxRecord, Participant, Store } from '@acm/domain';
+import { Clock, DomainError, IdGenerator, UnitOfWork } from '@acm/domain';
+import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { participantNotFound } from '../application/participants.service';
 import { TemplateReader } from '../application/template-reader';
@@ -276,6 +277,23 @@ export class ParticipantProtocolService {
     return changed;
   }
 
+  /**
+   * A stored definition for a SYNC. One that cannot be read is left out (logged and counted) rather than
+   * failing the whole message: a participant is never refused for what another definition contains.
+   */
+  private readStored(definition: CompositionDefinition): CompositionTemplateInfo | undefined {
+    try {
+      return this.templates.readDefinition(definition);
+    } catch (error) {
+      if (!(error instanceof DomainError)) {
+        throw error;
+      }
+      this.metrics.messagesIgnored.inc({ reason: 'UNREADABLE_DEFINITION' });
+      this.logger.warn(`Definition ${definition.compositionId} left out of a SYNC: ${error.message}`);
+      return undefined;
+    }
+  }
+
   /** ONAP's restart SYNC: for every non-COMMISSIONED definition the participant serves, its elements and instances. */
   private async restartSync(
     store: Store,
@@ -292,7 +310,10 @@ export class ParticipantProtocolService {
     );
     const records: OutboxRecord[] = [];
     for (const definition of definitions) {
-      const info = this.templates.readDefinition(definition);
+      const info = this.readStored(definition);
+      if (info === undefined) {
+        continue;
+      }
       const instances = (await store.instances.list({ compositionId: definition.compositionId, participantId })).filter(
         (instance) => only?.instanceId === undefined || instance.instanceId === only.instanceId,
       );
