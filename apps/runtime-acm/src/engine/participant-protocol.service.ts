@@ -5,8 +5,15 @@ import type {
   ParticipantStatus,
   ParticipantTopics,
 } from '@acm/contracts';
-import type { CompositionDefinition, OutboxRecord, Participant, Store } from '@acm/domain';
-import { Clock, DomainError, IdGenerator, UnitOfWork } from '@acm/domain';
+import type {
+  CompositionDefinition,
+  OutboxRecord,
+  Participant,
+  RegistrationLimits,
+  RegistrationWindow,
+  Store,
+} from '@acm/domain';
+import { Clock, DomainError, IdGenerator, NO_REGISTRATION_WINDOW, UnitOfWork, decideRegistration } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { participantNotFound } from '../application/participants.service';
@@ -24,6 +31,9 @@ import { participantDefinitions, requestedInstanceSync, restartAc, toOutbox } fr
 export class ParticipantProtocolService {
   private readonly logger = new Logger('Participants');
   private readonly topics: ParticipantTopics;
+  private readonly registrationLimits: RegistrationLimits;
+  /** This runtime replica's rate window; each replica limits what it handles. */
+  private registrationWindow: RegistrationWindow = NO_REGISTRATION_WINDOW;
 
   constructor(
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
@@ -34,6 +44,12 @@ export class ParticipantProtocolService {
     private readonly metrics: EngineMetrics,
   ) {
     this.topics = { operation: config.operationTopic, sync: config.syncTopic };
+    this.registrationLimits = {
+      maxParticipants: config.maxParticipants,
+      maxReplicasPerParticipant: config.maxParticipantReplicas,
+      registrationsPerWindow: config.registrationRateLimit,
+      windowMs: config.registrationRateWindowMs,
+    };
   }
 
   /**
@@ -224,8 +240,8 @@ export class ParticipantProtocolService {
   }
 
   /**
-   * Returns null when the registration is refused (a type already owned by another participant),
-   * true when the replica is new or its types changed, false for a plain heartbeat.
+   * Returns null when the registration is refused (registration limits, or a type already owned by another
+   * participant), true when the replica is new or its types changed, false for a plain heartbeat.
    */
   private async recordReplica(
     store: Store,
@@ -243,6 +259,9 @@ export class ParticipantProtocolService {
       typeVersion: type.typeVersion,
     }));
     const owners = await store.participants.list();
+    if (!this.admitRegistration(participantId, replicaId, existing ?? undefined, owners)) {
+      return null;
+    }
     const taken = owners
       .filter((other) => other.participantId !== participantId)
       .flatMap((other) => Object.values(other.participantSupportedElementTypes).map((type) => ({ other, type })))
@@ -292,6 +311,45 @@ export class ParticipantProtocolService {
       this.logger.warn(`Definition ${definition.compositionId} left out of a SYNC: ${error.message}`);
       return undefined;
     }
+  }
+
+  /**
+   * Registration limits: a new participant or replica counts against a bound and a rate, a known replica
+   * never does. A refused replica gets no REGISTER_ACK, so a real participant simply registers again on its
+   * next heartbeat. One warning per window, however many records a flood sends; every refusal is counted.
+   */
+  private admitRegistration(
+    participantId: string,
+    replicaId: string,
+    existing: Participant | undefined,
+    owners: readonly Participant[],
+  ): boolean {
+    const online = (participant: Participant): number =>
+      Object.values(participant.replicas).filter((replica) => replica.participantState === 'ON_LINE').length;
+    const now = this.clock.now();
+    const decision = decideRegistration(
+      this.registrationLimits,
+      this.registrationWindow,
+      {
+        participantKnown: existing !== undefined,
+        replicaKnown: existing?.replicas[replicaId] !== undefined,
+        participantsOnline: owners.filter((participant) => online(participant) > 0).length,
+        replicasOnline: existing === undefined ? 0 : online(existing),
+      },
+      now,
+    );
+    this.registrationWindow = decision.window;
+    if (decision.refusal === null) {
+      return true;
+    }
+    this.metrics.registrationsRefused.inc({ reason: decision.refusal });
+    if (decision.firstRefusalInWindow) {
+      this.logger.warn(
+        `Participant ${participantId} replica ${replicaId} refused (${decision.refusal}); further refusals in this ` +
+          `${this.registrationLimits.windowMs} ms window are only counted in acm_participant_registrations_refused_total`,
+      );
+    }
+    return false;
   }
 
   /** ONAP's restart SYNC: for every non-COMMISSIONED definition the participant serves, its elements and instances. */
