@@ -7,6 +7,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { PropertyMap } from '@acm/contracts';
+import { isUuid } from '@acm/contracts';
 import { isOneOf, DEPLOY_STATES, STATE_CHANGE_RESULTS } from '@acm/domain';
 import type { Instance, Participant } from '@acm/participant-sdk';
 import { load as loadYaml } from 'js-yaml';
@@ -253,11 +254,13 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
     const instanceMatch = /^\/instances\/([^/]+)$/.exec(path);
     if (instanceMatch !== null && method === 'GET') {
       const instanceId = decodeURIComponent(instanceMatch[1] ?? '');
-      const instance = participant.getInstance(instanceId);
-      if (instance === undefined) {
-        throw new HttpError(404, `Automation composition instance ${instanceId} is not known to this simulator`);
+      if (!isUuid(instanceId)) {
+        throw new HttpError(400, `instanceId: must be a UUID, got ${JSON.stringify(instanceId)}`);
       }
-      return [200, automationComposition(instance, participant.participantId)];
+      const instance = participant.getInstance(instanceId.toLowerCase());
+      // ONAP's simulator answers 200 with no body for an instance it does not hold; its test suites rely on
+      // that to check that a deleted or fully migrated-away instance is gone.
+      return instance === undefined ? [200] : [200, automationComposition(instance, participant.participantId)];
     }
     if (path === '/datas' && method === 'GET') {
       const list = participant.getInstances().flatMap((instance) =>

@@ -234,7 +234,18 @@ describe('participant simulator', () => {
       ).toHaveLength(1);
       expect((await api(h).get('/instances?deployState=SIDEWAYS')).status).toBe(400);
       expect((await api(h).get(`/instances/${INSTANCE}`)).body).toMatchObject({ instanceId: INSTANCE });
-      expect((await api(h).get('/instances/a1a1a1a1-2222-4333-8444-000000000000')).status).toBe(404);
+    });
+
+    it('answers 200 with an empty body for an instance it does not hold, as ONAP does', async () => {
+      const h = await harness();
+      await primeAndDeploy(h);
+      const unknown = await api(h).get('/instances/a1a1a1a1-2222-4333-8444-000000000000');
+      expect(unknown.status).toBe(200);
+      expect(unknown.headers['content-length']).toBe('0');
+      expect(unknown.text).toBe('');
+      const malformed = await api(h).get('/instances/not-a-uuid');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.errorDetails).toContain('instanceId');
     });
 
     it('pushes element outProperties through PUT /datas (a STATUS) and lists them in GET /datas', async () => {

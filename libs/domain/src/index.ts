@@ -6,6 +6,7 @@ export * from './instance/instance-lifecycle';
 export * from './instance/instance-elements';
 export * from './ports/store.port';
 export * from './participant/participant-assignment';
+export * from './participant/registration-limit';
 export * from './instance/property-merge';
 export * from './instance/phases';
 export * from './engine/phase-planner';

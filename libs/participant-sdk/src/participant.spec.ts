@@ -907,6 +907,60 @@ describe('Participant', () => {
       await h.runtime.waitFor('AUTOMATION_COMPOSITION_STATECHANGE_ACK', (ack) => ack.responseTo === deploy.messageId);
     });
 
+    it('acts at once on a migration in which all its elements are NEW, whatever instance revision it cached', async () => {
+      const handler = mockHandler();
+      const h = await harness(handler);
+      const OLD_REVISION = 'bbbbbbbb-0000-4000-8000-000000000002';
+      const migration = (messageId: string, precheck: boolean, revisionIdInstance: string) => ({
+        messageType: 'AUTOMATION_COMPOSITION_MIGRATION',
+        messageId,
+        timestamp: new Date().toISOString(),
+        compositionId: COMPOSITION,
+        compositionTargetId: TARGET,
+        automationCompositionId: INSTANCE,
+        revisionIdComposition: COMPOSITION,
+        revisionIdInstance,
+        participantIdList: [P, OTHER],
+        precheck,
+        rollback: false,
+        firstStage: true,
+        stage: 0,
+        participantUpdatesList: [
+          {
+            participantId: P,
+            acElementList: [
+              { id: E1, definition: el1.definition, orderedState: 'MIGRATE', migrationState: 'NEW', properties: {} },
+            ],
+          },
+          {
+            participantId: OTHER,
+            acElementList: [
+              {
+                id: E_OTHER,
+                definition: elOther.definition,
+                orderedState: 'MIGRATE',
+                migrationState: 'DEFAULT',
+                properties: {},
+              },
+            ],
+          },
+        ],
+      });
+      // The precheck leaves this replica with the instance cached at the revision before the precheck.
+      const precheck = migration('aaaaaaaa-0000-4000-8000-000000000031', true, OLD_REVISION);
+      await h.runtime.send(precheck);
+      await h.runtime.waitFor('AUTOMATION_COMPOSITION_STATECHANGE_ACK', (ack) => ack.responseTo === precheck.messageId);
+      const migrate = migration('aaaaaaaa-0000-4000-8000-000000000032', false, NEW_REVISION);
+      await h.runtime.send(migrate);
+      const ack = await h.runtime.waitFor(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        (candidate) => candidate.responseTo === migrate.messageId,
+      );
+      expect(ack.automationCompositionResultMap[E1]).toBeDefined();
+      expect(handler.migrate).toHaveBeenCalledTimes(1);
+      expect(h.runtime.messages('PARTICIPANT_REQ_SYNC_MSG')).toHaveLength(0);
+    });
+
     it('lets a replica with an empty cache act on the DTOs of the order', async () => {
       const handler = mockHandler();
       const h = await harness(handler);
@@ -1107,6 +1161,36 @@ describe('Participant', () => {
         automationCompositionResultMap: { [E0]: { deployState: 'DEPLOYED', lockState: 'LOCKED' } },
       });
       expect(h.participant.getInstance(INSTANCE)?.compositionId).toBe(COMPOSITION);
+    });
+
+    it('does not cache an instance it does not hold when it prechecks NEW elements for it', async () => {
+      const handler = mockHandler();
+      const h = await harness(handler);
+      const precheck = {
+        messageType: 'AUTOMATION_COMPOSITION_MIGRATION',
+        messageId: 'aaaaaaaa-0000-4000-8000-000000000033',
+        timestamp: new Date().toISOString(),
+        compositionId: COMPOSITION,
+        compositionTargetId: TARGET,
+        automationCompositionId: INSTANCE,
+        revisionIdInstance: 'bbbbbbbb-0000-4000-8000-000000000003',
+        precheck: true,
+        stage: 0,
+        participantUpdatesList: [
+          {
+            participantId: P,
+            acElementList: [{ id: E1, definition: el1.definition, migrationState: 'NEW', properties: {} }],
+          },
+        ],
+      };
+      await h.runtime.send(precheck);
+      const ack = await h.runtime.waitFor(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        (a) => a.responseTo === precheck.messageId,
+      );
+      expect(ack.message).toBe('Migration precheck completed');
+      expect(handler.migratePrecheck).toHaveBeenCalledTimes(1);
+      expect(h.participant.getInstance(INSTANCE)).toBeUndefined();
     });
   });
 });

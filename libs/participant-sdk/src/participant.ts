@@ -534,24 +534,44 @@ export class Participant {
     const parts: Partial<
       Pick<ParticipantReqSync, 'compositionId' | 'compositionTargetId' | 'automationCompositionId'>
     > = {};
+    const migration = message.messageType === 'AUTOMATION_COMPOSITION_MIGRATION' ? message : undefined;
+    // ONAP's intermediary: a participant whose elements in a migration are all NEW has nothing of the source
+    // composition or of the instance to be stale about; only the target composition matters to it.
+    const onlyTarget = migration !== undefined && this.ownsOnlyNewElements(migration);
     const compositionId = message.compositionId;
     if (
+      !onlyTarget &&
       compositionId !== undefined &&
       differs(this.cache.compositions.get(compositionId)?.revisionId, message.revisionIdComposition)
     ) {
       parts.compositionId = compositionId;
     }
-    if (message.messageType === 'AUTOMATION_COMPOSITION_MIGRATION' && message.compositionTargetId !== undefined) {
-      const target = this.cache.compositions.get(message.compositionTargetId);
-      if (differs(target?.revisionId, message.revisionIdCompositionTarget)) {
-        parts.compositionTargetId = message.compositionTargetId;
+    if (migration?.compositionTargetId !== undefined) {
+      const target = this.cache.compositions.get(migration.compositionTargetId);
+      if (differs(target?.revisionId, migration.revisionIdCompositionTarget)) {
+        parts.compositionTargetId = migration.compositionTargetId;
       }
     }
     const instanceId = message.automationCompositionId;
-    if (differs(this.cache.instances.get(instanceId)?.revisionId, message.revisionIdInstance)) {
+    if (!onlyTarget && differs(this.cache.instances.get(instanceId)?.revisionId, message.revisionIdInstance)) {
       parts.automationCompositionId = instanceId;
     }
     return Object.keys(parts).length > 0 ? parts : undefined;
+  }
+
+  /** True when the migration names elements of this participant and every one of them is NEW. */
+  private ownsOnlyNewElements(message: AutomationCompositionMigration): boolean {
+    const states = new Map<Uuid, string | undefined>();
+    for (const dto of this.myDtos(message.participantDtoList)) {
+      const id = dtoElementId(dto);
+      if (id !== undefined) {
+        states.set(id, dto.instanceElementTarget?.state);
+      }
+    }
+    for (const deploy of this.myDeploys(message.participantUpdatesList)) {
+      states.set(deploy.id, deploy.migrationState ?? states.get(deploy.id));
+    }
+    return states.size > 0 && [...states.values()].every((state) => state === 'NEW');
   }
 
   private async parkIfStale(message: GuardedMessage): Promise<boolean> {
@@ -1052,10 +1072,19 @@ export class Participant {
     const deploys = this.myDeploys(message.participantUpdatesList);
     const dtos = this.myDtos(message.participantDtoList);
     const dtoById = this.dtoMap(dtos);
+    // A precheck changes nothing, so an instance this replica does not hold is not cached for it: a cached
+    // copy would carry the revision before the precheck and make the migration that follows look stale.
     const instance =
       this.cache.instances.get(instanceId) ??
-      this.cache.upsertFromOrder(instanceId, message.compositionId, message.revisionIdInstance, [], dtos, false)
-        .instance;
+      (operation === 'migratePrecheck'
+        ? {
+            instanceId,
+            stateChangeResult: 'NO_ERROR' as const,
+            elements: new Map<Uuid, InstanceElement>(),
+            ...(message.compositionId !== undefined ? { compositionId: message.compositionId } : {}),
+          }
+        : this.cache.upsertFromOrder(instanceId, message.compositionId, message.revisionIdInstance, [], dtos, false)
+            .instance);
     const sourceId = instance.compositionId ?? message.compositionId;
     const targetId = message.compositionTargetId ?? sourceId;
     if (operation !== 'migratePrecheck' && message.firstStage !== false && targetId !== undefined) {

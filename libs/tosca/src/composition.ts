@@ -45,12 +45,32 @@ export interface CompositionParts {
   elements: NodeTemplateEntry[];
 }
 
+/**
+ * The node templates a stored definition recorded as its elements when it was commissioned. A stored template is
+ * read by these names, never by the type names configured now, which may have changed since.
+ */
+export interface RecordedElements {
+  readonly elementNames: readonly string[];
+}
+
+function listsElements(entry: NodeTemplateEntry): boolean {
+  const properties = entry.definition['properties'];
+  return isMapping(properties) && Array.isArray(properties['elements']);
+}
+
 /** Splits node templates by role; anything else (e.g. legacy Participant node templates) is ignored, as in ONAP. */
 export function classifyNodeTemplates(
   entries: readonly NodeTemplateEntry[],
   nodeTypes: Mapping | undefined,
-  names: CompositionTypeNames,
+  names: CompositionTypeNames & Partial<RecordedElements>,
 ): CompositionParts {
+  if (names.elementNames !== undefined) {
+    const recorded = new Set(names.elementNames);
+    return {
+      compositions: entries.filter((entry) => !recorded.has(entry.name) && listsElements(entry)),
+      elements: entries.filter((entry) => recorded.has(entry.name)),
+    };
+  }
   const compositions = entries.filter((entry) => entry.type?.name === names.compositionTypeName);
   const elements = entries.filter(
     (entry) =>

@@ -267,6 +267,17 @@ describe(validateServiceTemplate.name, () => {
         'NodeTemplate with type acm.custom.Composition must exist!',
       ]);
     });
+
+    it('reads a stored template by its recorded element names, whatever type names are configured now', () => {
+      const renamed = { elementTypeName: 'acm.custom.Element', compositionTypeName: 'acm.custom.Composition' };
+      const commissioned = validateServiceTemplate(single(), OPTIONS);
+
+      const stored = validateServiceTemplate(single(), { ...renamed, elementNames: [ELEMENT] });
+
+      expect(stored).toEqual(commissioned);
+      expect(stored.ok && stored.definition.compositionNodeTemplate.name).toBe(COMPOSITION);
+      expect(stored.ok && stored.definition.elements.map((element) => element.name)).toEqual([ELEMENT]);
+    });
   });
 
   describe('rules, one broken thing at a time', () => {

@@ -1,4 +1,4 @@
-import type { CompositionTypeNames } from './composition';
+import type { CompositionTypeNames, RecordedElements } from './composition';
 import {
   checkCompositionCount,
   classifyNodeTemplates,
@@ -18,8 +18,12 @@ import type { NodeTemplateEntry } from './validate-topology';
 import { checkNodeTemplates, checkPolicies, indexNodeTemplates } from './validate-topology';
 import { checkTypes, indexTypes } from './validate-types';
 
-/** The element and composition type names come from runtime configuration, as in ONAP. */
-export type ValidationOptions = CompositionTypeNames;
+/**
+ * The element and composition type names come from runtime configuration, as in ONAP. A stored definition passes
+ * `elementNames`, the element node templates recorded at commissioning: its node templates are then classified by
+ * those names, so a later change of the configured type names never makes a commissioned definition unreadable.
+ */
+export type ValidationOptions = CompositionTypeNames & Partial<RecordedElements>;
 
 /** Either what the runtime needs from a commissionable template, or every reason it is not commissionable. */
 export type ValidationResult =

@@ -18,7 +18,9 @@ export class TemplateReader {
 
   /**
    * The structure of a stored definition. Every ACK needs it, so readings are cached by composition and
-   * revision: a template only changes together with its revisionId.
+   * revision: a template only changes together with its revisionId. The element node templates are the ones
+   * recorded when it was commissioned, not the ones the type names configured now would select: a stored
+   * definition is never judged again by settings that changed after it was accepted.
    */
   readDefinition(definition: CompositionDefinition): CompositionTemplateInfo {
     const key = `${definition.compositionId}|${definition.revisionId}`;
@@ -26,7 +28,8 @@ export class TemplateReader {
     if (cached !== undefined) {
       return cached;
     }
-    const info = this.read(definition.serviceTemplate);
+    const elementNames = Object.keys(definition.elementStateMap);
+    const info = this.read(definition.serviceTemplate, elementNames.length > 0 ? { elementNames } : {});
     if (this.cache.size >= CACHE_SIZE) {
       const oldest = this.cache.keys().next();
       if (oldest.done !== true) {
@@ -38,10 +41,11 @@ export class TemplateReader {
   }
 
   /** The template's structure, or a VALIDATION_FAILED refusal listing every problem with its path. */
-  read(template: unknown): CompositionTemplateInfo {
+  read(template: unknown, recorded: { elementNames?: readonly string[] } = {}): CompositionTemplateInfo {
     const result = validateServiceTemplate(template, {
       elementTypeName: this.config.toscaElementName,
       compositionTypeName: this.config.toscaCompositionName,
+      ...recorded,
     });
     if (!result.ok) {
       throw new DomainError('VALIDATION_FAILED', formatProblems(result.problems), { problems: result.problems });

@@ -41,6 +41,14 @@ export interface RuntimeConfig {
   readonly maxStatusWaitMs: number;
   /** MAX_OPERATION_WAIT: default operation timeout when no element or metadata sets one. */
   readonly maxOperationWaitMs: number;
+  /** MAX_PARTICIPANTS: participants with an ON_LINE replica beyond which a new participant is refused. */
+  readonly maxParticipants: number;
+  /** MAX_PARTICIPANT_REPLICAS: ON_LINE replicas of one participant beyond which a new replica is refused. */
+  readonly maxParticipantReplicas: number;
+  /** REGISTRATION_RATE_LIMIT: new participants or replicas admitted per REGISTRATION_RATE_WINDOW. */
+  readonly registrationRateLimit: number;
+  /** REGISTRATION_RATE_WINDOW: the rate window in ms. */
+  readonly registrationRateWindowMs: number;
   /** SIMULATOR: run a built-in simulator participant (auto = only on the in-process bus). */
   readonly simulator: boolean;
   /** SIMULATOR_ELEMENT_TYPES: the built-in simulator's element types, comma-separated type:version. */
@@ -70,6 +78,10 @@ export const DEFAULTS = {
   HEART_BEAT: '5000',
   MAX_STATUS_WAIT: '150000',
   MAX_OPERATION_WAIT: '200000',
+  MAX_PARTICIPANTS: '1000',
+  MAX_PARTICIPANT_REPLICAS: '64',
+  REGISTRATION_RATE_LIMIT: '600',
+  REGISTRATION_RATE_WINDOW: '60000',
   SIMULATOR: 'auto',
   SIMULATOR_ELEMENT_TYPES: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0',
   SIMULATOR_TIMERS_MS: '100',
@@ -144,6 +156,10 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     heartBeatMs: check.integer(env, 'HEART_BEAT', 100, 24 * 3600 * 1000),
     maxStatusWaitMs: check.integer(env, 'MAX_STATUS_WAIT', 100, 7 * 24 * 3600 * 1000),
     maxOperationWaitMs: check.integer(env, 'MAX_OPERATION_WAIT', 100, 7 * 24 * 3600 * 1000),
+    maxParticipants: check.integer(env, 'MAX_PARTICIPANTS', 1, 1_000_000),
+    maxParticipantReplicas: check.integer(env, 'MAX_PARTICIPANT_REPLICAS', 1, 100_000),
+    registrationRateLimit: check.integer(env, 'REGISTRATION_RATE_LIMIT', 1, 1_000_000),
+    registrationRateWindowMs: check.integer(env, 'REGISTRATION_RATE_WINDOW', 100, 24 * 3600 * 1000),
     simulator: simulator === 'true' || (simulator === 'auto' && kafkaBrokers === null),
     simulatorElementTypes: check.text(env, 'SIMULATOR_ELEMENT_TYPES'),
     simulatorTimersMs: check.integer(env, 'SIMULATOR_TIMERS_MS', 0, 3_600_000),

@@ -11,6 +11,7 @@ export class EngineMetrics {
   readonly messagesReceived: Counter<'type'>;
   readonly messagesRejected: Counter<'code'>;
   readonly messagesSent: Counter<'topic'>;
+  readonly registrationsRefused: Counter<'reason'>;
 
   constructor(runtime: RuntimeMetrics) {
     const registers = [runtime.registry];
@@ -49,6 +50,12 @@ export class EngineMetrics {
       name: 'acm_participant_messages_sent_total',
       help: 'Messages the outbox relay published, by topic',
       labelNames: ['topic'],
+      registers,
+    });
+    this.registrationsRefused = new Counter({
+      name: 'acm_participant_registrations_refused_total',
+      help: 'REGISTER or first STATUS of a new participant or replica refused by the registration limits, by reason',
+      labelNames: ['reason'],
       registers,
     });
   }

@@ -526,7 +526,10 @@ export class OperationEngine {
     await store.operations.update({ ...operation, state: 'COMPLETED', finishedAt: now });
     await store.outbox.add([
       toOutbox(
-        instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), completed, finalDefinition, deleted),
+        instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), completed, finalDefinition, deleted, [
+          ...(migrated || reverted ? [definition] : []),
+          ...(context.other ? [context.other.definition] : []),
+        ]),
         this.topics,
       ),
     ]);

@@ -424,13 +424,18 @@ export function restartAc(instance: AutomationComposition, onlyParticipant?: str
   };
 }
 
-/** SYNC after an instance transition finished, so every replica of its participants converges. */
+/**
+ * SYNC after an instance transition finished, so every replica of its participants converges. After a
+ * migration `servedBy` names the source and target compositions: every participant of either gets the
+ * SYNC, also one whose elements the migration removed or one that serves only elements it added.
+ */
 export function instanceSyncMessage(
   messageId: string,
   timestamp: string,
   instance: AutomationComposition,
   definition: CompositionDefinition,
   deleted: boolean,
+  servedBy: readonly CompositionDefinition[] = [],
 ): ParticipantSync {
   return {
     messageType: 'PARTICIPANT_SYNC_MSG',
@@ -442,12 +447,49 @@ export function instanceSyncMessage(
     revisionIdInstance: instance.revisionId,
     state: definition.state,
     stateChangeResult: instance.stateChangeResult,
-    participantIdList: participantsOf(Object.values(instance.elements)),
+    participantIdList: [
+      ...new Set([...participantsOf(Object.values(instance.elements)), ...servedBy.flatMap(participantsOfDefinition)]),
+    ],
     excludeReplicas: [],
     restarting: false,
     delete: deleted,
     participantDefinitionUpdates: [],
     automationcompositionList: [restartAc(instance)],
+  };
+}
+
+/**
+ * The answer to a replica's REQ_SYNC naming an instance, addressed to that replica: the instance with its
+ * revision and elements, or, when the instance no longer exists, a SYNC that removes it from the cache.
+ */
+export function requestedInstanceSync(
+  messageId: string,
+  timestamp: string,
+  to: { participantId: string; replicaId: string; instanceId: string },
+  found: { instance: AutomationComposition; definition: CompositionDefinition } | undefined,
+): ParticipantSync {
+  const address = {
+    participantId: to.participantId,
+    replicaId: to.replicaId,
+    participantIdList: [to.participantId],
+    excludeReplicas: [],
+  };
+  if (found === undefined) {
+    return {
+      messageType: 'PARTICIPANT_SYNC_MSG',
+      messageId,
+      timestamp,
+      automationCompositionId: to.instanceId,
+      ...address,
+      restarting: false,
+      delete: true,
+      participantDefinitionUpdates: [],
+      automationcompositionList: [],
+    };
+  }
+  return {
+    ...instanceSyncMessage(messageId, timestamp, found.instance, found.definition, false),
+    ...address,
   };
 }
 

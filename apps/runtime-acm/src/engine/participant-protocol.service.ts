@@ -5,15 +5,23 @@ import type {
   ParticipantStatus,
   ParticipantTopics,
 } from '@acm/contracts';
-import type { OutboxRecord, Participant, Store } from '@acm/domain';
-import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
+import type {
+  CompositionDefinition,
+  OutboxRecord,
+  Participant,
+  RegistrationLimits,
+  RegistrationWindow,
+  Store,
+} from '@acm/domain';
+import { Clock, DomainError, IdGenerator, NO_REGISTRATION_WINDOW, UnitOfWork, decideRegistration } from '@acm/domain';
+import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { participantNotFound } from '../application/participants.service';
 import { TemplateReader } from '../application/template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from './engine-metrics';
-import { participantDefinitions, restartAc, toOutbox } from './participant-messages';
+import { participantDefinitions, requestedInstanceSync, restartAc, toOutbox } from './participant-messages';
 
 /**
  * The participant side of the protocol that is not an order: registration, heartbeats, deregistration,
@@ -23,6 +31,9 @@ import { participantDefinitions, restartAc, toOutbox } from './participant-messa
 export class ParticipantProtocolService {
   private readonly logger = new Logger('Participants');
   private readonly topics: ParticipantTopics;
+  private readonly registrationLimits: RegistrationLimits;
+  /** This runtime replica's rate window; each replica limits what it handles. */
+  private registrationWindow: RegistrationWindow = NO_REGISTRATION_WINDOW;
 
   constructor(
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
@@ -33,6 +44,12 @@ export class ParticipantProtocolService {
     private readonly metrics: EngineMetrics,
   ) {
     this.topics = { operation: config.operationTopic, sync: config.syncTopic };
+    this.registrationLimits = {
+      maxParticipants: config.maxParticipants,
+      maxReplicasPerParticipant: config.maxParticipantReplicas,
+      registrationsPerWindow: config.registrationRateLimit,
+      windowMs: config.registrationRateWindowMs,
+    };
   }
 
   /**
@@ -136,13 +153,37 @@ export class ParticipantProtocolService {
     });
   }
 
-  /** REQ_SYNC: a replica found its cache stale; send it the definition and instance it names. */
+  /**
+   * REQ_SYNC: a replica found its cache stale; send it the definitions it names and, as ONAP does, the
+   * instance it names as an instance SYNC (its revision and elements) whatever composition the instance is
+   * on, so a participant that serves only the target of a migration gets it too.
+   */
   async requestedSync(message: ParticipantReqSync): Promise<void> {
     await this.unitOfWork.transaction(async (store) => {
-      const records = await this.restartSync(store, message.participantId, message.replicaId, {
-        compositionIds: [message.compositionId, message.compositionTargetId].filter((id): id is string => !!id),
-        instanceId: message.automationCompositionId,
-      });
+      const compositionIds = [message.compositionId, message.compositionTargetId].filter((id): id is string => !!id);
+      const instanceId = message.automationCompositionId;
+      const records =
+        compositionIds.length > 0 || instanceId === undefined
+          ? await this.restartSync(store, message.participantId, message.replicaId, {
+              compositionIds,
+              ...(instanceId !== undefined ? { instanceId } : {}),
+            })
+          : [];
+      if (instanceId !== undefined) {
+        const instance = await store.instances.find(instanceId);
+        const definition = instance ? await store.definitions.find(instance.value.compositionId) : undefined;
+        records.push(
+          toOutbox(
+            requestedInstanceSync(
+              this.ids.uuid(),
+              new Date(this.clock.now()).toISOString(),
+              { participantId: message.participantId, replicaId: message.replicaId, instanceId },
+              instance && definition ? { instance: instance.value, definition: definition.value } : undefined,
+            ),
+            this.topics,
+          ),
+        );
+      }
       await store.outbox.add(records);
     });
   }
@@ -199,8 +240,8 @@ export class ParticipantProtocolService {
   }
 
   /**
-   * Returns null when the registration is refused (a type already owned by another participant),
-   * true when the replica is new or its types changed, false for a plain heartbeat.
+   * Returns null when the registration is refused (registration limits, or a type already owned by another
+   * participant), true when the replica is new or its types changed, false for a plain heartbeat.
    */
   private async recordReplica(
     store: Store,
@@ -218,6 +259,9 @@ export class ParticipantProtocolService {
       typeVersion: type.typeVersion,
     }));
     const owners = await store.participants.list();
+    if (!this.admitRegistration(participantId, replicaId, existing ?? undefined, owners)) {
+      return null;
+    }
     const taken = owners
       .filter((other) => other.participantId !== participantId)
       .flatMap((other) => Object.values(other.participantSupportedElementTypes).map((type) => ({ other, type })))
@@ -252,6 +296,62 @@ export class ParticipantProtocolService {
     return changed;
   }
 
+  /**
+   * A stored definition for a SYNC. One that cannot be read is left out (logged and counted) rather than
+   * failing the whole message: a participant is never refused for what another definition contains.
+   */
+  private readStored(definition: CompositionDefinition): CompositionTemplateInfo | undefined {
+    try {
+      return this.templates.readDefinition(definition);
+    } catch (error) {
+      if (!(error instanceof DomainError)) {
+        throw error;
+      }
+      this.metrics.messagesIgnored.inc({ reason: 'UNREADABLE_DEFINITION' });
+      this.logger.warn(`Definition ${definition.compositionId} left out of a SYNC: ${error.message}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Registration limits: a new participant or replica counts against a bound and a rate, a known replica
+   * never does. A refused replica gets no REGISTER_ACK, so a real participant simply registers again on its
+   * next heartbeat. One warning per window, however many records a flood sends; every refusal is counted.
+   */
+  private admitRegistration(
+    participantId: string,
+    replicaId: string,
+    existing: Participant | undefined,
+    owners: readonly Participant[],
+  ): boolean {
+    const online = (participant: Participant): number =>
+      Object.values(participant.replicas).filter((replica) => replica.participantState === 'ON_LINE').length;
+    const now = this.clock.now();
+    const decision = decideRegistration(
+      this.registrationLimits,
+      this.registrationWindow,
+      {
+        participantKnown: existing !== undefined,
+        replicaKnown: existing?.replicas[replicaId] !== undefined,
+        participantsOnline: owners.filter((participant) => online(participant) > 0).length,
+        replicasOnline: existing === undefined ? 0 : online(existing),
+      },
+      now,
+    );
+    this.registrationWindow = decision.window;
+    if (decision.refusal === null) {
+      return true;
+    }
+    this.metrics.registrationsRefused.inc({ reason: decision.refusal });
+    if (decision.firstRefusalInWindow) {
+      this.logger.warn(
+        `Participant ${participantId} replica ${replicaId} refused (${decision.refusal}); further refusals in this ` +
+          `${this.registrationLimits.windowMs} ms window are only counted in acm_participant_registrations_refused_total`,
+      );
+    }
+    return false;
+  }
+
   /** ONAP's restart SYNC: for every non-COMMISSIONED definition the participant serves, its elements and instances. */
   private async restartSync(
     store: Store,
@@ -268,7 +368,10 @@ export class ParticipantProtocolService {
     );
     const records: OutboxRecord[] = [];
     for (const definition of definitions) {
-      const info = this.templates.readDefinition(definition);
+      const info = this.readStored(definition);
+      if (info === undefined) {
+        continue;
+      }
       const instances = (await store.instances.list({ compositionId: definition.compositionId, participantId })).filter(
         (instance) => only?.instanceId === undefined || instance.instanceId === only.instanceId,
       );
