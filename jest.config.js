@@ -9,7 +9,10 @@ const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['@swc/jest', swcConfig] },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  moduleNameMapper: { '^@acm/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
+  moduleNameMapper: {
+    '^@acm/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
+    '^@acm/(.*)$': '<rootDir>/libs/$1/src/index.ts',
+  },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 
