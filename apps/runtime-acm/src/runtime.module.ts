@@ -8,7 +8,7 @@ import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
 import { InstantiationService } from './application/instantiation.service';
 import { ParticipantsService } from './application/participants.service';
-import { TemplateReader } from './application/template-reader';
+import { TemplateReader } from './engine/template-reader';
 import { RUNTIME_CONFIG } from './config/runtime.config';
 import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';

@@ -26,7 +26,7 @@ import {
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import { OperationEngine } from '../engine/operation-engine';
-import { TemplateReader } from './template-reader';
+import { TemplateReader } from '../engine/template-reader';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
 export interface InstanceRequest {

@@ -9,7 +9,7 @@ import { InMemoryUnitOfWork } from '@acm/persistence/testing';
 import { parseServiceTemplate } from '@acm/tosca';
 import { Logger } from '@nestjs/common';
 
-import { TemplateReader } from '../application/template-reader';
+import { TemplateReader } from './template-reader';
 import { loadRuntimeConfig } from '../config/runtime.config';
 import { RuntimeMetrics } from '../http/http-metrics';
 import { EngineMetrics } from './engine-metrics';

@@ -9,7 +9,7 @@ import type { OutboxRecord, Participant, Store } from '@acm/domain';
 import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { participantNotFound } from '../application/participants.service';
-import { TemplateReader } from '../application/template-reader';
+import { TemplateReader } from './template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from './engine-metrics';
