@@ -18,7 +18,7 @@ import { ParticipantProtocolService } from './engine/participant-protocol.servic
 import { CompositionsController } from './http/compositions.controller';
 import { HistoryController } from './http/history.controller';
 import { HealthController } from './http/health.controller';
-import { RuntimeMetrics } from './http/http-metrics';
+import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
 import { ParticipantsController } from './http/participants.controller';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';

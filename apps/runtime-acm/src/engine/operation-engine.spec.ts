@@ -11,7 +11,7 @@ import { Logger } from '@nestjs/common';
 
 import { TemplateReader } from './template-reader';
 import { loadRuntimeConfig } from '../config/runtime.config';
-import { RuntimeMetrics } from '../http/http-metrics';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { EngineMetrics } from './engine-metrics';
 import { OperationEngine } from './operation-engine';
 
