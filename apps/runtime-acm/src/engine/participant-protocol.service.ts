@@ -8,7 +8,7 @@ import type {
 import type { OutboxRecord, Participant, Store } from '@acm/domain';
 import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { participantNotFound } from '../application/participants.service';
+import { participantNotFound } from './participant-errors';
 import { TemplateReader } from './template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
