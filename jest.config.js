@@ -23,7 +23,7 @@ module.exports = {
   // (a CI run that never exits is worse than a warning).
   forceExit: true,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/*.spec.ts'] },
     {
       ...shared,
       displayName: 'integration',
