@@ -65,11 +65,7 @@ module.exports = {
       name: 'no-app-imports-another-app',
       severity: 'error',
       comment: 'What two applications share belongs in a library.',
-      from: {
-        path: '^apps/([^/]+)/',
-        // Until the simulator's core moves to libs/simulator: the runtime embeds it.
-        pathNot: '^apps/runtime-acm/src/(messaging/embedded-simulator|config/deployment-files\\.spec)\\.ts$',
-      },
+      from: { path: '^apps/([^/]+)/' },
       to: { path: '^apps/', pathNot: '^apps/$1/' },
     },
     {
