@@ -859,25 +859,17 @@ class InMemoryRepositories implements Store {
 }
 
 /**
- * The in-memory `UnitOfWork`. Besides the port it offers what the PostgreSQL one offers its outbox relay
- * (`onOutboxCommitted`, `relayOutbox`, `deleteOutbox`) and `queuedOutbox` for tests.
+ * The in-memory `UnitOfWork`. Besides the port it lets tests see and consume the outbox as a relay would
+ * (`queuedOutbox`, `deleteOutbox`).
  */
 export class InMemoryUnitOfWork extends UnitOfWork {
   private readonly db = new Database();
-  private readonly outboxListeners: Array<(records: readonly InMemoryQueuedRecord[]) => void> = [];
-  /** Outbox rows a relay pass has taken and not yet deleted (its SKIP LOCKED claim). */
-  private readonly claimedOutbox = new Set<string>();
 
   override async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
     const tx = this.db.begin();
     try {
       const result = await work(new InMemoryRepositories(new TransactionSession(this.db, tx)));
       this.db.commit(tx);
-      if (tx.outbox.length > 0) {
-        for (const listener of this.outboxListeners) {
-          listener(tx.outbox.map(copy));
-        }
-      }
       return result;
     } finally {
       this.db.locks.releaseAll(tx);
@@ -892,36 +884,16 @@ export class InMemoryUnitOfWork extends UnitOfWork {
     return Promise.resolve();
   }
 
-  /** Called after each commit that queued outgoing messages, with those rows. */
-  onOutboxCommitted(listener: (records: readonly InMemoryQueuedRecord[]) => void): void {
-    this.outboxListeners.push(listener);
-  }
-
   /** Every committed outbox row not yet deleted, oldest first. */
   queuedOutbox(): InMemoryQueuedRecord[] {
     return this.db.outbox.map(copy);
   }
 
-  /** Forgets outbox rows the broker acknowledged. */
+  /** Forgets outbox rows, as the relay does once the broker acknowledged them. */
   deleteOutbox(ids: readonly string[]): Promise<void> {
     const gone = new Set(ids);
     const kept = this.db.outbox.filter((record) => !gone.has(record.id));
     this.db.outbox.splice(0, this.db.outbox.length, ...kept);
     return Promise.resolve();
-  }
-
-  /** Hands the oldest unclaimed rows to `send` and deletes them once it resolved; returns how many went out. */
-  async relayOutbox(send: (records: InMemoryQueuedRecord[]) => Promise<void>, limit: number): Promise<number> {
-    const rows = this.db.outbox.filter((record) => !this.claimedOutbox.has(record.id)).slice(0, limit);
-    rows.forEach((row) => this.claimedOutbox.add(row.id));
-    try {
-      if (rows.length > 0) {
-        await send(rows.map(copy));
-        await this.deleteOutbox(rows.map((row) => row.id));
-      }
-      return rows.length;
-    } finally {
-      rows.forEach((row) => this.claimedOutbox.delete(row.id));
-    }
   }
 }
