@@ -9,7 +9,10 @@ const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['@swc/jest', swcConfig] },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  moduleNameMapper: { '^@acm/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
+  moduleNameMapper: {
+    '^@acm/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
+    '^@acm/(.*)$': '<rootDir>/libs/$1/src/index.ts',
+  },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 
@@ -20,7 +23,7 @@ module.exports = {
   // (a CI run that never exits is worse than a warning).
   forceExit: true,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/*.spec.ts'] },
     {
       ...shared,
       displayName: 'integration',

@@ -5,10 +5,7 @@
 import { createServer } from 'node:http';
 
 import { KafkaMessageBus } from '@acm/messaging';
-
-import { loadSimulatorConfig } from './config';
-import { SIM_API_PATH } from './control-api';
-import { createSimulator } from './simulator';
+import { SIM_API_PATH, createSimulator, loadSimulatorConfig } from '@acm/simulator';
 
 async function main(): Promise<void> {
   const config = loadSimulatorConfig();

@@ -8,7 +8,7 @@ import { openDatabase } from './database/database';
 import { basicAuth } from './http/basic-auth';
 import { bodyParser } from './http/body-parsing';
 import { ErrorFilter } from './http/error.filter';
-import { RuntimeMetrics } from './http/http-metrics';
+import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { requestHeaders } from './http/request-headers';
 import { ResponseFormatInterceptor } from './http/response-format.interceptor';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';

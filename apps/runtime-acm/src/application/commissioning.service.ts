@@ -15,7 +15,7 @@ import { compositionIdOf, withCompositionId } from '@acm/tosca';
 import type { ServiceTemplate } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { OperationEngine } from '../engine/operation-engine';
-import { TemplateReader } from './template-reader';
+import { TemplateReader } from '../engine/template-reader';
 
 export interface CommissioningResponse {
   compositionId: string;

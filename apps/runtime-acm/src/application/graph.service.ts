@@ -4,7 +4,7 @@ import type { CompositionGraph, GraphFormat } from '@acm/tosca';
 import { compositionGraph, toDot, toMermaid } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { definitionNotFound, instanceNotFound } from './not-found';
-import { TemplateReader } from './template-reader';
+import { TemplateReader } from '../engine/template-reader';
 
 /** A graph rendered in the format asked for: JSON as an object, DOT and Mermaid as text. */
 export type RenderedGraph =

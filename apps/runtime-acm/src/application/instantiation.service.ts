@@ -26,8 +26,8 @@ import {
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import { OperationEngine } from '../engine/operation-engine';
+import { TemplateReader } from '../engine/template-reader';
 import { definitionNotFound, instanceNotFound } from './not-found';
-import { TemplateReader } from './template-reader';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
 export interface InstanceRequest {

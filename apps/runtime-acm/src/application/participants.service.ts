@@ -4,6 +4,7 @@ import type { ServiceTemplate } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { participantView } from './views';
 import { elementView } from './views';
+import { participantNotFound } from '../engine/participant-errors';
 
 export interface ParticipantInformation {
   participant: Record<string, unknown>;
@@ -20,11 +21,6 @@ export interface CompositionDto {
 function pageOf<T>(entries: Array<[string, T]>, page?: number, size?: number): Record<string, T> {
   const slice = page !== undefined && size !== undefined ? entries.slice(page * size, page * size + size) : entries;
   return Object.fromEntries(slice);
-}
-
-/** ONAP's refusal for an unknown participant id. */
-export function participantNotFound(participantId: string): DomainError {
-  return new DomainError('NOT_FOUND', `Participant Not Found with ID: ${participantId}`, { participantId });
 }
 
 /** What the runtime knows of participants and what each one serves (ONAP AcmParticipantProvider). */

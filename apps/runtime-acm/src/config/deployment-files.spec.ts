@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { loadSimulatorConfig } from '../../../participant-simulator/src/config';
+import { loadSimulatorConfig } from '@acm/simulator';
 import { DEFAULTS, loadRuntimeConfig } from './runtime.config';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Histogram } from 'prom-client';
-import { RuntimeMetrics } from '../http/http-metrics';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
 
 /** Engine and protocol metrics, on the runtime's registry. */
 @Injectable()

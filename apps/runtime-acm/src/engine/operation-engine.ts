@@ -33,7 +33,7 @@ import type { StageSets, StartPhaseOf } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import { metadataTimeoutMs } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { TemplateReader } from '../application/template-reader';
+import { TemplateReader } from './template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from './engine-metrics';

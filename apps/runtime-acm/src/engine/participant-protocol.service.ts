@@ -16,8 +16,8 @@ import type {
 import { Clock, DomainError, IdGenerator, NO_REGISTRATION_WINDOW, UnitOfWork, decideRegistration } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { participantNotFound } from '../application/participants.service';
-import { TemplateReader } from '../application/template-reader';
+import { participantNotFound } from './participant-errors';
+import { TemplateReader } from './template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from './engine-metrics';

@@ -2,7 +2,7 @@ import { UnitOfWork } from '@acm/domain';
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { RuntimeMetrics } from './http-metrics';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
 
 /** ONAP's actuator endpoints, at the same paths, plus /metrics for Prometheus defaults. */
 @ApiTags('Actuator')

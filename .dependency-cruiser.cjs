@@ -1,0 +1,111 @@
+/**
+ * The allowed directions between the project's parts, enforced by `npm run deps` (part of `npm run check`).
+ * docs/architecture.md explains them; test/dependency-rules.spec.ts shows that each rule catches a breach.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles make initialisation order fragile and modules untestable on their own.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      comment: 'An import the cruiser cannot resolve would escape every other rule.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'domain-imports-nothing',
+      severity: 'error',
+      comment: 'libs/domain is pure: no framework, no I/O, no other lib, no Node built-in.',
+      from: { path: '^libs/domain/' },
+      to: { pathNot: '^libs/domain/' },
+    },
+    {
+      name: 'tosca-messaging-no-other-lib',
+      severity: 'error',
+      comment: 'libs/tosca and libs/messaging stand alone: they import no other lib.',
+      from: { path: '^libs/(tosca|messaging)/' },
+      to: { path: '^libs/', pathNot: '^libs/$1/' },
+    },
+    {
+      name: 'contracts-persistence-domain-only',
+      severity: 'error',
+      comment: 'libs/contracts and libs/persistence import the domain and no other lib.',
+      from: { path: '^libs/(contracts|persistence)/' },
+      to: { path: '^libs/', pathNot: ['^libs/$1/', '^libs/domain/'] },
+    },
+    {
+      name: 'sdk-contracts-messaging-domain-only',
+      severity: 'error',
+      comment: 'The participant SDK builds on the wire format, the bus and the domain only.',
+      from: { path: '^libs/participant-sdk/' },
+      to: { path: '^libs/', pathNot: ['^libs/participant-sdk/', '^libs/(contracts|messaging|domain)/'] },
+    },
+    {
+      name: 'simulator-sdk-and-below-only',
+      severity: 'error',
+      comment: 'The simulator participant is built only on the SDK and the libs the SDK builds on.',
+      from: { path: '^libs/simulator/' },
+      to: { path: '^libs/', pathNot: ['^libs/simulator/', '^libs/(participant-sdk|contracts|messaging|domain)/'] },
+    },
+    {
+      name: 'libs-never-import-apps',
+      severity: 'error',
+      comment: 'Applications compose libraries, never the other way round.',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'no-app-imports-another-app',
+      severity: 'error',
+      comment: 'What two applications share belongs in a library.',
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'engine-not-up-into-application-or-http',
+      severity: 'error',
+      comment: 'The engine sits below the application services and the REST layer; they call it, not the reverse.',
+      from: { path: '^apps/runtime-acm/src/engine/' },
+      to: { path: '^apps/runtime-acm/src/(application|http)/' },
+    },
+    {
+      name: 'lib-through-its-entry-point',
+      severity: 'error',
+      comment: 'Outside a lib, import it as @acm/<lib> (its index.ts) or @acm/<lib>/testing, never its internals.',
+      from: { path: '^(apps|test|bench)/' },
+      to: { path: '^libs/[^/]+/src/', pathNot: '^libs/[^/]+/src/(testing/)?index\\.ts$' },
+    },
+    {
+      name: 'lib-to-lib-through-its-entry-point',
+      severity: 'error',
+      comment: 'A lib imports another lib as @acm/<lib> (its index.ts) or @acm/<lib>/testing, never its internals.',
+      from: { path: '^libs/([^/]+)/' },
+      to: { path: '^libs/', pathNot: ['^libs/$1/', '^libs/[^/]+/src/(testing/)?index\\.ts$'] },
+    },
+    {
+      name: 'production-code-never-imports-tests',
+      severity: 'error',
+      comment:
+        'The build leaves tests and the @acm/<lib>/testing entry points out: production code must not need them.',
+      from: { pathNot: ['\\.(spec|int-spec|e2e-spec|conformance-spec)\\.ts$', '/testing/', '^test/', '^bench/'] },
+      to: {
+        path: ['\\.(spec|int-spec|e2e-spec|conformance-spec)\\.ts$', '^libs/[^/]+/src/testing/index\\.ts$', '^test/'],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|dist-bench)/' },
+    // Type-only imports count: a type from another lib is a dependency on it all the same.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};

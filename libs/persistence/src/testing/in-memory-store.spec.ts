@@ -1,0 +1,23 @@
+import { InMemoryUnitOfWork, describeStoreContract } from '@acm/persistence/testing';
+
+describeStoreContract('InMemoryUnitOfWork', () => {
+  const unitOfWork = new InMemoryUnitOfWork();
+  return Promise.resolve({
+    unitOfWork,
+    queuedOutbox: () =>
+      Promise.resolve(unitOfWork.queuedOutbox().map(({ topic, key, value }) => ({ topic, key, value }))),
+    close: () => Promise.resolve(),
+  });
+});
+
+describe('InMemoryUnitOfWork specifics', () => {
+  it('forgets the outbox rows a relay deleted and keeps the others in order', async () => {
+    const unitOfWork = new InMemoryUnitOfWork();
+    await unitOfWork.transaction((store) =>
+      store.outbox.add(['a', 'b', 'c'].map((value) => ({ topic: 'topic', key: null, value }))),
+    );
+    const [first, , third] = unitOfWork.queuedOutbox();
+    await unitOfWork.deleteOutbox([first!.id, third!.id]);
+    expect(unitOfWork.queuedOutbox().map((record) => record.value)).toEqual(['b']);
+  });
+});

@@ -1,0 +1,8 @@
+/**
+ * @acm/persistence/testing — the store's in-memory twin and the one contract suite every store adapter
+ * passes. For tests only: the build leaves `testing/` out.
+ */
+export { InMemoryUnitOfWork } from './in-memory-store';
+export type { InMemoryQueuedRecord } from './in-memory-store';
+export { describeStoreContract } from './store.contract';
+export type { StoreContractFixture, StoreContractOptions } from './store.contract';

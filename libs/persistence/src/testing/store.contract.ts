@@ -1,0 +1,1046 @@
+/**
+ * The one behavioural contract of the store ports (`UnitOfWork` and every repository), run against every
+ * adapter (the in-memory twin in the unit project, PostgreSQL in the integration project) so they cannot
+ * drift apart. Tests share one store per adapter: every test uses fresh random ids, names and topics, and
+ * looks only at what it wrote. Concurrency is shown with gates (promises one transaction waits on), never
+ * with sleeps.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { DomainError } from '@acm/domain';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  InstanceElement,
+  Operation,
+  OutboxRecord,
+  Participant,
+  Store,
+  UnitOfWork,
+} from '@acm/domain';
+
+/** What the suite needs from an adapter under test. */
+export interface StoreContractFixture {
+  readonly unitOfWork: UnitOfWork;
+  /** Committed outbox rows not yet relayed, oldest first: the relay's view (adapter-specific, not a port). */
+  queuedOutbox(): Promise<OutboxRecord[]>;
+  close(): Promise<void>;
+}
+
+export interface StoreContractOptions {
+  /** Timeout of each test and hook. Default 60 s. */
+  testTimeoutMs?: number;
+}
+
+/** A promise with its resolver: one transaction opens it, another waits on it. */
+function gate(): { readonly opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** Lowercase hex only, so text order is the same under every collation. */
+const token = (): string => randomUUID().replace(/-/g, '');
+
+function definitionOf(overrides: Partial<CompositionDefinition> = {}): CompositionDefinition {
+  return {
+    compositionId: randomUUID(),
+    name: `d${token()}`,
+    version: '1.0.0',
+    serviceTemplate: { tosca_definitions_version: 'tosca_simple_yaml_1_3', name: 'contract' },
+    state: 'COMMISSIONED',
+    stateChangeResult: 'NO_ERROR',
+    lastMsg: 1_764_000_000_000,
+    elementStateMap: {},
+    revisionId: randomUUID(),
+    ...overrides,
+  };
+}
+
+function elementOf(participantId: string | null, overrides: Partial<InstanceElement> = {}): InstanceElement {
+  return {
+    id: randomUUID(),
+    definition: { name: 'onap.policy.clamp.ac.element.Sim_Element', version: '1.2.3' },
+    participantId,
+    deployState: 'UNDEPLOYED',
+    lockState: 'NONE',
+    subState: 'NONE',
+    migrationState: 'DEFAULT',
+    stage: null,
+    operationalState: null,
+    useState: null,
+    description: null,
+    message: null,
+    properties: { timeout: 1000, nested: { list: [1, 2] } },
+    outProperties: {},
+    ...overrides,
+  };
+}
+
+function instanceOf(
+  compositionId: string,
+  elements: readonly InstanceElement[],
+  overrides: Partial<AutomationComposition> = {},
+): AutomationComposition {
+  return {
+    instanceId: randomUUID(),
+    compositionId,
+    compositionTargetId: null,
+    name: `i${token()}`,
+    version: '1.0.0',
+    description: null,
+    derivedFrom: null,
+    metadata: null,
+    precheck: null,
+    deployState: 'UNDEPLOYED',
+    lockState: 'NONE',
+    subState: 'NONE',
+    stateChangeResult: 'NO_ERROR',
+    phase: null,
+    lastMsg: 1_764_000_000_000,
+    revisionId: randomUUID(),
+    elements: Object.fromEntries(elements.map((element) => [element.id, element])),
+    ...overrides,
+  };
+}
+
+/** Far in the future, so operations of other tests are never overdue for the claim tests. */
+const NOT_DUE = 4_000_000_000_000;
+
+function operationOf(targetId: string, overrides: Partial<Operation> = {}): Operation {
+  return {
+    operationId: randomUUID(),
+    targetKind: 'INSTANCE',
+    targetId,
+    order: 'DEPLOY',
+    state: 'RUNNING',
+    timedOut: false,
+    phase: 0,
+    startedAt: 1_764_000_000_000,
+    deadlineAt: NOT_DUE,
+    finishedAt: null,
+    ...overrides,
+  };
+}
+
+function participantOf(overrides: Partial<Participant> = {}): Participant {
+  const replicaId = randomUUID();
+  const typeId = randomUUID();
+  return {
+    participantId: randomUUID(),
+    participantSupportedElementTypes: {
+      [typeId]: { id: typeId, typeName: 'org.onap.policy.clamp.acm.SimElement', typeVersion: '1.0.0' },
+    },
+    replicas: { [replicaId]: { replicaId, participantState: 'ON_LINE', lastMsg: 1_764_000_000_000 } },
+    ...overrides,
+  };
+}
+
+function codeOf(error: unknown): string {
+  return error instanceof DomainError ? error.code : `not a DomainError: ${String(error)}`;
+}
+
+async function refusalOf(work: Promise<unknown>): Promise<string> {
+  try {
+    await work;
+  } catch (error) {
+    return codeOf(error);
+  }
+  return 'resolved';
+}
+
+/** Registers the contract suite for one adapter; `open` is called once, before the tests. */
+export function describeStoreContract(
+  name: string,
+  open: () => Promise<StoreContractFixture>,
+  options: StoreContractOptions = {},
+): void {
+  const testTimeout = options.testTimeoutMs ?? 60_000;
+  const it = (title: string, body: () => Promise<void>): void => test(title, body, testTimeout);
+
+  describe(`Store contract: ${name}`, () => {
+    let fixture: StoreContractFixture;
+    let uow: UnitOfWork;
+
+    beforeAll(async () => {
+      fixture = await open();
+      uow = fixture.unitOfWork;
+    }, testTimeout);
+
+    afterAll(async () => {
+      await fixture.close();
+    }, testTimeout);
+
+    const inTransaction = <T>(work: (store: Store) => Promise<T>): Promise<T> => uow.transaction(work);
+    const read = <T>(work: (store: Store) => Promise<T>): Promise<T> => uow.read(work);
+
+    async function storedDefinition(overrides: Partial<CompositionDefinition> = {}): Promise<CompositionDefinition> {
+      const definition = definitionOf(overrides);
+      await inTransaction((store) => store.definitions.insert(definition));
+      return definition;
+    }
+
+    async function storedInstance(
+      elements: readonly InstanceElement[] = [elementOf(randomUUID())],
+      overrides: Partial<AutomationComposition> = {},
+    ): Promise<AutomationComposition> {
+      const definition = await storedDefinition();
+      const instance = instanceOf(definition.compositionId, elements, overrides);
+      await inTransaction((store) => store.instances.insert(instance));
+      return instance;
+    }
+
+    describe('UnitOfWork', () => {
+      it('answers ping', async () => {
+        await expect(uow.ping()).resolves.toBeUndefined();
+      });
+
+      it('returns what the work returned and commits it; read sees it', async () => {
+        const definition = definitionOf();
+        const result = await inTransaction(async (store) => {
+          await store.definitions.insert(definition);
+          return 'done';
+        });
+        expect(result).toBe('done');
+        expect(await read((store) => store.definitions.find(definition.compositionId))).toEqual({
+          value: definition,
+          version: 1,
+        });
+      });
+
+      it('writes outside a transaction commit statement by statement', async () => {
+        const definition = definitionOf();
+        await read((store) => store.definitions.insert(definition));
+        await read((store) => store.definitions.update({ ...definition, state: 'PRIMING' }, 1));
+        expect(await inTransaction((store) => store.definitions.find(definition.compositionId))).toEqual({
+          value: { ...definition, state: 'PRIMING' },
+          version: 2,
+        });
+      });
+
+      it('shows a transaction its own writes and nobody else until it commits (no dirty reads)', async () => {
+        const definition = definitionOf();
+        const written = gate();
+        const checked = gate();
+        const writer = inTransaction(async (store) => {
+          await store.definitions.insert(definition);
+          expect(await store.definitions.find(definition.compositionId)).toEqual({ value: definition, version: 1 });
+          written.open();
+          await checked.opened;
+        });
+        await written.opened;
+        const seenBeforeCommit = await read((store) => store.definitions.find(definition.compositionId));
+        checked.open();
+        await writer;
+        expect(seenBeforeCommit).toBeNull();
+        expect(await read((store) => store.definitions.find(definition.compositionId))).not.toBeNull();
+      });
+
+      it('rolls back everything a failing transaction wrote, in every repository, and rethrows', async () => {
+        const instance = await storedInstance();
+        const participant = participantOf();
+        const operation = operationOf(instance.instanceId);
+        const topic = `t${token()}`;
+        const failure = new Error('work failed half-way');
+        await expect(
+          inTransaction(async (store) => {
+            const found = await store.instances.findForUpdate(instance.instanceId);
+            await store.instances.update({ ...found!.value, deployState: 'DEPLOYING' }, found!.version);
+            await store.definitions.insert(definitionOf({ compositionId: operation.operationId }));
+            await store.participants.save(participant);
+            await store.operations.insert(operation);
+            await store.operations.recordMessage(operation.operationId, operation.operationId, 0);
+            await store.rollbacks.save({
+              instanceId: instance.instanceId,
+              compositionId: instance.compositionId,
+              elements: instance.elements,
+              createdAt: 1,
+            });
+            await store.outbox.add([{ topic, key: null, value: 'never sent' }]);
+            await store.events.append([
+              { subjectId: instance.instanceId, operationId: null, event: 'ORDERED', detail: {}, at: 1 },
+            ]);
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+
+        await read(async (store) => {
+          expect(await store.instances.find(instance.instanceId)).toEqual({ value: instance, version: 1 });
+          expect(await store.definitions.find(operation.operationId)).toBeNull();
+          expect(await store.participants.find(participant.participantId)).toBeNull();
+          expect(await store.operations.find(operation.operationId)).toBeNull();
+          expect(await store.operations.findByMessage(operation.operationId)).toBeNull();
+          expect(await store.rollbacks.find(instance.instanceId)).toBeNull();
+          expect(await store.events.list(instance.instanceId, 10)).toEqual([]);
+        });
+        expect((await fixture.queuedOutbox()).filter((record) => record.topic === topic)).toEqual([]);
+      });
+
+      it('releases row locks when a transaction fails', async () => {
+        const instance = await storedInstance();
+        await expect(
+          inTransaction(async (store) => {
+            await store.instances.findForUpdate(instance.instanceId);
+            throw new Error('give up');
+          }),
+        ).rejects.toThrow('give up');
+        const locked = await inTransaction((store) => store.instances.findForUpdate(instance.instanceId));
+        expect(locked?.version).toBe(1);
+      });
+    });
+
+    describe('DefinitionRepository', () => {
+      it('inserts at version 1 and finds by id; an unknown id is null', async () => {
+        const definition = await storedDefinition({
+          elementStateMap: {
+            element: {
+              nodeTemplateStateId: randomUUID(),
+              participantId: randomUUID(),
+              nodeTemplateId: { name: 'element', version: '1.0.0' },
+              state: 'COMMISSIONED',
+              message: null,
+              outProperties: { a: 1 },
+            },
+          },
+        });
+        // Row locks belong to transactions: findForUpdate is only promised inside one.
+        await inTransaction(async (store) => {
+          expect(await store.definitions.find(definition.compositionId)).toEqual({ value: definition, version: 1 });
+          expect(await store.definitions.findForUpdate(definition.compositionId)).toEqual({
+            value: definition,
+            version: 1,
+          });
+          expect(await store.definitions.find(randomUUID())).toBeNull();
+          expect(await store.definitions.findForUpdate(randomUUID())).toBeNull();
+        });
+      });
+
+      it('updates only at the expected version, bumping it; a stale version is CONCURRENT_MODIFICATION', async () => {
+        const definition = await storedDefinition();
+        const primed = { ...definition, state: 'PRIMED' as const, lastMsg: definition.lastMsg + 5 };
+        await inTransaction((store) => store.definitions.update(primed, 1));
+        expect(await read((store) => store.definitions.find(definition.compositionId))).toEqual({
+          value: primed,
+          version: 2,
+        });
+        expect(await refusalOf(inTransaction((store) => store.definitions.update(definition, 1)))).toBe(
+          'CONCURRENT_MODIFICATION',
+        );
+        expect(await refusalOf(inTransaction((store) => store.definitions.update(definitionOf(), 1)))).toBe(
+          'CONCURRENT_MODIFICATION',
+        );
+        expect((await read((store) => store.definitions.find(definition.compositionId)))?.value).toEqual(primed);
+      });
+
+      it('deletes only at the expected version', async () => {
+        const definition = await storedDefinition();
+        expect(await refusalOf(inTransaction((store) => store.definitions.delete(definition.compositionId, 2)))).toBe(
+          'CONCURRENT_MODIFICATION',
+        );
+        await inTransaction((store) => store.definitions.delete(definition.compositionId, 1));
+        expect(await read((store) => store.definitions.find(definition.compositionId))).toBeNull();
+        expect(await refusalOf(inTransaction((store) => store.definitions.delete(definition.compositionId, 1)))).toBe(
+          'CONCURRENT_MODIFICATION',
+        );
+      });
+
+      it('refuses to delete a definition an instance still uses', async () => {
+        const instance = await storedInstance();
+        await expect(
+          inTransaction((store) => store.definitions.delete(instance.compositionId, 1)),
+        ).rejects.toBeDefined();
+        expect(await read((store) => store.definitions.find(instance.compositionId))).not.toBeNull();
+      });
+
+      it('lists by name, version and participant, ordered by name, version, id, and pages', async () => {
+        const prefix = `d${token()}`;
+        const participantId = randomUUID();
+        const served = {
+          element: {
+            nodeTemplateStateId: randomUUID(),
+            participantId,
+            nodeTemplateId: { name: 'element', version: '1.0.0' },
+            state: 'PRIMED' as const,
+            message: null,
+            outProperties: {},
+          },
+        };
+        const b2 = await storedDefinition({ name: `${prefix}b`, version: '2.0.0', elementStateMap: served });
+        const a1 = await storedDefinition({ name: `${prefix}a`, version: '1.0.0' });
+        const b1 = await storedDefinition({ name: `${prefix}b`, version: '1.0.0', elementStateMap: served });
+        await read(async (store) => {
+          const names = (definitions: CompositionDefinition[]): string[] =>
+            definitions.filter((d) => d.name.startsWith(prefix)).map((d) => d.compositionId);
+          expect(names(await store.definitions.list({}))).toEqual([
+            a1.compositionId,
+            b1.compositionId,
+            b2.compositionId,
+          ]);
+          expect(await store.definitions.list({ name: `${prefix}b` })).toEqual([b1, b2]);
+          expect(await store.definitions.list({ name: `${prefix}b`, version: '2.0.0' })).toEqual([b2]);
+          expect(await store.definitions.list({ participantId })).toEqual([b1, b2]);
+          expect(await store.definitions.list({ name: `${prefix}b`, page: 1, size: 1 })).toEqual([b2]);
+          expect(await store.definitions.list({ name: `${prefix}b`, page: 2, size: 1 })).toEqual([]);
+          // Paging applies only when both page and size are given.
+          expect(await store.definitions.list({ name: `${prefix}b`, size: 1 })).toEqual([b1, b2]);
+        });
+      });
+
+      it('findForUpdate serialises read-modify-write transactions', async () => {
+        const definition = await storedDefinition();
+        const writers = 5;
+        await Promise.all(
+          Array.from({ length: writers }, () =>
+            inTransaction(async (store) => {
+              const found = await store.definitions.findForUpdate(definition.compositionId);
+              await store.events.list(definition.compositionId, 1);
+              await store.definitions.update({ ...found!.value, lastMsg: found!.value.lastMsg + 1 }, found!.version);
+            }),
+          ),
+        );
+        expect(await read((store) => store.definitions.find(definition.compositionId))).toEqual({
+          value: { ...definition, lastMsg: definition.lastMsg + writers },
+          version: 1 + writers,
+        });
+      });
+    });
+
+    describe('InstanceRepository', () => {
+      it('inserts at version 1 and reads it back with its elements in order', async () => {
+        const participantId = randomUUID();
+        const elements = [elementOf(participantId), elementOf(null, { stage: 2 }), elementOf(participantId)];
+        const instance = await storedInstance(elements, {
+          description: 'three elements',
+          metadata: { owner: 'contract' },
+          precheck: false,
+        });
+        await inTransaction(async (store) => {
+          const found = await store.instances.find(instance.instanceId);
+          expect(found).toEqual({ value: instance, version: 1 });
+          expect(Object.keys(found!.value.elements)).toEqual(elements.map((element) => element.id));
+          expect(await store.instances.findForUpdate(instance.instanceId)).toEqual({ value: instance, version: 1 });
+          expect(await store.instances.find(randomUUID())).toBeNull();
+          expect(await store.instances.findForUpdate(randomUUID())).toBeNull();
+        });
+      });
+
+      it('refuses a taken name and version, and an element id in use, with ALREADY_EXISTS', async () => {
+        const instance = await storedInstance();
+        const sameName = instanceOf(instance.compositionId, [elementOf(null)], {
+          name: instance.name,
+          version: instance.version,
+        });
+        expect(await refusalOf(inTransaction((store) => store.instances.insert(sameName)))).toBe('ALREADY_EXISTS');
+        const sameElement = instanceOf(instance.compositionId, Object.values(instance.elements));
+        expect(await refusalOf(inTransaction((store) => store.instances.insert(sameElement)))).toBe('ALREADY_EXISTS');
+        await read(async (store) => {
+          expect(await store.instances.find(sameName.instanceId)).toBeNull();
+          expect(await store.instances.find(sameElement.instanceId)).toBeNull();
+        });
+      });
+
+      it('refuses an instance of an unknown definition', async () => {
+        const instance = instanceOf(randomUUID(), [elementOf(null)]);
+        await expect(inTransaction((store) => store.instances.insert(instance))).rejects.toBeDefined();
+        expect(await read((store) => store.instances.find(instance.instanceId))).toBeNull();
+      });
+
+      it('tells taken names, element ids in use and how many instances use a definition', async () => {
+        const instance = await storedInstance([elementOf(null), elementOf(null)]);
+        const target = await storedDefinition();
+        const migrating = await storedInstance([elementOf(null)], { compositionTargetId: target.compositionId });
+        const [first, second] = Object.keys(instance.elements);
+        const unused = randomUUID();
+        await read(async (store) => {
+          expect(await store.instances.isNameVersionTaken(instance.name, instance.version)).toBe(true);
+          expect(await store.instances.isNameVersionTaken(instance.name, '9.9.9')).toBe(false);
+          expect(await store.instances.isNameVersionTaken(instance.name, instance.version, instance.instanceId)).toBe(
+            false,
+          );
+          expect((await store.instances.elementIdsInUse([first!, unused, second!])).sort()).toEqual(
+            [first!, second!].sort(),
+          );
+          expect(await store.instances.elementIdsInUse([first!, unused], instance.instanceId)).toEqual([]);
+          expect(await store.instances.elementIdsInUse([])).toEqual([]);
+          expect(await store.instances.countUsingDefinition(instance.compositionId)).toBe(1);
+          expect(await store.instances.countUsingDefinition(target.compositionId)).toBe(1);
+          expect(await store.instances.countUsingDefinition(migrating.compositionId)).toBe(1);
+          expect(await store.instances.countUsingDefinition(randomUUID())).toBe(0);
+        });
+      });
+
+      it('updates at the expected version: changed, added and removed elements; a stale version is refused', async () => {
+        const kept = elementOf(null);
+        const changed = elementOf(null);
+        const removed = elementOf(null);
+        const instance = await storedInstance([kept, changed, removed]);
+        const added = elementOf(randomUUID(), { deployState: 'DEPLOYING' });
+        const next: AutomationComposition = {
+          ...instance,
+          deployState: 'DEPLOYING',
+          phase: 1,
+          lastMsg: instance.lastMsg + 10,
+          compositionTargetId: instance.compositionId,
+          elements: {
+            [kept.id]: kept,
+            [changed.id]: { ...changed, deployState: 'DEPLOYED', outProperties: { result: 'ok' } },
+            [added.id]: added,
+          },
+        };
+        await inTransaction(async (store) => {
+          const found = await store.instances.findForUpdate(instance.instanceId);
+          await store.instances.update({ ...next, elements: { ...found!.value.elements, ...next.elements } }, 1);
+          // A second write in the same transaction starts from the first one.
+          const again = await store.instances.find(instance.instanceId);
+          expect(again?.version).toBe(2);
+          await store.instances.update(next, 2);
+        });
+        await read(async (store) => {
+          expect(await store.instances.find(instance.instanceId)).toEqual({ value: next, version: 3 });
+          expect(await store.instances.elementIdsInUse([removed.id])).toEqual([]);
+        });
+        expect(await refusalOf(inTransaction((store) => store.instances.update(instance, 2)))).toBe(
+          'CONCURRENT_MODIFICATION',
+        );
+        expect(
+          await refusalOf(inTransaction((store) => store.instances.update(instanceOf(instance.compositionId, []), 1))),
+        ).toBe('CONCURRENT_MODIFICATION');
+        expect((await read((store) => store.instances.find(instance.instanceId)))?.value).toEqual(next);
+      });
+
+      it("updates a participant's own element information only; null keeps the stored value", async () => {
+        const participantId = randomUUID();
+        const mine = elementOf(participantId, { operationalState: 'RUNNING', useState: 'IDLE' });
+        const theirs = elementOf(randomUUID());
+        const instance = await storedInstance([mine, theirs]);
+        await inTransaction(async (store) => {
+          await store.instances.updateElementInfo(instance.instanceId, mine.id, participantId, {
+            outProperties: { reported: true },
+            operationalState: null,
+            useState: 'BUSY',
+          });
+          await store.instances.updateElementInfo(instance.instanceId, theirs.id, participantId, {
+            outProperties: { reported: true },
+            operationalState: 'HACKED',
+            useState: 'HACKED',
+          });
+          await store.instances.updateElementInfo(randomUUID(), mine.id, participantId, {
+            outProperties: null,
+            operationalState: 'WRONG_INSTANCE',
+            useState: null,
+          });
+        });
+        const found = await read((store) => store.instances.find(instance.instanceId));
+        expect(found?.version).toBe(1);
+        expect(found?.value.elements[mine.id]).toEqual({
+          ...mine,
+          outProperties: { reported: true },
+          useState: 'BUSY',
+        });
+        expect(found?.value.elements[theirs.id]).toEqual(theirs);
+      });
+
+      it('deletes at the expected version, with its elements and rollback snapshot', async () => {
+        const instance = await storedInstance([elementOf(null)]);
+        await inTransaction((store) =>
+          store.rollbacks.save({
+            instanceId: instance.instanceId,
+            compositionId: instance.compositionId,
+            elements: instance.elements,
+            createdAt: 5,
+          }),
+        );
+        expect(await refusalOf(inTransaction((store) => store.instances.delete(instance.instanceId, 2)))).toBe(
+          'CONCURRENT_MODIFICATION',
+        );
+        await inTransaction((store) => store.instances.delete(instance.instanceId, 1));
+        await read(async (store) => {
+          expect(await store.instances.find(instance.instanceId)).toBeNull();
+          expect(await store.instances.elementIdsInUse(Object.keys(instance.elements))).toEqual([]);
+          expect(await store.rollbacks.find(instance.instanceId)).toBeNull();
+          expect(await store.instances.countUsingDefinition(instance.compositionId)).toBe(0);
+        });
+      });
+
+      it('lists with every filter, sorts (ties by id) and pages', async () => {
+        const definition = await storedDefinition();
+        const participantId = randomUUID();
+        const prefix = `i${token()}`;
+        const make = (suffix: string, overrides: Partial<AutomationComposition>, participant: string | null) =>
+          instanceOf(definition.compositionId, [elementOf(participant), elementOf(null)], {
+            name: `${prefix}${suffix}`,
+            ...overrides,
+          });
+        const a = make('a', { lastMsg: 3_000, deployState: 'DEPLOYED', lockState: 'LOCKED' }, participantId);
+        const b = make('b', { lastMsg: 1_000, stateChangeResult: 'FAILED', version: '2.0.0' }, null);
+        const c = make('c', { lastMsg: 2_000, deployState: 'DEPLOYING' }, participantId);
+        await inTransaction(async (store) => {
+          for (const instance of [b, a, c]) {
+            await store.instances.insert(instance);
+          }
+        });
+        const ids = (list: AutomationComposition[]): string[] => list.map((instance) => instance.name.slice(-1));
+        await read(async (store) => {
+          const all = { compositionId: definition.compositionId };
+          expect(await store.instances.list(all)).toEqual([a, c, b]);
+          expect(ids(await store.instances.list({ ...all, sortOrder: 'ASC' }))).toEqual(['b', 'c', 'a']);
+          expect(ids(await store.instances.list({ ...all, sort: 'name', sortOrder: 'ASC' }))).toEqual(['a', 'b', 'c']);
+          expect(ids(await store.instances.list({ ...all, sort: 'version', sortOrder: 'DESC' }))[0]).toBe('b');
+          expect(ids(await store.instances.list({ ...all, sort: 'deployState', sortOrder: 'ASC' }))).toEqual([
+            'a',
+            'c',
+            'b',
+          ]);
+          expect(ids(await store.instances.list({ ...all, sort: 'lockState', sortOrder: 'ASC' }))[0]).toBe('a');
+          const byId = [a, b, c].map((instance) => instance.instanceId).sort();
+          expect(
+            (await store.instances.list({ ...all, sort: 'instanceId', sortOrder: 'ASC' })).map((i) => i.instanceId),
+          ).toEqual(byId);
+          expect(ids(await store.instances.list({ ...all, name: `${prefix}b` }))).toEqual(['b']);
+          expect(ids(await store.instances.list({ ...all, version: '2.0.0' }))).toEqual(['b']);
+          expect(ids(await store.instances.list({ ...all, participantId }))).toEqual(['a', 'c']);
+          expect(ids(await store.instances.list({ ...all, instanceIds: [b.instanceId, c.instanceId] }))).toEqual([
+            'c',
+            'b',
+          ]);
+          expect(ids(await store.instances.list({ ...all, deployStates: ['DEPLOYED', 'DEPLOYING'] }))).toEqual([
+            'a',
+            'c',
+          ]);
+          expect(ids(await store.instances.list({ ...all, stateChangeResults: ['FAILED'] }))).toEqual(['b']);
+          expect(ids(await store.instances.list({ ...all, page: 1, size: 2 }))).toEqual(['b']);
+          expect(ids(await store.instances.list({ ...all, page: 0, size: 2 }))).toEqual(['a', 'c']);
+          expect(ids(await store.instances.list({ ...all, page: 0 }))).toEqual(['a', 'c', 'b']);
+          expect(await store.instances.list({ compositionId: randomUUID() })).toEqual([]);
+        });
+        // Equal sort keys fall back to the instance id.
+        const tied = [make('x', { lastMsg: 7 }, null), make('y', { lastMsg: 7 }, null)];
+        await inTransaction(async (store) => {
+          for (const instance of tied) {
+            await store.instances.insert(instance);
+          }
+        });
+        const sevens = (await read((store) => store.instances.list({ compositionId: definition.compositionId })))
+          .filter((instance) => instance.lastMsg === 7)
+          .map((instance) => instance.instanceId);
+        expect(sevens).toEqual(tied.map((instance) => instance.instanceId).sort());
+      });
+
+      it("pages a participant's elements across instances, by instance id then position", async () => {
+        const participantId = randomUUID();
+        const first = await storedInstance([elementOf(participantId), elementOf(null), elementOf(participantId)]);
+        const second = await storedInstance([elementOf(participantId)]);
+        const [low, high] = [first, second].sort((x, y) => (x.instanceId < y.instanceId ? -1 : 1));
+        const mine = (instance: AutomationComposition): InstanceElement[] =>
+          Object.values(instance.elements).filter((element) => element.participantId === participantId);
+        const expected = [...mine(low!), ...mine(high!)];
+        await read(async (store) => {
+          expect(await store.instances.elementsOfParticipant(participantId, {})).toEqual(expected);
+          expect(await store.instances.elementsOfParticipant(participantId, { page: 0, size: 2 })).toEqual(
+            expected.slice(0, 2),
+          );
+          expect(await store.instances.elementsOfParticipant(participantId, { page: 1, size: 2 })).toEqual(
+            expected.slice(2),
+          );
+          expect(await store.instances.elementsOfParticipant(randomUUID(), {})).toEqual([]);
+        });
+      });
+
+      it('findForUpdate serialises read-modify-write transactions (each sees the previous commit)', async () => {
+        const instance = await storedInstance([elementOf(null)], { phase: 0 });
+        const writers = 5;
+        await Promise.all(
+          Array.from({ length: writers }, () =>
+            inTransaction(async (store) => {
+              const found = await store.instances.findForUpdate(instance.instanceId);
+              await store.events.list(instance.instanceId, 1);
+              await store.instances.update({ ...found!.value, phase: (found!.value.phase ?? 0) + 1 }, found!.version);
+            }),
+          ),
+        );
+        const found = await read((store) => store.instances.find(instance.instanceId));
+        expect(found?.value.phase).toBe(writers);
+        expect(found?.version).toBe(1 + writers);
+      });
+
+      it('a versioned write waits for the row lock holder, then loses to its commit', async () => {
+        const instance = await storedInstance();
+        const locked = gate();
+        const rivalIssued = gate();
+        const holder = inTransaction(async (store) => {
+          const found = await store.instances.findForUpdate(instance.instanceId);
+          locked.open();
+          await rivalIssued.opened;
+          await store.instances.update({ ...found!.value, deployState: 'DEPLOYING' }, found!.version);
+        });
+        await locked.opened;
+        const rival = inTransaction((store) => store.instances.update({ ...instance, description: 'rival' }, 1));
+        rivalIssued.open();
+        await holder;
+        expect(await refusalOf(rival)).toBe('CONCURRENT_MODIFICATION');
+        expect((await read((store) => store.instances.find(instance.instanceId)))?.value.deployState).toBe('DEPLOYING');
+      });
+    });
+
+    describe('ParticipantRepository', () => {
+      it('saves, finds and lists participants in id order; an unknown one is null', async () => {
+        const one = participantOf();
+        const two = participantOf();
+        await inTransaction(async (store) => {
+          await store.participants.save(one);
+          await store.participants.save(two);
+        });
+        await read(async (store) => {
+          expect(await store.participants.find(one.participantId)).toEqual(one);
+          expect(await store.participants.find(randomUUID())).toBeNull();
+          const listed = (await store.participants.list()).map((participant) => participant.participantId);
+          const ours = listed.filter((id) => id === one.participantId || id === two.participantId);
+          expect(ours).toEqual([one.participantId, two.participantId].sort());
+          expect([...listed].sort()).toEqual(listed);
+        });
+      });
+
+      it('replaces supported types and replicas on save; types come back ordered by name', async () => {
+        const participant = participantOf();
+        await read((store) => store.participants.save(participant));
+        const [zType, aType, replica] = [randomUUID(), randomUUID(), randomUUID()];
+        const replaced: Participant = {
+          participantId: participant.participantId,
+          participantSupportedElementTypes: {
+            [zType]: { id: zType, typeName: 'z.Element', typeVersion: '1.0.0' },
+            [aType]: { id: aType, typeName: 'a.Element', typeVersion: '2.0.0' },
+          },
+          replicas: { [replica]: { replicaId: replica, participantState: 'OFF_LINE', lastMsg: 1_764_000_000_500 } },
+        };
+        await read((store) => store.participants.save(replaced));
+        const found = await read((store) => store.participants.find(participant.participantId));
+        expect(found).toEqual(replaced);
+        expect(Object.keys(found!.participantSupportedElementTypes)).toEqual([aType, zType]);
+      });
+
+      it('deletes a replica and touches a known one (ON_LINE, now); an unknown one is false', async () => {
+        const [kept, gone] = [randomUUID(), randomUUID()];
+        const participant = participantOf({
+          replicas: {
+            [kept]: { replicaId: kept, participantState: 'OFF_LINE', lastMsg: 1_764_000_000_000 },
+            [gone]: { replicaId: gone, participantState: 'ON_LINE', lastMsg: 1_764_000_000_000 },
+          },
+        });
+        await read((store) => store.participants.save(participant));
+        await inTransaction(async (store) => {
+          await store.participants.deleteReplica(participant.participantId, gone);
+          expect(await store.participants.touchReplica(participant.participantId, kept, 1_764_000_009_000)).toBe(true);
+          expect(await store.participants.touchReplica(participant.participantId, gone, 1_764_000_009_000)).toBe(false);
+          expect(await store.participants.touchReplica(randomUUID(), kept, 1_764_000_009_000)).toBe(false);
+        });
+        expect((await read((store) => store.participants.find(participant.participantId)))?.replicas).toEqual({
+          [kept]: { replicaId: kept, participantState: 'ON_LINE', lastMsg: 1_764_000_009_000 },
+        });
+      });
+
+      it('marks replicas silent since before the cutoff OFF_LINE and names their participants once', async () => {
+        const [silentA, silentB, alive] = [randomUUID(), randomUUID(), randomUUID()];
+        const silent = participantOf({
+          replicas: {
+            [silentA]: { replicaId: silentA, participantState: 'ON_LINE', lastMsg: 1_000 },
+            [silentB]: { replicaId: silentB, participantState: 'ON_LINE', lastMsg: 1_500 },
+          },
+        });
+        const lively = participantOf({
+          replicas: { [alive]: { replicaId: alive, participantState: 'ON_LINE', lastMsg: 5_000 } },
+        });
+        await read(async (store) => {
+          await store.participants.save(silent);
+          await store.participants.save(lively);
+        });
+        const changed = await inTransaction((store) => store.participants.markSilentReplicasOffline(2_000));
+        expect(changed.filter((id) => id === silent.participantId)).toEqual([silent.participantId]);
+        expect(changed).not.toContain(lively.participantId);
+        await read(async (store) => {
+          const found = await store.participants.find(silent.participantId);
+          expect(Object.values(found!.replicas).map((replica) => replica.participantState)).toEqual([
+            'OFF_LINE',
+            'OFF_LINE',
+          ]);
+          expect((await store.participants.find(lively.participantId))?.replicas[alive]?.participantState).toBe(
+            'ON_LINE',
+          );
+          expect(await store.participants.markSilentReplicasOffline(2_000)).not.toContain(silent.participantId);
+        });
+      });
+    });
+
+    describe('OperationRepository', () => {
+      it('inserts, finds, updates the mutable fields and finds the running one of a target', async () => {
+        const targetId = randomUUID();
+        const operation = operationOf(targetId);
+        await inTransaction((store) => store.operations.insert(operation));
+        await read(async (store) => {
+          expect(await store.operations.find(operation.operationId)).toEqual(operation);
+          expect(await store.operations.findRunning(targetId)).toEqual(operation);
+          expect(await store.operations.find(randomUUID())).toBeNull();
+          expect(await store.operations.findRunning(randomUUID())).toBeNull();
+        });
+        const finished: Operation = {
+          ...operation,
+          state: 'COMPLETED',
+          timedOut: true,
+          phase: 2,
+          deadlineAt: 1_764_000_100_000,
+          finishedAt: 1_764_000_050_000,
+        };
+        await inTransaction((store) => store.operations.update(finished));
+        await read(async (store) => {
+          expect(await store.operations.find(operation.operationId)).toEqual(finished);
+          expect(await store.operations.findRunning(targetId)).toBeNull();
+        });
+      });
+
+      it('refuses a second running operation of one target', async () => {
+        const targetId = randomUUID();
+        await inTransaction((store) => store.operations.insert(operationOf(targetId)));
+        const second = operationOf(targetId);
+        await expect(inTransaction((store) => store.operations.insert(second))).rejects.toBeDefined();
+        expect(await read((store) => store.operations.find(second.operationId))).toBeNull();
+      });
+
+      it('maps a recorded message to its operation and phase', async () => {
+        const operation = operationOf(randomUUID(), { targetKind: 'DEFINITION', order: 'PRIME', phase: null });
+        const [phased, unphased] = [randomUUID(), randomUUID()];
+        await inTransaction(async (store) => {
+          await store.operations.insert(operation);
+          await store.operations.recordMessage(phased, operation.operationId, 3);
+          await store.operations.recordMessage(unphased, operation.operationId, null);
+        });
+        await read(async (store) => {
+          expect(await store.operations.findByMessage(phased)).toEqual({ operation, phase: 3 });
+          expect(await store.operations.findByMessage(unphased)).toEqual({ operation, phase: null });
+          expect(await store.operations.findByMessage(randomUUID())).toBeNull();
+        });
+      });
+
+      it('returns the history of a target newest first, up to the limit', async () => {
+        const targetId = randomUUID();
+        const operations = [1_000, 3_000, 2_000].map((startedAt) =>
+          operationOf(targetId, { startedAt, state: 'COMPLETED', finishedAt: startedAt + 1 }),
+        );
+        await inTransaction(async (store) => {
+          for (const operation of operations) {
+            await store.operations.insert(operation);
+          }
+        });
+        await read(async (store) => {
+          expect((await store.operations.history(targetId, 10)).map((operation) => operation.startedAt)).toEqual([
+            3_000, 2_000, 1_000,
+          ]);
+          expect(await store.operations.history(targetId, 2)).toEqual([operations[1], operations[2]]);
+          expect(await store.operations.history(randomUUID(), 10)).toEqual([]);
+        });
+      });
+
+      /** Overdue operations of one test; completed at the end so no later claim sees them. */
+      async function overdue(deadlines: readonly number[], extra: Partial<Operation> = {}): Promise<Operation[]> {
+        const operations = deadlines.map((deadlineAt) => operationOf(randomUUID(), { deadlineAt, ...extra }));
+        await inTransaction(async (store) => {
+          for (const operation of operations) {
+            await store.operations.insert(operation);
+          }
+        });
+        return operations;
+      }
+
+      async function finish(operations: readonly Operation[]): Promise<void> {
+        await inTransaction(async (store) => {
+          for (const operation of operations) {
+            await store.operations.update({ ...operation, state: 'COMPLETED', finishedAt: 1 });
+          }
+        });
+      }
+
+      it('claims running, not timed-out operations past their deadline, earliest first, up to the limit', async () => {
+        const due = await overdue([1_300, 1_100, 1_200]);
+        const notDueYet = await overdue([9_000]);
+        const timedOut = await overdue([1_000], { timedOut: true });
+        const finished = await overdue([1_000]);
+        await finish(finished);
+        try {
+          const claimed = await inTransaction((store) => store.operations.claimOverdue(5_000, 100));
+          const ours = new Set([...due, ...notDueYet, ...timedOut, ...finished].map((o) => o.operationId));
+          expect(claimed.filter((o) => ours.has(o.operationId)).map((o) => o.deadlineAt)).toEqual([
+            1_100, 1_200, 1_300,
+          ]);
+          const limited = await inTransaction((store) => store.operations.claimOverdue(5_000, 2));
+          expect(limited.map((o) => o.deadlineAt)).toEqual([1_100, 1_200]);
+          expect(await inTransaction((store) => store.operations.claimOverdue(1_100, 100))).toEqual([]);
+        } finally {
+          await finish([...due, ...notDueYet, ...timedOut]);
+        }
+      });
+
+      it('skips operations another open transaction claimed (SKIP LOCKED) until it ends', async () => {
+        const [first, second, third] = await overdue([2_100, 2_200, 2_300]);
+        const ours = new Set([first!, second!, third!].map((o) => o.operationId));
+        const mine = (operations: Operation[]): number[] =>
+          operations.filter((o) => ours.has(o.operationId)).map((o) => o.deadlineAt);
+        const claimedByHolder = gate();
+        const rivalDone = gate();
+        try {
+          const holder = inTransaction(async (store) => {
+            const claimed = await store.operations.claimOverdue(5_000, 2);
+            claimedByHolder.open();
+            await rivalDone.opened;
+            await store.operations.update({ ...claimed[0]!, timedOut: true });
+            return claimed;
+          });
+          await claimedByHolder.opened;
+          const rival = await inTransaction((store) => store.operations.claimOverdue(5_000, 100));
+          rivalDone.open();
+          expect(mine(await holder)).toEqual([2_100, 2_200]);
+          expect(mine(rival)).toEqual([2_300]);
+          // The holder's locks are gone with its commit; what it flagged timed out is no longer overdue.
+          expect(mine(await inTransaction((store) => store.operations.claimOverdue(5_000, 100)))).toEqual([
+            2_200, 2_300,
+          ]);
+        } finally {
+          rivalDone.open();
+          await finish([first!, second!, third!]);
+        }
+      });
+
+      it('an update of a claimed operation waits for the claim to end', async () => {
+        const [operation] = await overdue([3_100]);
+        const claimed = gate();
+        const updateIssued = gate();
+        const order: string[] = [];
+        try {
+          const holder = inTransaction(async (store) => {
+            await store.operations.claimOverdue(3_200, 100);
+            claimed.open();
+            await updateIssued.opened;
+            await store.operations.update({ ...operation!, timedOut: true });
+            order.push('holder wrote');
+          });
+          await claimed.opened;
+          const updater = inTransaction(async (store) => {
+            const update = store.operations.update({ ...operation!, phase: 7 });
+            updateIssued.open();
+            await update;
+            order.push('updater wrote');
+          });
+          await Promise.all([holder, updater]);
+          expect(order).toEqual(['holder wrote', 'updater wrote']);
+          expect(await read((store) => store.operations.find(operation!.operationId))).toMatchObject({
+            timedOut: false,
+            phase: 7,
+          });
+        } finally {
+          await finish([operation!]);
+        }
+      });
+    });
+
+    describe('RollbackRepository', () => {
+      it('saves one snapshot per instance, replacing the previous one', async () => {
+        const instance = await storedInstance([elementOf(null)]);
+        const snapshot = {
+          instanceId: instance.instanceId,
+          compositionId: instance.compositionId,
+          elements: instance.elements,
+          createdAt: 1_764_000_000_123,
+        };
+        await inTransaction((store) => store.rollbacks.save(snapshot));
+        expect(await read((store) => store.rollbacks.find(instance.instanceId))).toEqual(snapshot);
+        const target = await storedDefinition();
+        const [element] = Object.values(instance.elements);
+        const replaced = {
+          ...snapshot,
+          compositionId: target.compositionId,
+          elements: { [element!.id]: { ...element!, deployState: 'DEPLOYED' as const } },
+          createdAt: 1_764_000_000_456,
+        };
+        await inTransaction((store) => store.rollbacks.save(replaced));
+        await read(async (store) => {
+          expect(await store.rollbacks.find(instance.instanceId)).toEqual(replaced);
+          expect(await store.rollbacks.find(randomUUID())).toBeNull();
+        });
+      });
+    });
+
+    describe('OutboxRepository', () => {
+      it('queues records in the order they were added, transaction after transaction', async () => {
+        const topic = `t${token()}`;
+        await inTransaction(async (store) => {
+          await store.outbox.add([
+            { topic, key: 'k1', value: '1' },
+            { topic, key: null, value: '2' },
+          ]);
+          await store.outbox.add([]);
+          await store.outbox.add([{ topic, key: 'k1', value: '3' }]);
+        });
+        await inTransaction((store) => store.outbox.add([{ topic, key: 'k2', value: '4' }]));
+        await read((store) => store.outbox.add([{ topic, key: 'k3', value: '5' }]));
+        expect((await fixture.queuedOutbox()).filter((record) => record.topic === topic)).toEqual([
+          { topic, key: 'k1', value: '1' },
+          { topic, key: null, value: '2' },
+          { topic, key: 'k1', value: '3' },
+          { topic, key: 'k2', value: '4' },
+          { topic, key: 'k3', value: '5' },
+        ]);
+      });
+
+      it('queues nothing before the commit', async () => {
+        const topic = `t${token()}`;
+        const added = gate();
+        const looked = gate();
+        const writer = inTransaction(async (store) => {
+          await store.outbox.add([{ topic, key: null, value: 'later' }]);
+          added.open();
+          await looked.opened;
+        });
+        await added.opened;
+        const before = (await fixture.queuedOutbox()).filter((record) => record.topic === topic);
+        looked.open();
+        await writer;
+        expect(before).toEqual([]);
+        expect((await fixture.queuedOutbox()).filter((record) => record.topic === topic)).toHaveLength(1);
+      });
+    });
+
+    describe('EventRepository', () => {
+      it('lists a subject’s events in append order with increasing sequences, up to the limit', async () => {
+        const subjectId = randomUUID();
+        const other = randomUUID();
+        const operationId = randomUUID();
+        const events = ['ORDERED', 'PHASE_STARTED', 'ELEMENT_RESULT', 'COMPLETED'].map((event, index) => ({
+          subjectId,
+          operationId: index === 0 ? null : operationId,
+          event,
+          detail: { index, nested: { ok: true } },
+          at: 1_764_000_000_000 + index,
+        }));
+        await inTransaction(async (store) => {
+          await store.events.append(events.slice(0, 2));
+          await store.events.append([{ ...events[0]!, subjectId: other }]);
+          await store.events.append([]);
+          // A transaction reads its own appends.
+          expect(await store.events.list(subjectId, 10)).toHaveLength(2);
+        });
+        await read((store) => store.events.append(events.slice(2)));
+        await read(async (store) => {
+          const listed = await store.events.list(subjectId, 10);
+          expect(listed.map(({ sequence: _sequence, ...event }) => event)).toEqual(events);
+          const sequences = listed.map((event) => event.sequence);
+          expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
+          expect(new Set(sequences).size).toBe(sequences.length);
+          expect(sequences.every(Number.isInteger)).toBe(true);
+          expect((await store.events.list(subjectId, 2)).map((event) => event.event)).toEqual([
+            'ORDERED',
+            'PHASE_STARTED',
+          ]);
+          expect(await store.events.list(other, 10)).toHaveLength(1);
+          expect(await store.events.list(randomUUID(), 10)).toEqual([]);
+        });
+      });
+    });
+  });
+}
