@@ -25,6 +25,7 @@ import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { messageBusProvider } from './messaging/message-bus.provider';
 import { OutboxRelay } from './messaging/outbox-relay';
 import { ParticipantInboxListener } from './messaging/participant-inbox.listener';
+import { SensitiveValues } from './security/sensitive-values';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
 
 export const DATABASE = Symbol('DATABASE');
@@ -76,6 +77,7 @@ export class RuntimeModule {
         RuntimeMetrics,
         EngineMetrics,
         TemplateReader,
+        SensitiveValues,
         CommissioningService,
         InstantiationService,
         ParticipantsService,

@@ -21,12 +21,13 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the eight documented examples', () => {
+  it('has the nine documented examples', () => {
     expect(EXAMPLES).toEqual([
       'sim-dependencies',
       'sim-migration-from',
       'sim-migration-to',
       'sim-multiple-types',
+      'sim-sensitive',
       'sim-single-element',
       'sim-three-phase',
       'sim-timeout',

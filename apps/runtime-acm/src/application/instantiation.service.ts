@@ -26,6 +26,7 @@ import {
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import { OperationEngine } from '../engine/operation-engine';
+import { SensitiveValues } from '../security/sensitive-values';
 import { TemplateReader } from './template-reader';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
@@ -78,6 +79,7 @@ export class InstantiationService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly engine: OperationEngine,
+    private readonly sensitive: SensitiveValues,
   ) {}
 
   async create(pathCompositionId: string, request: InstanceRequest): Promise<InstantiationResponse> {
@@ -107,7 +109,7 @@ export class InstantiationService {
         phase: null,
         lastMsg: this.clock.now(),
         revisionId: this.ids.uuid(),
-        elements: this.elementsOf(definition, request),
+        elements: this.sensitive.protect(definition, this.elementsOf(definition, request)),
       };
       await store.instances.insert(instance);
       return responseOf(instance);
@@ -160,7 +162,7 @@ export class InstantiationService {
       description: request.description,
       derivedFrom: request.derivedFrom,
       metadata: request.metadata,
-      elements: this.elementsOf(definition, request),
+      elements: this.sensitive.protect(definition, this.elementsOf(definition, request), found.value.elements),
       lastMsg: this.clock.now(),
       revisionId: this.ids.uuid(),
     };
@@ -186,19 +188,23 @@ export class InstantiationService {
       Object.values(current.elements).map((element) => element.participantId),
     );
     const given = new Map(request.elements.map((element) => [element.id, element]));
+    const definition = await this.definitionOf(store, current.compositionId);
     const merged: AutomationComposition = {
       ...current,
-      elements: Object.fromEntries(
-        Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
-          const change = given.get(id);
-          return [
-            id,
-            change ? { ...element, properties: mergeProperties(element.properties, change.properties) } : element,
-          ];
-        }),
+      elements: this.sensitive.protect(
+        definition,
+        Object.fromEntries(
+          Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
+            const change = given.get(id);
+            return [
+              id,
+              change ? { ...element, properties: mergeProperties(element.properties, change.properties) } : element,
+            ];
+          }),
+        ),
+        current.elements,
       ),
     };
-    const definition = await this.definitionOf(store, current.compositionId);
     // The snapshot is what a rollback restores: the last DEPLOYED elements. A retry after a failed update
     // keeps it, so the rollback still returns to the state before the first attempt.
     if (current.deployState === 'DEPLOYED') {
@@ -272,10 +278,14 @@ export class InstantiationService {
     const source = await this.definitionOf(store, current.compositionId);
     const target = await this.primedDefinition(store, targetId);
     const info = this.templates.readDefinition(target);
-    const planned = planMigration(current.elements, request.elements, {
-      listedElements: info.listedElements,
-      participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
-    });
+    const planned = this.sensitive.protect(
+      target,
+      planMigration(current.elements, request.elements, {
+        listedElements: info.listedElements,
+        participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
+      }),
+      current.elements,
+    );
     const added = Object.values(planned).filter((element) => element.migrationState === 'NEW');
     const used = await store.instances.elementIdsInUse(
       added.map((element) => element.id),
