@@ -27,6 +27,7 @@ import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { messageBusProvider } from './messaging/message-bus.provider';
 import { OutboxRelay } from './messaging/outbox-relay';
 import { ParticipantInboxListener } from './messaging/participant-inbox.listener';
+import { SensitiveValues } from './security/sensitive-values';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
 
 export const DATABASE = Symbol('DATABASE');
@@ -80,6 +81,7 @@ export class RuntimeModule {
         EngineMetrics,
         TemplateReader,
         GraphService,
+        SensitiveValues,
         CommissioningService,
         InstantiationService,
         ParticipantsService,

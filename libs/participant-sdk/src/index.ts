@@ -19,3 +19,18 @@ export { ManualTimers, ScriptedRuntime } from './testing/scripted-runtime';
 export type { ScriptedRuntimeOptions } from './testing/scripted-runtime';
 export { deployOrder, deprimeOrder, primeOrder, stateChangeOrder } from './testing/orders';
 export type { OrderBase, OrderJson, TestElement } from './testing/orders';
+export {
+  ADOPT_EXISTING_ON_CREATE,
+  PROVIDER_FLAG_DEFAULTS,
+  SUSPEND_ON_DESTROY,
+  decideDeploy,
+  decideUndeploy,
+  keyPropertyDifferences,
+} from './provider/decision';
+export type { DeployDecision, DeployInput, DeployRefusal, UndeployDecision } from './provider/decision';
+export { RESOURCE_STATES, ResourceClientError, isTransientError } from './provider/resource-client';
+export type { CreatedResource, ObservedResource, ResourceClient, ResourceState } from './provider/resource-client';
+export { DEFAULT_RETRY_POLICY, ResourceCallFailedError, retryDelaysMs, withRetry } from './provider/retry';
+export type { RetryOptions, RetryPolicy } from './provider/retry';
+export { RESOURCE_NAME, ResourceProviderHandler } from './provider/resource-provider-handler';
+export type { ResourceProviderOptions } from './provider/resource-provider-handler';

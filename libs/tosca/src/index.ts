@@ -13,6 +13,8 @@ export { TOSCA_RULES, formatPath, formatProblems } from './problem';
 export { NAME_PATTERN, NULL_VERSION, SEMVER_PATTERN, isValidName, isValidVersion } from './naming';
 export { TOSCA_PRIMITIVE_TYPES } from './type-references';
 export { compositionIdOf, withCompositionId } from './template-metadata';
+export type { SensitiveProperties } from './sensitive-properties';
+export { NO_SENSITIVE_PROPERTIES, isSensitive, sensitivePropertiesOf } from './sensitive-properties';
 export type {
   CompositionTemplateInfo,
   ConceptIdentifier,

@@ -21,12 +21,14 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the eight documented examples', () => {
+  it('has the ten documented examples', () => {
     expect(EXAMPLES).toEqual([
+      'provider-resource',
       'sim-dependencies',
       'sim-migration-from',
       'sim-migration-to',
       'sim-multiple-types',
+      'sim-sensitive',
       'sim-single-element',
       'sim-three-phase',
       'sim-timeout',
@@ -49,6 +51,21 @@ describe('tosca/ fixtures', () => {
         expect(template[section]?.[name]).toEqual(definition);
       }
     }
+  });
+
+  it('embeds the provider types unchanged in provider-resource, where they validate', () => {
+    const provider = fixtureTemplate('acm-provider-types.yaml');
+    const template = fixtureTemplate('examples/provider-resource.yaml');
+    const names = Object.keys(provider.node_types ?? {});
+
+    expect(names).toEqual(['org.onap.policy.clamp.acm.AutomationCompositionElement.ResourceProvider']);
+    for (const name of names) {
+      expect(template.node_types?.[name]).toEqual(provider.node_types?.[name]);
+    }
+    const result = validateServiceTemplate(template, OPTIONS);
+    expect(result.ok ? result.definition.elements.map((element) => element.type) : result.problems).toEqual([
+      'org.example.FakeResourceElement',
+    ]);
   });
 
   it.each(EXAMPLES)('has an instance body for %s that matches the listed elements', (example) => {

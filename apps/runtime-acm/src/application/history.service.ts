@@ -1,6 +1,8 @@
 import type { Operation, StoredEvent } from '@acm/domain';
 import { DomainError, UnitOfWork } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
+import type { Disclosure } from '../security/sensitive-values';
+import { maskSensitive } from '../security/sensitive-values';
 import { formatLastMsg } from './views';
 
 export interface HistoryView {
@@ -20,7 +22,13 @@ export interface HistoryView {
 export class HistoryService {
   constructor(private readonly unitOfWork: UnitOfWork) {}
 
-  async of(compositionId: string, instanceId?: string, limit = 1000): Promise<HistoryView> {
+  /** Sensitive values an event carries (a participant's message, say) are masked unless `disclose` says otherwise. */
+  async of(
+    compositionId: string,
+    instanceId?: string,
+    disclose: Disclosure = maskSensitive,
+    limit = 1000,
+  ): Promise<HistoryView> {
     return this.unitOfWork.read(async (store) => {
       if (instanceId === undefined) {
         if (!(await store.definitions.find(compositionId))) {
@@ -42,7 +50,7 @@ export class HistoryService {
           deadlineAt: formatLastMsg(deadlineAt),
           ...(finishedAt !== null ? { finishedAt: formatLastMsg(finishedAt), durationMs: finishedAt - startedAt } : {}),
         })),
-        events: events.map((event) => ({ ...event, at: formatLastMsg(event.at) })),
+        events: events.map((event) => ({ ...event, detail: disclose(event.detail), at: formatLastMsg(event.at) })),
       };
     });
   }

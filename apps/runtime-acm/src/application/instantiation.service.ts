@@ -27,6 +27,7 @@ import {
 import { Injectable } from '@nestjs/common';
 import { OperationEngine } from '../engine/operation-engine';
 import { TemplateReader } from '../engine/template-reader';
+import { SensitiveValues } from '../security/sensitive-values';
 import { definitionNotFound, instanceNotFound } from './not-found';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
@@ -69,6 +70,7 @@ export class InstantiationService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly engine: OperationEngine,
+    private readonly sensitive: SensitiveValues,
   ) {}
 
   async create(pathCompositionId: string, request: InstanceRequest): Promise<InstantiationResponse> {
@@ -98,7 +100,7 @@ export class InstantiationService {
         phase: null,
         lastMsg: this.clock.now(),
         revisionId: this.ids.uuid(),
-        elements: this.elementsOf(definition, request),
+        elements: this.sensitive.protect(definition, this.elementsOf(definition, request)),
       };
       await store.instances.insert(instance);
       return responseOf(instance);
@@ -151,7 +153,7 @@ export class InstantiationService {
       description: request.description,
       derivedFrom: request.derivedFrom,
       metadata: request.metadata,
-      elements: this.elementsOf(definition, request),
+      elements: this.sensitive.protect(definition, this.elementsOf(definition, request), found.value.elements),
       lastMsg: this.clock.now(),
       revisionId: this.ids.uuid(),
     };
@@ -177,19 +179,23 @@ export class InstantiationService {
       Object.values(current.elements).map((element) => element.participantId),
     );
     const given = new Map(request.elements.map((element) => [element.id, element]));
+    const definition = await this.definitionOf(store, current.compositionId);
     const merged: AutomationComposition = {
       ...current,
-      elements: Object.fromEntries(
-        Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
-          const change = given.get(id);
-          return [
-            id,
-            change ? { ...element, properties: mergeProperties(element.properties, change.properties) } : element,
-          ];
-        }),
+      elements: this.sensitive.protect(
+        definition,
+        Object.fromEntries(
+          Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
+            const change = given.get(id);
+            return [
+              id,
+              change ? { ...element, properties: mergeProperties(element.properties, change.properties) } : element,
+            ];
+          }),
+        ),
+        current.elements,
       ),
     };
-    const definition = await this.definitionOf(store, current.compositionId);
     // The snapshot is what a rollback restores: the last DEPLOYED elements. A retry after a failed update
     // keeps it, so the rollback still returns to the state before the first attempt.
     if (current.deployState === 'DEPLOYED') {
@@ -263,10 +269,14 @@ export class InstantiationService {
     const source = await this.definitionOf(store, current.compositionId);
     const target = await this.primedDefinition(store, targetId);
     const info = this.templates.readDefinition(target);
-    const planned = planMigration(current.elements, request.elements, {
-      listedElements: info.listedElements,
-      participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
-    });
+    const planned = this.sensitive.protect(
+      target,
+      planMigration(current.elements, request.elements, {
+        listedElements: info.listedElements,
+        participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
+      }),
+      current.elements,
+    );
     const added = Object.values(planned).filter((element) => element.migrationState === 'NEW');
     const used = await store.instances.elementIdsInUse(
       added.map((element) => element.id),

@@ -1,4 +1,6 @@
 import type { AutomationComposition, CompositionDefinition, InstanceElement, Participant } from '@acm/domain';
+import type { Disclosure } from '../security/sensitive-values';
+import { maskSensitive } from '../security/sensitive-values';
 
 /**
  * REST response shapes, field for field as ONAP returns them. Null fields are left out, as ONAP's
@@ -30,7 +32,8 @@ export function definitionView(definition: CompositionDefinition): Record<string
   };
 }
 
-export function elementView(element: InstanceElement): Record<string, unknown> {
+/** Sensitive values are masked unless `disclose` was granted by SensitiveValues.disclosure. */
+export function elementView(element: InstanceElement, disclose: Disclosure = maskSensitive): Record<string, unknown> {
   return withoutNulls({
     id: element.id,
     definition: element.definition,
@@ -44,12 +47,15 @@ export function elementView(element: InstanceElement): Record<string, unknown> {
     useState: element.useState,
     description: element.description,
     message: element.message,
-    properties: element.properties,
-    outProperties: element.outProperties,
+    properties: disclose(element.properties),
+    outProperties: disclose(element.outProperties),
   });
 }
 
-export function instanceView(instance: AutomationComposition): Record<string, unknown> {
+export function instanceView(
+  instance: AutomationComposition,
+  disclose: Disclosure = maskSensitive,
+): Record<string, unknown> {
   return withoutNulls({
     name: instance.name,
     version: instance.version,
@@ -67,12 +73,17 @@ export function instanceView(instance: AutomationComposition): Record<string, un
     phase: instance.phase,
     lastMsg: formatLastMsg(instance.lastMsg),
     revisionId: instance.revisionId,
-    elements: Object.fromEntries(Object.entries(instance.elements).map(([id, element]) => [id, elementView(element)])),
+    elements: Object.fromEntries(
+      Object.entries(instance.elements).map(([id, element]) => [id, elementView(element, disclose)]),
+    ),
   });
 }
 
-export function instancesView(instances: readonly AutomationComposition[]): Record<string, unknown> {
-  return { automationCompositionList: instances.map(instanceView) };
+export function instancesView(
+  instances: readonly AutomationComposition[],
+  disclose: Disclosure = maskSensitive,
+): Record<string, unknown> {
+  return { automationCompositionList: instances.map((instance) => instanceView(instance, disclose)) };
 }
 
 export function participantView(participant: Participant): Record<string, unknown> {

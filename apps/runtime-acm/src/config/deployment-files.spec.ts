@@ -22,7 +22,7 @@ function environmentOf(name: string): Record<string, string> {
 }
 
 /** Variables the runtime reads besides those with defaults. */
-const RUNTIME_OPTIONAL = ['DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BOOTSTRAP_SERVERS'];
+const RUNTIME_OPTIONAL = ['DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BOOTSTRAP_SERVERS', 'MSG_ENCRYPTION_KEY'];
 const SIMULATOR_VARIABLES = [
   'SIM_PORT',
   'SIM_HOST',

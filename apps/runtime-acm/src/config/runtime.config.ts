@@ -55,6 +55,12 @@ export interface RuntimeConfig {
   readonly simulatorElementTypes: string;
   /** SIMULATOR_TIMERS_MS: how long each built-in simulator operation takes. */
   readonly simulatorTimersMs: number;
+  /** MSG_ENABLE_ENCRYPTION (ONAP's switch): store properties flagged `metadata.sensitive` encrypted. */
+  readonly encryptionEnabled: boolean;
+  /** MSG_ENCRYPTION_KEY: the passphrase the AES key is derived from; required when encryption is on. */
+  readonly encryptionKey: string | null;
+  /** SENSITIVE_REVEAL_ALLOWED: whether a GET with `showSensitive=true` may return sensitive values in clear. */
+  readonly sensitiveRevealAllowed: boolean;
 }
 
 export const LOG_LEVEL_NAMES = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
@@ -85,6 +91,8 @@ export const DEFAULTS = {
   SIMULATOR: 'auto',
   SIMULATOR_ELEMENT_TYPES: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0',
   SIMULATOR_TIMERS_MS: '100',
+  MSG_ENABLE_ENCRYPTION: 'false',
+  SENSITIVE_REVEAL_ALLOWED: 'false',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -163,7 +171,16 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     simulator: simulator === 'true' || (simulator === 'auto' && kafkaBrokers === null),
     simulatorElementTypes: check.text(env, 'SIMULATOR_ELEMENT_TYPES'),
     simulatorTimersMs: check.integer(env, 'SIMULATOR_TIMERS_MS', 0, 3_600_000),
+    encryptionEnabled: check.boolean(env, 'MSG_ENABLE_ENCRYPTION'),
+    encryptionKey: env['MSG_ENCRYPTION_KEY'] ? env['MSG_ENCRYPTION_KEY'] : null,
+    sensitiveRevealAllowed: check.boolean(env, 'SENSITIVE_REVEAL_ALLOWED'),
   };
+  if (config.encryptionEnabled && config.encryptionKey === null) {
+    check.problems.push(
+      'MSG_ENCRYPTION_KEY: must be set when MSG_ENABLE_ENCRYPTION is true (the passphrase sensitive properties are ' +
+        'encrypted with)',
+    );
+  }
   if (check.problems.length > 0) {
     throw new Error(`Invalid environment variables:\n  ${check.problems.join('\n  ')}`);
   }

@@ -11,6 +11,8 @@ import { ApiBasicAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nest
 import type { Request, Response } from 'express';
 import { InstantiationService } from '../application/instantiation.service';
 import { instanceView, instancesView } from '../application/views';
+import { SensitiveValues } from '../security/sensitive-values';
+import { parseShowSensitive } from './show-sensitive';
 import { asStateUpdateBody, parseInstanceBody } from './instance-body';
 import { locationOf } from './location';
 import {
@@ -28,7 +30,10 @@ import {
 @ApiBasicAuth()
 @Controller('v2/compositions/:compositionId/instances')
 export class CompositionInstancesController {
-  constructor(private readonly instantiation: InstantiationService) {}
+  constructor(
+    private readonly instantiation: InstantiationService,
+    private readonly sensitive: SensitiveValues,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List the instances of a composition definition' })
@@ -41,7 +46,7 @@ export class CompositionInstancesController {
       sortOrder: 'ASC',
       ...parsePage(query),
     });
-    return instancesView(instances);
+    return instancesView(instances, this.sensitive.disclosure(parseShowSensitive(query)));
   }
 
   @Post()
@@ -68,9 +73,15 @@ export class CompositionInstancesController {
 
   @Get(':instanceId')
   @ApiOperation({ summary: 'Get one instance' })
-  async get(@Param('compositionId') compositionId: string, @Param('instanceId') instanceId: string): Promise<unknown> {
+  async get(
+    @Param('compositionId') compositionId: string,
+    @Param('instanceId') instanceId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<unknown> {
+    const disclose = this.sensitive.disclosure(parseShowSensitive(query));
     return instanceView(
       await this.instantiation.get(parseUuid('compositionId', compositionId), parseUuid('instanceId', instanceId)),
+      disclose,
     );
   }
 
@@ -139,7 +150,10 @@ export class CompositionInstancesController {
 @ApiBasicAuth()
 @Controller('v2/instances')
 export class InstancesController {
-  constructor(private readonly instantiation: InstantiationService) {}
+  constructor(
+    private readonly instantiation: InstantiationService,
+    private readonly sensitive: SensitiveValues,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List instances across definitions, with filters, sorting and paging' })
@@ -158,6 +172,6 @@ export class InstancesController {
       sortOrder: sortOrder,
       ...parsePage(query),
     });
-    return instancesView(instances);
+    return instancesView(instances, this.sensitive.disclosure(parseShowSensitive(query)));
   }
 }

@@ -4,6 +4,7 @@ import type { QueuedRecord } from '@acm/persistence';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Injectable, Logger } from '@nestjs/common';
 import { EngineMetrics } from '../engine/engine-metrics';
+import { SensitiveValues } from '../security/sensitive-values';
 
 /** Rows claimed per round trip to the database. */
 const BATCH = 200;
@@ -25,6 +26,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly unitOfWork: TypeOrmUnitOfWork,
     private readonly bus: MessageBus,
     private readonly metrics: EngineMetrics,
+    private readonly sensitive: SensitiveValues,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -51,7 +53,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     const byTopic = new Map<string, Array<{ key: string | null; value: string }>>();
     for (const record of records) {
       const list = byTopic.get(record.topic) ?? [];
-      list.push({ key: record.key, value: record.value });
+      // Rows keep sensitive values encrypted; they are decrypted only here, as the message leaves.
+      list.push({ key: record.key, value: this.sensitive.revealInMessage(record.value) });
       byTopic.set(record.topic, list);
     }
     for (const [topic, list] of byTopic) {

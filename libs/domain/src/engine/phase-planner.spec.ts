@@ -82,9 +82,12 @@ describe(applyAck.name, () => {
     expect(applyAck(deploying, ack('A', 0, [deployed('b1')], 'FAILED'), startPhaseOf).failed).toBe(false);
   });
 
-  it('keeps at most 255 characters of a message', () => {
-    const result = applyAck(deploying, ack('A', 0, [{ ...deployed('a0'), message: 'x'.repeat(300) }]), startPhaseOf);
-    expect(result.elements['a0']?.message).toHaveLength(255);
+  it('keeps a multi-line diagnostic whole, and at most 4,096 characters of a message', () => {
+    const diagnostic = `Deploy refused:\n${'  resource_name: db\n'.repeat(30)}Ways out:\n  - change the name`;
+    const kept = applyAck(deploying, ack('A', 0, [{ ...deployed('a0'), message: diagnostic }]), startPhaseOf);
+    expect(kept.elements['a0']?.message).toBe(diagnostic);
+    const long = applyAck(deploying, ack('A', 0, [{ ...deployed('a0'), message: 'x'.repeat(5000) }]), startPhaseOf);
+    expect(long.elements['a0']?.message).toHaveLength(4096);
   });
 });
 

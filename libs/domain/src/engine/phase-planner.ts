@@ -42,11 +42,15 @@ export interface AckApplication {
   readonly ignored: Array<{ elementId: string; reason: IgnoredReason }>;
 }
 
-/** ONAP keeps at most 255 characters of a participant's message. */
-const MAX_MESSAGE_LENGTH = 255;
+/**
+ * How much of a participant's element message is kept. ONAP keeps 255 characters; a multi-line diagnostic
+ * (the SDK's resource-provider refusals name the decision, ids, states and ways out) needs more, so it
+ * arrives whole in GET and the history (docs/compatibility.md).
+ */
+export const MAX_ELEMENT_MESSAGE_LENGTH = 4096;
 
 function truncate(message: string | null | undefined): string | null {
-  return message === undefined || message === null ? null : message.slice(0, MAX_MESSAGE_LENGTH);
+  return message === undefined || message === null ? null : message.slice(0, MAX_ELEMENT_MESSAGE_LENGTH);
 }
 
 /** The start phase of an element: node-template startPhase, 0 when unknown. */
