@@ -4,7 +4,7 @@ import {
   FakeResourceService,
   PROVIDER_PARTICIPANT_ID,
   createResourceProviderParticipant,
-} from '../libs/participant-sdk/src/examples/resource-provider-participant';
+} from '@acm/participant-sdk/testing';
 import type { RuntimeHarness } from './support/runtime-harness';
 import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
 import { eventually } from './support/scripted-participant';
