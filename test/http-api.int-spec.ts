@@ -335,6 +335,83 @@ describe('REST API on PostgreSQL', () => {
       expect((reused.body as { errorDetails: string }).errorDetails).toContain('UUID already used');
     });
 
+    describe('hostile input', () => {
+      function withElementChange(change: (element: Record<string, unknown>) => Record<string, unknown>) {
+        const body = withFreshElementId(instanceBody(compositionId, { name: `hostile-${randomUUID().slice(0, 8)}` }));
+        const [id, element] = Object.entries(body['elements'] as Record<string, Record<string, unknown>>)[0]!;
+        return { ...body, elements: { [id]: change(element) } };
+      }
+      const nested = (depth: number): string => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+      it.each([
+        [
+          'a NUL in the name',
+          () => ({ ...instanceBody(compositionId), name: 'a\u0000b' }),
+          'name: value must not contain NUL',
+        ],
+        [
+          'a lone surrogate in the description',
+          () => ({ ...instanceBody(compositionId), description: '\ud800' }),
+          'description: value must not contain a lone UTF-16 surrogate',
+        ],
+        [
+          'a NUL in a property key',
+          () => withElementChange((element) => ({ ...element, properties: { 'k\u0000': 1 } })),
+          'must not contain NUL',
+        ],
+        [
+          'a lone surrogate in a property value',
+          () => withElementChange((element) => ({ ...element, properties: { key: ['ok', '\udfff'] } })),
+          '.properties.key[1]: value must not contain a lone UTF-16 surrogate',
+        ],
+        [
+          'a name of 3,000 characters',
+          () => ({ ...instanceBody(compositionId), name: 'n'.repeat(3000) }),
+          'name: is required and must be at most 255 characters long, got 3000',
+        ],
+        [
+          'an element definition version of 3,000 characters',
+          () =>
+            withElementChange((element) => ({
+              ...element,
+              definition: { ...(element['definition'] as object), version: `1.0.0-${'v'.repeat(3000)}` },
+            })),
+          '.definition.version: must be at most 255 characters long',
+        ],
+      ])('refuses %s with 400, naming the field and the rule', async (_case, body, message) => {
+        const response = await runtime.http
+          .post(`${BASE}/compositions/${compositionId}/instances`)
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify(body()))
+          .expect(400);
+        expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+      });
+
+      it('refuses element properties nested 10,000 levels with 400, naming the path and the limit', async () => {
+        const text = JSON.stringify(withElementChange((element) => ({ ...element, properties: { deep: 'DEEP' } })));
+        const response = await runtime.http
+          .post(`${BASE}/compositions/${compositionId}/instances`)
+          .set('Content-Type', 'application/json')
+          .send(text.replace('"DEEP"', nested(10_000)))
+          .expect(400);
+        const details = (response.body as { errorDetails: string }).errorDetails;
+        expect(details).toContain('.properties.deep.a.a');
+        expect(details).toContain('nested deeper than 100 levels');
+        expect(details.length).toBeLessThan(2_000);
+      });
+
+      it.each([
+        ['a NUL', '%00', 'name: must not contain NUL'],
+        ['a byte that is not UTF-8', '%ff', 'name: query parameter is not valid percent-encoded UTF-8'],
+        ['a lone percent sign', '%', 'name: query parameter is not valid percent-encoded UTF-8'],
+      ])('refuses %s in ?name= with 400', async (_case, encoded, message) => {
+        const response = await runtime.http
+          .get(`${BASE}/compositions/${compositionId}/instances?name=x${encoded}`)
+          .expect(400);
+        expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+      });
+    });
+
     it.each([
       ['elements: null', { elements: null }, 'elements: is required'],
       ['a bad version', { version: '1.0' }, 'version: is required and must be a semantic version'],
@@ -469,6 +546,7 @@ describe('REST API on PostgreSQL', () => {
         'deployState: "FLYING" is not one of',
       ],
       ['an unknown route', 'get', `${BASE}/nowhere`, 404, 'Cannot GET'],
+      ['%ff in the path', 'get', `${BASE}/compositions/%ff`, 400, 'Request path segment "%ff" is not valid'],
     ] as const)('%s → %s', async (_case, _method, path, status, message) => {
       const response = await runtime.http.get(path).expect(status);
       expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
@@ -488,6 +566,47 @@ describe('REST API on PostgreSQL', () => {
     ])('refuses a definition that is %s with 400', async (_case, type, text, message) => {
       const response = await runtime.http.post(`${BASE}/compositions`).set('Content-Type', type).send(text).expect(400);
       expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+    });
+
+    it.each([
+      [
+        'a billion-laughs YAML body',
+        'application/yaml',
+        ['a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]']
+          .concat(
+            'bcdefghi'
+              .split('')
+              .map((level, index) => `${level}: &${level} [${Array(9).fill(`*${'abcdefghi'[index]}`).join(',')}]`),
+          )
+          .join('\n'),
+        'expands to more than 1000000 values',
+      ],
+      ['a self-referencing alias', 'application/yaml', 'a: &x [*x]\n', 'nested deeper than 100 levels'],
+      ['YAML nested 10,000 levels', 'application/yaml', `${'['.repeat(10_000)}${']'.repeat(10_000)}`, '100 levels'],
+      ['JSON with a NUL in a key', 'application/json', '{"tosca\\u0000":1}', 'key must not contain NUL'],
+    ])('refuses %s with a short 400', async (_case, type, text, message) => {
+      const response = await runtime.http.post(`${BASE}/compositions`).set('Content-Type', type).send(text).expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+      expect(response.text.length).toBeLessThan(1_000);
+    });
+
+    it('refuses a body that is not UTF-8 with 400', async () => {
+      const response = await runtime.http
+        .post(`${BASE}/compositions`)
+        .set('Content-Type', 'application/json')
+        .serialize((bytes: Buffer) => bytes as unknown as string)
+        .send(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]))
+        .expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toBe('Request body is not valid UTF-8');
+    });
+
+    it('quotes a huge refused order value as a short excerpt', async () => {
+      const response = await runtime.http
+        .put(`${BASE}/compositions/${randomUUID()}`)
+        .send({ primeOrder: 'P'.repeat(60_000) })
+        .expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain('(60000 characters)');
+      expect(response.text.length).toBeLessThan(1_000);
     });
 
     it('refuses an unsupported content type with 415', async () => {

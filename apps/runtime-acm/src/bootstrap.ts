@@ -11,6 +11,7 @@ import { ErrorFilter } from './http/error.filter';
 import { RuntimeMetrics } from './http/http-metrics';
 import { requestHeaders } from './http/request-headers';
 import { ResponseFormatInterceptor } from './http/response-format.interceptor';
+import { urlCheck } from './http/url-check';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { RuntimeModule } from './runtime.module';
 
@@ -38,6 +39,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: { schema?
   if (config.basicAuth) {
     app.use(basicAuth(config.user, config.password));
   }
+  app.use(urlCheck);
   app.use(bodyParser(config.maxBodyBytes));
   app.use(app.get(EmbeddedSimulator).middleware());
   app.setGlobalPrefix(CONTEXT_PATH);
