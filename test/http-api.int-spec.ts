@@ -3,7 +3,7 @@ import { UnitOfWork } from '@acm/domain';
 import { load } from 'js-yaml';
 import request from 'supertest';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, registerParticipant, startRuntime } from './support/runtime-harness';
+import { BASE, PASSWORD, USER, readRepoFile, registerParticipant, startRuntime } from './support/runtime-harness';
 
 const SIM_TYPE = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement';
 const singleYaml = readRepoFile('tosca/examples/sim-single-element.yaml');
@@ -66,6 +66,17 @@ describe('REST API on PostgreSQL', () => {
 
     it('refuses wrong credentials', async () => {
       await request(runtime.app.getHttpServer()).get(`${BASE}/compositions`).auth('runtimeUser', 'wrong').expect(401);
+    });
+
+    it('refuses valid credentials followed by junk in the Authorization header', async () => {
+      const token = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+      const server = runtime.app.getHttpServer();
+      await request(server).get(`${BASE}/compositions`).set('Authorization', `Basic ${token}`).expect(200);
+      const response = await request(server)
+        .get(`${BASE}/compositions`)
+        .set('Authorization', `Basic ${token} junk`)
+        .expect(401);
+      expect(response.body).toEqual({ errorDetails: 'Unauthorized: wrong user name or password' });
     });
 
     it('echoes X-ONAP-RequestID and sends the version headers', async () => {

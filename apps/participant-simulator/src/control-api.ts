@@ -3,13 +3,13 @@
  * written as a plain `node:http` request listener so it can be served on its own or mounted in the
  * runtime's Express app. Thin by design: every route delegates to the participant or the config holder.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { PropertyMap } from '@acm/contracts';
 import { isOneOf, DEPLOY_STATES, STATE_CHANGE_RESULTS } from '@acm/domain';
 import type { Instance, Participant } from '@acm/participant-sdk';
-import { load as loadYaml } from 'js-yaml';
+import { basicCredentialsMatch, decodeBody, excerpt, parseBody } from '@acm/input-guards';
 
 import { parseSimConfig } from './sim-config';
 import type { SimConfigHolder } from './simulator-handler';
@@ -57,24 +57,8 @@ class HttpError extends Error {
   }
 }
 
-function equalText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 function authorized(request: IncomingMessage, auth: { user: string; password: string }): boolean {
-  const [scheme, encoded] = (request.headers.authorization ?? '').split(' ');
-  if (scheme?.toLowerCase() !== 'basic' || encoded === undefined) {
-    return false;
-  }
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const separator = decoded.indexOf(':');
-  return (
-    separator > 0 &&
-    equalText(decoded.slice(0, separator), auth.user) &&
-    equalText(decoded.slice(separator + 1), auth.password)
-  );
+  return basicCredentialsMatch(request.headers.authorization, auth);
 }
 
 function send(response: ServerResponse, status: number, body?: unknown): void {
@@ -108,7 +92,11 @@ async function readBody(request: ControlRequest): Promise<unknown> {
     }
     chunks.push(buffer);
   }
-  return parseText(Buffer.concat(chunks).toString('utf8'), request);
+  const decoded = decodeBody(Buffer.concat(chunks));
+  if (!decoded.ok) {
+    throw new HttpError(400, 'Request body is not valid UTF-8');
+  }
+  return parseText(decoded.text, request);
 }
 
 function parseText(text: string, request: IncomingMessage): unknown {
@@ -116,13 +104,24 @@ function parseText(text: string, request: IncomingMessage): unknown {
     throw new HttpError(400, 'Request body is required');
   }
   const type = (request.headers['content-type'] ?? 'application/json').toLowerCase();
-  try {
-    return type.includes('yaml') ? loadYaml(text) : (JSON.parse(text) as unknown);
-  } catch (error) {
+  const format = type.includes('yaml') ? 'yaml' : 'json';
+  const parsed = parseBody(text, format);
+  if (!parsed.ok) {
+    const { path, message } = parsed.refusal;
     throw new HttpError(
       400,
-      `Request body is not valid ${type.includes('yaml') ? 'YAML' : 'JSON'}: ${(error as Error).message}`,
+      `Request body is not valid ${format === 'yaml' ? 'YAML' : 'JSON'}: ${path === '' ? '' : `${path}: `}${message}`,
     );
+  }
+  return parsed.value;
+}
+
+/** A path segment as text; `%ff` and the like are refused with 400 rather than failing the request. */
+function decodedSegment(name: string, segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `${name}: ${excerpt(segment)} is not valid percent-encoded UTF-8`);
   }
 }
 
@@ -252,7 +251,7 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
     }
     const instanceMatch = /^\/instances\/([^/]+)$/.exec(path);
     if (instanceMatch !== null && method === 'GET') {
-      const instanceId = decodeURIComponent(instanceMatch[1] ?? '');
+      const instanceId = decodedSegment('instanceId', instanceMatch[1] ?? '');
       const instance = participant.getInstance(instanceId);
       if (instance === undefined) {
         throw new HttpError(404, `Automation composition instance ${instanceId} is not known to this simulator`);
