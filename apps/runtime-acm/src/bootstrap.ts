@@ -1,3 +1,4 @@
+import { answerClientError } from '@acm/input-guards';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -34,6 +35,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: { schema?
     ) as Array<'error' | 'warn' | 'log' | 'debug' | 'verbose'>,
   });
   app.disable('x-powered-by');
+  app.getHttpServer().on('clientError', answerClientError);
   app.use(requestHeaders);
   app.use(app.get(RuntimeMetrics).middleware());
   if (config.basicAuth) {

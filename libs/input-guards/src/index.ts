@@ -9,3 +9,4 @@ export { MAX_EXCERPT_CHARACTERS, excerpt, shortText } from './excerpt';
 export { forbiddenCharacterIn } from './text-rules';
 export type { BasicCredentials } from './basic-credentials';
 export { basicCredentialsMatch } from './basic-credentials';
+export { answerClientError } from './client-error';
