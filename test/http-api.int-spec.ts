@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { UnitOfWork } from '@acm/domain';
 import { load } from 'js-yaml';
 import request from 'supertest';
@@ -618,6 +621,40 @@ describe('REST API on PostgreSQL', () => {
         .expect(400);
       expect((response.body as { errorDetails: string }).errorDetails).toContain('(60000 characters)');
       expect(response.text.length).toBeLessThan(1_000);
+    });
+
+    it('ends every error body with a newline', async () => {
+      const response = await runtime.http.get(`${BASE}/compositions/not-a-uuid`).expect(400);
+      expect(response.text).toBe(
+        `${JSON.stringify({ errorDetails: (response.body as { errorDetails: string }).errorDetails })}\n`,
+      );
+    });
+
+    it.each([
+      ['a header flood', `GET ${BASE}/compositions HTTP/1.1\r\nHost: x\r\nX-Flood: ${'f'.repeat(20_000)}\r\n\r\n`, 431],
+      [
+        'bad framing',
+        `GET ${BASE}/compositions HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n`,
+        400,
+      ],
+      ['a broken request line', 'GARBAGE\r\n\r\n', 400],
+    ])('answers %s refused by the HTTP parser with an errorDetails body', async (_case, raw, status) => {
+      const server = runtime.app.getHttpServer() as Server;
+      const listening = server.listening
+        ? server
+        : await new Promise<Server>((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+      const { port } = listening.address() as AddressInfo;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(raw));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      });
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head?.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head).toContain('Content-Type: application/json');
+      expect(JSON.parse(body ?? '')).toEqual({ errorDetails: expect.any(String) });
     });
 
     it('refuses an unsupported content type with 415', async () => {

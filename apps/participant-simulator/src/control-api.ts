@@ -68,7 +68,9 @@ function send(response: ServerResponse, status: number, body?: unknown): void {
     response.end();
     return;
   }
-  const text = JSON.stringify(body, (_key, value: unknown) => (value === null ? undefined : value));
+  const json = JSON.stringify(body, (_key, value: unknown) => (value === null ? undefined : value));
+  // Error bodies end with a newline, as the runtime's do, so a curl user's prompt starts on a line of its own.
+  const text = isObject(body) && 'errorDetails' in body ? `${json}\n` : json;
   response.statusCode = status;
   response.setHeader('Content-Type', 'application/json');
   response.setHeader('Content-Length', Buffer.byteLength(text));

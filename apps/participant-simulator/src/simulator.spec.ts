@@ -363,6 +363,7 @@ describe('participant simulator', () => {
       const response = await api(h).get('/instances/%ff');
       expect(response.status).toBe(400);
       expect(response.body.errorDetails).toBe('instanceId: "%ff" is not valid percent-encoded UTF-8');
+      expect(response.text.endsWith('}\n')).toBe(true);
     });
 
     it('refuses valid credentials followed by junk', async () => {
