@@ -716,8 +716,31 @@ describe('REST API on PostgreSQL', () => {
       const response = await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200);
       expect(response.headers['content-type']).toContain('text/plain');
       expect(response.text).toContain(
-        'http_server_requests_seconds_count{method="GET",uri="/onap/policy/clamp/acm/v2/compositions"',
+        'http_server_requests_seconds_count{method="GET",uri="/v2/compositions",status="200",outcome="SUCCESS"}',
       );
+    });
+
+    it('labels requests with ONAP route templates, NOT_FOUND for unknown routes and UNKNOWN for refused credentials', async () => {
+      const server = runtime.app.getHttpServer();
+      await runtime.http.get(`${BASE}/compositions/${randomUUID()}`).expect(404);
+      await runtime.http.get('/onap/policy/clamp/acm/actuator/health').expect(200);
+      await runtime.http.get(`${BASE}/no/such/route`).expect(404);
+      await request(server).get(`${BASE}/compositions`).expect(401);
+
+      const response = await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200);
+      const labels = response.text
+        .split('\n')
+        .filter((line) => line.startsWith('http_server_requests_seconds_count{'))
+        .map((line) => line.slice(line.indexOf('{'), line.lastIndexOf('}') + 1));
+      expect(labels).toEqual(
+        expect.arrayContaining([
+          '{method="GET",uri="/v2/compositions/{compositionId}",status="404",outcome="CLIENT_ERROR"}',
+          '{method="GET",uri="/actuator/health",status="200",outcome="SUCCESS"}',
+          '{method="GET",uri="NOT_FOUND",status="404",outcome="CLIENT_ERROR"}',
+          '{method="GET",uri="UNKNOWN",status="401",outcome="CLIENT_ERROR"}',
+        ]),
+      );
+      expect(labels.filter((label) => label.includes('/onap/policy/clamp/acm') || label.includes(':'))).toEqual([]);
     });
 
     it('serves the OpenAPI document with every v2 path', async () => {

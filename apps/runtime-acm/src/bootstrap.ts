@@ -37,7 +37,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: { schema?
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);
   app.use(requestHeaders);
-  app.use(app.get(RuntimeMetrics).middleware());
+  app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
     app.use(basicAuth(config.user, config.password));
   }
