@@ -27,11 +27,18 @@ module.exports = {
       to: { pathNot: '^libs/domain/' },
     },
     {
+      name: 'input-guards-no-other-lib',
+      severity: 'error',
+      comment: 'libs/input-guards (parsing of untrusted input) is a leaf: it imports no other lib.',
+      from: { path: '^libs/input-guards/' },
+      to: { path: '^libs/', pathNot: '^libs/input-guards/' },
+    },
+    {
       name: 'tosca-messaging-no-other-lib',
       severity: 'error',
-      comment: 'libs/tosca and libs/messaging stand alone: they import no other lib.',
+      comment: 'libs/tosca and libs/messaging stand alone: they import no other lib but the input guards.',
       from: { path: '^libs/(tosca|messaging)/' },
-      to: { path: '^libs/', pathNot: '^libs/$1/' },
+      to: { path: '^libs/', pathNot: ['^libs/$1/', '^libs/input-guards/'] },
     },
     {
       name: 'contracts-persistence-domain-only',
@@ -52,7 +59,10 @@ module.exports = {
       severity: 'error',
       comment: 'The simulator participant is built only on the SDK and the libs the SDK builds on.',
       from: { path: '^libs/simulator/' },
-      to: { path: '^libs/', pathNot: ['^libs/simulator/', '^libs/(participant-sdk|contracts|messaging|domain)/'] },
+      to: {
+        path: '^libs/',
+        pathNot: ['^libs/simulator/', '^libs/(participant-sdk|contracts|messaging|domain|input-guards)/'],
+      },
     },
     {
       name: 'libs-never-import-apps',

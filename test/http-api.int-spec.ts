@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { UnitOfWork } from '@acm/domain';
 import { load } from 'js-yaml';
 import request from 'supertest';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, registerParticipant, startRuntime } from './support/runtime-harness';
+import { BASE, PASSWORD, USER, readRepoFile, registerParticipant, startRuntime } from './support/runtime-harness';
 
 const SIM_TYPE = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement';
 const singleYaml = readRepoFile('tosca/examples/sim-single-element.yaml');
@@ -66,6 +69,17 @@ describe('REST API on PostgreSQL', () => {
 
     it('refuses wrong credentials', async () => {
       await request(runtime.app.getHttpServer()).get(`${BASE}/compositions`).auth('runtimeUser', 'wrong').expect(401);
+    });
+
+    it('refuses valid credentials followed by junk in the Authorization header', async () => {
+      const token = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+      const server = runtime.app.getHttpServer();
+      await request(server).get(`${BASE}/compositions`).set('Authorization', `Basic ${token}`).expect(200);
+      const response = await request(server)
+        .get(`${BASE}/compositions`)
+        .set('Authorization', `Basic ${token} junk`)
+        .expect(401);
+      expect(response.body).toEqual({ errorDetails: 'Unauthorized: wrong user name or password' });
     });
 
     it('echoes X-ONAP-RequestID and sends the version headers', async () => {
@@ -335,6 +349,83 @@ describe('REST API on PostgreSQL', () => {
       expect((reused.body as { errorDetails: string }).errorDetails).toContain('UUID already used');
     });
 
+    describe('hostile input', () => {
+      function withElementChange(change: (element: Record<string, unknown>) => Record<string, unknown>) {
+        const body = withFreshElementId(instanceBody(compositionId, { name: `hostile-${randomUUID().slice(0, 8)}` }));
+        const [id, element] = Object.entries(body['elements'] as Record<string, Record<string, unknown>>)[0]!;
+        return { ...body, elements: { [id]: change(element) } };
+      }
+      const nested = (depth: number): string => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+      it.each([
+        [
+          'a NUL in the name',
+          () => ({ ...instanceBody(compositionId), name: 'a\u0000b' }),
+          'name: value must not contain NUL',
+        ],
+        [
+          'a lone surrogate in the description',
+          () => ({ ...instanceBody(compositionId), description: '\ud800' }),
+          'description: value must not contain a lone UTF-16 surrogate',
+        ],
+        [
+          'a NUL in a property key',
+          () => withElementChange((element) => ({ ...element, properties: { 'k\u0000': 1 } })),
+          'must not contain NUL',
+        ],
+        [
+          'a lone surrogate in a property value',
+          () => withElementChange((element) => ({ ...element, properties: { key: ['ok', '\udfff'] } })),
+          '.properties.key[1]: value must not contain a lone UTF-16 surrogate',
+        ],
+        [
+          'a name of 3,000 characters',
+          () => ({ ...instanceBody(compositionId), name: 'n'.repeat(3000) }),
+          'name: is required and must be at most 255 characters long, got 3000',
+        ],
+        [
+          'an element definition version of 3,000 characters',
+          () =>
+            withElementChange((element) => ({
+              ...element,
+              definition: { ...(element['definition'] as object), version: `1.0.0-${'v'.repeat(3000)}` },
+            })),
+          '.definition.version: must be at most 255 characters long',
+        ],
+      ])('refuses %s with 400, naming the field and the rule', async (_case, body, message) => {
+        const response = await runtime.http
+          .post(`${BASE}/compositions/${compositionId}/instances`)
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify(body()))
+          .expect(400);
+        expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+      });
+
+      it('refuses element properties nested 10,000 levels with 400, naming the path and the limit', async () => {
+        const text = JSON.stringify(withElementChange((element) => ({ ...element, properties: { deep: 'DEEP' } })));
+        const response = await runtime.http
+          .post(`${BASE}/compositions/${compositionId}/instances`)
+          .set('Content-Type', 'application/json')
+          .send(text.replace('"DEEP"', nested(10_000)))
+          .expect(400);
+        const details = (response.body as { errorDetails: string }).errorDetails;
+        expect(details).toContain('.properties.deep.a.a');
+        expect(details).toContain('nested deeper than 100 levels');
+        expect(details.length).toBeLessThan(2_000);
+      });
+
+      it.each([
+        ['a NUL', '%00', 'name: must not contain NUL'],
+        ['a byte that is not UTF-8', '%ff', 'name: query parameter is not valid percent-encoded UTF-8'],
+        ['a lone percent sign', '%', 'name: query parameter is not valid percent-encoded UTF-8'],
+      ])('refuses %s in ?name= with 400', async (_case, encoded, message) => {
+        const response = await runtime.http
+          .get(`${BASE}/compositions/${compositionId}/instances?name=x${encoded}`)
+          .expect(400);
+        expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+      });
+    });
+
     it.each([
       ['elements: null', { elements: null }, 'elements: is required'],
       ['a bad version', { version: '1.0' }, 'version: is required and must be a semantic version'],
@@ -469,6 +560,7 @@ describe('REST API on PostgreSQL', () => {
         'deployState: "FLYING" is not one of',
       ],
       ['an unknown route', 'get', `${BASE}/nowhere`, 404, 'Cannot GET'],
+      ['%ff in the path', 'get', `${BASE}/compositions/%ff`, 400, 'Request path segment "%ff" is not valid'],
     ] as const)('%s → %s', async (_case, _method, path, status, message) => {
       const response = await runtime.http.get(path).expect(status);
       expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
@@ -488,6 +580,81 @@ describe('REST API on PostgreSQL', () => {
     ])('refuses a definition that is %s with 400', async (_case, type, text, message) => {
       const response = await runtime.http.post(`${BASE}/compositions`).set('Content-Type', type).send(text).expect(400);
       expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+    });
+
+    it.each([
+      [
+        'a billion-laughs YAML body',
+        'application/yaml',
+        ['a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]']
+          .concat(
+            'bcdefghi'
+              .split('')
+              .map((level, index) => `${level}: &${level} [${Array(9).fill(`*${'abcdefghi'[index]}`).join(',')}]`),
+          )
+          .join('\n'),
+        'expands to more than 1000000 values',
+      ],
+      ['a self-referencing alias', 'application/yaml', 'a: &x [*x]\n', 'nested deeper than 100 levels'],
+      ['YAML nested 10,000 levels', 'application/yaml', `${'['.repeat(10_000)}${']'.repeat(10_000)}`, '100 levels'],
+      ['JSON with a NUL in a key', 'application/json', '{"tosca\\u0000":1}', 'key must not contain NUL'],
+    ])('refuses %s with a short 400', async (_case, type, text, message) => {
+      const response = await runtime.http.post(`${BASE}/compositions`).set('Content-Type', type).send(text).expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
+      expect(response.text.length).toBeLessThan(1_000);
+    });
+
+    it('refuses a body that is not UTF-8 with 400', async () => {
+      const response = await runtime.http
+        .post(`${BASE}/compositions`)
+        .set('Content-Type', 'application/json')
+        .serialize((bytes: Buffer) => bytes as unknown as string)
+        .send(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]))
+        .expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toBe('Request body is not valid UTF-8');
+    });
+
+    it('quotes a huge refused order value as a short excerpt', async () => {
+      const response = await runtime.http
+        .put(`${BASE}/compositions/${randomUUID()}`)
+        .send({ primeOrder: 'P'.repeat(60_000) })
+        .expect(400);
+      expect((response.body as { errorDetails: string }).errorDetails).toContain('(60000 characters)');
+      expect(response.text.length).toBeLessThan(1_000);
+    });
+
+    it('ends every error body with a newline', async () => {
+      const response = await runtime.http.get(`${BASE}/compositions/not-a-uuid`).expect(400);
+      expect(response.text).toBe(
+        `${JSON.stringify({ errorDetails: (response.body as { errorDetails: string }).errorDetails })}\n`,
+      );
+    });
+
+    it.each([
+      ['a header flood', `GET ${BASE}/compositions HTTP/1.1\r\nHost: x\r\nX-Flood: ${'f'.repeat(20_000)}\r\n\r\n`, 431],
+      [
+        'bad framing',
+        `GET ${BASE}/compositions HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n`,
+        400,
+      ],
+      ['a broken request line', 'GARBAGE\r\n\r\n', 400],
+    ])('answers %s refused by the HTTP parser with an errorDetails body', async (_case, raw, status) => {
+      const server = runtime.app.getHttpServer() as Server;
+      const listening = server.listening
+        ? server
+        : await new Promise<Server>((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+      const { port } = listening.address() as AddressInfo;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(raw));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      });
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head?.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head).toContain('Content-Type: application/json');
+      expect(JSON.parse(body ?? '')).toEqual({ errorDetails: expect.any(String) });
     });
 
     it('refuses an unsupported content type with 415', async () => {
@@ -549,8 +716,31 @@ describe('REST API on PostgreSQL', () => {
       const response = await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200);
       expect(response.headers['content-type']).toContain('text/plain');
       expect(response.text).toContain(
-        'http_server_requests_seconds_count{method="GET",uri="/onap/policy/clamp/acm/v2/compositions"',
+        'http_server_requests_seconds_count{method="GET",uri="/v2/compositions",status="200",outcome="SUCCESS"}',
       );
+    });
+
+    it('labels requests with ONAP route templates, NOT_FOUND for unknown routes and UNKNOWN for refused credentials', async () => {
+      const server = runtime.app.getHttpServer();
+      await runtime.http.get(`${BASE}/compositions/${randomUUID()}`).expect(404);
+      await runtime.http.get('/onap/policy/clamp/acm/actuator/health').expect(200);
+      await runtime.http.get(`${BASE}/no/such/route`).expect(404);
+      await request(server).get(`${BASE}/compositions`).expect(401);
+
+      const response = await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200);
+      const labels = response.text
+        .split('\n')
+        .filter((line) => line.startsWith('http_server_requests_seconds_count{'))
+        .map((line) => line.slice(line.indexOf('{'), line.lastIndexOf('}') + 1));
+      expect(labels).toEqual(
+        expect.arrayContaining([
+          '{method="GET",uri="/v2/compositions/{compositionId}",status="404",outcome="CLIENT_ERROR"}',
+          '{method="GET",uri="/actuator/health",status="200",outcome="SUCCESS"}',
+          '{method="GET",uri="NOT_FOUND",status="404",outcome="CLIENT_ERROR"}',
+          '{method="GET",uri="UNKNOWN",status="401",outcome="CLIENT_ERROR"}',
+        ]),
+      );
+      expect(labels.filter((label) => label.includes('/onap/policy/clamp/acm') || label.includes(':'))).toEqual([]);
     });
 
     it('serves the OpenAPI document with every v2 path', async () => {

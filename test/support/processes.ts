@@ -31,6 +31,11 @@ export class ProductProcess {
     readonly env: Record<string, string>,
   ) {}
 
+  /** The OS process id while running (fault scenarios read its memory from /proc). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   start(): void {
     mkdirSync(E2E_LOG_DIR, { recursive: true });
     const log = createWriteStream(join(E2E_LOG_DIR, `${this.name}.log`), { flags: 'a' });

@@ -4,6 +4,7 @@
  */
 import { createServer } from 'node:http';
 
+import { answerClientError } from '@acm/input-guards';
 import { KafkaMessageBus } from '@acm/messaging';
 import { SIM_API_PATH, createSimulator, loadSimulatorConfig } from '@acm/simulator';
 
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     ...(config.timersMs === undefined ? {} : { timersMs: config.timersMs }),
   });
   const server = createServer(simulator.controlHandler);
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);

@@ -1,3 +1,4 @@
+import { answerClientError } from '@acm/input-guards';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -11,6 +12,7 @@ import { ErrorFilter } from './http/error.filter';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { requestHeaders } from './http/request-headers';
 import { ResponseFormatInterceptor } from './http/response-format.interceptor';
+import { urlCheck } from './http/url-check';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { RuntimeModule } from './runtime.module';
 
@@ -33,11 +35,13 @@ export async function createRuntimeApp(config: RuntimeConfig, options: { schema?
     ) as Array<'error' | 'warn' | 'log' | 'debug' | 'verbose'>,
   });
   app.disable('x-powered-by');
+  app.getHttpServer().on('clientError', answerClientError);
   app.use(requestHeaders);
-  app.use(app.get(RuntimeMetrics).middleware());
+  app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
     app.use(basicAuth(config.user, config.password));
   }
+  app.use(urlCheck);
   app.use(bodyParser(config.maxBodyBytes));
   app.use(app.get(EmbeddedSimulator).middleware());
   app.setGlobalPrefix(CONTEXT_PATH);

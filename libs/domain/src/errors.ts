@@ -17,6 +17,8 @@ export const DOMAIN_ERROR_CODES = [
   'PARTICIPANT_OFFLINE',
   /** Another order changed the same object first; the caller may read again and retry. */
   'CONCURRENT_MODIFICATION',
+  /** The store cannot be reached (down, restarting, unreachable); nothing was changed and the caller may retry. */
+  'STORE_UNAVAILABLE',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -53,6 +53,8 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     migrationsRun: false,
     logging: ['error'],
     poolSize: options.poolSize ?? 10,
+    // Without a bound, a request waits forever for a connection while the database is unreachable.
+    connectTimeoutMS: 5000,
     extra: options.schema ? { options: `-c search_path=${options.schema}` } : {},
   });
 }

@@ -1,3 +1,4 @@
 export * from './data-source';
+export { asStoreUnavailable, isDatabaseUnavailable } from './database-unavailable';
 export { TypeOrmStore } from './typeorm-store';
 export type { QueuedRecord } from './engine-repositories';

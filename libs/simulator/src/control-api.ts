@@ -3,14 +3,14 @@
  * written as a plain `node:http` request listener so it can be served on its own or mounted in the
  * runtime's Express app. Thin by design: every route delegates to the participant or the config holder.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { PropertyMap } from '@acm/contracts';
 import { isUuid } from '@acm/contracts';
 import { isOneOf, DEPLOY_STATES, STATE_CHANGE_RESULTS } from '@acm/domain';
 import type { Instance, Participant } from '@acm/participant-sdk';
-import { load as loadYaml } from 'js-yaml';
+import { basicCredentialsMatch, decodeBody, excerpt, parseBody } from '@acm/input-guards';
 
 import { parseSimConfig } from './sim-config';
 import type { SimConfigHolder } from './simulator-handler';
@@ -58,24 +58,8 @@ class HttpError extends Error {
   }
 }
 
-function equalText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 function authorized(request: IncomingMessage, auth: { user: string; password: string }): boolean {
-  const [scheme, encoded] = (request.headers.authorization ?? '').split(' ');
-  if (scheme?.toLowerCase() !== 'basic' || encoded === undefined) {
-    return false;
-  }
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const separator = decoded.indexOf(':');
-  return (
-    separator > 0 &&
-    equalText(decoded.slice(0, separator), auth.user) &&
-    equalText(decoded.slice(separator + 1), auth.password)
-  );
+  return basicCredentialsMatch(request.headers.authorization, auth);
 }
 
 function send(response: ServerResponse, status: number, body?: unknown): void {
@@ -85,7 +69,9 @@ function send(response: ServerResponse, status: number, body?: unknown): void {
     response.end();
     return;
   }
-  const text = JSON.stringify(body, (_key, value: unknown) => (value === null ? undefined : value));
+  const json = JSON.stringify(body, (_key, value: unknown) => (value === null ? undefined : value));
+  // Error bodies end with a newline, as the runtime's do, so a curl user's prompt starts on a line of its own.
+  const text = isObject(body) && 'errorDetails' in body ? `${json}\n` : json;
   response.statusCode = status;
   response.setHeader('Content-Type', 'application/json');
   response.setHeader('Content-Length', Buffer.byteLength(text));
@@ -109,7 +95,11 @@ async function readBody(request: ControlRequest): Promise<unknown> {
     }
     chunks.push(buffer);
   }
-  return parseText(Buffer.concat(chunks).toString('utf8'), request);
+  const decoded = decodeBody(Buffer.concat(chunks));
+  if (!decoded.ok) {
+    throw new HttpError(400, 'Request body is not valid UTF-8');
+  }
+  return parseText(decoded.text, request);
 }
 
 function parseText(text: string, request: IncomingMessage): unknown {
@@ -117,13 +107,24 @@ function parseText(text: string, request: IncomingMessage): unknown {
     throw new HttpError(400, 'Request body is required');
   }
   const type = (request.headers['content-type'] ?? 'application/json').toLowerCase();
-  try {
-    return type.includes('yaml') ? loadYaml(text) : (JSON.parse(text) as unknown);
-  } catch (error) {
+  const format = type.includes('yaml') ? 'yaml' : 'json';
+  const parsed = parseBody(text, format);
+  if (!parsed.ok) {
+    const { path, message } = parsed.refusal;
     throw new HttpError(
       400,
-      `Request body is not valid ${type.includes('yaml') ? 'YAML' : 'JSON'}: ${(error as Error).message}`,
+      `Request body is not valid ${format === 'yaml' ? 'YAML' : 'JSON'}: ${path === '' ? '' : `${path}: `}${message}`,
     );
+  }
+  return parsed.value;
+}
+
+/** A path segment as text; `%ff` and the like are refused with 400 rather than failing the request. */
+function decodedSegment(name: string, segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `${name}: ${excerpt(segment)} is not valid percent-encoded UTF-8`);
   }
 }
 
@@ -253,9 +254,9 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
     }
     const instanceMatch = /^\/instances\/([^/]+)$/.exec(path);
     if (instanceMatch !== null && method === 'GET') {
-      const instanceId = decodeURIComponent(instanceMatch[1] ?? '');
+      const instanceId = decodedSegment('instanceId', instanceMatch[1] ?? '');
       if (!isUuid(instanceId)) {
-        throw new HttpError(400, `instanceId: must be a UUID, got ${JSON.stringify(instanceId)}`);
+        throw new HttpError(400, `instanceId: must be a UUID, got ${excerpt(instanceId)}`);
       }
       const instance = participant.getInstance(instanceId.toLowerCase());
       // ONAP's simulator answers 200 with no body for an instance it does not hold; its test suites rely on

@@ -346,6 +346,46 @@ describe('participant simulator', () => {
       expect((await request(app).get(`${SIM_API_PATH}/parameters`)).status).toBe(401);
     });
 
+    it.each([
+      ['a self-referencing alias', 'a: &x [*x]\n', 'nested deeper than 100 levels'],
+      [
+        'a billion-laughs body',
+        [
+          'a: &a [x,x,x,x,x,x,x,x,x,x]',
+          ...'bcdefgh'
+            .split('')
+            .map((level, index) => `${level}: &${level} [${Array(10).fill(`*${'abcdefg'[index]}`).join(',')}]`),
+        ].join('\n'),
+        'expands to more than',
+      ],
+    ])('refuses a YAML body with %s with 400', async (_case, text, message) => {
+      const h = await harness();
+      const response = await request(h.simulator.controlHandler)
+        .put(`${SIM_API_PATH}/parameters`)
+        .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD)
+        .set('Content-Type', 'application/yaml')
+        .send(text);
+      expect(response.status).toBe(400);
+      expect(response.body.errorDetails).toContain(message);
+    });
+
+    it('refuses %ff in an instance path with 400', async () => {
+      const h = await harness();
+      const response = await api(h).get('/instances/%ff');
+      expect(response.status).toBe(400);
+      expect(response.body.errorDetails).toBe('instanceId: "%ff" is not valid percent-encoded UTF-8');
+      expect(response.text.endsWith('}\n')).toBe(true);
+    });
+
+    it('refuses valid credentials followed by junk', async () => {
+      const h = await harness();
+      const token = Buffer.from(`${DEFAULT_SIM_USER}:${DEFAULT_SIM_PASSWORD}`).toString('base64');
+      const response = await request(h.simulator.controlHandler)
+        .get(`${SIM_API_PATH}/parameters`)
+        .set('Authorization', `Basic ${token} junk`);
+      expect(response.status).toBe(401);
+    });
+
     it('answers 405 for a wrong method on a known path', async () => {
       const h = await harness();
       const response = await request(h.simulator.controlHandler)

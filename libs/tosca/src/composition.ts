@@ -1,3 +1,4 @@
+import { excerpt, shortText } from '@acm/input-guards';
 import type { Checked } from './element-properties';
 import { readDependsOn, readStage, readStartPhase } from './element-properties';
 import type { EntityEntry } from './entity-checks';
@@ -132,7 +133,7 @@ export function readListedElements(
   const properties = readProperties(composition);
   const raw = properties.value['elements'];
   if (raw === undefined || raw === null) {
-    const message = `the composition node template ${composition.name} needs properties.elements, the list of its elements`;
+    const message = `the composition node template ${shortText(composition.name)} needs properties.elements, the list of its elements`;
     return { value: [], problems: [...properties.problems, problem(path, 'required', message)] };
   }
   if (!Array.isArray(raw)) {
@@ -145,12 +146,14 @@ export function readListedElements(
     const itemPath = [...path, position];
     const identifier = asConceptIdentifier(item);
     if (identifier === undefined) {
-      const message = `elements entries must be {name: <string>, version: <string>}, got ${JSON.stringify(item)}`;
+      const message = `elements entries must be {name: <string>, version: <string>}, got ${excerpt(item)}`;
       problems.push(problem(itemPath, 'shape', message));
       return;
     }
     if (listed.some((other) => other.name === identifier.name)) {
-      problems.push(problem(itemPath, 'element-duplicate', `element ${identifier.name} is listed more than once`));
+      problems.push(
+        problem(itemPath, 'element-duplicate', `element ${shortText(identifier.name)} is listed more than once`),
+      );
       return;
     }
     listed.push(identifier);
@@ -177,15 +180,15 @@ function checkListedElement(
   if (element === undefined) {
     const exists = allNodeTemplates.some((entry) => entry.name === identifier.name);
     const message = exists
-      ? `listed element ${identifier.name} is not an element node template (its type is not an AC element type)`
-      : `listed element ${identifier.name} is not a node template of this template`;
+      ? `listed element ${shortText(identifier.name)} is not an element node template (its type is not an AC element type)`
+      : `listed element ${shortText(identifier.name)} is not a node template of this template`;
     return [problem([...path, 'name'], 'element-reference', message)];
   }
   const version = nodeTemplateVersion(element);
   if (version === identifier.version) {
     return [];
   }
-  const message = `listed element ${identifier.name} has version ${identifier.version} but the node template has version ${version}`;
+  const message = `listed element ${shortText(identifier.name)} has version ${identifier.version} but the node template has version ${version}`;
   return [problem([...path, 'version'], 'element-reference', message)];
 }
 
@@ -229,7 +232,7 @@ function checkDependencies(
   for (const info of infos) {
     for (const dependency of info.dependsOn) {
       if (!names.has(dependency)) {
-        const message = `element ${info.name} depends on ${dependency}, which is not an element node template`;
+        const message = `element ${shortText(info.name)} depends on ${shortText(dependency)}, which is not an element node template`;
         problems.push(problem(pathOf(info.name), 'depends-on', message));
       }
     }

@@ -1,3 +1,4 @@
+import { excerpt } from '@acm/input-guards';
 import { describeKind, isMapping } from './guards';
 import type { PathSegment, ToscaProblem } from './problem';
 import { problem } from './problem';
@@ -36,7 +37,7 @@ export function readStartPhase(properties: Record<string, unknown>, path: readon
   if (value !== undefined) {
     return { value, problems: [] };
   }
-  const message = `startPhase must be a non-negative integer, got ${JSON.stringify(raw)}`;
+  const message = `startPhase must be a non-negative integer, got ${excerpt(raw)}`;
   return { value: 0, problems: [problem([...path, 'startPhase'], 'start-phase', message)] };
 }
 
@@ -95,7 +96,7 @@ function readStageList(list: readonly unknown[], path: readonly PathSegment[]): 
   list.forEach((item, position) => {
     const stage = asNonNegativeInteger(item);
     if (stage === undefined) {
-      const message = `stage must be a non-negative integer, got ${JSON.stringify(item)}`;
+      const message = `stage must be a non-negative integer, got ${excerpt(item)}`;
       problems.push(problem([...path, position], 'stage', message));
     } else {
       stages.add(stage);
@@ -122,7 +123,7 @@ export function readDependsOn(properties: Record<string, unknown>, path: readonl
   const names: string[] = [];
   raw.forEach((item: unknown, position) => {
     if (typeof item !== 'string' || item === '') {
-      const message = `dependsOn entries must be element node template names, got ${JSON.stringify(item)}`;
+      const message = `dependsOn entries must be element node template names, got ${excerpt(item)}`;
       problems.push(problem([...dependsOnPath, position], 'depends-on', message));
     } else if (!names.includes(item)) {
       names.push(item);

@@ -1,5 +1,6 @@
-import { describeKind } from './guards';
-import { NAME_PATTERN, isValidVersion } from './naming';
+import { excerpt, shortText } from '@acm/input-guards';
+
+import { nameProblem, versionProblem } from './naming';
 import type { PathSegment, ToscaProblem } from './problem';
 import { problem } from './problem';
 import type { TypeReference } from './type-references';
@@ -16,10 +17,8 @@ export interface EntityEntry {
 
 /** ONAP refuses names outside its concept-name alphabet; checked for every key that becomes an entity name. */
 export function checkName(name: string, path: readonly PathSegment[], label: string): ToscaProblem[] {
-  if (NAME_PATTERN.test(name)) {
-    return [];
-  }
-  return [problem(path, 'name-format', `${label} name "${name}" must match ^[A-Za-z0-9\\-_.]+$`)];
+  const reason = nameProblem(name);
+  return reason === undefined ? [] : [problem(path, 'name-format', `${label} name ${reason}`)];
 }
 
 /** Checks an optional version-like field (`version`, `type_version`) against SemVer 2.0. */
@@ -29,11 +28,8 @@ export function checkOptionalVersion(
   path: readonly PathSegment[],
 ): ToscaProblem[] {
   const value = definition[field];
-  if (value === undefined || value === null || isValidVersion(value)) {
-    return [];
-  }
-  const shown = typeof value === 'string' ? `"${value}"` : `${describeKind(value)} (${JSON.stringify(value)})`;
-  return [problem([...path, field], 'version-format', `${field} ${shown} is not a SemVer 2.0 version (e.g. 1.0.0)`)];
+  const reason = value === undefined || value === null ? undefined : versionProblem(value);
+  return reason === undefined ? [] : [problem([...path, field], 'version-format', `${field} ${reason}`)];
 }
 
 /** ONAP rejects an entity whose explicit `name` field disagrees with its key. */
@@ -42,7 +38,7 @@ export function checkNameField(entry: EntityEntry, label: string): ToscaProblem[
   if (declared === undefined || declared === null || declared === entry.name) {
     return [];
   }
-  const message = `${label} key "${entry.name}" does not match its name field ${JSON.stringify(declared)}`;
+  const message = `${label} key ${excerpt(entry.name)} does not match its name field ${excerpt(declared)}`;
   return [problem([...entry.path, 'name'], 'name-mismatch', message)];
 }
 
@@ -59,7 +55,7 @@ export function checkReference(
 ): ToscaProblem[] {
   const target = entries.get(reference.name);
   if (target === undefined) {
-    return [problem(path, 'type-not-found', `${label} ${reference.name} not found in ${section}`)];
+    return [problem(path, 'type-not-found', `${label} ${shortText(reference.name)} not found in ${section}`)];
   }
   const version = declaredVersion(target.definition);
   if (target.malformed || version === reference.version) {
@@ -67,6 +63,6 @@ export function checkReference(
   }
   const hint = reference.versionGiven ? '' : ` (add type_version: ${version})`;
   const given = reference.versionGiven ? `version ${reference.version}` : 'without a type_version';
-  const message = `${label} ${reference.name} referenced ${given}, but ${section} declares version ${version}${hint}`;
+  const message = `${label} ${shortText(reference.name)} referenced ${given}, but ${section} declares version ${version}${hint}`;
   return [problem(path, 'type-version-not-found', message)];
 }

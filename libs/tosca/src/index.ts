@@ -10,7 +10,17 @@ export type { CompositionTypeNames } from './composition';
 export { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE, isElementType } from './composition';
 export type { PathSegment, ToscaProblem, ToscaRule } from './problem';
 export { TOSCA_RULES, formatPath, formatProblems } from './problem';
-export { NAME_PATTERN, NULL_VERSION, SEMVER_PATTERN, isValidName, isValidVersion } from './naming';
+export {
+  MAX_NAME_LENGTH,
+  MAX_VERSION_LENGTH,
+  NAME_PATTERN,
+  NULL_VERSION,
+  SEMVER_PATTERN,
+  isValidName,
+  isValidVersion,
+  nameProblem,
+  versionProblem,
+} from './naming';
 export { TOSCA_PRIMITIVE_TYPES } from './type-references';
 export { compositionIdOf, withCompositionId } from './template-metadata';
 export type { SensitiveProperties } from './sensitive-properties';

@@ -1,4 +1,11 @@
-import { isValidName, isValidVersion } from './naming';
+import {
+  MAX_NAME_LENGTH,
+  MAX_VERSION_LENGTH,
+  isValidName,
+  isValidVersion,
+  nameProblem,
+  versionProblem,
+} from './naming';
 
 describe(isValidVersion.name, () => {
   it.each([
@@ -29,5 +36,26 @@ describe(isValidName.name, () => {
 
   it.each<unknown>(['', 'with space', 'a:b', 'a/b', 'ä', 7])('refuses %p', (name) => {
     expect(isValidName(name)).toBe(false);
+  });
+});
+
+describe('name and version length limits', () => {
+  it(`accepts names and versions of ${MAX_NAME_LENGTH} characters and refuses longer ones, saying why`, () => {
+    expect(isValidName('n'.repeat(MAX_NAME_LENGTH))).toBe(true);
+    expect(nameProblem('n'.repeat(MAX_NAME_LENGTH + 1))).toBe(
+      `must be at most ${MAX_NAME_LENGTH} characters long, got ${MAX_NAME_LENGTH + 1}`,
+    );
+    const longVersion = `1.0.0-${'a'.repeat(MAX_VERSION_LENGTH)}`;
+    expect(versionProblem(longVersion)).toBe(
+      `must be at most ${MAX_VERSION_LENGTH} characters long, got ${longVersion.length}`,
+    );
+  });
+
+  it('quotes a refused name as a short escaped excerpt', () => {
+    const reason = nameProblem(`bad name\u0000${'x'.repeat(200)}`);
+
+    expect(reason).toContain('got "bad name\\u0000xxx');
+    expect(reason).toContain('... (209 characters)');
+    expect(reason!.length).toBeLessThan(300);
   });
 });

@@ -1,3 +1,5 @@
+import { MAX_EXCERPT_CHARACTERS, excerpt } from '@acm/input-guards';
+
 /**
  * Rule identifiers carried by every {@link ToscaProblem}. They are stable so clients and tests can match on them
  * instead of on message text.
@@ -61,7 +63,7 @@ export function formatPath(segments: readonly PathSegment[]): string {
     } else if (PLAIN_KEY.test(segment)) {
       out += out === '' ? segment : `.${segment}`;
     } else {
-      out += `[${JSON.stringify(segment)}]`;
+      out += `[${segment.length > MAX_EXCERPT_CHARACTERS ? excerpt(segment) : JSON.stringify(segment)}]`;
     }
   }
   return out;

@@ -1,4 +1,5 @@
 import { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE } from './composition';
+import { formatProblems } from './problem';
 import type { NodeTemplate, NodeType, ServiceTemplate } from './service-template';
 import { fixtureTemplate } from './testing/tosca-fixtures';
 import { metadataTimeoutMs, validateServiceTemplate } from './validate-service-template';
@@ -764,6 +765,23 @@ describe(validateServiceTemplate.name, () => {
       mutate(doc);
 
       expect(rulesAndPaths(doc)).toEqual(expected);
+    });
+  });
+
+  describe('messages about hostile values', () => {
+    it('quotes a huge node template name and version as short excerpts, however often they are reported', () => {
+      const doc = single();
+      const templates = nodeTemplates(doc);
+      const [firstName] = Object.keys(templates);
+      const huge = `x${'\u0000'.repeat(10)}${'y'.repeat(200_000)}`;
+      templates[huge] = { ...templates[firstName!]!, version: huge };
+
+      const result = validateServiceTemplate(doc, OPTIONS);
+
+      expect(result.ok).toBe(false);
+      const text = result.ok ? '' : formatProblems(result.problems);
+      expect(text).toContain('characters long, got 200011');
+      expect(text.length).toBeLessThan(5_000);
     });
   });
 

@@ -1,3 +1,4 @@
+import { excerpt } from '@acm/input-guards';
 import type { CompositionTypeNames, RecordedElements } from './composition';
 import {
   checkCompositionCount,
@@ -105,7 +106,7 @@ function checkHeader(template: Mapping): ToscaProblem[] {
     const message =
       definitionsVersion === undefined || definitionsVersion === null
         ? 'tosca_definitions_version is required (e.g. tosca_simple_yaml_1_3): the body is not a TOSCA service template'
-        : `tosca_definitions_version must be a non-empty string, got ${JSON.stringify(definitionsVersion)}`;
+        : `tosca_definitions_version must be a non-empty string, got ${excerpt(definitionsVersion)}`;
     problems.push(problem(['tosca_definitions_version'], 'required', message));
   }
   const name = template['name'];
@@ -141,7 +142,7 @@ function readMetadata(template: Mapping): { value: Record<string, unknown>; prob
     if (parsed !== undefined && parsed > 0) {
       return [];
     }
-    const message = `${key} must be a positive integer (milliseconds), got ${JSON.stringify(value)}`;
+    const message = `${key} must be a positive integer (milliseconds), got ${excerpt(value)}`;
     return [problem(['metadata', key], 'metadata-timeout', message)];
   });
   return { value: metadata, problems };

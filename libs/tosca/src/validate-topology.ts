@@ -1,3 +1,4 @@
+import { shortText } from '@acm/input-guards';
 import type { EntityEntry } from './entity-checks';
 import { checkName, checkNameField, checkOptionalVersion, checkReference } from './entity-checks';
 import type { Mapping } from './guards';
@@ -46,7 +47,9 @@ export function indexNodeTemplates(document: Mapping): {
   for (const [name, definition] of Object.entries(nodeTemplates)) {
     const path = [...NODE_TEMPLATES_PATH, name];
     if (!isMapping(definition)) {
-      problems.push(problem(path, 'shape', `node template ${name} must be a mapping, got ${describeKind(definition)}`));
+      problems.push(
+        problem(path, 'shape', `node template ${shortText(name)} must be a mapping, got ${describeKind(definition)}`),
+      );
       entries.push({ name, path, definition: {}, malformed: true, type: undefined });
       continue;
     }
@@ -86,15 +89,15 @@ function checkTypedEntity(
   if (reference === undefined) {
     const message =
       type === undefined || type === null
-        ? `${label} ${entry.name} needs a type`
-        : `${label} ${entry.name} type must be a type name, got ${describeKind(type)}`;
+        ? `${label} ${shortText(entry.name)} needs a type`
+        : `${label} ${shortText(entry.name)} type must be a type name, got ${describeKind(type)}`;
     problems.push(
       problem([...entry.path, 'type'], type === undefined || type === null ? 'required' : 'shape', message),
     );
     return problems;
   }
   if (!reference.versionGiven) {
-    const message = `${label} ${entry.name} needs a type_version (the version of type ${reference.name})`;
+    const message = `${label} ${shortText(entry.name)} needs a type_version (the version of type ${shortText(reference.name)})`;
     problems.push(problem([...entry.path, 'type_version'], 'required', message));
   }
   const typeLabel = section === 'node_types' ? 'node type' : 'policy type';
@@ -130,7 +133,7 @@ function checkPolicy(name: string, definition: unknown, path: PathSegment[], typ
   if (!isMapping(definition)) {
     return [
       ...nameProblems,
-      problem(path, 'shape', `policy ${name} must be a mapping, got ${describeKind(definition)}`),
+      problem(path, 'shape', `policy ${shortText(name)} must be a mapping, got ${describeKind(definition)}`),
     ];
   }
   const type = definition['type'];

@@ -1,3 +1,4 @@
+import { shortText } from '@acm/input-guards';
 import type { EntityEntry } from './entity-checks';
 import { checkName, checkNameField, checkOptionalVersion, checkReference } from './entity-checks';
 import type { Mapping } from './guards';
@@ -54,7 +55,11 @@ export function indexTypes(document: Mapping): { index: TypeIndex; problems: Tos
       const malformed = !isMapping(definition);
       if (malformed) {
         problems.push(
-          problem(path, 'shape', `${LABEL[section]} ${name} must be a mapping, got ${describeKind(definition)}`),
+          problem(
+            path,
+            'shape',
+            `${LABEL[section]} ${shortText(name)} must be a mapping, got ${describeKind(definition)}`,
+          ),
         );
       }
       entries.set(name, { name, path, definition: malformed ? {} : definition, malformed });
@@ -102,7 +107,11 @@ function checkParent(
     return [];
   }
   return [
-    problem(path, 'parent-not-found', `parent ${parent} of ${LABEL[section]} ${entry.name} not found in ${section}`),
+    problem(
+      path,
+      'parent-not-found',
+      `parent ${shortText(parent)} of ${LABEL[section]} ${shortText(entry.name)} not found in ${section}`,
+    ),
   ];
 }
 

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { load, YAMLException } from 'js-yaml';
+import { decodeBody, parseBody } from '@acm/input-guards';
 import { HttpRefusal, sendErrorDetails } from './error.filter';
 
 const JSON_TYPES = ['application/json', 'text/json'];
@@ -10,25 +10,19 @@ function mediaTypeOf(request: Request): string | null {
   return header ? (header.split(';')[0]?.trim().toLowerCase() ?? null) : null;
 }
 
-/** Parses a body as JSON or YAML; a syntax error names the line and column where it happened. */
+/**
+ * Parses a body as JSON or YAML by Content-Type through the one guarded parser: a syntax error names the line and
+ * column, and a body that expands too far, nests too deep or holds NUL or a lone surrogate is refused with its path.
+ */
 export function parseBodyText(text: string, mediaType: string | null): unknown {
-  const yaml = mediaType !== null && YAML_TYPES.includes(mediaType);
-  if (yaml) {
-    try {
-      return load(text, { json: true });
-    } catch (error) {
-      const reason = error instanceof YAMLException ? error.message.split('\n')[0] : String(error);
-      throw new HttpRefusal(400, `Request body is not valid YAML: ${reason}`);
-    }
+  const format = mediaType !== null && YAML_TYPES.includes(mediaType) ? 'yaml' : 'json';
+  const parsed = parseBody(text, format);
+  if (!parsed.ok) {
+    const { path, message } = parsed.refusal;
+    const where = path === '' ? '' : `${path}: `;
+    throw new HttpRefusal(400, `Request body is not valid ${format === 'yaml' ? 'YAML' : 'JSON'}: ${where}${message}`);
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new HttpRefusal(
-      400,
-      `Request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
+  return parsed.value;
 }
 
 /**
@@ -72,7 +66,12 @@ export function bodyParser(maxBytes: number) {
       if (refused) {
         return;
       }
-      const text = Buffer.concat(chunks).toString('utf8');
+      const decoded = decodeBody(Buffer.concat(chunks));
+      if (!decoded.ok) {
+        sendErrorDetails(response, 400, 'Request body is not valid UTF-8');
+        return;
+      }
+      const text = decoded.text;
       if (text.trim() === '') {
         request.body = undefined;
         next();

@@ -1,8 +1,9 @@
-import type { DomainErrorCode } from '@acm/domain';
+import type { DomainError, DomainErrorCode } from '@acm/domain';
 import { isDomainError } from '@acm/domain';
+import { asStoreUnavailable } from '@acm/persistence';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import { Catch, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 
 /** The one place where a refusal becomes an HTTP status. Adding a code without a status fails to compile. */
 export function statusOf(code: DomainErrorCode): number {
@@ -17,8 +18,13 @@ export function statusOf(code: DomainErrorCode): number {
     case 'PARTICIPANT_OFFLINE':
     case 'CONCURRENT_MODIFICATION':
       return HttpStatus.CONFLICT;
+    case 'STORE_UNAVAILABLE':
+      return HttpStatus.SERVICE_UNAVAILABLE;
   }
 }
+
+/** Seconds a client should wait before retrying a 503: about how long a database restart or fail-over takes. */
+export const RETRY_AFTER_SECONDS = 5;
 
 /** An HTTP-level refusal raised before the application is reached (auth, body parsing, routing). */
 export class HttpRefusal extends Error {
@@ -30,12 +36,18 @@ export class HttpRefusal extends Error {
   }
 }
 
-/** Writes ONAP's error body; used by the filter and by the middleware that runs before routing. */
+/**
+ * Writes ONAP's error body, ending with a newline like every text a terminal shows; used by the filter and by the
+ * middleware that runs before routing. A 503 says when to retry.
+ */
 export function sendErrorDetails(response: Response, status: number, message: string): void {
+  if (status === 503) {
+    response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+  }
   response
     .status(status)
     .type('application/json')
-    .send(JSON.stringify({ errorDetails: message }));
+    .send(`${JSON.stringify({ errorDetails: message })}\n`);
 }
 
 /** Every error leaves as ONAP's `{"errorDetails": "..."}` JSON; only the unexpected ones are logged as errors. */
@@ -44,10 +56,20 @@ export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
   catch(error: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
     const { status, message } = this.describe(error);
     if (status >= 500) {
-      this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      const request = http.getRequest<Request>();
+      const requestId = String(response.getHeader('X-ONAP-RequestID') ?? '-');
+      const where = `request ${requestId}: ${request.method} ${request.originalUrl}`;
+      if (status === 503) {
+        this.logger.warn(`${where} answered 503: ${describeCause(error)}`);
+      } else {
+        this.logger.error(
+          `${where} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+      }
     }
     if (response.headersSent) {
       return;
@@ -56,8 +78,9 @@ export class ErrorFilter implements ExceptionFilter {
   }
 
   private describe(error: unknown): { status: number; message: string } {
-    if (isDomainError(error)) {
-      return { status: statusOf(error.code), message: error.message };
+    const refusal: DomainError | undefined = isDomainError(error) ? error : asStoreUnavailable(error);
+    if (refusal !== undefined) {
+      return { status: statusOf(refusal.code), message: refusal.message };
     }
     if (error instanceof HttpRefusal) {
       return { status: error.status, message: error.message };
@@ -70,4 +93,8 @@ export class ErrorFilter implements ExceptionFilter {
     }
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal error; the runtime log has the details' };
   }
+}
+
+function describeCause(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,6 @@
 import type { JsonObject } from '@acm/domain';
-import { isValidName, isValidVersion } from '@acm/tosca';
+import { excerpt, shortText } from '@acm/input-guards';
+import { nameProblem, versionProblem } from '@acm/tosca';
 import type { InstanceRequest } from '../application/instantiation.service';
 import { asObject, invalid, isUuid, optionalObject, optionalText } from './request-parsing';
 
@@ -22,7 +23,7 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
       return undefined;
     }
     if (!isUuid(value)) {
-      problems.push(`${name}: must be a UUID, got ${JSON.stringify(value)}`);
+      problems.push(`${name}: must be a UUID, got ${excerpt(value)}`);
       return undefined;
     }
     return value.toLowerCase();
@@ -30,13 +31,13 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
   const compositionId = uuidField('compositionId', true);
   const instanceId = uuidField('instanceId', false);
   const compositionTargetId = uuidField('compositionTargetId', false);
-  if (!isValidName(input['name'])) {
-    problems.push(`name: is required and must match ^[A-Za-z0-9\\-_.]+$, got ${JSON.stringify(input['name'])}`);
+  const nameRefusal = nameProblem(input['name']);
+  if (nameRefusal !== undefined) {
+    problems.push(`name: is required and ${nameRefusal}`);
   }
-  if (!isValidVersion(input['version'])) {
-    problems.push(
-      `version: is required and must be a semantic version (e.g. 1.0.0), got ${JSON.stringify(input['version'])}`,
-    );
+  const versionRefusal = versionProblem(input['version']);
+  if (versionRefusal !== undefined) {
+    problems.push(`version: is required and ${versionRefusal}`);
   }
   const precheck = input['precheck'];
   if (precheck !== undefined && precheck !== null && typeof precheck !== 'boolean') {
@@ -48,7 +49,7 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
     problems.push('elements: is required and must be a map of element id to element');
   } else {
     for (const [key, raw] of Object.entries(rawElements as Record<string, unknown>)) {
-      const path = `elements["${key}"]`;
+      const path = `elements[${shortText(JSON.stringify(key))}]`;
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
         problems.push(`${path}: must be an object`);
         continue;
@@ -56,11 +57,11 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
       const element = raw as Record<string, unknown>;
       const id = element['id'] ?? key;
       if (!isUuid(id)) {
-        problems.push(`${path}.id: must be a UUID, got ${JSON.stringify(id)}`);
+        problems.push(`${path}.id: must be a UUID, got ${excerpt(id)}`);
         continue;
       }
       if (isUuid(key) && id.toLowerCase() !== key.toLowerCase()) {
-        problems.push(`${path}.id: ${id} differs from its map key`);
+        problems.push(`${path}.id: ${excerpt(id)} differs from its map key`);
       }
       const definition = element['definition'];
       const definitionObject =
@@ -73,6 +74,13 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
         typeof definitionObject['version'] !== 'string'
       ) {
         problems.push(`${path}.definition: must be {name, version} of an element node template`);
+        continue;
+      }
+      const definitionRefusal =
+        withField('name', nameProblem(definitionObject['name'])) ??
+        withField('version', versionProblem(definitionObject['version']));
+      if (definitionRefusal !== undefined) {
+        problems.push(`${path}.definition.${definitionRefusal}`);
         continue;
       }
       try {
@@ -112,6 +120,10 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
     metadata,
     elements,
   };
+}
+
+function withField(field: string, problem: string | undefined): string | undefined {
+  return problem === undefined ? undefined : `${field}: ${problem}`;
 }
 
 /** The body of PUT .../instances/{id}, each order checked against its vocabulary. */

@@ -1,4 +1,5 @@
 import { DomainError, isOneOf } from '@acm/domain';
+import { excerpt, forbiddenCharacterIn } from '@acm/input-guards';
 
 /** The RFC 4122 textual form; ONAP ids are random UUIDs. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -14,7 +15,7 @@ export function isUuid(value: unknown): value is string {
 /** A path or query id: refused with 400 before any lookup, naming the parameter. */
 export function parseUuid(name: string, value: unknown): string {
   if (!isUuid(value)) {
-    throw invalid(`${name}: must be a UUID, got "${String(value)}"`);
+    throw invalid(`${name}: must be a UUID, got ${excerpt(value)}`);
   }
   return value.toLowerCase();
 }
@@ -30,6 +31,10 @@ export function optionalString(name: string, value: unknown): string | undefined
   if (typeof value !== 'string') {
     throw invalid(`${name}: must be given once, as text`);
   }
+  const problem = forbiddenCharacterIn(value);
+  if (problem !== undefined) {
+    throw invalid(`${name}: ${problem}`);
+  }
   return value;
 }
 
@@ -39,7 +44,7 @@ function nonNegativeInteger(name: string, value: unknown, max: number): number |
     return undefined;
   }
   if (!/^\d+$/.test(text) || Number(text) > max) {
-    throw invalid(`${name}: must be an integer from 0 to ${max}, got "${text}"`);
+    throw invalid(`${name}: must be an integer from 0 to ${max}, got ${excerpt(text)}`);
   }
   return Number(text);
 }
@@ -67,7 +72,7 @@ export function parseEnumList<const T extends readonly string[]>(
   return text.split(',').map((item) => {
     const trimmed = item.trim();
     if (!isOneOf(vocabulary, trimmed)) {
-      throw invalid(`${name}: "${trimmed}" is not one of ${vocabulary.join(', ')}`);
+      throw invalid(`${name}: ${excerpt(trimmed)} is not one of ${vocabulary.join(', ')}`);
     }
     return trimmed;
   });
@@ -120,7 +125,7 @@ export function optionalOrder<const T extends readonly string[]>(
     return absent;
   }
   if (!isOneOf(vocabulary, value)) {
-    throw invalid(`${name}: ${JSON.stringify(value)} is not one of ${vocabulary.join(', ')}`);
+    throw invalid(`${name}: ${excerpt(value)} is not one of ${vocabulary.join(', ')}`);
   }
   return value;
 }

@@ -17,21 +17,60 @@ export class RuntimeMetrics {
     });
   }
 
-  /** Times every request; the route template (not the raw URL) keeps the label set small. */
-  middleware() {
+  /**
+   * Times every request, labelled as Spring Boot labels ONAP's: `uri` is the route template relative to the context
+   * path with `{name}` placeholders, so ONAP's dashboards and queries find the same series.
+   */
+  middleware(contextPath: string) {
     return (request: Request, response: Response, next: NextFunction): void => {
       const end = this.httpRequests.startTimer();
       response.on('finish', () => {
-        const route = (request.route as { path?: string } | undefined)?.path;
+        const route = (request.route as { path?: unknown } | undefined)?.path;
         const status = response.statusCode;
         end({
           method: request.method,
-          uri: route ?? 'UNKNOWN',
+          uri: uriLabel(typeof route === 'string' ? route : undefined, status, contextPath),
           status: String(status),
-          outcome: status < 400 ? 'SUCCESS' : status < 500 ? 'CLIENT_ERROR' : 'SERVER_ERROR',
+          outcome: outcomeLabel(status),
         });
       });
       next();
     };
   }
+}
+
+/**
+ * Spring's rule (DefaultServerRequestObservationConvention): the matched pattern (`root` when empty); without one,
+ * `REDIRECTION` for a 3xx, `NOT_FOUND` for a 404, else `UNKNOWN` (so a 401 refused before routing is `UNKNOWN`).
+ */
+export function uriLabel(routePath: string | undefined, status: number, contextPath: string): string {
+  if (routePath === undefined) {
+    if (status >= 300 && status < 400) {
+      return 'REDIRECTION';
+    }
+    return status === 404 ? 'NOT_FOUND' : 'UNKNOWN';
+  }
+  const relative =
+    routePath === contextPath || routePath.startsWith(`${contextPath}/`)
+      ? routePath.slice(contextPath.length)
+      : routePath;
+  const template = relative.replace(/:([A-Za-z_$][\w$]*)/g, '{$1}');
+  return template === '' || template === '/' ? 'root' : template;
+}
+
+/** Spring's outcome: SUCCESS for 2xx, else the status series (INFORMATIONAL, REDIRECTION, CLIENT_ERROR, SERVER_ERROR). */
+export function outcomeLabel(status: number): string {
+  if (status >= 200 && status < 300) {
+    return 'SUCCESS';
+  }
+  if (status >= 100 && status < 200) {
+    return 'INFORMATIONAL';
+  }
+  if (status >= 300 && status < 400) {
+    return 'REDIRECTION';
+  }
+  if (status >= 400 && status < 500) {
+    return 'CLIENT_ERROR';
+  }
+  return status >= 500 && status < 600 ? 'SERVER_ERROR' : 'UNKNOWN';
 }

@@ -1,0 +1,73 @@
+import { DomainError } from '@acm/domain';
+import type { ArgumentsHost } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import { ErrorFilter, statusOf } from './error.filter';
+
+/** The parts of Express's request and response the filter uses, recorded. */
+function httpHost(requestId: string) {
+  const sent: { status?: number; headers: Record<string, string>; body?: string } = { headers: {} };
+  const response = {
+    headersSent: false,
+    getHeader: (name: string) => (name === 'X-ONAP-RequestID' ? requestId : undefined),
+    setHeader: (name: string, value: string) => {
+      sent.headers[name] = value;
+    },
+    status(code: number) {
+      sent.status = code;
+      return this;
+    },
+    type() {
+      return this;
+    },
+    send(body: string) {
+      sent.body = body;
+      return this;
+    },
+  };
+  const request = { method: 'GET', originalUrl: '/onap/policy/clamp/acm/v2/compositions' };
+  const host = {
+    switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }),
+  } as unknown as ArgumentsHost;
+  return { host, sent };
+}
+
+describe(ErrorFilter.name, () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('answers an unexpected error with 500 and logs it with the request id, method and URL', () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const { host, sent } = httpHost('req-42');
+
+    new ErrorFilter().catch(new TypeError('a real bug'), host);
+
+    expect(sent.status).toBe(500);
+    expect(JSON.parse(sent.body!)).toEqual({ errorDetails: 'Internal error; the runtime log has the details' });
+    expect(logged).toHaveBeenCalledWith(
+      expect.stringMatching(
+        /^request req-42: GET \/onap\/policy\/clamp\/acm\/v2\/compositions failed: TypeError: a real bug/,
+      ),
+    );
+  });
+
+  it('answers a refused connection to the database with 503 and Retry-After, logged as a warning', () => {
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const { host, sent } = httpHost('req-43');
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+    new ErrorFilter().catch(refused, host);
+
+    expect(sent).toEqual({
+      status: 503,
+      headers: { 'Retry-After': '5' },
+      body: `${JSON.stringify({ errorDetails: 'The database is not reachable; retry later' })}\n`,
+    });
+    expect(warned).toHaveBeenCalledWith(expect.stringContaining('request req-43'));
+    expect(logged).not.toHaveBeenCalled();
+  });
+
+  it('maps STORE_UNAVAILABLE to 503 and validation to 400', () => {
+    expect(statusOf('VALIDATION_FAILED')).toBe(400);
+    expect(statusOf(new DomainError('STORE_UNAVAILABLE', 'x').code)).toBe(503);
+  });
+});

@@ -1,0 +1,86 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+/**
+ * A PostgreSQL cluster of one scenario's own (initdb into a temporary directory, its own port), for scenarios that
+ * stop the database: the shared test server is never touched. As root, the server runs as the `postgres` user, like
+ * scripts/services-up.sh does it.
+ */
+export class OwnPostgres {
+  private readonly dir: string;
+  private readonly data: string;
+  private readonly asRoot = process.getuid?.() === 0;
+
+  constructor(readonly port: number) {
+    this.dir = mkdtempSync('/tmp/acm-fault-pg-');
+    this.data = join(this.dir, 'data');
+  }
+
+  get url(): string {
+    return `postgres://acm@127.0.0.1:${this.port}/postgres`;
+  }
+
+  init(): void {
+    chmodSync(this.dir, 0o700);
+    if (this.asRoot) {
+      const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+      const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+      chownSync(this.dir, uid, gid);
+    }
+    this.run('initdb', ['-D', this.data, '-U', 'acm', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
+    appendFileSync(
+      join(this.data, 'postgresql.conf'),
+      [
+        '',
+        "listen_addresses = '127.0.0.1'",
+        "unix_socket_directories = ''",
+        'fsync = off',
+        'synchronous_commit = off',
+        'full_page_writes = off',
+        'logging_collector = off',
+        '',
+      ].join('\n'),
+    );
+  }
+
+  start(): void {
+    this.run('pg_ctl', [
+      '-D',
+      this.data,
+      '-l',
+      join(this.dir, 'postgres.log'),
+      '-o',
+      `-p ${this.port}`,
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
+  }
+
+  /** `immediate` is a crash: no checkpoint, every client connection cut at once. */
+  stop(mode: 'immediate' | 'fast' = 'immediate'): void {
+    this.run('pg_ctl', ['-D', this.data, '-m', mode, '-w', '-t', '60', 'stop']);
+  }
+
+  destroy(): void {
+    try {
+      this.stop('fast');
+    } catch {
+      // already stopped
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private run(tool: string, args: string[]): void {
+    const command = join(PG_BIN, tool);
+    if (this.asRoot) {
+      execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { cwd: '/', stdio: 'pipe' });
+    } else {
+      execFileSync(command, args, { stdio: 'pipe' });
+    }
+  }
+}
