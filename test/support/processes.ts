@@ -104,6 +104,9 @@ export function simulatorProcess(
     KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
     OPERATION_TOPIC: options.topics.op,
     SYNC_TOPIC: options.topics.sync,
+    // Replicas of one participant in one suite share a group; suites running at once on the broker never do
+    // (a fixed participant id alone would put two suites' simulators in one group, taking each other's partitions).
+    PARTICIPANT_GROUP_ID: `participant-${options.participantId}-${options.topics.op}`,
     HEARTBEAT_MS: '1000',
     SIM_TIMERS_MS: '0',
     ...options.env,
