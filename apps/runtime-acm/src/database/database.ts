@@ -5,6 +5,9 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import type { EmbeddedPostgres } from './embedded-postgres';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
+/** DI token for the runtime's Database. */
+export const DATABASE = Symbol('DATABASE');
+
 /** The connected, migrated database, and how to close it (including an embedded server). */
 export interface Database {
   readonly dataSource: DataSource;

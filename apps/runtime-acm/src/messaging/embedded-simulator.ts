@@ -1,5 +1,5 @@
 import { MessageBus } from '@acm/messaging';
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseSupportedElementTypes } from '../../../participant-simulator/src/config';
@@ -15,7 +15,7 @@ import { ParticipantInboxListener } from './participant-inbox.listener';
  * as `npm run start:simulator`, on the in-process bus, and its control API is served by the runtime.
  */
 @Injectable()
-export class EmbeddedSimulator implements OnApplicationBootstrap, OnApplicationShutdown {
+export class EmbeddedSimulator implements OnApplicationBootstrap {
   private readonly logger = new Logger('Simulator');
   private simulator: Simulator | null = null;
 
@@ -53,7 +53,8 @@ export class EmbeddedSimulator implements OnApplicationBootstrap, OnApplicationS
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Sends the participant's DEREGISTER (called by the runtime's shutdown sequence, while the bus is open). */
+  async stop(): Promise<void> {
     await this.simulator?.close();
   }
 }
