@@ -239,6 +239,20 @@ export class AcmClient {
     );
   }
 
+  /**
+   * The built-in simulator's handler runs per (order, target), from its control API mounted by the runtime
+   * (it covers the current process's life only).
+   */
+  async simulatorInvocations(): Promise<Array<{ messageId: string; targetId: string; invocations: number }>> {
+    const response = await fetch(`http://127.0.0.1:${this.port}/onap/policy/simparticipant/v2/invocations`, {
+      headers: { authorization: this.authorization },
+    });
+    if (response.status !== 200) {
+      throw new Error(`simulator invocations: ${response.status}`);
+    }
+    return (await response.json()) as Array<{ messageId: string; targetId: string; invocations: number }>;
+  }
+
   /** The replica states of one participant, as GET /participants lists them. */
   async replicaStates(participantId: string): Promise<string[]> {
     const reply = await this.call('GET', '/participants');
