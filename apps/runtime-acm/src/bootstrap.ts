@@ -47,7 +47,6 @@ export async function createRuntimeApp(config: RuntimeConfig, options: { schema?
   app.setGlobalPrefix(CONTEXT_PATH);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalInterceptors(new ResponseFormatInterceptor());
-  app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

@@ -1,14 +1,52 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import type { Server } from 'node:http';
 import { createRuntimeApp, CONTEXT_PATH } from './bootstrap';
 import { loadRuntimeConfig } from './config/runtime.config';
+
+/**
+ * SIGTERM/SIGINT: in-flight requests and handlers finish, then everything closes in order. A request still
+ * open after HTTP_GRACE_MS has its connection closed; should the sequence itself hang (a wedged database),
+ * the process exits anyway at SHUTDOWN_DEADLINE_MS, within the usual 10 s of an orchestrator's grace.
+ */
+const HTTP_GRACE_MS = 3_000;
+const SHUTDOWN_DEADLINE_MS = 8_000;
 
 async function main(): Promise<void> {
   const config = loadRuntimeConfig();
   const { app } = await createRuntimeApp(config);
   await app.listen(config.port, config.host);
   const base = `http://localhost:${config.port}/${CONTEXT_PATH}`;
-  new Logger('Runtime').log(`ACM runtime listening: ${base}/v2 — Swagger UI ${base}/swagger-ui`);
+  const logger = new Logger('Runtime');
+  logger.log(`ACM runtime listening: ${base}/v2 — Swagger UI ${base}/swagger-ui`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    logger.log(`${signal} received: stopping`);
+    const server = app.getHttpServer() as Server;
+    setTimeout(() => server.closeAllConnections(), HTTP_GRACE_MS).unref();
+    setTimeout(() => {
+      logger.error(`Shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting now`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    server.closeIdleConnections();
+    app.close().then(
+      () => {
+        logger.log('Stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
-import { MessageBus } from '@acm/messaging';
+import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
 import { RandomIdGenerator, SystemClock, TypeOrmUnitOfWork } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
 import { Inject, Injectable, Module } from '@nestjs/common';
@@ -12,6 +12,7 @@ import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './engine/template-reader';
 import { RUNTIME_CONFIG } from './config/runtime.config';
 import type { RuntimeConfig } from './config/runtime.config';
+import { DATABASE } from './database/database';
 import type { Database } from './database/database';
 import { EngineMetrics } from './engine/engine-metrics';
 import { OperationEngine } from './engine/operation-engine';
@@ -30,17 +31,32 @@ import { ParticipantInboxListener } from './messaging/participant-inbox.listener
 import { SensitiveValues } from './security/sensitive-values';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
 
-export const DATABASE = Symbol('DATABASE');
-
-/** Closes the bus, then the database, after every other shutdown hook ran. */
+/**
+ * The one shutdown sequence, in dependency order. Nest runs the shutdown hooks of one module's providers
+ * concurrently, so each component exposes `stop()` and only this hook calls them: the periodic work ends,
+ * the built-in participant deregisters while the bus and the inbox still run, the inbox handles what was
+ * already published, then the bus and the database close. HTTP requests in flight finished before (Nest
+ * closes the server first).
+ */
 @Injectable()
-class ResourceCloser implements OnApplicationShutdown {
+class ShutdownSequence implements OnApplicationShutdown {
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     private readonly bus: MessageBus,
+    private readonly supervision: SupervisionScheduler,
+    private readonly simulator: EmbeddedSimulator,
+    private readonly inbox: ParticipantInboxListener,
+    private readonly relay: OutboxRelay,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.supervision.stop();
+    await this.simulator.stop();
+    if (this.bus instanceof InMemoryMessageBus) {
+      await this.bus.whenDelivered();
+    }
+    await this.inbox.stop();
+    await this.relay.stop();
     await this.bus.close();
     await this.database.close();
   }
@@ -76,7 +92,7 @@ export class RuntimeModule {
         { provide: Clock, useClass: SystemClock },
         { provide: IdGenerator, useClass: RandomIdGenerator },
         messageBusProvider,
-        ResourceCloser,
+        ShutdownSequence,
         RuntimeMetrics,
         EngineMetrics,
         TemplateReader,

@@ -1,7 +1,7 @@
 import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
 import type { Store } from '@acm/domain';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, MigrationExecutor } from 'typeorm';
 import { AutomationCompositionElementEntity } from './entities/automation-composition-element.entity';
 import { AutomationCompositionEntity } from './entities/automation-composition.entity';
 import { CompositionDefinitionEntity } from './entities/composition-definition.entity';
@@ -62,13 +62,19 @@ export function createDataSource(options: DatabaseOptions): DataSource {
 /** Arbitrary key for pg_advisory_lock, so replicas starting together migrate one at a time. */
 const MIGRATION_LOCK_KEY = 0x41434d; // "ACM"
 
-/** Runs pending migrations under an advisory lock; safe when several replicas start at once. */
+/**
+ * Runs pending migrations under an advisory lock; safe when several replicas start at once. The lock and
+ * the migrations share one connection, so a pool of one connection (the embedded database) cannot wait
+ * on itself.
+ */
 export async function migrate(dataSource: DataSource): Promise<void> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    await dataSource.runMigrations({ transaction: 'all' });
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'all';
+    await executor.executePendingMigrations();
   } finally {
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     await runner.release();

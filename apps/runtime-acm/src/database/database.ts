@@ -5,6 +5,9 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import type { EmbeddedPostgres } from './embedded-postgres';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
+/** DI token for the runtime's Database. */
+export const DATABASE = Symbol('DATABASE');
+
 /** The connected, migrated database, and how to close it (including an embedded server). */
 export interface Database {
   readonly dataSource: DataSource;
@@ -12,17 +15,26 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * Connections the runtime opens to the embedded PostgreSQL. PGlite is one backend: the socket server
+ * interleaves the extended-protocol messages (Parse/Bind/Execute) of concurrent client connections, so
+ * two connections answer each other's statements. One connection serialises every query and
+ * transaction, which is correct for any number of concurrent requests.
+ */
+export const EMBEDDED_POOL_SIZE = 1;
+
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL under DATA_DIR; then runs pending migrations. */
 export async function openDatabase(config: RuntimeConfig, schema?: string): Promise<Database> {
   const logger = new Logger('Database');
   let embedded: EmbeddedPostgres | null = null;
   let url = config.databaseUrl;
   if (url === null) {
-    embedded = await startEmbeddedPostgres(config.dataDir, config.databasePoolSize + 2);
+    embedded = await startEmbeddedPostgres(config.dataDir);
     url = embedded.url;
     logger.log(`Embedded PostgreSQL (PGlite) in ${config.dataDir}; set DATABASE_URL to use a PostgreSQL server`);
   }
-  const dataSource = createDataSource({ url, poolSize: config.databasePoolSize, schema });
+  const poolSize = embedded === null ? config.databasePoolSize : EMBEDDED_POOL_SIZE;
+  const dataSource = createDataSource({ url, poolSize, schema });
   try {
     await dataSource.initialize();
     if (schema !== undefined) {

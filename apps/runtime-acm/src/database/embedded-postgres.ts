@@ -10,15 +10,20 @@ export interface EmbeddedPostgres {
 }
 
 /**
- * Starts PGlite on `dataDir` and serves it on an OS-assigned loopback port. PGlite handles one query
- * at a time; the socket server queues the pool's connections, which is why maxConnections matters
- * (with the default of 1 a second pool connection is dropped).
+ * A client connection the pool dropped may still be closing on the server while its replacement
+ * connects; the runtime never uses more than one at a time (see EMBEDDED_POOL_SIZE).
  */
-export async function startEmbeddedPostgres(dataDir: string, maxConnections: number): Promise<EmbeddedPostgres> {
+const MAX_SOCKET_CONNECTIONS = 2;
+
+/**
+ * Starts PGlite on `dataDir` and serves it on an OS-assigned loopback port. PGlite is a single backend:
+ * its clients must not run statements concurrently (the runtime opens one connection).
+ */
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const directory = resolve(dataDir, 'pglite');
   mkdirSync(directory, { recursive: true });
   const db = await PGlite.create(directory);
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: MAX_SOCKET_CONNECTIONS });
   await server.start();
   const address = server.getServerConn();
   return {

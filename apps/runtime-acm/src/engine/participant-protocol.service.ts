@@ -220,6 +220,24 @@ export class ParticipantProtocolService {
     });
   }
 
+  /**
+   * Forgets every recorded replica and returns every known participant. Only for a runtime whose
+   * participants all live in its own process (embedded database and in-process bus): the replicas an
+   * earlier run recorded died with it (they would otherwise stay ON_LINE until MAX_STATUS_WAIT), and so
+   * did whatever work they held, killed or stopped.
+   */
+  async forgetReplicasOfEarlierRuns(): Promise<string[]> {
+    return this.unitOfWork.transaction(async (store) => {
+      const participants = await store.participants.list();
+      for (const participant of participants) {
+        for (const replicaId of Object.keys(participant.replicas)) {
+          await store.participants.deleteReplica(participant.participantId, replicaId);
+        }
+      }
+      return participants.map((participant) => participant.participantId);
+    });
+  }
+
   /** Marks replicas silent for longer than `maxStatusWaitMs` OFF_LINE. */
   async markSilentReplicas(maxStatusWaitMs: number): Promise<string[]> {
     const changed = await this.unitOfWork.transaction((store) =>

@@ -1,7 +1,7 @@
 import { MessageBus } from '@acm/messaging';
 import { TypeOrmUnitOfWork } from '@acm/persistence';
 import type { QueuedRecord } from '@acm/persistence';
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Injectable, Logger } from '@nestjs/common';
 import { EngineMetrics } from '../engine/engine-metrics';
 import { SensitiveValues } from '../security/sensitive-values';
@@ -16,11 +16,12 @@ const BATCH = 200;
  * deleted only once the broker acknowledged them: at least once.
  */
 @Injectable()
-export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OutboxRelay implements OnApplicationBootstrap {
   private readonly logger = new Logger('Outbox');
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly unitOfWork: TypeOrmUnitOfWork,
@@ -30,7 +31,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   onApplicationBootstrap(): void {
-    this.unitOfWork.onOutboxCommitted((records) => void this.sendCommitted(records));
+    this.unitOfWork.onOutboxCommitted((records) => {
+      const sending = this.sendCommitted(records);
+      this.sending.add(sending);
+      void sending.finally(() => this.sending.delete(sending));
+    });
     this.kick();
   }
 
@@ -63,9 +68,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops sending and waits for the sends in progress (called by the runtime's shutdown sequence). Rows
+   * not yet sent stay in the table for the next start.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
-    await this.running;
+    await Promise.all([this.running, ...this.sending]);
   }
 
   /** Starts a relay pass, or asks the running one to go round once more. */

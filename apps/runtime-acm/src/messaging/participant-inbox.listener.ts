@@ -3,7 +3,7 @@ import { MESSAGE_ROUTES, decodeMessage } from '@acm/contracts';
 import { isDomainError } from '@acm/domain';
 import type { IncomingRecord, Subscription } from '@acm/messaging';
 import { MessageBus } from '@acm/messaging';
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -16,7 +16,7 @@ import { ParticipantProtocolService } from '../engine/participant-protocol.servi
  * decode is counted and skipped; the runtime's own outgoing messages on the shared topic are skipped too.
  */
 @Injectable()
-export class ParticipantInboxListener implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ParticipantInboxListener implements OnApplicationBootstrap {
   private readonly logger = new Logger('Inbox');
   private subscription: Subscription | null = null;
   private markReady: () => void = () => undefined;
@@ -42,7 +42,8 @@ export class ParticipantInboxListener implements OnApplicationBootstrap, OnAppli
     this.markReady();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Stops receiving once the handlers in flight finished (called by the runtime's shutdown sequence). */
+  async stop(): Promise<void> {
     await this.subscription?.close();
   }
 

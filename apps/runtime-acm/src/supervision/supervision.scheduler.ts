@@ -1,4 +1,4 @@
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
@@ -14,9 +14,10 @@ const SUPERVISION = 'supervision';
  * send messages a crash left in the outbox. Phases never wait for it.
  */
 @Injectable()
-export class SupervisionScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SupervisionScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger('Supervision');
-  private ticking = false;
+  private ticking: Promise<void> | null = null;
+  private stopped = false;
 
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
@@ -33,18 +34,27 @@ export class SupervisionScheduler implements OnApplicationBootstrap, OnApplicati
     );
   }
 
-  onApplicationShutdown(): void {
+  /** Stops the period and waits for a pass in progress (called by the runtime's shutdown sequence). */
+  async stop(): Promise<void> {
+    this.stopped = true;
     if (this.scheduler.doesExist('interval', SUPERVISION)) {
       this.scheduler.deleteInterval(SUPERVISION);
     }
+    await this.ticking;
   }
 
   /** One supervision pass; overlapping ticks are skipped rather than queued. */
   async tick(): Promise<void> {
-    if (this.ticking) {
+    if (this.ticking !== null || this.stopped) {
       return;
     }
-    this.ticking = true;
+    this.ticking = this.pass().finally(() => {
+      this.ticking = null;
+    });
+    await this.ticking;
+  }
+
+  private async pass(): Promise<void> {
     try {
       await this.engine.timeOutOverdue();
       const silent = await this.participants.markSilentReplicas(this.config.maxStatusWaitMs);
@@ -52,8 +62,6 @@ export class SupervisionScheduler implements OnApplicationBootstrap, OnApplicati
       this.relay.kick();
     } catch (error) {
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      this.ticking = false;
     }
   }
 }

@@ -39,6 +39,31 @@ describe('InMemoryMessageBus specifics', () => {
     await bus.close();
   });
 
+  it('whenDelivered resolves only after every published record was handled, including records published meanwhile', async () => {
+    const bus = new InMemoryMessageBus({ logger: silent, defaultPartitions: 2 });
+    const handled: string[] = [];
+    await bus.subscribe({
+      topic: 'delivered',
+      groupId: 'g',
+      handler: async (record) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (record.value === 'first') {
+          await bus.publish('delivered', [{ key: 'b', value: 'published while delivering' }]);
+        }
+        handled.push(record.value);
+      },
+    });
+    await bus.publish('delivered', [
+      { key: 'a', value: 'first' },
+      { key: 'a', value: 'second' },
+    ]);
+
+    await bus.whenDelivered();
+
+    expect(handled.sort()).toEqual(['first', 'published while delivering', 'second']);
+    await bus.close();
+  });
+
   it('logs a failing handler with the record position and group', async () => {
     const logged: Array<[string, string, Record<string, unknown> | undefined]> = [];
     const bus = new InMemoryMessageBus({ logger: (level, message, context) => logged.push([level, message, context]) });

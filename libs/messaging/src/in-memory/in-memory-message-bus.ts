@@ -190,6 +190,34 @@ export class InMemoryMessageBus extends MessageBus {
     });
   }
 
+  /**
+   * Resolves once every record published so far was handled by every group that has a member (records
+   * published meanwhile are waited for too). A process that closes the bus after this loses nothing it
+   * published, as a broker would have kept it.
+   */
+  async whenDelivered(): Promise<void> {
+    while (!this.closed && this.hasUndelivered()) {
+      await nextMacrotask();
+    }
+  }
+
+  private hasUndelivered(): boolean {
+    for (const topic of this.topics.values()) {
+      for (const group of topic.groups.values()) {
+        if (group.members.length === 0) {
+          continue;
+        }
+        const behind = topic.partitions.some(
+          (log, partition) => group.pumping[partition] === true || group.positions[partition]! < log.length,
+        );
+        if (behind) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   override async close(): Promise<void> {
     if (this.closed) {
       return;
