@@ -13,6 +13,8 @@ export { TOSCA_RULES, formatPath, formatProblems } from './problem';
 export { NAME_PATTERN, NULL_VERSION, SEMVER_PATTERN, isValidName, isValidVersion } from './naming';
 export { TOSCA_PRIMITIVE_TYPES } from './type-references';
 export { compositionIdOf, withCompositionId } from './template-metadata';
+export type { ElementPropertiesRequest, ResolvedElementProperties } from './validate-properties';
+export { resolveElementProperties } from './validate-properties';
 export type {
   CompositionTemplateInfo,
   ConceptIdentifier,

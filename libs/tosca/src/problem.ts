@@ -25,6 +25,10 @@ export const TOSCA_RULES = [
   'depends-on',
   'depends-on-cycle',
   'metadata-timeout',
+  'property-type',
+  'property-required',
+  'property-unknown',
+  'property-constraint',
 ] as const;
 
 /** One of {@link TOSCA_RULES}. */
