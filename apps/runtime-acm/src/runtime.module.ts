@@ -6,6 +6,7 @@ import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
+import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
 import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './application/template-reader';
@@ -77,6 +78,7 @@ export class RuntimeModule {
         EngineMetrics,
         TemplateReader,
         CommissioningService,
+        InstanceProperties,
         InstantiationService,
         ParticipantsService,
         HistoryService,

@@ -47,7 +47,15 @@ export interface RuntimeConfig {
   readonly simulatorElementTypes: string;
   /** SIMULATOR_TIMERS_MS: how long each built-in simulator operation takes. */
   readonly simulatorTimersMs: number;
+  /**
+   * PROPERTY_VALIDATION: what instance property problems do: refuse the request (strict), accept it and report them
+   * in the history and the log (warn), or nothing (off).
+   */
+  readonly propertyValidation: PropertyValidationMode;
 }
+
+export const PROPERTY_VALIDATION_MODES = ['strict', 'warn', 'off'] as const;
+export type PropertyValidationMode = (typeof PROPERTY_VALIDATION_MODES)[number];
 
 export const LOG_LEVEL_NAMES = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
@@ -73,6 +81,7 @@ export const DEFAULTS = {
   SIMULATOR: 'auto',
   SIMULATOR_ELEMENT_TYPES: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0',
   SIMULATOR_TIMERS_MS: '100',
+  PROPERTY_VALIDATION: 'warn',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -123,6 +132,12 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
   if (!['true', 'false', 'auto'].includes(simulator)) {
     check.problems.push(`SIMULATOR: must be true, false or auto, got "${simulator}"`);
   }
+  const propertyValidation = check.text(env, 'PROPERTY_VALIDATION').toLowerCase();
+  if (!(PROPERTY_VALIDATION_MODES as readonly string[]).includes(propertyValidation)) {
+    check.problems.push(
+      `PROPERTY_VALIDATION: must be one of ${PROPERTY_VALIDATION_MODES.join(', ')}, got "${propertyValidation}"`,
+    );
+  }
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
@@ -147,6 +162,7 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     simulator: simulator === 'true' || (simulator === 'auto' && kafkaBrokers === null),
     simulatorElementTypes: check.text(env, 'SIMULATOR_ELEMENT_TYPES'),
     simulatorTimersMs: check.integer(env, 'SIMULATOR_TIMERS_MS', 0, 3_600_000),
+    propertyValidation: propertyValidation as PropertyValidationMode,
   };
   if (check.problems.length > 0) {
     throw new Error(`Invalid environment variables:\n  ${check.problems.join('\n  ')}`);
