@@ -6,6 +6,7 @@ import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
+import { DefinitionDocsService } from './application/definition-docs.service';
 import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
 import { ParticipantsService } from './application/participants.service';
@@ -79,6 +80,7 @@ export class RuntimeModule {
         TemplateReader,
         CommissioningService,
         InstanceProperties,
+        DefinitionDocsService,
         InstantiationService,
         ParticipantsService,
         HistoryService,
