@@ -62,4 +62,14 @@ describe('GET .../compositions/{id}/docs (PostgreSQL)', () => {
     expect(missing.body).toEqual({ errorDetails: `Automation composition definition ${unknown} not found` });
     expect((malformed.body as { errorDetails: string }).errorDetails).toContain('compositionId');
   });
+
+  it('documents the docs route and the optional dryRun parameter in the OpenAPI document', async () => {
+    const response = await runtime.http.get('/onap/policy/clamp/acm/v3/api-docs').expect(200);
+    const paths = (response.body as { paths: Record<string, Record<string, { parameters?: unknown[] }>> }).paths;
+
+    expect(paths['/onap/policy/clamp/acm/v2/compositions/{compositionId}/docs']?.['get']).toBeDefined();
+    expect(paths['/onap/policy/clamp/acm/v2/compositions/{compositionId}/instances']?.['post']?.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'dryRun', in: 'query', required: false })]),
+    );
+  });
 });

@@ -7,7 +7,7 @@ import {
   SUB_ORDERS,
 } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { InstantiationService } from '../application/instantiation.service';
 import { instanceView, instancesView } from '../application/views';
@@ -59,6 +59,12 @@ export class CompositionInstancesController {
   @ApiBody({ schema: { type: 'object', description: 'AutomationComposition' } })
   @ApiResponse({ status: 201, description: 'Created; Location names the new instance' })
   @ApiResponse({ status: 200, description: 'Updated, or (dryRun) the instance a creation would store' })
+  @ApiQuery({
+    name: 'dryRun',
+    required: false,
+    type: Boolean,
+    description: 'true: validate the creation and answer what would be stored, storing nothing',
+  })
   async createOrUpdate(
     @Param('compositionId') compositionId: string,
     @Query('dryRun') dryRun: unknown,
