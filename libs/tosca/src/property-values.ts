@@ -63,8 +63,9 @@ export function checkValue(
   if (typed.problems.length > 0) {
     return typed;
   }
-  const constraints = [...schema.constraints, ...(dataTypeShape(dataTypes, schema.type)?.constraints ?? [])];
-  const comparableType = dataTypeShape(dataTypes, schema.type)?.primitive ?? schema.type;
+  const shape = dataTypeShape(dataTypes, schema.type);
+  const constraints = [...schema.constraints, ...(shape?.constraints ?? [])];
+  const comparableType = shape?.primitive ?? schema.type;
   const problems = constraints.flatMap((constraint) => checkConstraint(typed.value, comparableType, constraint, path));
   return { value: typed.value, problems };
 }
