@@ -7,6 +7,8 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
 import { GraphService } from './application/graph.service';
+import { DefinitionDocsService } from './application/definition-docs.service';
+import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
 import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './engine/template-reader';
@@ -99,6 +101,8 @@ export class RuntimeModule {
         GraphService,
         SensitiveValues,
         CommissioningService,
+        InstanceProperties,
+        DefinitionDocsService,
         InstantiationService,
         ParticipantsService,
         HistoryService,

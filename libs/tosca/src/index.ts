@@ -25,6 +25,10 @@ export { TOSCA_PRIMITIVE_TYPES } from './type-references';
 export { compositionIdOf, withCompositionId } from './template-metadata';
 export type { SensitiveProperties } from './sensitive-properties';
 export { NO_SENSITIVE_PROPERTIES, isSensitive, sensitivePropertiesOf } from './sensitive-properties';
+export type { ElementPropertiesRequest, ResolvedElementProperties } from './validate-properties';
+export { resolveElementProperties } from './validate-properties';
+export type { CompositionDocsResult } from './composition-docs';
+export { renderCompositionDocs } from './composition-docs';
 export type {
   CompositionTemplateInfo,
   ConceptIdentifier,

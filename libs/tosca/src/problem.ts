@@ -28,6 +28,10 @@ export const TOSCA_RULES = [
   'depends-on-cycle',
   'depends-on-later-phase',
   'metadata-timeout',
+  'property-type',
+  'property-required',
+  'property-unknown',
+  'property-constraint',
 ] as const;
 
 /** One of {@link TOSCA_RULES}. */

@@ -1,6 +1,7 @@
 import { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE } from './composition';
 import { isMapping } from './guards';
 import { fixtureFiles, fixtureTemplate, fixtureText } from './testing/tosca-fixtures';
+import { resolveElementProperties } from './validate-properties';
 import { validateServiceTemplate } from './validate-service-template';
 
 const OPTIONS = { elementTypeName: ACM_ELEMENT_TYPE, compositionTypeName: ACM_COMPOSITION_TYPE };
@@ -10,6 +11,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 interface InstanceElement {
   id: string;
   definition: { name: string; version: string };
+  properties?: Record<string, unknown>;
 }
 
 function instanceElements(example: string): Array<[string, InstanceElement]> {
@@ -21,7 +23,7 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the ten documented examples', () => {
+  it('has the eleven documented examples', () => {
     expect(EXAMPLES).toEqual([
       'provider-resource',
       'sim-dependencies',
@@ -33,7 +35,22 @@ describe('tosca/ fixtures', () => {
       'sim-three-phase',
       'sim-timeout',
       'sim-two-participants',
+      'sim-typed-properties',
     ]);
+  });
+
+  it.each(EXAMPLES)('has an instance body for %s whose properties pass strict validation', (example) => {
+    const template = fixtureTemplate(`examples/${example}.yaml`);
+    const problems = instanceElements(example).flatMap(
+      ([id, element]) =>
+        resolveElementProperties(template, {
+          nodeTemplateName: element.definition.name,
+          properties: element.properties ?? {},
+          path: ['elements', id, 'properties'],
+        }).problems,
+    );
+
+    expect(problems).toEqual([]);
   });
 
   it('keeps the fundamental types valid on their own (only the topology is missing)', () => {

@@ -25,7 +25,9 @@ import {
   validateInstanceElements,
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
+import type { ToscaProblem } from '@acm/tosca';
 import { OperationEngine } from '../engine/operation-engine';
+import { InstanceProperties } from './instance-properties';
 import { TemplateReader } from '../engine/template-reader';
 import { SensitiveValues } from '../security/sensitive-values';
 import { definitionNotFound, instanceNotFound } from './not-found';
@@ -49,6 +51,12 @@ export interface InstanceRequest {
   }>;
 }
 
+/** What a create would store (POST ?dryRun=true), and the property problems PROPERTY_VALIDATION=warn accepts. */
+export interface InstancePreview {
+  automationComposition: AutomationComposition;
+  propertyProblems: readonly ToscaProblem[];
+}
+
 export interface InstantiationResponse {
   instanceId: string;
   affectedAutomationComposition: { name: string; version: string };
@@ -70,41 +78,61 @@ export class InstantiationService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly engine: OperationEngine,
+    private readonly properties: InstanceProperties,
     private readonly sensitive: SensitiveValues,
   ) {}
 
   async create(pathCompositionId: string, request: InstanceRequest): Promise<InstantiationResponse> {
     this.assertSameComposition(pathCompositionId, request.compositionId);
     return this.unitOfWork.transaction(async (store) => {
-      const definition = await this.primedDefinition(store, request.compositionId);
-      await this.assertOnline(
-        store,
-        Object.values(definition.elementStateMap).map((state) => state.participantId),
-      );
-      this.validateAgainstDefinition(definition, request);
-      await this.assertFree(store, request);
-      const instance: AutomationComposition = {
-        instanceId: this.ids.uuid(),
-        compositionId: request.compositionId,
-        compositionTargetId: null,
-        name: request.name,
-        version: request.version,
-        description: request.description,
-        derivedFrom: request.derivedFrom,
-        metadata: request.metadata,
-        precheck: null,
-        deployState: 'UNDEPLOYED',
-        lockState: 'NONE',
-        subState: 'NONE',
-        stateChangeResult: 'NO_ERROR',
-        phase: null,
-        lastMsg: this.clock.now(),
-        revisionId: this.ids.uuid(),
-        elements: this.sensitive.protect(definition, this.elementsOf(definition, request)),
-      };
+      const { instance, problems } = await this.newInstance(store, request);
       await store.instances.insert(instance);
+      await this.properties.report(store, instance.instanceId, 'CREATE', problems);
       return responseOf(instance);
     });
+  }
+
+  /** POST ?dryRun=true: every check of a create, and the instance it would store; nothing is written. */
+  async preview(pathCompositionId: string, request: InstanceRequest): Promise<InstancePreview> {
+    this.assertSameComposition(pathCompositionId, request.compositionId);
+    return this.unitOfWork.read(async (store) => {
+      const { instance, problems } = await this.newInstance(store, request);
+      return { automationComposition: instance, propertyProblems: problems };
+    });
+  }
+
+  private async newInstance(
+    store: Store,
+    request: InstanceRequest,
+  ): Promise<{ instance: AutomationComposition; problems: readonly ToscaProblem[] }> {
+    const definition = await this.primedDefinition(store, request.compositionId);
+    await this.assertOnline(
+      store,
+      Object.values(definition.elementStateMap).map((state) => state.participantId),
+    );
+    this.validateAgainstDefinition(definition, request);
+    const checked = this.properties.check(definition, request.elements);
+    await this.assertFree(store, request);
+    const instance: AutomationComposition = {
+      instanceId: this.ids.uuid(),
+      compositionId: request.compositionId,
+      compositionTargetId: null,
+      name: request.name,
+      version: request.version,
+      description: request.description,
+      derivedFrom: request.derivedFrom,
+      metadata: request.metadata,
+      precheck: null,
+      deployState: 'UNDEPLOYED',
+      lockState: 'NONE',
+      subState: 'NONE',
+      stateChangeResult: 'NO_ERROR',
+      phase: null,
+      lastMsg: this.clock.now(),
+      revisionId: this.ids.uuid(),
+      elements: this.sensitive.protect(definition, this.elementsOf(definition, request, checked.properties)),
+    };
+    return { instance, problems: checked.problems };
   }
 
   /** POST with an instanceId: an update (migrate and precheck arrive with compositionTargetId). */
@@ -145,6 +173,7 @@ export class InstantiationService {
   ): Promise<InstantiationResponse> {
     const definition = await this.primedDefinition(store, found.value.compositionId);
     this.validateAgainstDefinition(definition, request);
+    const checked = this.properties.check(definition, request.elements);
     await this.assertFree(store, request, found.value.instanceId);
     const updated: AutomationComposition = {
       ...found.value,
@@ -153,11 +182,16 @@ export class InstantiationService {
       description: request.description,
       derivedFrom: request.derivedFrom,
       metadata: request.metadata,
-      elements: this.sensitive.protect(definition, this.elementsOf(definition, request), found.value.elements),
+      elements: this.sensitive.protect(
+        definition,
+        this.elementsOf(definition, request, checked.properties),
+        found.value.elements,
+      ),
       lastMsg: this.clock.now(),
       revisionId: this.ids.uuid(),
     };
     await store.instances.update(updated, found.version);
+    await this.properties.report(store, updated.instanceId, 'UPDATE', checked.problems);
     return responseOf(updated);
   }
 
@@ -180,17 +214,21 @@ export class InstantiationService {
     );
     const given = new Map(request.elements.map((element) => [element.id, element]));
     const definition = await this.definitionOf(store, current.compositionId);
+    const checked = this.properties.check(
+      definition,
+      request.elements.map((change) => ({
+        ...change,
+        properties: mergeProperties(current.elements[change.id]?.properties ?? {}, change.properties),
+      })),
+    );
     const merged: AutomationComposition = {
       ...current,
       elements: this.sensitive.protect(
         definition,
         Object.fromEntries(
           Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
-            const change = given.get(id);
-            return [
-              id,
-              change ? { ...element, properties: mergeProperties(element.properties, change.properties) } : element,
-            ];
+            const properties = given.has(id) ? checked.properties.get(id) : undefined;
+            return [id, properties ? { ...element, properties } : element];
           }),
         ),
         current.elements,
@@ -207,6 +245,7 @@ export class InstantiationService {
       definition,
       'UPDATE',
     );
+    await this.properties.report(store, updated.instanceId, 'UPDATE', checked.problems);
     return responseOf(updated);
   }
 
@@ -220,7 +259,7 @@ export class InstantiationService {
     const current = found.value;
     assertOrderAllowed('MIGRATE', current);
     this.assertAllDefault(current);
-    const { source, target, planned } = await this.planMigrationTo(store, current, targetId, request);
+    const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
     await this.snapshot(store, current, current.compositionId);
     const migrating: AutomationComposition = { ...current, compositionTargetId: targetId, elements: planned };
     const updated = await this.engine.startInstanceOrder(
@@ -230,6 +269,7 @@ export class InstantiationService {
       'MIGRATE',
       { target },
     );
+    await this.properties.report(store, updated.instanceId, 'MIGRATE', problems);
     return responseOf(updated);
   }
 
@@ -247,15 +287,19 @@ export class InstantiationService {
     const current = found.value;
     assertOrderAllowed('MIGRATE_PRECHECK', current);
     this.assertAllDefault(current);
-    const { source, target, planned } = await this.planMigrationTo(store, current, targetId, request);
+    const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
     const updated = await this.engine.startInstanceOrder(store, found, source, 'MIGRATE_PRECHECK', {
       target,
       planned,
     });
+    await this.properties.report(store, updated.instanceId, 'MIGRATE_PRECHECK', problems);
     return responseOf(updated);
   }
 
-  /** The checks migrate and precheck share: target primed, elements compatible and complete, participants online. */
+  /**
+   * The checks migrate and precheck share: target primed, elements compatible and complete, their properties valid
+   * for the target, participants online.
+   */
   private async planMigrationTo(
     store: Store,
     current: AutomationComposition,
@@ -265,16 +309,25 @@ export class InstantiationService {
     source: CompositionDefinition;
     target: CompositionDefinition;
     planned: Record<string, InstanceElement>;
+    problems: readonly ToscaProblem[];
   }> {
     const source = await this.definitionOf(store, current.compositionId);
     const target = await this.primedDefinition(store, targetId);
     const info = this.templates.readDefinition(target);
+    const migrated = planMigration(current.elements, request.elements, {
+      listedElements: info.listedElements,
+      participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
+    });
+    const kept = Object.values(migrated).filter((element) => element.migrationState !== 'REMOVED');
+    const checked = this.properties.check(target, kept);
     const planned = this.sensitive.protect(
       target,
-      planMigration(current.elements, request.elements, {
-        listedElements: info.listedElements,
-        participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
-      }),
+      Object.fromEntries(
+        Object.entries(migrated).map(([id, element]): [string, InstanceElement] => {
+          const properties = checked.properties.get(id);
+          return [id, properties ? { ...element, properties } : element];
+        }),
+      ),
       current.elements,
     );
     const added = Object.values(planned).filter((element) => element.migrationState === 'NEW');
@@ -289,7 +342,7 @@ export class InstantiationService {
       ...Object.values(source.elementStateMap).map((state) => state.participantId),
       ...Object.values(target.elementStateMap).map((state) => state.participantId),
     ]);
-    return { source, target, planned };
+    return { source, target, planned, problems: checked.problems };
   }
 
   private assertAllDefault(current: AutomationComposition): void {
@@ -495,7 +548,11 @@ export class InstantiationService {
     assertParticipantsOnline(ids, new Map(participants.map((participant) => [participant.participantId, participant])));
   }
 
-  private elementsOf(definition: CompositionDefinition, request: InstanceRequest): Record<string, InstanceElement> {
+  private elementsOf(
+    definition: CompositionDefinition,
+    request: InstanceRequest,
+    properties: ReadonlyMap<string, JsonObject>,
+  ): Record<string, InstanceElement> {
     return Object.fromEntries(
       request.elements.map((element): [string, InstanceElement] => [
         element.id,
@@ -512,7 +569,7 @@ export class InstantiationService {
           useState: null,
           description: element.description,
           message: null,
-          properties: element.properties,
+          properties: properties.get(element.id) ?? element.properties,
           outProperties: {},
         },
       ]),

@@ -61,7 +61,15 @@ export interface RuntimeConfig {
   readonly encryptionKey: string | null;
   /** SENSITIVE_REVEAL_ALLOWED: whether a GET with `showSensitive=true` may return sensitive values in clear. */
   readonly sensitiveRevealAllowed: boolean;
+  /**
+   * PROPERTY_VALIDATION: what instance property problems do: refuse the request (strict), accept it and report them
+   * in the history and the log (warn), or nothing (off).
+   */
+  readonly propertyValidation: PropertyValidationMode;
 }
+
+export const PROPERTY_VALIDATION_MODES = ['strict', 'warn', 'off'] as const;
+export type PropertyValidationMode = (typeof PROPERTY_VALIDATION_MODES)[number];
 
 export const LOG_LEVEL_NAMES = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
@@ -93,6 +101,7 @@ export const DEFAULTS = {
   SIMULATOR_TIMERS_MS: '100',
   MSG_ENABLE_ENCRYPTION: 'false',
   SENSITIVE_REVEAL_ALLOWED: 'false',
+  PROPERTY_VALIDATION: 'warn',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -143,6 +152,12 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
   if (!['true', 'false', 'auto'].includes(simulator)) {
     check.problems.push(`SIMULATOR: must be true, false or auto, got "${simulator}"`);
   }
+  const propertyValidation = check.text(env, 'PROPERTY_VALIDATION').toLowerCase();
+  if (!(PROPERTY_VALIDATION_MODES as readonly string[]).includes(propertyValidation)) {
+    check.problems.push(
+      `PROPERTY_VALIDATION: must be one of ${PROPERTY_VALIDATION_MODES.join(', ')}, got "${propertyValidation}"`,
+    );
+  }
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
@@ -174,6 +189,7 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     encryptionEnabled: check.boolean(env, 'MSG_ENABLE_ENCRYPTION'),
     encryptionKey: env['MSG_ENCRYPTION_KEY'] ? env['MSG_ENCRYPTION_KEY'] : null,
     sensitiveRevealAllowed: check.boolean(env, 'SENSITIVE_REVEAL_ALLOWED'),
+    propertyValidation: propertyValidation as PropertyValidationMode,
   };
   if (config.encryptionEnabled && config.encryptionKey === null) {
     check.problems.push(

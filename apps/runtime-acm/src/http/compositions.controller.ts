@@ -1,8 +1,9 @@
 import { PRIME_ORDERS } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CommissioningService } from '../application/commissioning.service';
+import { DefinitionDocsService } from '../application/definition-docs.service';
 import { definitionView } from '../application/views';
 import { locationOf } from './location';
 import { asObject, optionalOrder, optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
@@ -11,7 +12,10 @@ import { asObject, optionalOrder, optionalString, optionalUuid, parsePage, parse
 @ApiBasicAuth()
 @Controller('v2/compositions')
 export class CompositionsController {
-  constructor(private readonly commissioning: CommissioningService) {}
+  constructor(
+    private readonly commissioning: CommissioningService,
+    private readonly docs: DefinitionDocsService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List composition definitions, optionally by participant, name and version' })
@@ -46,6 +50,22 @@ export class CompositionsController {
   @ApiOperation({ summary: 'Get one composition definition' })
   async get(@Param('compositionId') compositionId: string): Promise<unknown> {
     return definitionView(await this.commissioning.get(parseUuid('compositionId', compositionId)));
+  }
+
+  @Get(':compositionId/docs')
+  @ApiOperation({ summary: 'Documentation generated from the definition: Markdown, or HTML with Accept: text/html' })
+  @ApiProduces('text/markdown', 'text/html')
+  async documentation(
+    @Param('compositionId') compositionId: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const id = parseUuid('compositionId', compositionId);
+    if (request.accepts(['text/markdown', 'text/html']) === 'text/html') {
+      response.type('text/html; charset=utf-8').send(await this.docs.html(id));
+      return;
+    }
+    response.type('text/markdown; charset=utf-8').send(await this.docs.markdown(id));
   }
 
   @Put(':compositionId')

@@ -7,7 +7,7 @@ import {
   SUB_ORDERS,
 } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { InstantiationService } from '../application/instantiation.service';
 import { instanceView, instancesView } from '../application/views';
@@ -25,6 +25,16 @@ import {
   parseUuid,
   parseUuidList,
 } from './request-parsing';
+
+function parseDryRun(value: unknown): boolean {
+  if (value === undefined || value === 'false') {
+    return false;
+  }
+  if (value === 'true' || value === '') {
+    return true;
+  }
+  throw invalid(`dryRun: must be true or false, got ${JSON.stringify(value)}`);
+}
 
 @ApiTags('Automation Composition Instance')
 @ApiBasicAuth()
@@ -50,18 +60,33 @@ export class CompositionInstancesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an instance; with instanceId, update it' })
+  @ApiOperation({ summary: 'Create an instance; with instanceId, update it; with ?dryRun=true, only validate' })
   @ApiBody({ schema: { type: 'object', description: 'AutomationComposition' } })
   @ApiResponse({ status: 201, description: 'Created; Location names the new instance' })
-  @ApiResponse({ status: 200, description: 'Updated' })
+  @ApiResponse({ status: 200, description: 'Updated, or (dryRun) the instance a creation would store' })
+  @ApiQuery({
+    name: 'dryRun',
+    required: false,
+    type: Boolean,
+    description: 'true: validate the creation and answer what would be stored, storing nothing',
+  })
   async createOrUpdate(
     @Param('compositionId') compositionId: string,
+    @Query('dryRun') dryRun: unknown,
     @Body() body: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<unknown> {
     const pathId = parseUuid('compositionId', compositionId);
     const parsed = parseInstanceBody(body);
+    if (parseDryRun(dryRun)) {
+      if (parsed.instanceId !== undefined) {
+        throw invalid('dryRun: only a creation can be dry-run, and this body has an instanceId (an update)');
+      }
+      response.status(200);
+      const preview = await this.instantiation.preview(pathId, parsed);
+      return { ...preview, automationComposition: instanceView(preview.automationComposition) };
+    }
     if (parsed.instanceId !== undefined) {
       response.status(200);
       return this.instantiation.update(pathId, { ...parsed, instanceId: parsed.instanceId });
