@@ -9,10 +9,12 @@
  */
 import type { ConnectionOptions } from 'node:tls';
 
-import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import { Kafka, KafkaJSError, Partitioners, logLevel } from 'kafkajs';
 import type { Admin, Consumer, IHeaders, LogEntry, Producer, SASLOptions } from 'kafkajs';
 
 import { MessageBus, assertTopicName, consoleBusLogger, describeError } from '../message-bus';
+import { DEFAULT_REDELIVERY_BACKOFF, deliverUntilSettled } from '../redelivery';
+import type { RedeliveryBackoff } from '../redelivery';
 import type {
   BusLogLevel,
   BusLogger,
@@ -74,6 +76,8 @@ export interface KafkaMessageBusOptions {
   consumer?: KafkaConsumerTuning;
   /** Longest `subscribe` waits for the group join and first fetch. Default 30 000 ms. */
   subscribeTimeoutMs?: number;
+  /** Delays between attempts on a record whose handler failed transiently. Default 100 ms doubling to 5 s. */
+  redeliveryBackoff?: RedeliveryBackoff;
   logger?: BusLogger;
 }
 
@@ -160,6 +164,7 @@ export class KafkaMessageBus extends MessageBus {
   private readonly tuning: Required<KafkaConsumerTuning>;
   private readonly allowAutoTopicCreation: boolean;
   private readonly subscribeTimeoutMs: number;
+  private readonly redeliveryBackoff: RedeliveryBackoff;
   private readonly subscriptions = new Set<Subscription>();
   /** Topics known to exist, so auto-creation is checked once per topic, not per publish. */
   private readonly knownTopics = new Set<string>();
@@ -173,6 +178,7 @@ export class KafkaMessageBus extends MessageBus {
     this.tuning = { ...DEFAULT_KAFKA_CONSUMER_TUNING, ...options.consumer };
     this.allowAutoTopicCreation = options.allowAutoTopicCreation ?? true;
     this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 30_000;
+    this.redeliveryBackoff = options.redeliveryBackoff ?? DEFAULT_REDELIVERY_BACKOFF;
     this.kafka = new Kafka({
       clientId: options.clientId ?? 'acm-runtime',
       brokers: options.brokers,
@@ -306,6 +312,7 @@ export class KafkaMessageBus extends MessageBus {
       minBytes: 1,
       allowAutoTopicCreation: this.allowAutoTopicCreation,
     });
+    const closing = new AbortController();
     const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger(payload.restart ? 'warn' : 'error', 'Kafka consumer crashed', {
         topic: options.topic,
@@ -323,7 +330,8 @@ export class KafkaMessageBus extends MessageBus {
       const receiving = this.untilReceiving(consumer, options, startOffsets, deadline);
       await consumer.run({
         partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
-        eachMessage: async ({ topic, partition, message }) => {
+        eachMessage: async (payload) => {
+          const { topic, partition, message } = payload;
           const record: IncomingRecord = {
             topic,
             partition,
@@ -333,16 +341,23 @@ export class KafkaMessageBus extends MessageBus {
             timestamp: message.timestamp,
             headers: headersToStrings(message.headers),
           };
-          try {
-            await options.handler(record);
-          } catch (error) {
-            // Never rethrow: kafkajs would retry the batch forever and stall the partition.
-            this.logger('error', 'Message handler failed; record skipped', {
-              topic,
-              partition,
-              offset: message.offset,
-              groupId: options.groupId,
-              error: describeError(error),
+          // Retrying inside eachMessage keeps the partition's order and its offset unresolved; the
+          // heartbeat before each wait keeps the membership, and throws when the group rebalances so the
+          // partition's next owner starts again at this record.
+          const outcome = await deliverUntilSettled(record, {
+            handler: options.handler,
+            isTransientFailure: options.isTransientFailure,
+            backoff: this.redeliveryBackoff,
+            logger: this.logger,
+            groupId: options.groupId,
+            signal: closing.signal,
+            beforeWait: () => payload.heartbeat(),
+          });
+          if (outcome === 'stopped') {
+            // Returning would resolve (and commit) the offset. A retriable KafkaJSError ends the batch without
+            // a crash: the runner's retry finds the consumer stopping and exits.
+            throw new KafkaJSError('Subscription closed while retrying a record; its offset stays uncommitted', {
+              retriable: true,
             });
           }
         },
@@ -350,22 +365,24 @@ export class KafkaMessageBus extends MessageBus {
       await receiving;
     } catch (error) {
       removeCrashListener();
+      closing.abort();
       await consumer.disconnect().catch(() => undefined);
       throw error;
     }
 
-    let closing: Promise<void> | undefined;
+    let closed: Promise<void> | undefined;
     const subscription: Subscription = {
       close: () => {
-        closing ??= (async () => {
+        closed ??= (async () => {
           this.subscriptions.delete(subscription);
+          closing.abort();
           try {
             await consumer.disconnect();
           } finally {
             removeCrashListener();
           }
         })();
-        return closing;
+        return closed;
       },
     };
     this.subscriptions.add(subscription);
