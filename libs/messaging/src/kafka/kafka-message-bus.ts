@@ -140,10 +140,42 @@ function isRetriable(error: unknown): boolean {
   );
 }
 
+/**
+ * Broker answers meaning the idempotent producer's id or sequence is no longer valid there: the broker
+ * lost its producer state (restarted as a new, empty cluster) or expired the id. kafkajs never
+ * re-initialises a producer by itself, so every later send would fail the same way.
+ */
+const PRODUCER_STATE_LOST = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'PRODUCER_FENCED',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);
+
+function lostProducerState(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 5) {
+    return false;
+  }
+  const { type, cause, errors } = error as { type?: unknown; cause?: unknown; errors?: unknown };
+  return (
+    (typeof type === 'string' && PRODUCER_STATE_LOST.has(type)) ||
+    lostProducerState(cause, depth + 1) ||
+    (Array.isArray(errors) && errors.some((inner) => lostProducerState(inner, depth + 1)))
+  );
+}
+
 /** Memoises an async connect; a failure is not cached, so the next call retries. */
-function lazily<T>(connect: () => Promise<T>): { get(): Promise<T>; peek(): Promise<T> | undefined } {
+function lazily<T>(connect: () => Promise<T>): {
+  get(): Promise<T>;
+  peek(): Promise<T> | undefined;
+  forget(): void;
+} {
   let pending: Promise<T> | undefined;
   return {
+    forget() {
+      pending = undefined;
+    },
     get() {
       pending ??= connect().catch((error: unknown) => {
         pending = undefined;
@@ -271,12 +303,29 @@ export class KafkaMessageBus extends MessageBus {
       return;
     }
     await this.ensureTopic(topic);
+    const messages = records.map((record) => ({ key: record.key, value: record.value, headers: record.headers }));
     const producer = await this.producer.get();
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
-    });
+    try {
+      await producer.send({ topic, acks: -1, messages });
+    } catch (error) {
+      if (!lostProducerState(error) || this.closed) {
+        throw error;
+      }
+      this.logger('warn', 'The broker no longer knows this producer; re-initialising it', {
+        topic,
+        error: describeError(error),
+      });
+      await this.replaceProducer(producer);
+      await (await this.producer.get()).send({ topic, acks: -1, messages });
+    }
+  }
+
+  /** Drops a producer whose id the broker refuses; the next `get` connects a new one with a new id. */
+  private async replaceProducer(stale: Producer): Promise<void> {
+    if ((await this.producer.peek()) === stale) {
+      this.producer.forget();
+    }
+    await stale.disconnect().catch(() => undefined);
   }
 
   override async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -324,7 +373,10 @@ export class KafkaMessageBus extends MessageBus {
     try {
       await this.ensureTopic(options.topic);
       await consumer.connect();
-      await consumer.subscribe({ topics: [options.topic], fromBeginning: options.fromBeginning === true });
+      // Earliest is kafkajs' reset policy for every group: a group whose offsets vanish while it runs
+      // (the broker came back as a new, empty cluster) then reads what was published since, instead of
+      // skipping it. Where the caller wants "latest", the start at join is pinned by a seek below.
+      await consumer.subscribe({ topics: [options.topic], fromBeginning: true });
       const startOffsets =
         options.fromBeginning === true ? new Map<number, string>() : await this.endOffsetsOfUncommitted(options);
       const receiving = this.untilReceiving(consumer, options, startOffsets, deadline);
