@@ -14,7 +14,8 @@
  * - any other handler failure (throw or rejection) is logged and its record skipped: the subscriber
  *   never crashes, and the next record of the partition follows (its offset is committed);
  * - `subscribe` resolves only once the subscription is receiving, so a record published after it
- *   resolves is never missed; a new group starts at the end of the topic unless `fromBeginning`;
+ *   resolves is never missed; a new group starts at the end of the topic unless `fromBeginning`; a
+ *   group whose committed positions are lost while it runs resumes at the oldest retained record;
  * - `Subscription.close` stops delivery and resolves after the handler calls in flight have finished.
  */
 
