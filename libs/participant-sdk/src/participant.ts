@@ -67,6 +67,7 @@ import {
 import { LruMap } from './lru';
 import { OutboundQueue } from './outbound-queue';
 import type { OutboundStats, RetryTimers } from './outbound-queue';
+import { DEFAULT_REPLAY_WINDOW_MS, isReplayedHistory } from './replay-window';
 import {
   COMPOSITION_DONE_MESSAGES,
   ELEMENT_OPERATIONS,
@@ -129,6 +130,8 @@ export interface ParticipantOptions {
   outboundCapacity?: number;
   /** Timer source of publish retries (tests inject fake ones). */
   retryTimers?: RetryTimers;
+  /** Orders stamped longer than this before the replica started are skipped as history; default 10 min. */
+  replayWindowMs?: number;
 }
 
 /** What the participant remembers of one handled order. */
@@ -202,6 +205,8 @@ export class Participant {
   private readonly cache = new ParticipantCache();
   private readonly handled: LruMap<Uuid, HandledOrder>;
   private readonly outbound: OutboundQueue;
+  private readonly replayWindowMs: number;
+  private startedAtMs = 0;
   private readonly running = new Map<string, RunningOperation>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Orders parked by the revision guard until a SYNC brings the cache up to date (or two heartbeats pass). */
@@ -228,6 +233,7 @@ export class Participant {
     this.timers = options.timers ?? nodeTimers;
     this.clock = options.clock ?? (() => new Date());
     this.handled = new LruMap(options.idempotenceCapacity ?? DEFAULT_IDEMPOTENCE_CAPACITY);
+    this.replayWindowMs = options.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
     this.outbound = new OutboundQueue({
       send: (topic, records) => this.bus.publish(topic, records),
       capacity: options.outboundCapacity,
@@ -254,10 +260,12 @@ export class Participant {
       throw new Error(`Participant ${this.participantId} cannot start: it is ${this.status}`);
     }
     this.status = 'starting';
+    this.startedAtMs = this.clock().getTime();
     const handler = (record: IncomingRecord): Promise<void> => this.onRecord(record);
     try {
       this.subscriptions.push(
-        await this.bus.subscribe({ topic: this.topics.operation, groupId: this.groupId, handler }),
+        // From the oldest record when the group has no position: see replay-window.ts.
+        await this.bus.subscribe({ topic: this.topics.operation, groupId: this.groupId, handler, fromBeginning: true }),
       );
       this.subscriptions.push(
         await this.bus.subscribe({
@@ -471,6 +479,13 @@ export class Participant {
       return;
     }
     if (this.status !== 'started') {
+      return;
+    }
+    if (isReplayedHistory(message, this.startedAtMs, this.replayWindowMs)) {
+      this.logger('debug', 'Skipped an order older than this replica', {
+        messageType: message.messageType,
+        timestamp: 'timestamp' in message ? message.timestamp : undefined,
+      });
       return;
     }
     try {
