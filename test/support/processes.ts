@@ -90,7 +90,7 @@ export function runtimeProcess(
 /** An instant simulator participant as a process, heartbeating every second. */
 export function simulatorProcess(
   name: string,
-  options: { port: number; participantId: string; types: string; topics: SuiteTopics },
+  options: { port: number; participantId: string; types: string; topics: SuiteTopics; env?: Record<string, string> },
 ): ProductProcess {
   return new ProductProcess(name, SIMULATOR_SCRIPT, {
     SIM_PORT: String(options.port),
@@ -101,5 +101,6 @@ export function simulatorProcess(
     SYNC_TOPIC: options.topics.sync,
     HEARTBEAT_MS: '1000',
     SIM_TIMERS_MS: '0',
+    ...options.env,
   });
 }
