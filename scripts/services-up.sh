@@ -6,6 +6,10 @@
 #   ACM_PG_PORT        PostgreSQL port            (default 55432)
 #   ACM_KAFKA_PORT     Kafka PLAINTEXT port        (default 9092; controller uses +1)
 #   ACM_KAFKA_VERSION  org.apache.kafka:kafka_2.13 (default 4.4.0)
+#   ACM_KAFKA_DIR      Kafka config, pid file and data (default .services/kafka)
+#
+# Arguments: the services to start, `postgres` and/or `kafka` (default both). A second broker for
+# a fault test: ACM_KAFKA_PORT=19092 ACM_KAFKA_DIR=.services/fault-kafka-x scripts/services-up.sh kafka
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +24,7 @@ PG_DB=acm
 KAFKA_PORT="${ACM_KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT=$((KAFKA_PORT + 1))
 KAFKA_VERSION="${ACM_KAFKA_VERSION:-4.4.0}"
-KAFKA_DIR="$SERVICES_DIR/kafka"
+KAFKA_DIR="${ACM_KAFKA_DIR:-$SERVICES_DIR/kafka}"
 KAFKA_CACHE="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/acm-runtime/kafka-$KAFKA_VERSION"
 KAFKA_TOPICS=(policy-acruntime-participant acm-ppnt-sync)
 KAFKA_PARTITIONS=10
@@ -367,10 +371,16 @@ rootLogger.appenderRef.err.ref = ERR
 EOF
 }
 
-# Kafka data is scratch: every fresh start formats an empty log dir. Reloading thousands of
-# leftover test partitions would make a restart take 15 s+ instead of ~5 s.
+# Formats the log dir only when it was never formatted: a broker restarted after a stop or a crash
+# keeps its topics, committed offsets and producer state, so nothing accepted before is lost.
+# (A restart with many leftover test partitions is slower; `rm -rf` the dir to start afresh.)
 kafka_format() {
-  rm -rf "$KAFKA_DIR/data"
+  if [ -f "$KAFKA_DIR/data/meta.properties" ]; then
+    return 0
+  fi
+  if [ -n "$(ls -A "$KAFKA_DIR/data" 2>/dev/null)" ]; then
+    die "$KAFKA_DIR/data holds files but no meta.properties: not formatting it; remove it by hand to start afresh"
+  fi
   mkdir -p "$KAFKA_DIR/data"
   local cluster_id
   cluster_id="$(java -cp "$KAFKA_LIBS/*" -Dlog4j2.configurationFile="$KAFKA_DIR/log4j2-tools.properties" \
@@ -464,5 +474,12 @@ kafka_up() {
 
 [ -d "$REPO/node_modules/kafkajs" ] || die "node_modules missing: run 'npm ci' first"
 
-postgres_up
-kafka_up
+services=("$@")
+[ "${#services[@]}" -gt 0 ] || services=(postgres kafka)
+for service in "${services[@]}"; do
+  case "$service" in
+    postgres) postgres_up ;;
+    kafka) kafka_up ;;
+    *) die "unknown service '$service' (postgres, kafka)" ;;
+  esac
+done

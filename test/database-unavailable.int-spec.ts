@@ -27,13 +27,14 @@ describe('database unavailable', () => {
     it('recognises a refused connection, a terminated session and nothing else', async () => {
       const proxy = new TcpProxy(target.hostname, Number(target.port));
       const port = await proxy.start();
-      await proxy.cut();
+      proxy.cutOff();
       const refused = new Client({ connectionString: testDatabaseUrl().replace(`:${target.port}/`, `:${port}/`) });
       const refusal = await refused.connect().then(
         () => undefined,
         (error: unknown) => error,
       );
       expect(isDatabaseUnavailable(refusal)).toBe(true);
+      await proxy.close();
 
       const victim = new Client({ connectionString: testDatabaseUrl() });
       victim.on('error', () => undefined);
@@ -72,13 +73,14 @@ describe('database unavailable', () => {
     });
 
     afterAll(async () => {
-      await proxy.start().catch(() => undefined);
+      proxy.restore();
       await runtime.close();
+      await proxy.close();
     });
 
     it('answers 503 with errorDetails and Retry-After, then 200 once the database is back', async () => {
       await runtime.http.get(`${BASE}/compositions`).expect(200);
-      await proxy.cut();
+      proxy.cutOff();
 
       for (const path of [`${BASE}/compositions`, `${BASE}/instances`, `${BASE}/participants`]) {
         const response = await runtime.http.get(path);
@@ -88,7 +90,7 @@ describe('database unavailable', () => {
         expect(response.text.endsWith('\n')).toBe(true);
       }
 
-      await proxy.start();
+      proxy.restore();
       await eventually(async () => {
         const response = await runtime.http.get(`${BASE}/compositions`);
         return response.status === 200 ? response : undefined;

@@ -1,52 +1,74 @@
-import type { Server, Socket } from 'node:net';
-import { connect, createServer } from 'node:net';
+import { Socket, createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 
 /**
- * A TCP relay in front of a shared service, so a test can make the service unreachable for one client (close the
- * relay and cut its connections) without stopping the service the other suites use.
+ * A TCP forwarder in front of a real server (here PostgreSQL) that a test can cut and restore, to
+ * show what a client does during an outage without stopping a shared service. While cut, existing
+ * connections are destroyed and new ones are closed as soon as they arrive (a client sees its
+ * connection terminated, as when the server restarts).
  */
 export class TcpProxy {
-  private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
-  private port = 0;
+  private server: Server | undefined;
+  private cut = false;
+  /** Connections refused since the last `cutOff`. */
+  refused = 0;
 
   constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
   ) {}
 
-  /** Listens (again on the same port after a cut, so clients reconnect to the address they know). */
+  /** Listens on a free local port and returns it. */
   async start(): Promise<number> {
-    const server = createServer((client) => {
-      const upstream = connect(this.targetPort, this.targetHost);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.once('close', () => this.sockets.delete(socket));
-        socket.on('error', () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-      client.once('close', () => upstream.destroy());
-      upstream.once('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    const address = server.address();
-    this.port = typeof address === 'object' && address !== null ? address.port : 0;
+    const server = createServer((client) => this.accept(client));
     this.server = server;
-    return this.port;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
   }
 
-  /** Stops listening and cuts every relayed connection, as a service that went down would. */
-  async cut(): Promise<void> {
-    const server = this.server;
-    this.server = null;
+  cutOff(): void {
+    this.cut = true;
+    this.refused = 0;
     for (const socket of this.sockets) {
       socket.destroy();
     }
-    if (server !== null) {
+    this.sockets.clear();
+  }
+
+  restore(): void {
+    this.cut = false;
+  }
+
+  async close(): Promise<void> {
+    this.cutOff();
+    const server = this.server;
+    if (server !== undefined) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  private accept(client: Socket): void {
+    if (this.cut) {
+      this.refused += 1;
+      client.destroy();
+      return;
+    }
+    const upstream = new Socket();
+    this.track(client, upstream);
+    upstream.connect(this.targetPort, this.targetHost);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+
+  private track(...pair: Socket[]): void {
+    for (const socket of pair) {
+      this.sockets.add(socket);
+      socket.on('error', () => pair.forEach((each) => each.destroy()));
+      socket.on('close', () => {
+        this.sockets.delete(socket);
+        pair.forEach((each) => each.destroy());
+      });
     }
   }
 }

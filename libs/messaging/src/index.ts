@@ -3,6 +3,7 @@
  * adapter for production and an in-memory twin for tests. Knows nothing of participant messages.
  */
 export * from './message-bus';
+export * from './redelivery';
 export * from './in-memory/in-memory-message-bus';
 export * from './kafka/kafka-message-bus';
 export * from './kafka/round-trip';

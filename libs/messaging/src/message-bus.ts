@@ -8,10 +8,14 @@
  *   each get every record;
  * - records with the same key are handled in publish order, one at a time; different keys may be
  *   handled concurrently;
- * - a handler that throws (or rejects) is logged and its record skipped: the subscriber never crashes,
- *   never retries the record, and the next record of the partition follows (its offset is committed);
+ * - a handler failure the subscription's `isTransientFailure` recognises is retried on the same record
+ *   with exponential backoff (`redelivery.ts`), and the partition waits: the record's offset is not
+ *   committed until the handler succeeds, so a closed subscription or another member resumes at it;
+ * - any other handler failure (throw or rejection) is logged and its record skipped: the subscriber
+ *   never crashes, and the next record of the partition follows (its offset is committed);
  * - `subscribe` resolves only once the subscription is receiving, so a record published after it
- *   resolves is never missed; a new group starts at the end of the topic unless `fromBeginning`;
+ *   resolves is never missed; a new group starts at the end of the topic unless `fromBeginning`; a
+ *   group whose committed positions are lost while it runs resumes at the oldest retained record;
  * - `Subscription.close` stops delivery and resolves after the handler calls in flight have finished.
  */
 
@@ -35,7 +39,7 @@ export interface IncomingRecord {
   headers: Record<string, string>;
 }
 
-/** Handles one record; a rejection is logged and the record skipped. */
+/** Handles one record; a rejection is retried when transient, else logged and the record skipped. */
 export type RecordHandler = (record: IncomingRecord) => Promise<void>;
 
 export interface SubscribeOptions {
@@ -45,6 +49,12 @@ export interface SubscribeOptions {
   /** For a group with no committed position: start at the oldest retained record instead of the end. */
   fromBeginning?: boolean;
   handler: RecordHandler;
+  /**
+   * True for a failure that may clear by itself (a database outage, a serialization conflict): the record
+   * is then retried until it applies instead of being skipped. Absent: every failure skips the record.
+   * The bus does not know what is transient; the subscriber does.
+   */
+  isTransientFailure?: (error: unknown) => boolean;
 }
 
 /** A live subscription. */

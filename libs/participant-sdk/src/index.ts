@@ -6,6 +6,9 @@
 export { Participant } from './participant';
 export type { ParticipantOptions } from './participant';
 export * from './types';
+export { DEFAULT_OUTBOUND_CAPACITY, nodeRetryTimers } from './outbound-queue';
+export type { OutboundStats, RetryTimers } from './outbound-queue';
+export { DEFAULT_REPLAY_WINDOW_MS } from './replay-window';
 export {
   DEFAULT_HEARTBEAT_MS,
   DEFAULT_IDEMPOTENCE_CAPACITY,

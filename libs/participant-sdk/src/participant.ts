@@ -65,6 +65,9 @@ import {
   nodeTimers,
 } from './defaults';
 import { LruMap } from './lru';
+import { OutboundQueue } from './outbound-queue';
+import type { OutboundStats, RetryTimers } from './outbound-queue';
+import { DEFAULT_REPLAY_WINDOW_MS, isReplayedHistory } from './replay-window';
 import {
   COMPOSITION_DONE_MESSAGES,
   ELEMENT_OPERATIONS,
@@ -123,6 +126,12 @@ export interface ParticipantOptions {
   timers?: ParticipantTimers;
   /** Clock for message timestamps. */
   clock?: () => Date;
+  /** Messages that may wait for an unreachable broker before the oldest are dropped; default 10 000. */
+  outboundCapacity?: number;
+  /** Timer source of publish retries (tests inject fake ones). */
+  retryTimers?: RetryTimers;
+  /** Orders stamped longer than this before the replica started are skipped as history; default 10 min. */
+  replayWindowMs?: number;
 }
 
 /** What the participant remembers of one handled order. */
@@ -195,6 +204,9 @@ export class Participant {
   private readonly supportedTypes: ParticipantSupportedElementType[];
   private readonly cache = new ParticipantCache();
   private readonly handled: LruMap<Uuid, HandledOrder>;
+  private readonly outbound: OutboundQueue;
+  private readonly replayWindowMs: number;
+  private startedAtMs = 0;
   private readonly running = new Map<string, RunningOperation>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Orders parked by the revision guard until a SYNC brings the cache up to date (or two heartbeats pass). */
@@ -221,6 +233,13 @@ export class Participant {
     this.timers = options.timers ?? nodeTimers;
     this.clock = options.clock ?? (() => new Date());
     this.handled = new LruMap(options.idempotenceCapacity ?? DEFAULT_IDEMPOTENCE_CAPACITY);
+    this.replayWindowMs = options.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
+    this.outbound = new OutboundQueue({
+      send: (topic, records) => this.bus.publish(topic, records),
+      capacity: options.outboundCapacity,
+      logger: this.logger,
+      timers: options.retryTimers,
+    });
     this.supportedTypes = options.supportedElementTypes.map((type) => ({
       id: randomUUID(),
       typeName: type.typeName,
@@ -241,10 +260,12 @@ export class Participant {
       throw new Error(`Participant ${this.participantId} cannot start: it is ${this.status}`);
     }
     this.status = 'starting';
+    this.startedAtMs = this.clock().getTime();
     const handler = (record: IncomingRecord): Promise<void> => this.onRecord(record);
     try {
       this.subscriptions.push(
-        await this.bus.subscribe({ topic: this.topics.operation, groupId: this.groupId, handler }),
+        // From the oldest record when the group has no position: see replay-window.ts.
+        await this.bus.subscribe({ topic: this.topics.operation, groupId: this.groupId, handler, fromBeginning: true }),
       );
       this.subscriptions.push(
         await this.bus.subscribe({
@@ -295,6 +316,7 @@ export class Participant {
     });
     this.registered = false;
     this.status = 'stopped';
+    this.outbound.close();
     this.logger('info', 'Participant stopped', { participantId: this.participantId, replicaId: this.replicaId });
   }
 
@@ -457,6 +479,13 @@ export class Participant {
       return;
     }
     if (this.status !== 'started') {
+      return;
+    }
+    if (isReplayedHistory(message, this.startedAtMs, this.replayWindowMs)) {
+      this.logger('debug', 'Skipped an order older than this replica', {
+        messageType: message.messageType,
+        timestamp: 'timestamp' in message ? message.timestamp : undefined,
+      });
       return;
     }
     try {
@@ -1572,20 +1601,18 @@ export class Participant {
     }
   }
 
-  /** Publishes on the message type's topic; failures are logged, never thrown (the runtime's timeouts cover a lost ack). */
+  /** Counters of what this replica sent, retried and dropped (for metrics). */
+  outboundStats(): OutboundStats {
+    return this.outbound.stats();
+  }
+
+  /** Publishes on the message type's topic; a failed publish is queued and retried, never thrown. */
   private async publish(message: ParticipantMessage): Promise<void> {
     if (this.status === 'stopped' || this.status === 'new') {
       this.logger('debug', 'Participant not running; message not sent', { messageType: message.messageType });
       return;
     }
-    try {
-      await this.bus.publish(topicFor(message.messageType, this.topics), [encodeMessage(message)]);
-    } catch (error) {
-      this.logger('error', 'Failed to publish a message', {
-        messageType: message.messageType,
-        error: describeError(error),
-      });
-    }
+    await this.outbound.publish(topicFor(message.messageType, this.topics), encodeMessage(message));
   }
 
   private async closeSubscriptions(): Promise<void> {

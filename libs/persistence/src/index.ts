@@ -2,3 +2,4 @@ export * from './data-source';
 export { asStoreUnavailable, isDatabaseUnavailable } from './database-unavailable';
 export { TypeOrmStore } from './typeorm-store';
 export type { QueuedRecord } from './engine-repositories';
+export { isTransientDatabaseError } from './transient-errors';

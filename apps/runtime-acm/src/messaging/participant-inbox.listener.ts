@@ -3,6 +3,7 @@ import { MESSAGE_ROUTES, decodeMessage } from '@acm/contracts';
 import { isDomainError } from '@acm/domain';
 import type { IncomingRecord, Subscription } from '@acm/messaging';
 import { MessageBus } from '@acm/messaging';
+import { isTransientDatabaseError } from '@acm/persistence';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
@@ -14,6 +15,8 @@ import { ParticipantProtocolService } from '../engine/participant-protocol.servi
 /**
  * Reads the operation topic and hands each participant message to its use case. A record that does not
  * decode is counted and skipped; the runtime's own outgoing messages on the shared topic are skipped too.
+ * A message met by a database outage is retried by the bus until it applies (never skipped), so an ACK
+ * received while PostgreSQL is down or restarting is applied when it is back.
  */
 @Injectable()
 export class ParticipantInboxListener implements OnApplicationBootstrap {
@@ -38,6 +41,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
       topic: this.config.operationTopic,
       groupId: this.config.kafkaGroupId,
       handler: (record) => this.receive(record),
+      isTransientFailure: isTransientDatabaseError,
     });
     this.markReady();
   }

@@ -3,13 +3,17 @@
  * per-key order) so unit and e2e tests exercise the same behaviour as production without a broker.
  * Delivery is always asynchronous (setImmediate), so a publisher never runs handlers re-entrantly.
  */
-import { MessageBus, assertTopicName, consoleBusLogger, describeError } from '../message-bus';
+import { MessageBus, assertTopicName, consoleBusLogger } from '../message-bus';
 import type { BusLogger, IncomingRecord, OutgoingRecord, SubscribeOptions, Subscription } from '../message-bus';
+import { DEFAULT_REDELIVERY_BACKOFF, deliverUntilSettled } from '../redelivery';
+import type { DeliveryOutcome, RedeliveryBackoff } from '../redelivery';
 
 export interface InMemoryMessageBusOptions {
   /** Partitions of a topic created implicitly (by publish or subscribe). Default 10, like ONAP's topics. */
   defaultPartitions?: number;
   logger?: BusLogger;
+  /** Delays between attempts on a record whose handler failed transiently. Default 100 ms doubling to 5 s. */
+  redeliveryBackoff?: RedeliveryBackoff;
 }
 
 interface StoredRecord {
@@ -23,38 +27,36 @@ interface StoredRecord {
 const YIELD_EVERY = 64;
 
 class Member {
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
+  /** Aborted when the member leaves: a record being retried is given up, uncommitted, to the others. */
+  private readonly leaving = new AbortController();
 
   constructor(
-    readonly handler: (record: IncomingRecord) => Promise<void>,
+    private readonly options: SubscribeOptions,
     private readonly logger: BusLogger,
-    private readonly groupId: string,
+    private readonly backoff: RedeliveryBackoff,
   ) {}
 
-  /** Runs the handler; failures are logged, never thrown (the record is then skipped). */
-  async deliver(record: IncomingRecord): Promise<void> {
-    const run = (async () => {
-      try {
-        await this.handler(record);
-      } catch (error) {
-        this.logger('error', 'Message handler failed; record skipped', {
-          topic: record.topic,
-          partition: record.partition,
-          offset: record.offset,
-          groupId: this.groupId,
-          error: describeError(error),
-        });
-      }
-    })();
+  /** Runs the handler until the record applies or is skipped, or the member leaves; never throws. */
+  async deliver(record: IncomingRecord): Promise<DeliveryOutcome> {
+    const run = deliverUntilSettled(record, {
+      handler: this.options.handler,
+      isTransientFailure: this.options.isTransientFailure,
+      backoff: this.backoff,
+      logger: this.logger,
+      groupId: this.options.groupId,
+      signal: this.leaving.signal,
+    });
     this.inFlight.add(run);
     try {
-      await run;
+      return await run;
     } finally {
       this.inFlight.delete(run);
     }
   }
 
   async drain(): Promise<void> {
+    this.leaving.abort();
     await Promise.all([...this.inFlight]);
   }
 }
@@ -123,12 +125,14 @@ export class InMemoryMessageBus extends MessageBus {
   private readonly members = new Set<Member>();
   private readonly defaultPartitions: number;
   private readonly logger: BusLogger;
+  private readonly backoff: RedeliveryBackoff;
   private closed = false;
 
   constructor(options: InMemoryMessageBusOptions = {}) {
     super();
     this.defaultPartitions = options.defaultPartitions ?? 10;
     this.logger = options.logger ?? consoleBusLogger;
+    this.backoff = options.redeliveryBackoff ?? DEFAULT_REDELIVERY_BACKOFF;
   }
 
   /** Creates a topic with a given partition count (otherwise topics appear on first use). */
@@ -174,7 +178,7 @@ export class InMemoryMessageBus extends MessageBus {
         group = new Group(options.groupId, start);
         topic.groups.set(options.groupId, group);
       }
-      const member = new Member(options.handler, this.logger, options.groupId);
+      const member = new Member(options, this.logger, this.backoff);
       group.members.push(member);
       this.members.add(member);
       this.scheduleAll(topic, group);
@@ -289,7 +293,7 @@ export class InMemoryMessageBus extends MessageBus {
         if (this.closed || member === undefined || stored === undefined) {
           return;
         }
-        await member.deliver({
+        const outcome = await member.deliver({
           topic: topic.name,
           partition,
           offset: String(position),
@@ -298,6 +302,10 @@ export class InMemoryMessageBus extends MessageBus {
           timestamp: stored.timestamp,
           headers: { ...stored.headers },
         });
+        if (outcome === 'stopped') {
+          // The member left while retrying: the record stays at the group's position for the next owner.
+          continue;
+        }
         group.positions[partition] = position + 1;
         sinceYield += 1;
         if (sinceYield >= YIELD_EVERY) {

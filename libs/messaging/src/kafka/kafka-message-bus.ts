@@ -9,10 +9,12 @@
  */
 import type { ConnectionOptions } from 'node:tls';
 
-import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import { Kafka, KafkaJSError, Partitioners, logLevel } from 'kafkajs';
 import type { Admin, Consumer, IHeaders, LogEntry, Producer, SASLOptions } from 'kafkajs';
 
 import { MessageBus, assertTopicName, consoleBusLogger, describeError } from '../message-bus';
+import { DEFAULT_REDELIVERY_BACKOFF, deliverUntilSettled } from '../redelivery';
+import type { RedeliveryBackoff } from '../redelivery';
 import type {
   BusLogLevel,
   BusLogger,
@@ -74,6 +76,8 @@ export interface KafkaMessageBusOptions {
   consumer?: KafkaConsumerTuning;
   /** Longest `subscribe` waits for the group join and first fetch. Default 30 000 ms. */
   subscribeTimeoutMs?: number;
+  /** Delays between attempts on a record whose handler failed transiently. Default 100 ms doubling to 5 s. */
+  redeliveryBackoff?: RedeliveryBackoff;
   logger?: BusLogger;
 }
 
@@ -136,10 +140,42 @@ function isRetriable(error: unknown): boolean {
   );
 }
 
+/**
+ * Broker answers meaning the idempotent producer's id or sequence is no longer valid there: the broker
+ * lost its producer state (restarted as a new, empty cluster) or expired the id. kafkajs never
+ * re-initialises a producer by itself, so every later send would fail the same way.
+ */
+const PRODUCER_STATE_LOST = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'PRODUCER_FENCED',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);
+
+function lostProducerState(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 5) {
+    return false;
+  }
+  const { type, cause, errors } = error as { type?: unknown; cause?: unknown; errors?: unknown };
+  return (
+    (typeof type === 'string' && PRODUCER_STATE_LOST.has(type)) ||
+    lostProducerState(cause, depth + 1) ||
+    (Array.isArray(errors) && errors.some((inner) => lostProducerState(inner, depth + 1)))
+  );
+}
+
 /** Memoises an async connect; a failure is not cached, so the next call retries. */
-function lazily<T>(connect: () => Promise<T>): { get(): Promise<T>; peek(): Promise<T> | undefined } {
+function lazily<T>(connect: () => Promise<T>): {
+  get(): Promise<T>;
+  peek(): Promise<T> | undefined;
+  forget(): void;
+} {
   let pending: Promise<T> | undefined;
   return {
+    forget() {
+      pending = undefined;
+    },
     get() {
       pending ??= connect().catch((error: unknown) => {
         pending = undefined;
@@ -160,6 +196,7 @@ export class KafkaMessageBus extends MessageBus {
   private readonly tuning: Required<KafkaConsumerTuning>;
   private readonly allowAutoTopicCreation: boolean;
   private readonly subscribeTimeoutMs: number;
+  private readonly redeliveryBackoff: RedeliveryBackoff;
   private readonly subscriptions = new Set<Subscription>();
   /** Topics known to exist, so auto-creation is checked once per topic, not per publish. */
   private readonly knownTopics = new Set<string>();
@@ -173,6 +210,7 @@ export class KafkaMessageBus extends MessageBus {
     this.tuning = { ...DEFAULT_KAFKA_CONSUMER_TUNING, ...options.consumer };
     this.allowAutoTopicCreation = options.allowAutoTopicCreation ?? true;
     this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 30_000;
+    this.redeliveryBackoff = options.redeliveryBackoff ?? DEFAULT_REDELIVERY_BACKOFF;
     this.kafka = new Kafka({
       clientId: options.clientId ?? 'acm-runtime',
       brokers: options.brokers,
@@ -265,12 +303,29 @@ export class KafkaMessageBus extends MessageBus {
       return;
     }
     await this.ensureTopic(topic);
+    const messages = records.map((record) => ({ key: record.key, value: record.value, headers: record.headers }));
     const producer = await this.producer.get();
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
-    });
+    try {
+      await producer.send({ topic, acks: -1, messages });
+    } catch (error) {
+      if (!lostProducerState(error) || this.closed) {
+        throw error;
+      }
+      this.logger('warn', 'The broker no longer knows this producer; re-initialising it', {
+        topic,
+        error: describeError(error),
+      });
+      await this.replaceProducer(producer);
+      await (await this.producer.get()).send({ topic, acks: -1, messages });
+    }
+  }
+
+  /** Drops a producer whose id the broker refuses; the next `get` connects a new one with a new id. */
+  private async replaceProducer(stale: Producer): Promise<void> {
+    if ((await this.producer.peek()) === stale) {
+      this.producer.forget();
+    }
+    await stale.disconnect().catch(() => undefined);
   }
 
   override async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -306,6 +361,7 @@ export class KafkaMessageBus extends MessageBus {
       minBytes: 1,
       allowAutoTopicCreation: this.allowAutoTopicCreation,
     });
+    const closing = new AbortController();
     const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger(payload.restart ? 'warn' : 'error', 'Kafka consumer crashed', {
         topic: options.topic,
@@ -317,13 +373,17 @@ export class KafkaMessageBus extends MessageBus {
     try {
       await this.ensureTopic(options.topic);
       await consumer.connect();
-      await consumer.subscribe({ topics: [options.topic], fromBeginning: options.fromBeginning === true });
+      // Earliest is kafkajs' reset policy for every group: a group whose offsets vanish while it runs
+      // (the broker came back as a new, empty cluster) then reads what was published since, instead of
+      // skipping it. Where the caller wants "latest", the start at join is pinned by a seek below.
+      await consumer.subscribe({ topics: [options.topic], fromBeginning: true });
       const startOffsets =
         options.fromBeginning === true ? new Map<number, string>() : await this.endOffsetsOfUncommitted(options);
       const receiving = this.untilReceiving(consumer, options, startOffsets, deadline);
       await consumer.run({
         partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
-        eachMessage: async ({ topic, partition, message }) => {
+        eachMessage: async (payload) => {
+          const { topic, partition, message } = payload;
           const record: IncomingRecord = {
             topic,
             partition,
@@ -333,16 +393,23 @@ export class KafkaMessageBus extends MessageBus {
             timestamp: message.timestamp,
             headers: headersToStrings(message.headers),
           };
-          try {
-            await options.handler(record);
-          } catch (error) {
-            // Never rethrow: kafkajs would retry the batch forever and stall the partition.
-            this.logger('error', 'Message handler failed; record skipped', {
-              topic,
-              partition,
-              offset: message.offset,
-              groupId: options.groupId,
-              error: describeError(error),
+          // Retrying inside eachMessage keeps the partition's order and its offset unresolved; the
+          // heartbeat before each wait keeps the membership, and throws when the group rebalances so the
+          // partition's next owner starts again at this record.
+          const outcome = await deliverUntilSettled(record, {
+            handler: options.handler,
+            isTransientFailure: options.isTransientFailure,
+            backoff: this.redeliveryBackoff,
+            logger: this.logger,
+            groupId: options.groupId,
+            signal: closing.signal,
+            beforeWait: () => payload.heartbeat(),
+          });
+          if (outcome === 'stopped') {
+            // Returning would resolve (and commit) the offset. A retriable KafkaJSError ends the batch without
+            // a crash: the runner's retry finds the consumer stopping and exits.
+            throw new KafkaJSError('Subscription closed while retrying a record; its offset stays uncommitted', {
+              retriable: true,
             });
           }
         },
@@ -350,22 +417,24 @@ export class KafkaMessageBus extends MessageBus {
       await receiving;
     } catch (error) {
       removeCrashListener();
+      closing.abort();
       await consumer.disconnect().catch(() => undefined);
       throw error;
     }
 
-    let closing: Promise<void> | undefined;
+    let closed: Promise<void> | undefined;
     const subscription: Subscription = {
       close: () => {
-        closing ??= (async () => {
+        closed ??= (async () => {
           this.subscriptions.delete(subscription);
+          closing.abort();
           try {
             await consumer.disconnect();
           } finally {
             removeCrashListener();
           }
         })();
-        return closing;
+        return closed;
       },
     };
     this.subscriptions.add(subscription);

@@ -95,8 +95,9 @@ export function describeMessageBusContract(
       groupId: string,
       handler: (record: IncomingRecord) => Promise<void>,
       fromBeginning?: boolean,
+      isTransientFailure?: (error: unknown) => boolean,
     ): Promise<Subscription> => {
-      const subscription = await bus.subscribe({ topic, groupId, handler, fromBeginning });
+      const subscription = await bus.subscribe({ topic, groupId, handler, fromBeginning, isTransientFailure });
       subscriptions.push(subscription);
       return subscription;
     };
@@ -262,6 +263,62 @@ export function describeMessageBusContract(
       await inbox.waitForCount(2, timeout);
       expect(inbox.values()).toEqual(['after', 'later']);
       expect(poisonDeliveries).toBe(1);
+    });
+
+    it('retries a record whose handler fails transiently until it applies, keeping the key order', async () => {
+      const topic = unique('contract-transient');
+      const inbox = new Inbox();
+      const attempts = new Map<string, number>();
+      const transient = new Error('dependency unavailable on purpose');
+      const handler = (record: IncomingRecord): Promise<void> => {
+        const attempt = (attempts.get(record.value) ?? 0) + 1;
+        attempts.set(record.value, attempt);
+        if (record.value === 'flaky' && attempt <= 3) {
+          return Promise.reject(transient);
+        }
+        if (record.value === 'bad') {
+          return Promise.reject(new Error('permanent failure on purpose'));
+        }
+        inbox.push(record);
+        return Promise.resolve();
+      };
+      await subscribe(topic, unique('group'), handler, false, (error) => error === transient);
+
+      await bus.publish(topic, [
+        { key: 'same', value: 'flaky' },
+        { key: 'same', value: 'bad' },
+        { key: 'same', value: 'after' },
+      ]);
+      await inbox.waitForCount(2, timeout);
+      expect(inbox.values()).toEqual(['flaky', 'after']);
+      expect(Object.fromEntries(attempts)).toEqual({ flaky: 4, bad: 1, after: 1 });
+    });
+
+    it('leaves a record being retried uncommitted when the subscription closes; the group resumes at it', async () => {
+      const topic = unique('contract-transient-close');
+      const groupId = unique('group');
+      const transient = new Error('dependency unavailable on purpose');
+      let failedAttempts = 0;
+      const alwaysFailing = (): Promise<void> => {
+        failedAttempts += 1;
+        return Promise.reject(transient);
+      };
+      const first = await subscribe(topic, groupId, alwaysFailing, false, (error) => error === transient);
+      await bus.publish(topic, [
+        { key: 'same', value: 'pending' },
+        { key: 'same', value: 'next' },
+      ]);
+      const deadline = Date.now() + timeout;
+      while (failedAttempts < 2 && Date.now() < deadline) {
+        await delay(20);
+      }
+      expect(failedAttempts).toBeGreaterThanOrEqual(2);
+      await first.close();
+
+      const inbox = new Inbox();
+      await subscribe(topic, groupId, inbox.handler);
+      await inbox.waitForCount(2, timeout);
+      expect(inbox.values()).toEqual(['pending', 'next']);
     });
 
     it('stops delivering to a closed subscription', async () => {

@@ -1,0 +1,33 @@
+import { isTransientDatabaseError } from './transient-errors';
+
+/** An Error with the extra fields node-postgres and TypeORM attach. */
+function failure(message: string, fields: Record<string, unknown> = {}): Error {
+  return Object.assign(new Error(message), fields);
+}
+
+describe('isTransientDatabaseError', () => {
+  it.each([
+    ['connection exception (class 08)', failure('connection failure', { code: '08006' })],
+    ['admin shutdown', failure('terminating connection due to administrator command', { code: '57P01' })],
+    ['crash shutdown', failure('crash', { code: '57P02' })],
+    ['server starting', failure('the database system is starting up', { code: '57P03' })],
+    ['serialization failure', failure('could not serialize access', { code: '40001' })],
+    ['deadlock', failure('deadlock detected', { code: '40P01' })],
+    ['TypeORM wrapping a driver error', failure('query failed', { driverError: failure('x', { code: '40001' }) })],
+    ['a cause chain', failure('outer', { cause: failure('inner', { code: 'ECONNRESET' }) })],
+    ['every address refused', new AggregateError([failure('a', { code: 'ECONNREFUSED' })], 'connect failed')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+  ])('is transient for %s', (_name, error) => {
+    expect(isTransientDatabaseError(error)).toBe(true);
+  });
+
+  it.each([
+    ['unique violation', failure('duplicate key', { code: '23505' })],
+    ['syntax error', failure('syntax error', { code: '42601' })],
+    ['a plain error', new Error('element not found')],
+    ['a string', 'boom'],
+    ['undefined', undefined],
+  ])('is permanent for %s', (_name, error) => {
+    expect(isTransientDatabaseError(error)).toBe(false);
+  });
+});

@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from './runtime-harness';
+
+const run = promisify(execFile);
+
+/** Is the process alive? (signal 0 only checks) */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A Kafka broker of a fault scenario's own, on its own ports (`port` and `port + 1` for the controller)
+ * and data directory under .services, started by the same scripts/services-up.sh as the shared one
+ * (it reuses the cached jars). The scenario may kill it and start it again; the shared broker
+ * on 9092 is never touched.
+ */
+export class FaultBroker {
+  readonly dir: string;
+
+  constructor(
+    name: string,
+    readonly port: number,
+  ) {
+    this.dir = join(REPO_ROOT, '.services', `fault-kafka-${name}`);
+  }
+
+  get bootstrap(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  /** Starts the broker (formatting its log dir only if it never was) and waits until it answers. */
+  async start(): Promise<void> {
+    await run('bash', [join(REPO_ROOT, 'scripts', 'services-up.sh'), 'kafka'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ACM_KAFKA_PORT: String(this.port), ACM_KAFKA_DIR: this.dir },
+      timeout: 180_000,
+    });
+  }
+
+  /** Ends the broker with `signal` (SIGKILL: no clean shutdown) and waits until it is gone. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const pid = this.pid();
+    if (pid === undefined) {
+      return;
+    }
+    process.kill(pid, signal);
+    const deadline = Date.now() + 60_000;
+    while (alive(pid)) {
+      if (Date.now() > deadline) {
+        process.kill(pid, 'SIGKILL');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Stops the broker and removes everything it wrote. */
+  async destroy(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private pid(): number | undefined {
+    try {
+      const pid = Number(readFileSync(join(this.dir, 'kafka.pid'), 'utf8').trim());
+      return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
