@@ -12,3 +12,4 @@ export * from './engine/phase-planner';
 export * from './ports/engine.port';
 export * from './instance/migration';
 export * from './engine/stage-planner';
+export * from './engine/order-cascade';

@@ -18,6 +18,7 @@ import {
   IdGenerator,
   UnitOfWork,
   applyAck,
+  cascadeOrder,
   completedStateOf,
   decideNextPhase,
   firstPhase,
@@ -92,8 +93,8 @@ export class OperationEngine {
   }
 
   /**
-   * Starts an instance order inside the caller's transaction. Elements already at the order's target
-   * (after a failed attempt) keep their state, so a retry only redoes what did not finish.
+   * Starts an instance order inside the caller's transaction. On a retry of the same order, elements
+   * already at its target keep their state, so it only redoes what did not finish (`cascadeOrder`).
    */
   async startInstanceOrder(
     store: Store,
@@ -105,22 +106,8 @@ export class OperationEngine {
     const now = this.clock.now();
     const instance = found.value;
     const info = this.templates.readDefinition(definition);
-    const staged = isStagedOrder(order);
     const during = transitionalStateFor(order);
-    const target = completedStateOf(during);
-    // ONAP's retry rule: re-issuing a phased order after a failure redoes only the unfinished elements.
-    const retry = instance.stateChangeResult !== 'NO_ERROR' && PHASED_ORDERS.has(order);
-    const elements = Object.fromEntries(
-      Object.entries(instance.elements).map(([id, element]): [string, InstanceElement] => {
-        const reached =
-          retry &&
-          target !== null &&
-          element.deployState === target.deployState &&
-          element.lockState === target.lockState;
-        // A staged order starts every element at the first stage of its set again.
-        return [id, reached ? element : { ...element, ...during, message: null, ...(staged ? { stage: null } : {}) }];
-      }),
-    );
+    const elements = cascadeOrder(instance, order);
     const context = await this.contextOf(store, instance, order, extras);
     const startPhaseOf = this.startPhaseLookup(info, order, context);
     const pendingPhases = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
