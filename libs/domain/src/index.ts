@@ -13,3 +13,4 @@ export * from './ports/engine.port';
 export * from './instance/migration';
 export * from './engine/stage-planner';
 export * from './engine/order-cascade';
+export * from './engine/deadlines';

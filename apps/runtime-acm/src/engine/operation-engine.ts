@@ -22,6 +22,7 @@ import {
   completedStateOf,
   decideNextPhase,
   firstPhase,
+  phaseDeadline,
   isElementTransitional,
   isStagedOrder,
   stagePhaseOf,
@@ -45,15 +46,6 @@ import {
 import type { CompositionSide } from './participant-messages';
 
 const PHASED_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK']);
-
-/** Element property that overrides the operation timeout of an order (ONAP AcmTimeoutUtils). */
-const TIMEOUT_PROPERTY: Partial<Record<InstanceOrder, string>> = {
-  DEPLOY: 'deployTimeoutMs',
-  UNDEPLOY: 'undeployTimeoutMs',
-  UPDATE: 'updateTimeoutMs',
-  MIGRATE: 'migrateTimeoutMs',
-  DELETE: 'deleteTimeoutMs',
-};
 
 /** What an order's messages need beyond the instance and its own definition. */
 interface OrderContext {
@@ -125,7 +117,7 @@ export class OperationEngine {
       timedOut: false,
       phase,
       startedAt: now,
-      deadlineAt: now + this.timeoutOf(order, instance),
+      deadlineAt: phaseDeadline({ deployState: during.deployState, elements }, now, this.config.maxOperationWaitMs),
       finishedAt: null,
     };
     const started: AutomationComposition = {
@@ -300,7 +292,12 @@ export class OperationEngine {
           events.push(this.event(instanceId, operation, 'PHASE_COMPLETED', { phase: operation.phase }, now));
           const advanced = { ...updated, phase: decision.phase };
           await store.instances.update(advanced, found.version);
-          const moved = { ...operation, phase: decision.phase };
+          // ONAP restarts the clock of an operation at every phase and stage.
+          const moved = {
+            ...operation,
+            phase: decision.phase,
+            deadlineAt: phaseDeadline(advanced, now, this.config.maxOperationWaitMs),
+          };
           await store.operations.update(moved);
           await this.sendPhase(
             store,
@@ -661,19 +658,6 @@ export class OperationEngine {
       const [first, second] = element.migrationState === 'REMOVED' ? [leaving, going] : [going, leaving];
       return first.get(id) ?? second.get(id) ?? fallback;
     });
-  }
-
-  private timeoutOf(order: InstanceOrder, instance: AutomationComposition): number {
-    const property = TIMEOUT_PROPERTY[order];
-    if (property !== undefined) {
-      for (const element of Object.values(instance.elements)) {
-        const value = Number(element.properties[property]);
-        if (Number.isInteger(value) && value > 0) {
-          return value;
-        }
-      }
-    }
-    return this.config.maxOperationWaitMs;
   }
 
   private event(
