@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { Clock } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
 import { SupervisionScheduler } from '../apps/runtime-acm/src/supervision/supervision.scheduler';
 import type { RuntimeHarness } from './support/runtime-harness';
 import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import { testDatabaseUrl } from './support/services';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const threePhaseYaml = readRepoFile('tosca/examples/sim-three-phase.yaml');
@@ -181,5 +183,47 @@ describe('operation deadlines (PostgreSQL, in-process bus, fake clock)', () => {
     await tickAt(start + 2001);
     const timedOut = await instance(instanceId);
     expect(timedOut).toMatchObject({ deployState: 'DEPLOYED', lockState: 'UNLOCKING', stateChangeResult: 'TIMEOUT' });
+  });
+
+  it('flags a TIMEOUT while an ACK holds the instance, without a deadlock that would lose the ACK', async () => {
+    const instanceId = await createInstance({ deployTimeoutMs: 5000 });
+    const start = now;
+    await order(instanceId, { deployOrder: 'DEPLOY' });
+    await eventually('the phase-0 message', () => participant.phaseMessages(instanceId)[0]);
+    // A second connection plays the ACK's transaction: instance row first, then its operation row.
+    const ackTransaction = new Client({ connectionString: testDatabaseUrl() });
+    await ackTransaction.connect();
+    try {
+      await ackTransaction.query(`SET search_path TO "${runtime.schema}"`);
+      await ackTransaction.query('BEGIN');
+      await ackTransaction.query('SELECT 1 FROM automation_composition WHERE instance_id = $1 FOR UPDATE', [
+        instanceId,
+      ]);
+      const pid = ((await ackTransaction.query('SELECT pg_backend_pid() AS pid')).rows as Array<{ pid: number }>)[0]
+        ?.pid;
+      now = start + 5001;
+      const tick = runtime.app.get(SupervisionScheduler).tick();
+      const observer = new Client({ connectionString: testDatabaseUrl() });
+      await observer.connect();
+      try {
+        await eventually('supervision to wait for the instance row', async () => {
+          const { rows } = await observer.query(
+            'SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+            [pid],
+          );
+          return rows.length > 0 ? true : undefined;
+        });
+      } finally {
+        await observer.end();
+      }
+      await ackTransaction.query(`UPDATE acm_operation SET phase = phase WHERE target_id = $1 AND state = 'RUNNING'`, [
+        instanceId,
+      ]);
+      await ackTransaction.query('COMMIT');
+      await tick;
+    } finally {
+      await ackTransaction.end();
+    }
+    expect((await instance(instanceId)).stateChangeResult).toBe('TIMEOUT');
   });
 });

@@ -118,11 +118,11 @@ export class SqlOperationRepository implements OperationRepository {
     return row ? { operation: operationOf(row), phase: row.message_phase } : null;
   }
 
-  async claimOverdue(now: number, limit: number): Promise<Operation[]> {
+  async findOverdue(now: number, limit: number): Promise<Operation[]> {
     const rows: OperationRow[] = await this.manager.query(
       `SELECT ${OPERATION_COLUMNS} FROM acm_operation
        WHERE state = 'RUNNING' AND NOT timed_out AND deadline_at < $1
-       ORDER BY deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+       ORDER BY deadline_at LIMIT $2`,
       [new Date(now), limit],
     );
     return rows.map(operationOf);

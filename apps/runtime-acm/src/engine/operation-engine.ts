@@ -398,42 +398,48 @@ export class OperationEngine {
 
   /**
    * Flags operations past their deadline as TIMEOUT (ONAP keeps the transitional state; a late
-   * success still completes). Replicas share the work through SKIP LOCKED.
+   * success still completes). Each target is locked before its operation, in the order an ACK takes
+   * them, so a timeout never deadlocks with an ACK (which would lose the ACK); the operation is read
+   * again under that lock, so of several replicas only one flags it.
    */
   async timeOutOverdue(limit = 100): Promise<number> {
     return this.unitOfWork.transaction(async (store) => {
       const now = this.clock.now();
-      const overdue = await store.operations.claimOverdue(now, limit);
-      for (const operation of overdue) {
+      let flagged = 0;
+      for (const candidate of await store.operations.findOverdue(now, limit)) {
+        const instance =
+          candidate.targetKind === 'INSTANCE' ? await store.instances.findForUpdate(candidate.targetId) : null;
+        const definition =
+          candidate.targetKind === 'DEFINITION' ? await store.definitions.findForUpdate(candidate.targetId) : null;
+        const operation = await store.operations.find(candidate.operationId);
+        if (!operation || operation.state !== 'RUNNING' || operation.timedOut || operation.deadlineAt >= now) {
+          continue;
+        }
+        flagged += 1;
         await store.operations.update({ ...operation, timedOut: true });
         await store.events.append([this.event(operation.targetId, operation, 'TIMEOUT', {}, now)]);
         this.metrics.operationsFinished.inc({ order: operation.order, result: 'TIMEOUT' });
-        if (operation.targetKind === 'INSTANCE') {
-          const found = await store.instances.findForUpdate(operation.targetId);
-          if (found && found.value.stateChangeResult === 'NO_ERROR') {
-            const timedOut = { ...found.value, stateChangeResult: 'TIMEOUT' as const, lastMsg: now };
-            await store.instances.update(timedOut, found.version);
-            const definition = await store.definitions.find(timedOut.compositionId);
-            if (definition) {
-              await store.outbox.add([
-                toOutbox(
-                  instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), timedOut, definition.value, false),
-                  this.topics,
-                ),
-              ]);
-            }
-          }
-        } else {
-          const found = await store.definitions.findForUpdate(operation.targetId);
-          if (found && found.value.stateChangeResult === 'NO_ERROR') {
-            await store.definitions.update(
-              { ...found.value, stateChangeResult: 'TIMEOUT', lastMsg: now },
-              found.version,
-            );
+        if (instance && instance.value.stateChangeResult === 'NO_ERROR') {
+          const timedOut = { ...instance.value, stateChangeResult: 'TIMEOUT' as const, lastMsg: now };
+          await store.instances.update(timedOut, instance.version);
+          const composition = await store.definitions.find(timedOut.compositionId);
+          if (composition) {
+            await store.outbox.add([
+              toOutbox(
+                instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), timedOut, composition.value, false),
+                this.topics,
+              ),
+            ]);
           }
         }
+        if (definition && definition.value.stateChangeResult === 'NO_ERROR') {
+          await store.definitions.update(
+            { ...definition.value, stateChangeResult: 'TIMEOUT', lastMsg: now },
+            definition.version,
+          );
+        }
       }
-      return overdue.length;
+      return flagged;
     });
   }
 

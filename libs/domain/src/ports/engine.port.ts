@@ -48,8 +48,11 @@ export interface OperationRepository {
   /** Remembers which operation and phase a sent message belongs to, so its ACKs can be matched. */
   recordMessage(messageId: string, operationId: string, phase: number | null): Promise<void>;
   findByMessage(messageId: string): Promise<{ operation: Operation; phase: number | null } | null>;
-  /** Running, not yet timed-out operations past their deadline, locked for this replica (SKIP LOCKED). */
-  claimOverdue(now: number, limit: number): Promise<Operation[]>;
+  /**
+   * Running, not yet timed-out operations past their deadline, unlocked: the caller locks each target
+   * first (as an ACK does) and reads the operation again under that lock.
+   */
+  findOverdue(now: number, limit: number): Promise<Operation[]>;
   /** Finished operations of a target, newest first. */
   history(targetId: string, limit: number): Promise<Operation[]>;
 }
