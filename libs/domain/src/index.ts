@@ -14,3 +14,4 @@ export * from './instance/migration';
 export * from './engine/stage-planner';
 export * from './engine/order-cascade';
 export * from './engine/deadlines';
+export * from './engine/hand-over';

@@ -9,6 +9,7 @@ import type {
   Operation,
   OperationEvent,
   OutboxRecord,
+  ParticipantReplica,
   Store,
   Versioned,
 } from '@acm/domain';
@@ -21,10 +22,12 @@ import {
   cascadeOrder,
   completedStateOf,
   decideNextPhase,
+  elementsInPhase,
   firstPhase,
   phaseDeadline,
   isElementTransitional,
   isStagedOrder,
+  needsHandOver,
   stagePhaseOf,
   transitionalStateFor,
 } from '@acm/domain';
@@ -202,6 +205,9 @@ export class OperationEngine {
           this.ignored('STALE', `ACK for instance ${instanceId} answers a failed operation a newer order replaced`);
           return;
         }
+      }
+      if (matched && ack.responseTo && ack.replicaId) {
+        await store.operations.recordAnswer(ack.responseTo, ack.participantId, ack.replicaId);
       }
       const definition = await store.definitions.find(found.value.compositionId);
       if (!definition) {
@@ -518,10 +524,12 @@ export class OperationEngine {
     first: boolean,
     events: OperationEvent[],
     now: number,
-    event: 'PHASE_STARTED' | 'PHASE_RESENT' = 'PHASE_STARTED',
+    resentMessageId?: string,
   ): Promise<void> {
-    const messageId = this.ids.uuid();
-    await store.operations.recordMessage(messageId, operation.operationId, phase);
+    const messageId = resentMessageId ?? this.ids.uuid();
+    if (resentMessageId === undefined) {
+      await store.operations.recordMessage(messageId, operation.operationId, phase);
+    }
     const message = phaseMessage({
       messageId,
       timestamp: new Date(now).toISOString(),
@@ -534,40 +542,41 @@ export class OperationEngine {
       ...context,
     });
     await store.outbox.add([toOutbox(message, this.topics)]);
+    const event = resentMessageId === undefined ? 'PHASE_STARTED' : 'PHASE_RESENT';
     events.push(this.event(instance.instanceId, operation, event, { phase, messageId }, now));
   }
 
   /**
-   * A participant replica went silent: whatever it was doing may be lost with it (its consumer committed
-   * the order's offset when it took the work). Each running operation with unfinished elements of those
-   * participants gets its open phase sent again; it describes only the unfinished elements, so another
-   * replica finishes them, and the SDK never runs an element twice for one message.
+   * Some replicas of a participant are silent (OFF_LINE, or they did not answer a STATUS request): the
+   * work they took may be lost with them (their consumer committed the order's offset when they took it).
+   * Each open phase message whose taker is silent (`needsHandOver`) is sent again with its original
+   * messageId, to that participant only and describing only its unfinished elements: a replica that
+   * already took it just repeats its ACKs, another one does the work, and nothing runs twice.
    */
-  async resendOpenPhases(participantIds: readonly string[]): Promise<number> {
-    if (participantIds.length === 0) {
-      return 0;
-    }
+  async handOverLostWork(participantId: string, isSilent: (replica: ParticipantReplica) => boolean): Promise<number> {
     return this.unitOfWork.transaction(async (store) => {
       const now = this.clock.now();
-      const affected = new Map<string, AutomationComposition>();
-      for (const participantId of participantIds) {
-        for (const instance of await store.instances.list({ participantId })) {
-          const unfinished = Object.values(instance.elements).some(
-            (element) => element.participantId === participantId && isElementTransitional(element),
-          );
-          if (unfinished) {
-            affected.set(instance.instanceId, instance);
-          }
-        }
+      const participant = await store.participants.find(participantId);
+      const silent = new Set(
+        Object.values(participant?.replicas ?? {})
+          .filter(isSilent)
+          .map((replica) => replica.replicaId),
+      );
+      if (silent.size === 0) {
+        return 0;
       }
+      const workers = await store.operations.workers([...silent]);
       let resent = 0;
-      for (const instanceId of affected.keys()) {
-        const operation = await store.operations.findRunning(instanceId);
+      for (const listed of await store.instances.list({ participantId })) {
+        const unfinishedHere = Object.values(listed.elements).some(
+          (element) => element.participantId === participantId && isElementTransitional(element),
+        );
+        const operation = unfinishedHere ? await store.operations.findRunning(listed.instanceId) : null;
         // A precheck's target lives only in its messages; it is re-ordered by the user after a TIMEOUT.
         if (!operation || operation.order === 'MIGRATE_PRECHECK') {
           continue;
         }
-        const found = await store.instances.findForUpdate(instanceId);
+        const found = await store.instances.findForUpdate(listed.instanceId);
         const definition = found ? await store.definitions.find(found.value.compositionId) : null;
         if (!found || !definition) {
           continue;
@@ -575,25 +584,72 @@ export class OperationEngine {
         const order = operation.order as InstanceOrder;
         const info = this.templates.readDefinition(definition.value);
         const context = await this.contextOf(store, found.value, order, {});
-        const events: OperationEvent[] = [];
-        await this.sendPhase(
-          store,
-          found.value,
-          definition.value,
-          info,
-          context,
-          operation,
-          operation.phase ?? 0,
-          false,
-          events,
-          now,
-          'PHASE_RESENT',
+        const phase = operation.phase ?? 0;
+        const mine = elementsInPhase(found.value.elements, phase, this.startPhaseLookup(info, order, context)).filter(
+          (element) => element.participantId === participantId,
         );
-        await store.events.append(events);
-        resent += 1;
+        if (mine.length === 0) {
+          continue;
+        }
+        // The participant's share only: other participants' replicas are not concerned by this loss.
+        const share: AutomationComposition = {
+          ...found.value,
+          elements: Object.fromEntries(
+            Object.entries(found.value.elements).filter(([, element]) => element.participantId === participantId),
+          ),
+        };
+        const events: OperationEvent[] = [];
+        for (const message of await store.operations.phaseMessages(operation.operationId, operation.phase)) {
+          const answeredBy = message.answeredBy
+            .filter((answer) => answer.participantId === participantId)
+            .map((answer) => answer.replicaId);
+          if (!needsHandOver({ answeredBy, silent, workers })) {
+            continue;
+          }
+          await this.sendPhase(
+            store,
+            share,
+            definition.value,
+            info,
+            context,
+            operation,
+            phase,
+            false,
+            events,
+            now,
+            message.messageId,
+          );
+        }
+        if (events.length > 0) {
+          // The replica that takes the work over starts it now: the phase's clock restarts.
+          await store.operations.update({
+            ...operation,
+            deadlineAt: phaseDeadline(found.value, now, this.config.maxOperationWaitMs),
+          });
+          await store.events.append(events);
+          resent += events.length;
+        }
       }
       return resent;
     });
+  }
+
+  /**
+   * Probes a new replica's registration started: the participant's replicas that have not been heard
+   * from since are silent, and their work is handed over at once (not after MAX_STATUS_WAIT).
+   */
+  async handOverAfterProbes(minimumAgeMs: number): Promise<number> {
+    const probes = await this.unitOfWork.transaction((store) =>
+      store.operations.takeProbes(this.clock.now() - minimumAgeMs),
+    );
+    let resent = 0;
+    for (const { participantId, probedAt } of probes) {
+      resent += await this.handOverLostWork(
+        participantId,
+        (replica) => replica.participantState === 'OFF_LINE' || replica.lastMsg < probedAt,
+      );
+    }
+    return resent;
   }
 
   /** The snapshot, the other composition and the precheck plan an order's messages need. */
