@@ -343,6 +343,10 @@ export class OperationEngine {
         this.ignored('STALE', `PRIME_ACK for ${ack.compositionId} answers an operation that is no longer running`);
         return;
       }
+      if (matched && ack.responseTo && ack.replicaId) {
+        // A replica that answered a prime did work: its loss may leave work behind (needsHandOver).
+        await store.operations.recordAnswer(ack.responseTo, ack.participantId, ack.replicaId);
+      }
       const definition = found.value;
       const outByName = new Map(
         (ack.outPropertiesList ?? []).map((entry) => [entry.elementDefinitionId.name, entry.outProperties ?? {}]),
