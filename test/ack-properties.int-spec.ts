@@ -199,6 +199,11 @@ describe('ACK handling properties (PostgreSQL, in-process bus, fast-check)', () 
         const phases = history.events.filter((event) => event.event === 'PHASE_STARTED').map((e) => e.detail['phase']);
         expect(phases).toEqual([0, 1, 2]);
         expect(history.events.filter((event) => event.event === 'FAILED')).toEqual([]);
+        // Duplicates change nothing, not even the history: one result per element.
+        const results = history.events
+          .filter((event) => event.event === 'ELEMENT_RESULT')
+          .map((event) => String(event.detail['elementId']));
+        expect([...results].sort()).toEqual([...elementIds].sort());
       }),
       { numRuns: 15 },
     );
