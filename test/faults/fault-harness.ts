@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import request from 'supertest';
 import { ProductProcess, SIMULATOR_SCRIPT, freePort, runtimeProcess } from '../support/processes';
 import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
-import { testKafkaBrokers } from '../support/services';
+import { testDatabaseUrl, testKafkaBrokers } from '../support/services';
 
 const API = '/onap/policy/clamp/acm/v2';
 const SIM_API = '/onap/policy/simparticipant/v2';
@@ -43,13 +44,40 @@ export class FaultWorld {
   readonly participantId = randomUUID();
   readonly topics = { op: `acm-fault-op-${this.suffix}`, sync: `acm-fault-sync-${this.suffix}` };
   serverErrors = 0;
+  /** Instances created so far: their names must be unique. */
+  private created = 0;
   private runtimeUrl = '';
   private readonly processes: ProductProcess[] = [];
+  private readonly runtimes: Array<{ process: ProductProcess; url: string; env: Record<string, string> }> = [];
 
+  /** Starts the scenario's runtime; REST calls go to it. */
   async startRuntime(env: Record<string, string>): Promise<void> {
+    this.runtimeUrl = await this.launchRuntime(env);
+  }
+
+  /** A second runtime replica on the same schema and consumer group; REST calls stay on the first. */
+  async startRuntimeReplica(env: Record<string, string>): Promise<void> {
+    await this.launchRuntime(env);
+  }
+
+  /** Kills the runtime REST calls go to with SIGKILL and starts a new one in its place. */
+  async restartRuntime(): Promise<void> {
+    const current = this.runtimes.find((runtime) => runtime.url === this.runtimeUrl)!;
+    await current.process.stop('SIGKILL');
+    this.runtimeUrl = await this.launchRuntime(current.env);
+  }
+
+  /** Kills the first runtime replica with SIGKILL; REST calls move to the next one. */
+  async killFirstRuntime(): Promise<void> {
+    const [first, next] = this.runtimes;
+    await first?.process.stop('SIGKILL');
+    this.runtimeUrl = next?.url ?? '';
+  }
+
+  private async launchRuntime(env: Record<string, string>): Promise<string> {
     const port = await freePort();
-    this.runtimeUrl = `http://127.0.0.1:${port}`;
-    const runtime = runtimeProcess(`fault-runtime-${this.suffix}`, {
+    const url = `http://127.0.0.1:${port}`;
+    const runtime = runtimeProcess(`fault-runtime-${this.suffix}-${this.runtimes.length}`, {
       port,
       schema: `fault_${this.suffix}`,
       groupId: `acm-runtime-${this.suffix}`,
@@ -57,17 +85,20 @@ export class FaultWorld {
       env,
     });
     this.processes.push(runtime);
+    this.runtimes.push({ process: runtime, url, env });
     runtime.start();
     await eventually(
-      'the runtime to answer',
+      `the runtime at ${url} to answer`,
       async () => {
-        const response = await this.api()
+        const response = await request(url)
           .get('/onap/policy/clamp/acm/actuator/health')
+          .auth(USER, PASSWORD)
           .catch(() => undefined);
         return response?.status === 200 ? true : undefined;
       },
       1500,
     );
+    return url;
   }
 
   /** A simulator replica of the scenario's participant whose element handlers take `elementMs`. */
@@ -99,10 +130,15 @@ export class FaultWorld {
     return { process: simulator, url };
   }
 
+  /** Stops every process of the scenario and drops its schema. */
   async stopAll(): Promise<void> {
     for (const product of this.processes.reverse()) {
       await product.stop('SIGKILL');
     }
+    const client = new Client({ connectionString: testDatabaseUrl() });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "fault_${this.suffix}" CASCADE`);
+    await client.end();
   }
 
   api(): request.Agent {
@@ -168,8 +204,11 @@ export class FaultWorld {
       const response = await this.call(
         this.api()
           .post(`${API}/compositions/${compositionId}/instances`)
-          .send({ ...template, name: `${template.name}-${this.suffix}-${index}`, elements }),
+          .send({ ...template, name: `${template.name}-${this.suffix}-${this.created++}`, elements }),
       );
+      if (response.status !== 201) {
+        throw new Error(`Instance not created: ${response.status} ${JSON.stringify(response.body)}`);
+      }
       instanceIds.push((response.body as { instanceId: string }).instanceId);
     }
     await Promise.all(
