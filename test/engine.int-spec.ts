@@ -237,6 +237,49 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     expect(retried).toContain(elementIds[2]);
   });
 
+  it('undeploys every element after a failed deploy, telling the participant, UNDEPLOYING while it works', async () => {
+    const instanceId = await createInstance();
+    const elementIds = Object.keys((await instance(instanceId)).elements);
+    participant.autoAnswer = false;
+    try {
+      await order(instanceId, { deployOrder: 'DEPLOY' });
+      const phase0 = await eventually('the phase-0 message', () => participant.phaseMessages(instanceId)[0]);
+      const failedIds = participant.myElements(phase0);
+      for (const elementId of failedIds) {
+        participant.failing.add(elementId);
+        await participant.ack(phase0, [elementId]);
+      }
+      await eventually('FAILED with both phase-0 elements answered', async () => {
+        const current = await instance(instanceId);
+        return current.stateChangeResult === 'FAILED' &&
+          failedIds.every((id) => current.elements[id]?.deployState === 'UNDEPLOYED')
+          ? current
+          : undefined;
+      });
+      participant.failing.clear();
+      const sentBefore = participant.phaseMessages(instanceId).length;
+      await order(instanceId, { deployOrder: 'UNDEPLOY' });
+      const undeployed: string[] = [];
+      for (let index = sentBefore; undeployed.length < elementIds.length; index += 1) {
+        const message = await eventually(
+          `undeploy message ${index}`,
+          () => participant.phaseMessages(instanceId)[index],
+        );
+        expect((await instance(instanceId)).deployState).toBe('UNDEPLOYING');
+        const mine = participant.myElements(message);
+        undeployed.push(...mine);
+        await participant.ack(message, mine);
+      }
+      // The elements the failed deploy left UNDEPLOYED are told to undeploy too (ONAP cascades every element).
+      expect([...undeployed].sort()).toEqual([...elementIds].sort());
+      const done = await until(instanceId, 'UNDEPLOYED', 'NONE');
+      expect(done.stateChangeResult).toBe('NO_ERROR');
+    } finally {
+      participant.autoAnswer = true;
+      participant.failing.clear();
+    }
+  });
+
   it('flags TIMEOUT after deployTimeoutMs when nobody answers, and a late success still completes', async () => {
     const instanceId = await createInstance();
     const current = await instance(instanceId);

@@ -49,6 +49,11 @@ export class ProductProcess {
     this.child = child;
   }
 
+  /** Sends a signal without waiting (SIGSTOP freezes the process, as a hung host would). */
+  signal(signal: NodeJS.Signals): void {
+    this.child?.kill(signal);
+  }
+
   /** Sends a signal and waits for the process to end (SIGKILL gives it no chance to clean up). */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     if (this.child && this.child.exitCode === null && this.child.signalCode === null) {

@@ -14,3 +14,6 @@ export * from './engine/dependency-planner';
 export * from './ports/engine.port';
 export * from './instance/migration';
 export * from './engine/stage-planner';
+export * from './engine/order-cascade';
+export * from './engine/deadlines';
+export * from './engine/hand-over';

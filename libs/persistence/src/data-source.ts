@@ -15,6 +15,7 @@ import { claimOutbox, deleteOutbox } from './engine-repositories';
 import { InitialSchema1764480000000 } from './migrations/1764480000000-InitialSchema';
 import { OperationsOutboxEvents1764490000000 } from './migrations/1764490000000-OperationsOutboxEvents';
 import { RollbackSnapshot1764500000000 } from './migrations/1764500000000-RollbackSnapshot';
+import { MessageAnswers1764520000000 } from './migrations/1764520000000-MessageAnswers';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   InitialSchema1764480000000,
   OperationsOutboxEvents1764490000000,
   RollbackSnapshot1764500000000,
+  MessageAnswers1764520000000,
 ];
 
 export interface DatabaseOptions {

@@ -3,6 +3,7 @@ import type {
   Operation,
   OperationEvent,
   OperationRepository,
+  PhaseMessageRecord,
   OutboxRecord,
   OutboxRepository,
   RollbackRepository,
@@ -118,11 +119,60 @@ export class SqlOperationRepository implements OperationRepository {
     return row ? { operation: operationOf(row), phase: row.message_phase } : null;
   }
 
-  async claimOverdue(now: number, limit: number): Promise<Operation[]> {
+  async recordAnswer(messageId: string, participantId: string, replicaId: string): Promise<void> {
+    await this.manager.query(
+      `INSERT INTO acm_message_answer (message_id, participant_id, replica_id) VALUES ($1, $2, $3)
+       ON CONFLICT DO NOTHING`,
+      [messageId, participantId, replicaId],
+    );
+  }
+
+  async phaseMessages(operationId: string, phase: number | null): Promise<PhaseMessageRecord[]> {
+    const rows: Array<{ message_id: string; answers: Array<{ participantId: string; replicaId: string }> }> =
+      await this.manager.query(
+        `SELECT m.message_id,
+                COALESCE(json_agg(json_build_object('participantId', a.participant_id, 'replicaId', a.replica_id))
+                  FILTER (WHERE a.replica_id IS NOT NULL), '[]') AS answers
+         FROM acm_operation_message m LEFT JOIN acm_message_answer a ON a.message_id = m.message_id
+         WHERE m.operation_id = $1 AND m.phase IS NOT DISTINCT FROM $2
+         GROUP BY m.message_id`,
+        [operationId, phase],
+      );
+    return rows.map((row) => ({ messageId: row.message_id, answeredBy: row.answers }));
+  }
+
+  async workers(replicaIds: readonly string[]): Promise<Set<string>> {
+    if (replicaIds.length === 0) {
+      return new Set();
+    }
+    const rows: Array<{ replica_id: string }> = await this.manager.query(
+      `SELECT DISTINCT replica_id FROM acm_message_answer WHERE replica_id = ANY($1::text[])`,
+      [replicaIds],
+    );
+    return new Set(rows.map((row) => row.replica_id));
+  }
+
+  async recordProbe(participantId: string, at: number): Promise<void> {
+    await this.manager.query(
+      `INSERT INTO acm_participant_probe (participant_id, probed_at) VALUES ($1, $2)
+       ON CONFLICT (participant_id) DO UPDATE SET probed_at = GREATEST(acm_participant_probe.probed_at, EXCLUDED.probed_at)`,
+      [participantId, new Date(at)],
+    );
+  }
+
+  async takeProbes(before: number): Promise<Array<{ participantId: string; probedAt: number }>> {
+    const [rows]: [Array<{ participant_id: string; probed_at: Date }>, number] = await this.manager.query(
+      `DELETE FROM acm_participant_probe WHERE probed_at < $1 RETURNING participant_id, probed_at`,
+      [new Date(before)],
+    );
+    return rows.map((row) => ({ participantId: row.participant_id, probedAt: new Date(row.probed_at).getTime() }));
+  }
+
+  async findOverdue(now: number, limit: number): Promise<Operation[]> {
     const rows: OperationRow[] = await this.manager.query(
       `SELECT ${OPERATION_COLUMNS} FROM acm_operation
        WHERE state = 'RUNNING' AND NOT timed_out AND deadline_at < $1
-       ORDER BY deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+       ORDER BY deadline_at LIMIT $2`,
       [new Date(now), limit],
     );
     return rows.map(operationOf);

@@ -9,6 +9,7 @@ import type {
   Operation,
   OperationEvent,
   OutboxRecord,
+  ParticipantReplica,
   Store,
   Versioned,
 } from '@acm/domain';
@@ -18,13 +19,17 @@ import {
   IdGenerator,
   UnitOfWork,
   applyAck,
+  cascadeOrder,
   completedStateOf,
   decideNextPhase,
   dependencyWaits,
   describedAtPhaseStart,
+  elementsInPhase,
   firstPhase,
+  phaseDeadline,
   isElementTransitional,
   isStagedOrder,
+  needsHandOver,
   newlyReady,
   stagePhaseOf,
   transitionalStateFor,
@@ -47,15 +52,6 @@ import {
 import type { CompositionSide } from './participant-messages';
 
 const PHASED_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK']);
-
-/** Element property that overrides the operation timeout of an order (ONAP AcmTimeoutUtils). */
-const TIMEOUT_PROPERTY: Partial<Record<InstanceOrder, string>> = {
-  DEPLOY: 'deployTimeoutMs',
-  UNDEPLOY: 'undeployTimeoutMs',
-  UPDATE: 'updateTimeoutMs',
-  MIGRATE: 'migrateTimeoutMs',
-  DELETE: 'deleteTimeoutMs',
-};
 
 /** What an order's messages need beyond the instance and its own definition. */
 interface OrderContext {
@@ -95,8 +91,8 @@ export class OperationEngine {
   }
 
   /**
-   * Starts an instance order inside the caller's transaction. Elements already at the order's target
-   * (after a failed attempt) keep their state, so a retry only redoes what did not finish.
+   * Starts an instance order inside the caller's transaction. On a retry of the same order, elements
+   * already at its target keep their state, so it only redoes what did not finish (`cascadeOrder`).
    */
   async startInstanceOrder(
     store: Store,
@@ -108,22 +104,8 @@ export class OperationEngine {
     const now = this.clock.now();
     const instance = found.value;
     const info = this.templates.readDefinition(definition);
-    const staged = isStagedOrder(order);
     const during = transitionalStateFor(order);
-    const target = completedStateOf(during);
-    // ONAP's retry rule: re-issuing a phased order after a failure redoes only the unfinished elements.
-    const retry = instance.stateChangeResult !== 'NO_ERROR' && PHASED_ORDERS.has(order);
-    const elements = Object.fromEntries(
-      Object.entries(instance.elements).map(([id, element]): [string, InstanceElement] => {
-        const reached =
-          retry &&
-          target !== null &&
-          element.deployState === target.deployState &&
-          element.lockState === target.lockState;
-        // A staged order starts every element at the first stage of its set again.
-        return [id, reached ? element : { ...element, ...during, message: null, ...(staged ? { stage: null } : {}) }];
-      }),
-    );
+    const elements = cascadeOrder(instance, order);
     const context = await this.contextOf(store, instance, order, extras);
     const startPhaseOf = this.startPhaseLookup(info, order, context);
     const pendingPhases = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
@@ -141,7 +123,7 @@ export class OperationEngine {
       timedOut: false,
       phase,
       startedAt: now,
-      deadlineAt: now + this.timeoutOf(order, instance),
+      deadlineAt: phaseDeadline({ deployState: during.deployState, elements }, now, this.config.maxOperationWaitMs),
       finishedAt: null,
     };
     const started: AutomationComposition = {
@@ -229,6 +211,9 @@ export class OperationEngine {
           this.ignored('STALE', `ACK for instance ${instanceId} answers a failed operation a newer order replaced`);
           return;
         }
+      }
+      if (matched && ack.responseTo && ack.replicaId) {
+        await store.operations.recordAnswer(ack.responseTo, ack.participantId, ack.replicaId);
       }
       const definition = await store.definitions.find(found.value.compositionId);
       if (!definition) {
@@ -339,7 +324,12 @@ export class OperationEngine {
           events.push(this.event(instanceId, operation, 'PHASE_COMPLETED', { phase: operation.phase }, now));
           const advanced = { ...updated, phase: decision.phase };
           await store.instances.update(advanced, found.version);
-          const moved = { ...operation, phase: decision.phase };
+          // ONAP restarts the clock of an operation at every phase and stage.
+          const moved = {
+            ...operation,
+            phase: decision.phase,
+            deadlineAt: phaseDeadline(advanced, now, this.config.maxOperationWaitMs),
+          };
           await store.operations.update(moved);
           await this.sendPhase(
             store,
@@ -379,6 +369,10 @@ export class OperationEngine {
       if (!operation || operation.state !== 'RUNNING' || operation.targetId !== ack.compositionId) {
         this.ignored('STALE', `PRIME_ACK for ${ack.compositionId} answers an operation that is no longer running`);
         return;
+      }
+      if (matched && ack.responseTo && ack.replicaId) {
+        // A replica that answered a prime did work: its loss may leave work behind (needsHandOver).
+        await store.operations.recordAnswer(ack.responseTo, ack.participantId, ack.replicaId);
       }
       const definition = found.value;
       const outByName = new Map(
@@ -441,42 +435,48 @@ export class OperationEngine {
 
   /**
    * Flags operations past their deadline as TIMEOUT (ONAP keeps the transitional state; a late
-   * success still completes). Replicas share the work through SKIP LOCKED.
+   * success still completes). Each target is locked before its operation, in the order an ACK takes
+   * them, so a timeout never deadlocks with an ACK (which would lose the ACK); the operation is read
+   * again under that lock, so of several replicas only one flags it.
    */
   async timeOutOverdue(limit = 100): Promise<number> {
     return this.unitOfWork.transaction(async (store) => {
       const now = this.clock.now();
-      const overdue = await store.operations.claimOverdue(now, limit);
-      for (const operation of overdue) {
+      let flagged = 0;
+      for (const candidate of await store.operations.findOverdue(now, limit)) {
+        const instance =
+          candidate.targetKind === 'INSTANCE' ? await store.instances.findForUpdate(candidate.targetId) : null;
+        const definition =
+          candidate.targetKind === 'DEFINITION' ? await store.definitions.findForUpdate(candidate.targetId) : null;
+        const operation = await store.operations.find(candidate.operationId);
+        if (!operation || operation.state !== 'RUNNING' || operation.timedOut || operation.deadlineAt >= now) {
+          continue;
+        }
+        flagged += 1;
         await store.operations.update({ ...operation, timedOut: true });
         await store.events.append([this.event(operation.targetId, operation, 'TIMEOUT', {}, now)]);
         this.metrics.operationsFinished.inc({ order: operation.order, result: 'TIMEOUT' });
-        if (operation.targetKind === 'INSTANCE') {
-          const found = await store.instances.findForUpdate(operation.targetId);
-          if (found && found.value.stateChangeResult === 'NO_ERROR') {
-            const timedOut = { ...found.value, stateChangeResult: 'TIMEOUT' as const, lastMsg: now };
-            await store.instances.update(timedOut, found.version);
-            const definition = await store.definitions.find(timedOut.compositionId);
-            if (definition) {
-              await store.outbox.add([
-                toOutbox(
-                  instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), timedOut, definition.value, false),
-                  this.topics,
-                ),
-              ]);
-            }
-          }
-        } else {
-          const found = await store.definitions.findForUpdate(operation.targetId);
-          if (found && found.value.stateChangeResult === 'NO_ERROR') {
-            await store.definitions.update(
-              { ...found.value, stateChangeResult: 'TIMEOUT', lastMsg: now },
-              found.version,
-            );
+        if (instance && instance.value.stateChangeResult === 'NO_ERROR') {
+          const timedOut = { ...instance.value, stateChangeResult: 'TIMEOUT' as const, lastMsg: now };
+          await store.instances.update(timedOut, instance.version);
+          const composition = await store.definitions.find(timedOut.compositionId);
+          if (composition) {
+            await store.outbox.add([
+              toOutbox(
+                instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), timedOut, composition.value, false),
+                this.topics,
+              ),
+            ]);
           }
         }
+        if (definition && definition.value.stateChangeResult === 'NO_ERROR') {
+          await store.definitions.update(
+            { ...definition.value, stateChangeResult: 'TIMEOUT', lastMsg: now },
+            definition.version,
+          );
+        }
       }
-      return overdue.length;
+      return flagged;
     });
   }
 
@@ -558,11 +558,18 @@ export class OperationEngine {
     first: boolean,
     events: OperationEvent[],
     now: number,
-    options: { describe?: ReadonlySet<string>; event?: 'PHASE_STARTED' | 'PHASE_RESENT' | 'ELEMENTS_DISPATCHED' } = {},
+    options: {
+      describe?: ReadonlySet<string>;
+      event?: 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED';
+      /** A hand-over: the message goes out again under its original id, so a participant never acts twice. */
+      resentMessageId?: string;
+    } = {},
   ): Promise<void> {
-    const { describe, event = 'PHASE_STARTED' } = options;
-    const messageId = this.ids.uuid();
-    await store.operations.recordMessage(messageId, operation.operationId, phase);
+    const { describe, resentMessageId } = options;
+    const messageId = resentMessageId ?? this.ids.uuid();
+    if (resentMessageId === undefined) {
+      await store.operations.recordMessage(messageId, operation.operationId, phase);
+    }
     const message = phaseMessage({
       messageId,
       timestamp: new Date(now).toISOString(),
@@ -576,6 +583,7 @@ export class OperationEngine {
       ...(describe ? { describe } : {}),
     });
     await store.outbox.add([toOutbox(message, this.topics)]);
+    const event = resentMessageId === undefined ? (options.event ?? 'PHASE_STARTED') : 'PHASE_RESENT';
     const detail: Record<string, unknown> = { phase, messageId };
     if (describe) {
       // Which elements of the open phase this message set going (dependsOn dispatch order in the history).
@@ -588,70 +596,144 @@ export class OperationEngine {
   }
 
   /**
-   * A participant replica went silent: whatever it was doing may be lost with it (its consumer committed
-   * the order's offset when it took the work). Each running operation with unfinished elements of those
-   * participants gets its open phase sent again; it describes only the unfinished elements, so another
-   * replica finishes them, and the SDK never runs an element twice for one message.
+   * Some replicas of a participant are silent (OFF_LINE, or they did not answer a STATUS request): the
+   * work they took may be lost with them (their consumer committed the order's offset when they took it).
+   * Each open phase message whose taker is silent (`needsHandOver`) is sent again with its original
+   * messageId, to that participant only and describing only its unfinished elements: a replica that
+   * already took it just repeats its ACKs, another one does the work, and nothing runs twice.
    */
-  async resendOpenPhases(participantIds: readonly string[]): Promise<number> {
-    if (participantIds.length === 0) {
-      return 0;
-    }
+  async handOverLostWork(participantId: string, isSilent: (replica: ParticipantReplica) => boolean): Promise<number> {
     return this.unitOfWork.transaction(async (store) => {
-      const now = this.clock.now();
-      const affected = new Map<string, AutomationComposition>();
-      for (const participantId of participantIds) {
-        for (const instance of await store.instances.list({ participantId })) {
-          const unfinished = Object.values(instance.elements).some(
-            (element) => element.participantId === participantId && isElementTransitional(element),
-          );
-          if (unfinished) {
-            affected.set(instance.instanceId, instance);
-          }
-        }
+      const participant = await store.participants.find(participantId);
+      const silent = new Set(
+        Object.values(participant?.replicas ?? {})
+          .filter(isSilent)
+          .map((replica) => replica.replicaId),
+      );
+      if (silent.size === 0) {
+        return 0;
       }
-      let resent = 0;
-      for (const instanceId of affected.keys()) {
-        const operation = await store.operations.findRunning(instanceId);
-        // A precheck's target lives only in its messages; it is re-ordered by the user after a TIMEOUT.
-        if (!operation || operation.order === 'MIGRATE_PRECHECK') {
-          continue;
-        }
-        const found = await store.instances.findForUpdate(instanceId);
-        const definition = found ? await store.definitions.find(found.value.compositionId) : null;
-        if (!found || !definition) {
-          continue;
-        }
-        const order = operation.order as InstanceOrder;
-        const info = this.templates.readDefinition(definition.value);
-        const context = await this.contextOf(store, found.value, order, {});
-        const events: OperationEvent[] = [];
-        await this.sendPhase(
-          store,
-          found.value,
-          definition.value,
-          info,
-          context,
-          operation,
-          operation.phase ?? 0,
-          false,
-          events,
-          now,
-          {
-            describe: describedAtPhaseStart(
-              found.value.elements,
-              operation.phase ?? 0,
-              this.startPhaseLookup(info, order, context),
-              this.dependencyWaitsOf(info, order, found.value.elements),
-            ),
-            event: 'PHASE_RESENT',
-          },
-        );
-        await store.events.append(events);
-        resent += 1;
-      }
-      return resent;
+      const workers = await store.operations.workers([...silent]);
+      return this.resendOpenPhaseMessages(store, participantId, (answeredBy) =>
+        needsHandOver({ answeredBy, silent, workers }),
+      );
     });
+  }
+
+  /**
+   * The embedded default restarted: its in-process bus lost every message it held, and the replicas of the
+   * earlier run died with their work. Every open phase message of these participants goes out again under
+   * its original messageId, describing only unfinished elements.
+   */
+  async resendAfterRestart(participantIds: readonly string[]): Promise<number> {
+    let resent = 0;
+    for (const participantId of participantIds) {
+      resent += await this.unitOfWork.transaction((store) =>
+        this.resendOpenPhaseMessages(store, participantId, () => true),
+      );
+    }
+    return resent;
+  }
+
+  /** Sends again, for one participant, the open phase messages `shouldResend` picks by who answered them. */
+  private async resendOpenPhaseMessages(
+    store: Store,
+    participantId: string,
+    shouldResend: (answeredBy: string[]) => boolean,
+  ): Promise<number> {
+    const now = this.clock.now();
+    let resent = 0;
+    for (const listed of await store.instances.list({ participantId })) {
+      const unfinishedHere = Object.values(listed.elements).some(
+        (element) => element.participantId === participantId && isElementTransitional(element),
+      );
+      const operation = unfinishedHere ? await store.operations.findRunning(listed.instanceId) : null;
+      // A precheck's target lives only in its messages; it is re-ordered by the user after a TIMEOUT.
+      if (!operation || operation.order === 'MIGRATE_PRECHECK') {
+        continue;
+      }
+      const found = await store.instances.findForUpdate(listed.instanceId);
+      const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+      if (!found || !definition) {
+        continue;
+      }
+      const order = operation.order as InstanceOrder;
+      const info = this.templates.readDefinition(definition.value);
+      const context = await this.contextOf(store, found.value, order, {});
+      const phase = operation.phase ?? 0;
+      const startPhaseOf = this.startPhaseLookup(info, order, context);
+      const mine = elementsInPhase(found.value.elements, phase, startPhaseOf).filter(
+        (element) => element.participantId === participantId,
+      );
+      if (mine.length === 0) {
+        continue;
+      }
+      // The participant's share only: other participants' replicas are not concerned by this loss.
+      const share: AutomationComposition = {
+        ...found.value,
+        elements: Object.fromEntries(
+          Object.entries(found.value.elements).filter(([, element]) => element.participantId === participantId),
+        ),
+      };
+      const events: OperationEvent[] = [];
+      // dependsOn: a phase may have gone out in several messages; each is resent for the elements it set going.
+      const ready = describedAtPhaseStart(
+        share.elements,
+        phase,
+        startPhaseOf,
+        this.dependencyWaitsOf(info, order, found.value.elements),
+      );
+      const dispatchedBy = await this.elementsDispatchedBy(store, found.value.instanceId, operation.operationId);
+      for (const message of await store.operations.phaseMessages(operation.operationId, operation.phase)) {
+        const answeredBy = message.answeredBy
+          .filter((answer) => answer.participantId === participantId)
+          .map((answer) => answer.replicaId);
+        if (!shouldResend(answeredBy)) {
+          continue;
+        }
+        const covered = dispatchedBy.get(message.messageId);
+        const describe = new Set(
+          [...ready].filter(
+            (id) => covered === undefined || covered.has(id) || startPhaseOf(share.elements[id]!) !== phase,
+          ),
+        );
+        if (![...describe].some((id) => startPhaseOf(share.elements[id]!) === phase)) {
+          continue;
+        }
+        await this.sendPhase(store, share, definition.value, info, context, operation, phase, false, events, now, {
+          describe,
+          resentMessageId: message.messageId,
+        });
+      }
+      if (events.length > 0) {
+        // The replica that takes the work over starts it now: the phase's clock restarts.
+        await store.operations.update({
+          ...operation,
+          deadlineAt: phaseDeadline(found.value, now, this.config.maxOperationWaitMs),
+        });
+        await store.events.append(events);
+        resent += events.length;
+      }
+    }
+    return resent;
+  }
+
+  /**
+   * Probes a new replica's registration started: the participant's replicas that have not been heard
+   * from since are silent, and their work is handed over at once (not after MAX_STATUS_WAIT).
+   */
+  async handOverAfterProbes(minimumAgeMs: number): Promise<number> {
+    const probes = await this.unitOfWork.transaction((store) =>
+      store.operations.takeProbes(this.clock.now() - minimumAgeMs),
+    );
+    let resent = 0;
+    for (const { participantId, probedAt } of probes) {
+      resent += await this.handOverLostWork(
+        participantId,
+        (replica) => replica.participantState === 'OFF_LINE' || replica.lastMsg < probedAt,
+      );
+    }
+    return resent;
   }
 
   /** The snapshot, the other composition and the precheck plan an order's messages need. */
@@ -724,6 +806,22 @@ export class OperationEngine {
     });
   }
 
+  /** Per phase message of an operation, the elements of its phase it set going (recorded in the history). */
+  private async elementsDispatchedBy(
+    store: Store,
+    instanceId: string,
+    operationId: string,
+  ): Promise<Map<string, Set<string>>> {
+    const dispatched = new Map<string, Set<string>>();
+    for (const event of await store.events.list(instanceId, 10000)) {
+      const { messageId, elementIds } = event.detail;
+      if (event.operationId === operationId && typeof messageId === 'string' && Array.isArray(elementIds)) {
+        dispatched.set(messageId, new Set(elementIds.filter((id): id is string => typeof id === 'string')));
+      }
+    }
+    return dispatched;
+  }
+
   /** Who waits for whom in this order, from the node templates' `dependsOn` (see dependencyWaits). */
   private dependencyWaitsOf(
     info: CompositionTemplateInfo,
@@ -732,19 +830,6 @@ export class OperationEngine {
   ): ReadonlyMap<string, readonly string[]> {
     const dependsOn = new Map(info.elements.map((element) => [element.name, element.dependsOn]));
     return dependencyWaits(order, elements, (name) => dependsOn.get(name) ?? []);
-  }
-
-  private timeoutOf(order: InstanceOrder, instance: AutomationComposition): number {
-    const property = TIMEOUT_PROPERTY[order];
-    if (property !== undefined) {
-      for (const element of Object.values(instance.elements)) {
-        const value = Number(element.properties[property]);
-        if (Number.isInteger(value) && value > 0) {
-          return value;
-        }
-      }
-    }
-    return this.config.maxOperationWaitMs;
   }
 
   private event(

@@ -66,6 +66,7 @@ export class ParticipantProtocolService {
       const records: OutboxRecord[] = [];
       if (changed) {
         records.push(...(await this.restartSync(store, message.participantId, message.replicaId)));
+        records.push(...(await this.probeOtherReplicas(store, message.participantId, message.replicaId)));
       }
       records.push(
         toOutbox(
@@ -368,6 +369,34 @@ export class ParticipantProtocolService {
       );
     }
     return false;
+  }
+
+  /**
+   * A new replica may be a restarted process whose predecessor died with work in hand, while the dead
+   * one still looks ON_LINE until MAX_STATUS_WAIT. Every replica of the participant is asked for a
+   * STATUS now; at the next supervision pass, those that did not answer are silent and their work goes
+   * to the live ones (`OperationEngine.handOverAfterProbes`). A later registration moves a pending probe
+   * on, so the replicas must answer after the newest one.
+   */
+  private async probeOtherReplicas(store: Store, participantId: string, replicaId: string): Promise<OutboxRecord[]> {
+    const participant = await store.participants.find(participantId);
+    const others = Object.keys(participant?.replicas ?? {}).filter((other) => other !== replicaId);
+    if (others.length === 0) {
+      return [];
+    }
+    await store.operations.recordProbe(participantId, this.clock.now());
+    return [
+      toOutbox(
+        {
+          messageType: 'PARTICIPANT_STATUS_REQ',
+          messageId: this.ids.uuid(),
+          timestamp: new Date(this.clock.now()).toISOString(),
+          participantId,
+          participantIdList: [participantId],
+        },
+        this.topics,
+      ),
+    ];
   }
 
   /** ONAP's restart SYNC: for every non-COMMISSIONED definition the participant serves, its elements and instances. */

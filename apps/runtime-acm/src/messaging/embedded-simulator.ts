@@ -72,7 +72,7 @@ export class EmbeddedSimulator implements OnApplicationBootstrap {
     this.logger.log(
       `Built-in simulator participant ${this.simulator.participant.participantId} serves ${this.config.simulatorElementTypes}`,
     );
-    const resent = await this.engine.resendOpenPhases(orphaned);
+    const resent = await this.engine.resendAfterRestart(orphaned);
     if (resent > 0) {
       this.logger.log(`Resumed ${resent} operation(s) the previous run left unfinished`);
     }

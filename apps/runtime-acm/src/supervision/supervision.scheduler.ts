@@ -10,8 +10,8 @@ import { OutboxRelay } from '../messaging/outbox-relay';
 const SUPERVISION = 'supervision';
 
 /**
- * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, mark silent replicas OFF_LINE,
- * send messages a crash left in the outbox. Phases never wait for it.
+ * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, mark silent replicas OFF_LINE and
+ * hand their work over, send messages a crash left in the outbox. Phases never wait for it.
  */
 @Injectable()
 export class SupervisionScheduler implements OnApplicationBootstrap {
@@ -58,7 +58,11 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     try {
       await this.engine.timeOutOverdue();
       const silent = await this.participants.markSilentReplicas(this.config.maxStatusWaitMs);
-      await this.engine.resendOpenPhases(silent);
+      for (const participantId of silent) {
+        await this.engine.handOverLostWork(participantId, (replica) => replica.participantState === 'OFF_LINE');
+      }
+      // A new replica registered: the others had a full period to answer its STATUS request.
+      await this.engine.handOverAfterProbes(this.config.heartBeatMs);
       this.relay.kick();
     } catch (error) {
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);

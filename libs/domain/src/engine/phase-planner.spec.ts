@@ -50,6 +50,14 @@ const deployed = (elementId: string) => ({
 });
 
 describe(applyAck.name, () => {
+  it('ignores a redelivered ACK of an element already in the reported state', () => {
+    const first = applyAck(deploying, ack('A', 0, [deployed('a0')]), startPhaseOf);
+    const again = applyAck(first.elements, ack('A', 0, [deployed('a0')]), startPhaseOf);
+    expect(again.applied).toEqual([]);
+    expect(again.ignored).toEqual([{ elementId: 'a0', reason: 'ALREADY_APPLIED' }]);
+    expect(again.elements).toEqual(first.elements);
+  });
+
   it('applies the sender’s own elements of the answered phase', () => {
     const result = applyAck(deploying, ack('A', 0, [deployed('a0')]), startPhaseOf);
     expect(result.applied).toEqual(['a0']);

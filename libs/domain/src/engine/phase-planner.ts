@@ -31,7 +31,7 @@ export interface AckInput {
   readonly reports: readonly ElementReport[];
 }
 
-export type IgnoredReason = 'UNKNOWN_ELEMENT' | 'NOT_OWNER' | 'OTHER_PHASE';
+export type IgnoredReason = 'UNKNOWN_ELEMENT' | 'NOT_OWNER' | 'OTHER_PHASE' | 'ALREADY_APPLIED';
 
 export interface AckApplication {
   readonly elements: Record<string, InstanceElement>;
@@ -94,6 +94,17 @@ export function applyAck(
     }
     if (startPhaseOf(element) !== ack.phase) {
       ignored.push({ elementId: report.elementId, reason: 'OTHER_PHASE' });
+      continue;
+    }
+    // A redelivered ACK (a runtime replica died before committing its offset) finds the element already
+    // out of transition in the reported state: applying it again would record the result twice.
+    if (
+      ack.stage === undefined &&
+      !isElementTransitional(element) &&
+      element.deployState === report.deployState &&
+      element.lockState === report.lockState
+    ) {
+      ignored.push({ elementId: report.elementId, reason: 'ALREADY_APPLIED' });
       continue;
     }
     if (!report.result) {

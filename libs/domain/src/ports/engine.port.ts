@@ -48,10 +48,28 @@ export interface OperationRepository {
   /** Remembers which operation and phase a sent message belongs to, so its ACKs can be matched. */
   recordMessage(messageId: string, operationId: string, phase: number | null): Promise<void>;
   findByMessage(messageId: string): Promise<{ operation: Operation; phase: number | null } | null>;
-  /** Running, not yet timed-out operations past their deadline, locked for this replica (SKIP LOCKED). */
-  claimOverdue(now: number, limit: number): Promise<Operation[]>;
+  /** Remembers that a replica of a participant answered a message (it took that message's work). */
+  recordAnswer(messageId: string, participantId: string, replicaId: string): Promise<void>;
+  /** The messages sent for one phase of an operation, each with the replicas that answered it, per participant. */
+  phaseMessages(operationId: string, phase: number | null): Promise<PhaseMessageRecord[]>;
+  /** Of these replicas, the ones that ever answered a message: a replica that did no work has none to hand over. */
+  workers(replicaIds: readonly string[]): Promise<Set<string>>;
+  /** Asks, from `at`, which replicas of a participant are still alive (a pending probe moves to `at`). */
+  recordProbe(participantId: string, at: number): Promise<void>;
+  /** Removes and returns the probes started before `before` (one replica takes each). */
+  takeProbes(before: number): Promise<Array<{ participantId: string; probedAt: number }>>;
+  /**
+   * Running, not yet timed-out operations past their deadline, unlocked: the caller locks each target
+   * first (as an ACK does) and reads the operation again under that lock.
+   */
+  findOverdue(now: number, limit: number): Promise<Operation[]>;
   /** Finished operations of a target, newest first. */
   history(targetId: string, limit: number): Promise<Operation[]>;
+}
+
+export interface PhaseMessageRecord {
+  readonly messageId: string;
+  readonly answeredBy: ReadonlyArray<{ readonly participantId: string; readonly replicaId: string }>;
 }
 
 export interface OutboxRepository {

@@ -22,6 +22,7 @@ import type {
   OutboxRecord,
   OutboxRepository,
   PageRequest,
+  PhaseMessageRecord,
   Participant,
   ParticipantRepository,
   RollbackRepository,
@@ -49,6 +50,17 @@ interface MessageRow {
   readonly phase: number | null;
 }
 
+interface AnswerRow {
+  readonly messageId: string;
+  readonly participantId: string;
+  readonly replicaId: string;
+}
+
+interface ProbeRow {
+  readonly participantId: string;
+  readonly probedAt: number;
+}
+
 /** The tables, by primary key; elements are rows of their own (as in PostgreSQL) so they lock one by one. */
 interface Rows {
   definition: Versioned<CompositionDefinition>;
@@ -57,6 +69,8 @@ interface Rows {
   participant: Participant;
   operation: Operation;
   message: MessageRow;
+  answer: AnswerRow;
+  probe: ProbeRow;
   rollback: RollbackSnapshot;
 }
 type Table = keyof Rows;
@@ -67,6 +81,8 @@ const TABLES: readonly Table[] = [
   'participant',
   'operation',
   'message',
+  'answer',
+  'probe',
   'rollback',
 ];
 
@@ -758,24 +774,73 @@ class InMemoryOperationRepository implements OperationRepository {
     });
   }
 
-  claimOverdue(now: number, limit: number): Promise<Operation[]> {
+  recordAnswer(messageId: string, participantId: string, replicaId: string): Promise<void> {
     return this.session.run((tx) => {
-      const candidates = this.db
+      if (this.db.get(tx, 'message', messageId) === null) {
+        throw new ConstraintViolation(`answer refers to a missing message ${messageId}`);
+      }
+      // One row per (message, participant, replica); a repeated answer changes nothing (ON CONFLICT DO NOTHING).
+      this.db.put(tx, 'answer', `${messageId}|${participantId}|${replicaId}`, { messageId, participantId, replicaId });
+    });
+  }
+
+  phaseMessages(operationId: string, phase: number | null): Promise<PhaseMessageRecord[]> {
+    return this.session.run((tx) => {
+      const answers = this.db.scan(tx, 'answer').map(([, row]) => row);
+      return this.db
+        .scan(tx, 'message')
+        .filter(([, row]) => row.operationId === operationId && row.phase === phase)
+        .map(([messageId]) => ({
+          messageId,
+          answeredBy: answers
+            .filter((answer) => answer.messageId === messageId)
+            .map(({ participantId, replicaId }) => ({ participantId, replicaId })),
+        }));
+    });
+  }
+
+  workers(replicaIds: readonly string[]): Promise<Set<string>> {
+    return this.session.run((tx) => {
+      const wanted = new Set(replicaIds);
+      return new Set(
+        this.db
+          .scan(tx, 'answer')
+          .map(([, row]) => row.replicaId)
+          .filter((replicaId) => wanted.has(replicaId)),
+      );
+    });
+  }
+
+  recordProbe(participantId: string, at: number): Promise<void> {
+    return this.session.run(async (tx) => {
+      await this.db.locks.acquire(`probe:${participantId}`, tx);
+      const current = this.db.get(tx, 'probe', participantId);
+      this.db.put(tx, 'probe', participantId, { participantId, probedAt: Math.max(current?.probedAt ?? at, at) });
+    });
+  }
+
+  takeProbes(before: number): Promise<Array<{ participantId: string; probedAt: number }>> {
+    return this.session.run((tx) => {
+      const taken = this.db
+        .scan(tx, 'probe')
+        .map(([, row]) => row)
+        .filter((row) => row.probedAt < before);
+      for (const probe of taken) {
+        this.db.remove(tx, 'probe', probe.participantId);
+      }
+      return taken.map(({ participantId, probedAt }) => ({ participantId, probedAt }));
+    });
+  }
+
+  findOverdue(now: number, limit: number): Promise<Operation[]> {
+    return this.session.run((tx) =>
+      this.db
         .scan(tx, 'operation')
         .map(([, row]) => row)
         .filter((row) => row.state === 'RUNNING' && !row.timedOut && row.deadlineAt < now)
-        .sort((a, b) => a.deadlineAt - b.deadlineAt);
-      const claimed: Operation[] = [];
-      for (const operation of candidates) {
-        if (claimed.length >= limit) {
-          break;
-        }
-        if (this.db.locks.tryAcquire(`operation:${operation.operationId}`, tx)) {
-          claimed.push(operation);
-        }
-      }
-      return claimed;
-    });
+        .sort((a, b) => a.deadlineAt - b.deadlineAt)
+        .slice(0, limit),
+    );
   }
 
   history(targetId: string, limit: number): Promise<Operation[]> {

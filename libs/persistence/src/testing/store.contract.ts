@@ -857,85 +857,91 @@ export function describeStoreContract(
         });
       }
 
-      it('claims running, not timed-out operations past their deadline, earliest first, up to the limit', async () => {
+      it('finds running, not timed-out operations past their deadline, earliest first, up to the limit', async () => {
         const due = await overdue([1_300, 1_100, 1_200]);
         const notDueYet = await overdue([9_000]);
         const timedOut = await overdue([1_000], { timedOut: true });
         const finished = await overdue([1_000]);
         await finish(finished);
         try {
-          const claimed = await inTransaction((store) => store.operations.claimOverdue(5_000, 100));
+          const found = await read((store) => store.operations.findOverdue(5_000, 100));
           const ours = new Set([...due, ...notDueYet, ...timedOut, ...finished].map((o) => o.operationId));
-          expect(claimed.filter((o) => ours.has(o.operationId)).map((o) => o.deadlineAt)).toEqual([
-            1_100, 1_200, 1_300,
-          ]);
-          const limited = await inTransaction((store) => store.operations.claimOverdue(5_000, 2));
+          expect(found.filter((o) => ours.has(o.operationId)).map((o) => o.deadlineAt)).toEqual([1_100, 1_200, 1_300]);
+          const limited = await read((store) => store.operations.findOverdue(5_000, 2));
           expect(limited.map((o) => o.deadlineAt)).toEqual([1_100, 1_200]);
-          expect(await inTransaction((store) => store.operations.claimOverdue(1_100, 100))).toEqual([]);
+          expect(await read((store) => store.operations.findOverdue(1_100, 100))).toEqual([]);
         } finally {
           await finish([...due, ...notDueYet, ...timedOut]);
         }
       });
 
-      it('skips operations another open transaction claimed (SKIP LOCKED) until it ends', async () => {
-        const [first, second, third] = await overdue([2_100, 2_200, 2_300]);
-        const ours = new Set([first!, second!, third!].map((o) => o.operationId));
-        const mine = (operations: Operation[]): number[] =>
-          operations.filter((o) => ours.has(o.operationId)).map((o) => o.deadlineAt);
-        const claimedByHolder = gate();
-        const rivalDone = gate();
+      it('takes no lock: an update of an operation another transaction found proceeds at once', async () => {
+        const [operation] = await overdue([3_100]);
+        const found = gate();
+        const updated = gate();
         try {
           const holder = inTransaction(async (store) => {
-            const claimed = await store.operations.claimOverdue(5_000, 2);
-            claimedByHolder.open();
-            await rivalDone.opened;
-            await store.operations.update({ ...claimed[0]!, timedOut: true });
-            return claimed;
+            const overdueNow = await store.operations.findOverdue(3_200, 100);
+            found.open();
+            await updated.opened;
+            return overdueNow.map((o) => o.operationId);
           });
-          await claimedByHolder.opened;
-          const rival = await inTransaction((store) => store.operations.claimOverdue(5_000, 100));
-          rivalDone.open();
-          expect(mine(await holder)).toEqual([2_100, 2_200]);
-          expect(mine(rival)).toEqual([2_300]);
-          // The holder's locks are gone with its commit; what it flagged timed out is no longer overdue.
-          expect(mine(await inTransaction((store) => store.operations.claimOverdue(5_000, 100)))).toEqual([
-            2_200, 2_300,
-          ]);
+          await found.opened;
+          await inTransaction((store) => store.operations.update({ ...operation!, phase: 7 }));
+          updated.open();
+          expect(await holder).toContain(operation!.operationId);
+          expect(await read((store) => store.operations.find(operation!.operationId))).toMatchObject({ phase: 7 });
         } finally {
-          rivalDone.open();
-          await finish([first!, second!, third!]);
+          updated.open();
+          await finish([operation!]);
         }
       });
 
-      it('an update of a claimed operation waits for the claim to end', async () => {
-        const [operation] = await overdue([3_100]);
-        const claimed = gate();
-        const updateIssued = gate();
-        const order: string[] = [];
-        try {
-          const holder = inTransaction(async (store) => {
-            await store.operations.claimOverdue(3_200, 100);
-            claimed.open();
-            await updateIssued.opened;
-            await store.operations.update({ ...operation!, timedOut: true });
-            order.push('holder wrote');
-          });
-          await claimed.opened;
-          const updater = inTransaction(async (store) => {
-            const update = store.operations.update({ ...operation!, phase: 7 });
-            updateIssued.open();
-            await update;
-            order.push('updater wrote');
-          });
-          await Promise.all([holder, updater]);
-          expect(order).toEqual(['holder wrote', 'updater wrote']);
-          expect(await read((store) => store.operations.find(operation!.operationId))).toMatchObject({
-            timedOut: false,
-            phase: 7,
-          });
-        } finally {
-          await finish([operation!]);
-        }
+      it('records who answered each message of a phase, once per replica, and which replicas did work', async () => {
+        const operation = operationOf(randomUUID());
+        const [first, second, otherPhase] = [randomUUID(), randomUUID(), randomUUID()];
+        const [participant, worker, idle] = [randomUUID(), randomUUID(), randomUUID()];
+        await inTransaction(async (store) => {
+          await store.operations.insert(operation);
+          await store.operations.recordMessage(first, operation.operationId, 0);
+          await store.operations.recordMessage(second, operation.operationId, 0);
+          await store.operations.recordMessage(otherPhase, operation.operationId, 1);
+          await store.operations.recordAnswer(first, participant, worker);
+          await store.operations.recordAnswer(first, participant, worker);
+        });
+        await read(async (store) => {
+          const messages = await store.operations.phaseMessages(operation.operationId, 0);
+          expect(messages.map((message) => message.messageId).sort()).toEqual([first, second].sort());
+          expect(messages.find((message) => message.messageId === first)?.answeredBy).toEqual([
+            { participantId: participant, replicaId: worker },
+          ]);
+          expect(messages.find((message) => message.messageId === second)?.answeredBy).toEqual([]);
+          expect(await store.operations.phaseMessages(operation.operationId, 2)).toEqual([]);
+          expect(await store.operations.workers([worker, idle])).toEqual(new Set([worker]));
+          expect(await store.operations.workers([])).toEqual(new Set());
+        });
+        await expect(
+          inTransaction((store) => store.operations.recordAnswer(randomUUID(), participant, worker)),
+        ).rejects.toBeDefined();
+      });
+
+      it('keeps the newest probe per participant and hands each out once', async () => {
+        const [early, late] = [randomUUID(), randomUUID()];
+        await inTransaction(async (store) => {
+          await store.operations.recordProbe(early, 1_000);
+          await store.operations.recordProbe(early, 1_500);
+          await store.operations.recordProbe(early, 1_200);
+          await store.operations.recordProbe(late, 9_000);
+        });
+        const mine = (probes: Array<{ participantId: string; probedAt: number }>) =>
+          probes.filter((probe) => probe.participantId === early || probe.participantId === late);
+        expect(mine(await inTransaction((store) => store.operations.takeProbes(2_000)))).toEqual([
+          { participantId: early, probedAt: 1_500 },
+        ]);
+        expect(mine(await inTransaction((store) => store.operations.takeProbes(2_000)))).toEqual([]);
+        expect(mine(await inTransaction((store) => store.operations.takeProbes(10_000)))).toEqual([
+          { participantId: late, probedAt: 9_000 },
+        ]);
       });
     });
 
