@@ -8,6 +8,12 @@
 #   ACM_KAFKA_VERSION  org.apache.kafka:kafka_2.13 (default 4.4.0)
 set -euo pipefail
 
+if [ "${ACM_TEST_SERVICES:-scripts}" = containers ]; then
+  # The tests' global setup runs PostgreSQL and Kafka in containers (test/support/test-containers.ts).
+  echo "$(basename "$0"): ACM_TEST_SERVICES=containers, nothing to do"
+  exit 0
+fi
+
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SERVICES_DIR="$REPO/.services"
 
