@@ -75,10 +75,16 @@ describe('test services selection (ACM_TEST_SERVICES)', () => {
       await expect(globalSetup()).rejects.toThrow('@testcontainers/postgresql loaded');
       expect(loaded).toEqual(['@testcontainers/postgresql']);
     } finally {
-      if (saved === undefined) {delete process.env['ACM_TEST_SERVICES'];}
-      else {process.env['ACM_TEST_SERVICES'] = saved;}
-      if (savedUrl === undefined) {delete process.env['TEST_DATABASE_URL'];}
-      else {process.env['TEST_DATABASE_URL'] = savedUrl;}
+      if (saved === undefined) {
+        delete process.env['ACM_TEST_SERVICES'];
+      } else {
+        process.env['ACM_TEST_SERVICES'] = saved;
+      }
+      if (savedUrl === undefined) {
+        delete process.env['TEST_DATABASE_URL'];
+      } else {
+        process.env['TEST_DATABASE_URL'] = savedUrl;
+      }
     }
   });
 });
