@@ -4,6 +4,12 @@ const fs = require('node:fs');
 const swcConfig = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 delete swcConfig.$schema;
 
+// ACM_TEST_SERVICES=containers starts PostgreSQL and Kafka with testcontainers for the suites that need them.
+const services = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
 const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
@@ -26,6 +32,7 @@ module.exports = {
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/*.spec.ts'] },
     {
       ...shared,
+      ...services,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
       testTimeout: 60000,
@@ -33,6 +40,6 @@ module.exports = {
       // (a CI run that never exits is worse than a warning).
       forceExit: true,
     },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 120000 },
+    { ...shared, ...services, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 120000 },
   ],
 };

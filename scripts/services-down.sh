@@ -4,6 +4,12 @@
 # Data is kept; to reset, run this and then `rm -rf .services` (see docs/services.md).
 set -euo pipefail
 
+if [ "${ACM_TEST_SERVICES:-scripts}" = containers ]; then
+  # The tests' global setup runs PostgreSQL and Kafka in containers (test/support/test-containers.ts).
+  echo "$(basename "$0"): ACM_TEST_SERVICES=containers, nothing to do"
+  exit 0
+fi
+
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SERVICES_DIR="$REPO/.services"
 PG_BIN=/usr/lib/postgresql/15/bin

@@ -12,6 +12,12 @@
 # a fault test: ACM_KAFKA_PORT=19092 ACM_KAFKA_DIR=.services/fault-kafka-x scripts/services-up.sh kafka
 set -euo pipefail
 
+if [ "${ACM_TEST_SERVICES:-scripts}" = containers ]; then
+  # The tests' global setup runs PostgreSQL and Kafka in containers (test/support/test-containers.ts).
+  echo "$(basename "$0"): ACM_TEST_SERVICES=containers, nothing to do"
+  exit 0
+fi
+
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SERVICES_DIR="$REPO/.services"
 

@@ -1,0 +1,261 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import { loadAll } from 'js-yaml';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { Service } from 'kubernetes-models/v1/Service';
+import { loadSimulatorConfig } from '@acm/simulator';
+import { CONTEXT_PATH } from '../apps/runtime-acm/src/bootstrap';
+import { HealthController } from '../apps/runtime-acm/src/http/health.controller';
+import { RUNTIME_VARIABLES, SIMULATOR_VARIABLES } from '../apps/runtime-acm/src/config/deployment-variables';
+import { loadRuntimeConfig } from '../apps/runtime-acm/src/config/runtime.config';
+
+/**
+ * The Helm chart, rendered by a real helm (scripts/check-helm.sh builds it and sets ACM_HELM) and checked
+ * against Kubernetes' schemas (kubernetes-models) and against what the processes read.
+ */
+const ROOT = join(__dirname, '..');
+const CHART = join(ROOT, 'helm', 'acm-runtime');
+const HELM = process.env['ACM_HELM'] ?? '';
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  [key: string]: unknown;
+}
+
+interface Container {
+  name: string;
+  command?: string[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  securityContext?: Record<string, unknown>;
+}
+
+interface Probe {
+  exec?: { command: string[] };
+  httpGet?: { path: string; port: string | number };
+}
+
+/** One constructor per kind the chart renders; a kind without one fails the test. */
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  'apps/v1/Deployment': Deployment,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+};
+
+function helm(args: string[]): string {
+  return execFileSync(HELM, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function render(valuesFile: string, ...extra: string[]): Manifest[] {
+  const text = helm(['template', 'acm', CHART, '--values', join(CHART, 'ci', valuesFile), ...extra]);
+  return (loadAll(text) as (Manifest | null)[]).filter((doc): doc is Manifest => doc !== null);
+}
+
+function find(manifests: Manifest[], kind: string, name: string): Manifest {
+  const found = manifests.find((manifest) => manifest.kind === kind && manifest.metadata.name === name);
+  if (found === undefined) {
+    throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
+  }
+  return found;
+}
+
+function containerOf(deployment: Manifest): Container {
+  const spec = deployment['spec'] as { template: { spec: { containers: Container[] } } };
+  const [container] = spec.template.spec.containers;
+  if (container === undefined) {
+    throw new Error(`${deployment.metadata.name} has no container`);
+  }
+  return container;
+}
+
+/** The environment a container gets, resolving envFrom and secretKeyRef against the rendered objects. */
+function environmentOf(manifests: Manifest[], container: Container): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const source of container.envFrom ?? []) {
+    if (source.configMapRef) {
+      Object.assign(env, find(manifests, 'ConfigMap', source.configMapRef.name)['data']);
+    }
+    if (source.secretRef) {
+      Object.assign(env, find(manifests, 'Secret', source.secretRef.name)['stringData']);
+    }
+  }
+  for (const variable of container.env ?? []) {
+    const ref = variable.valueFrom?.secretKeyRef;
+    const secretData = ref ? (find(manifests, 'Secret', ref.name)['stringData'] as Record<string, string>) : {};
+    const value = ref ? secretData[ref.key] : variable.value;
+    if (value === undefined) {
+      throw new Error(`${variable.name} has no value`);
+    }
+    env[variable.name] = value;
+  }
+  return env;
+}
+
+/** The actuator paths the runtime serves, read from the controller's routes. */
+function servedPaths(method: keyof HealthController): string[] {
+  const paths = Reflect.getMetadata('path', HealthController.prototype[method]) as string | string[];
+  return (Array.isArray(paths) ? paths : [paths]).map((path) => `/${CONTEXT_PATH}/${path}`);
+}
+
+function probePath(probe: Probe | undefined): string {
+  if (probe?.httpGet) {
+    return probe.httpGet.path;
+  }
+  const script = probe?.exec?.command.join(' ') ?? '';
+  const match = /'http:\/\/127\.0\.0\.1:' \+ process\.env\.PORT \+ '([^']+)'/.exec(script);
+  if (match?.[1] === undefined) {
+    throw new Error(`no actuator URL in probe ${JSON.stringify(probe)}`);
+  }
+  return match[1];
+}
+
+describe('helm/acm-runtime', () => {
+  beforeAll(() => {
+    if (HELM === '') {
+      throw new Error('ACM_HELM is not set: run this suite with npm run check:helm');
+    }
+  });
+
+  it('passes helm lint with every values file', () => {
+    for (const values of ['minimal-values.yaml', 'full-values.yaml']) {
+      const lint = spawnSync(HELM, ['lint', '--strict', CHART, '--values', join(CHART, 'ci', values)], {
+        encoding: 'utf8',
+      });
+      expect({ values, status: lint.status, output: lint.status === 0 ? '' : lint.stdout + lint.stderr }).toEqual({
+        values,
+        status: 0,
+        output: '',
+      });
+    }
+  });
+
+  it.each(['minimal-values.yaml', 'full-values.yaml'])('renders objects valid for Kubernetes (%s)', (values) => {
+    const manifests = render(values);
+    expect(manifests.length).toBeGreaterThan(0);
+    for (const manifest of manifests) {
+      const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
+      expect({ kind: manifest.kind, known: Model !== undefined }).toEqual({ kind: manifest.kind, known: true });
+      expect(() => new Model!(manifest as never).validate()).not.toThrow();
+    }
+  });
+
+  it('gives the runtime only variables it reads, with values it accepts (minimal values)', () => {
+    const manifests = render('minimal-values.yaml');
+    const runtime = containerOf(find(manifests, 'Deployment', 'acm-acm-runtime'));
+    expect(runtime.command).toEqual(['node', 'dist/apps/runtime-acm/src/main.js']);
+    const env = environmentOf(manifests, runtime);
+    expect(Object.keys(env).filter((name) => !RUNTIME_VARIABLES.has(name))).toEqual([]);
+    const config = loadRuntimeConfig(env);
+    expect(config.kafkaBrokers).toEqual(['kafka-0.kafka:9092', 'kafka-1.kafka:9092']);
+    expect(config.password).toBe('change-me');
+    expect(config.simulator).toBe(false);
+    // The password is URL-encoded, so pg reads it back whole.
+    const url = new URL(config.databaseUrl ?? '');
+    expect([url.hostname, url.port, decodeURIComponent(url.password), url.pathname]).toEqual([
+      'postgres.example.svc',
+      '5432',
+      'p@ss/word:1',
+      '/acm',
+    ]);
+    expect(manifests.map((manifest) => manifest.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'Secret', 'Service']);
+  });
+
+  it('gives the runtime every tunable and the simulator only variables it reads (full values)', () => {
+    const manifests = render('full-values.yaml');
+    const config = loadRuntimeConfig(
+      environmentOf(manifests, containerOf(find(manifests, 'Deployment', 'acm-acm-runtime'))),
+    );
+    expect(config).toMatchObject({
+      basicAuth: false,
+      logLevel: 'debug',
+      heartBeatMs: 2000,
+      maxStatusWaitMs: 60000,
+      maxOperationWaitMs: 120000,
+      maxBodyBytes: 1048576,
+      maxParticipants: 50,
+      maxParticipantReplicas: 4,
+      registrationRateLimit: 100,
+      registrationRateWindowMs: 30000,
+      databaseSchema: 'acm',
+      databasePoolSize: 20,
+      kafkaGroupId: 'acm-runtime-prod',
+      databaseUrl: 'postgres://acm_runtime:secret@postgres.example.svc:6432/acm_prod',
+    });
+    const simulator = containerOf(find(manifests, 'Deployment', 'acm-acm-runtime-simulator'));
+    expect(simulator.command).toEqual(['node', 'dist/apps/participant-simulator/src/main.js']);
+    const env = environmentOf(manifests, simulator);
+    expect(Object.keys(env).filter((name) => !SIMULATOR_VARIABLES.has(name))).toEqual([]);
+    expect(loadSimulatorConfig(env)).toMatchObject({
+      kafkaBrokers: ['kafka:9092'],
+      password: 'sim-secret',
+      port: 8085,
+    });
+  });
+
+  it('probes the actuator paths the runtime serves, with credentials while Basic auth is on', () => {
+    const withAuth = containerOf(find(render('minimal-values.yaml'), 'Deployment', 'acm-acm-runtime'));
+    const open = containerOf(find(render('full-values.yaml'), 'Deployment', 'acm-acm-runtime'));
+    for (const container of [withAuth, open]) {
+      expect(servedPaths('liveness')).toContain(probePath(container.livenessProbe));
+      expect(servedPaths('readiness')).toContain(probePath(container.readinessProbe));
+    }
+    const script = withAuth.livenessProbe?.exec?.command.join(' ') ?? '';
+    expect(script).toContain('process.env.RUNTIME_USER');
+    expect(script).toContain('process.env.RUNTIME_PASSWORD');
+    expect(open.livenessProbe?.httpGet?.port).toBe('http');
+  });
+
+  it('runs as a non-root user on a read-only root file system', () => {
+    const container = containerOf(find(render('minimal-values.yaml'), 'Deployment', 'acm-acm-runtime'));
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+  });
+
+  it('ships the dashboard and scrapes /actuator/prometheus when asked', () => {
+    const manifests = render('full-values.yaml');
+    const dashboard = find(manifests, 'ConfigMap', 'acm-acm-runtime-dashboard');
+    expect(dashboard.metadata.labels?.['grafana_dashboard']).toBe('1');
+    const data = dashboard['data'] as Record<string, string>;
+    expect(JSON.parse(data['acm-runtime.json'] ?? '')).toEqual(
+      JSON.parse(readFileSync(join(CHART, 'files', 'dashboard.json'), 'utf8')),
+    );
+    const monitor = find(manifests, 'ServiceMonitor', 'acm-acm-runtime')['spec'] as { endpoints: { path: string }[] };
+    expect(servedPaths('prometheus').map((path) => path)).toContain(monitor.endpoints[0]?.path);
+  });
+
+  it.each([
+    ['runtime.password', ['--set', 'runtime.password=']],
+    ['postgresql.host', ['--set', 'postgresql.host=']],
+    ['kafka.bootstrapServers', ['--set', 'kafka.bootstrapServers=']],
+  ])('refuses to render without %s', (field, extra) => {
+    expect(() => render('minimal-values.yaml', ...extra)).toThrow(
+      new RegExp(`${field.replace('.', '\\.')} is required`),
+    );
+  });
+
+  it('uses an existing Secret instead of its own when told', () => {
+    const manifests = render(
+      'minimal-values.yaml',
+      '--set',
+      'existingSecret=acm-credentials',
+      '--set',
+      'runtime.password=',
+    );
+    expect(manifests.filter((manifest) => manifest.kind === 'Secret')).toEqual([]);
+    const runtime = containerOf(find(manifests, 'Deployment', 'acm-acm-runtime'));
+    expect(runtime.envFrom).toContainEqual({ secretRef: { name: 'acm-credentials' } });
+  });
+});
