@@ -25,9 +25,33 @@ export interface WaitOptions {
   readonly untilGone?: boolean;
 }
 
+/** A poll survives a few 5xx in a row: one failed read must not abandon an operation that runs on. */
+const MAX_CONSECUTIVE_SERVER_ERRORS = 5;
+
+/** One poll: the body, null when the subject is gone, undefined after a 5xx (counted by the caller). */
+async function pollOnce(client: AcmClient, path: string, onServerError: () => void): Promise<unknown> {
+  try {
+    return await client.getIfPresent(path);
+  } catch (error) {
+    if (error instanceof AcmctlError && error.exitCode === EXIT.SERVER_ERROR) {
+      onServerError();
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** The history's last sequence before an order, so the wait can find the operation the order starts. */
 export async function historyBaseline(client: AcmClient, subject: Subject): Promise<number> {
-  return lastSequence(readHistory(await client.get(subject.historyPath)));
+  for (let attempt = 0; ; attempt += 1) {
+    const body = await pollOnce(client, subject.historyPath, () => undefined);
+    if (body !== undefined || attempt >= MAX_CONSECUTIVE_SERVER_ERRORS) {
+      return lastSequence(readHistory(body ?? (await client.get(subject.historyPath))));
+    }
+    await pause(200);
+  }
 }
 
 async function graphNodes(client: AcmClient, subject: Subject): Promise<GraphNode[]> {
@@ -36,8 +60,6 @@ async function graphNodes(client: AcmClient, subject: Subject): Promise<GraphNod
   }
   return readGraphNodes(await client.get(`${subject.graphPath}?format=json`));
 }
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Polls the subject's history until the operation the order started ends, feeding the view each new event.
@@ -53,9 +75,18 @@ export async function waitForOperation(
   const nodes = await graphNodes(client, subject);
   const deadline = Date.now() + options.timeoutMs;
   let shown = baseline;
+  let serverErrors = 0;
   try {
     for (;;) {
-      const body = await client.getIfPresent(subject.historyPath);
+      const body = await pollOnce(client, subject.historyPath, () => (serverErrors += 1));
+      if (body === undefined) {
+        if (serverErrors > MAX_CONSECUTIVE_SERVER_ERRORS) {
+          throw new AcmctlError(EXIT.SERVER_ERROR, `${subject.historyPath} kept answering 5xx while waiting`);
+        }
+        await pause(options.pollMs);
+        continue;
+      }
+      serverErrors = 0;
       if (body === null) {
         if (options.untilGone) {
           return null;
@@ -76,8 +107,10 @@ export async function waitForOperation(
         if (outcome === 'TIMEOUT') {
           throw new AcmctlError(EXIT.TIMEOUT, `${operation.order} timed out on the runtime`);
         }
-        if (outcome === 'COMPLETED' && !options.untilGone) {
-          return operation;
+        if (outcome === 'COMPLETED') {
+          if (!options.untilGone || (await client.getIfPresent(subject.statePath)) === null) {
+            return operation;
+          }
         }
       }
       if (Date.now() > deadline) {
