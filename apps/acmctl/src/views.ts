@@ -38,7 +38,13 @@ export function phaseSummary(phase: PhaseProgress, now: number): string {
 /** On a terminal: a bar per phase (elements answered / elements), redrawn in place by cli-progress. */
 export class LiveView implements ProgressView {
   private readonly bars = new MultiBar(
-    { format: ' phase {phase} {bar} {value}/{total} {summary}', hideCursor: true, clearOnComplete: false, fps: 10 },
+    {
+      format: ' phase {phase} {bar} {value}/{total} {summary}',
+      barsize: 12,
+      hideCursor: true,
+      clearOnComplete: false,
+      fps: 10,
+    },
     Presets.shades_grey,
   );
   private readonly phaseBars = new Map<number, ReturnType<MultiBar['create']>>();
