@@ -108,6 +108,19 @@ describe('acmctl against the runtime as npm start runs it', () => {
     expect(refused.stderr).toContain('answered 400');
     expect(refused.stderr).toContain('Not valid order');
     expect(refused.stderr).toContain('allowed now: UNDEPLOY');
+
+    // a delete waits until the instance is gone (its history outlives it)
+    const undeployed = await acmctl(['instances', 'undeploy', compositionId, instanceId, '--wait'], env);
+    expect(undeployed.code).toBe(0);
+    const deleted = await acmctl(
+      ['--timeout', '20000', 'instances', 'delete', compositionId, instanceId, '--wait'],
+      env,
+    );
+    expect(deleted.stderr).toBe('');
+    expect(deleted.code).toBe(0);
+    const gone = await acmctl(['instances', 'get', compositionId, instanceId], env);
+    expect(gone.code).toBe(4);
+    expect(gone.stderr).toContain('answered 404');
   });
 
   it('exits 2 with the failure when the participant fails the deploy', async () => {
