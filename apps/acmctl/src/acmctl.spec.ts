@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveConnection } from './connection';
+import { AcmctlError, EXIT } from './exit-codes';
+import { historyTimeline } from './history-view';
+import { parseDocument } from './input-file';
+import { formatTable, render } from './output';
+import type { HistoryEvent } from './progress';
+import { eventLine, foldProgress, operationAfter, outcomeOf, readHistory } from './progress';
+import { phaseSummary } from './views';
+
+const A = '00000000-0000-4000-8000-00000000000a';
+const B = '00000000-0000-4000-8000-00000000000b';
+const C = '00000000-0000-4000-8000-00000000000c';
+const NODES = [
+  { id: A, name: 'First', startPhase: 0 },
+  { id: B, name: 'Second', startPhase: 1 },
+  { id: C, name: 'Third', startPhase: 1 },
+];
+
+let sequence = 0;
+function event(name: string, detail: Record<string, unknown>, at: string, operationId = 'op-1'): HistoryEvent {
+  sequence += 1;
+  return { sequence, operationId, event: name, detail, at: `2026-12-01 10:00:${at}` };
+}
+
+const DEPLOY_EVENTS = [
+  event('ORDERED', { order: 'DEPLOY' }, '00.000'),
+  event('PHASE_STARTED', { phase: 0, elementIds: [A] }, '00.000'),
+  event(
+    'ELEMENT_RESULT',
+    { phase: 0, elementId: A, result: true, deployState: 'DEPLOYED', lockState: 'LOCKED' },
+    '00.250',
+  ),
+  event('PHASE_COMPLETED', { phase: 0 }, '00.250'),
+  event('PHASE_STARTED', { phase: 1, elementIds: [B, C] }, '00.250'),
+  event(
+    'ELEMENT_RESULT',
+    { phase: 1, elementId: B, result: false, message: 'Deploy failed!', deployState: 'DEPLOYING' },
+    '01.000',
+  ),
+];
+
+describe('parseDocument', () => {
+  it('reads JSON and YAML objects alike', () => {
+    expect(parseDocument('a.json', '{"name":"x"}')).toEqual({ name: 'x' });
+    expect(parseDocument('a.yaml', 'name: x\nversion: 1.0.0\n')).toEqual({ name: 'x', version: '1.0.0' });
+  });
+
+  it.each([
+    ['{ name: [unclosed', 'neither JSON nor YAML'],
+    ['- a\n- b\n', 'must hold one object (a mapping), got a list'],
+    ['', 'must hold one object (a mapping), got nothing'],
+  ])('refuses %j with exit code 1 naming the rule', (text, rule) => {
+    const attempt = () => parseDocument('f.yaml', text);
+    expect(attempt).toThrow(AcmctlError);
+    expect(attempt).toThrow(rule);
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as AcmctlError).exitCode).toBe(EXIT.USAGE);
+    }
+  });
+});
+
+describe('resolveConnection', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'acmctl-spec-'));
+    writeFileSync(join(dir, 'profile.json'), JSON.stringify({ url: 'http://profile:1', user: 'pu', password: 'pp' }));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes flags over the environment over the profile, field by field', () => {
+    const env = { ACMCTL_CONFIG: join(dir, 'profile.json'), ACM_USER: 'eu' };
+    expect(resolveConnection({ password: 'fp' }, env)).toEqual({ url: 'http://profile:1', user: 'eu', password: 'fp' });
+  });
+
+  it("falls back to ONAP's defaults without a profile", () => {
+    expect(resolveConnection({}, { ACMCTL_CONFIG: join(dir, 'none.json') })).toEqual({
+      url: 'http://localhost:6969',
+      user: 'runtimeUser',
+      password: 'zb!XztG34',
+    });
+  });
+
+  it('refuses a URL that is not http(s)', () => {
+    expect(() => resolveConnection({ url: 'localhost:6969' }, { ACMCTL_CONFIG: join(dir, 'none.json') })).toThrow(
+      'url: must be http://host:port',
+    );
+  });
+});
+
+describe('progress of an operation', () => {
+  it('folds events into phases, element states and what the phase waits for', () => {
+    const progress = foldProgress(NODES, DEPLOY_EVENTS);
+
+    expect(progress.phases.map((phase) => [phase.phase, phase.done, phase.elements.length])).toEqual([
+      [0, 1, 1],
+      [1, 1, 2],
+    ]);
+    expect(progress.phases[1]?.elements.map((element) => [element.name, element.state, element.failed])).toEqual([
+      ['Second', 'DEPLOYING', true],
+      ['Third', 'running', false],
+    ]);
+    expect(progress.waitingFor).toEqual(['Third']);
+    expect(phaseSummary(progress.phases[0]!, 0)).toBe('  0.3s  First DEPLOYED/LOCKED');
+  });
+
+  it('writes one line per event with element names', () => {
+    const names = new Map(NODES.map((node) => [node.id, node.name]));
+    expect(DEPLOY_EVENTS.map((each) => eventLine(each, names))).toEqual([
+      '2026-12-01 10:00:00.000 ORDERED DEPLOY',
+      '2026-12-01 10:00:00.000 PHASE_STARTED phase 0: First',
+      '2026-12-01 10:00:00.250 ELEMENT_RESULT First DEPLOYED/LOCKED',
+      '2026-12-01 10:00:00.250 PHASE_COMPLETED phase 0',
+      '2026-12-01 10:00:00.250 PHASE_STARTED phase 1: Second, Third',
+      '2026-12-01 10:00:01.000 ELEMENT_RESULT Second DEPLOYING FAILED "Deploy failed!"',
+    ]);
+  });
+
+  it('follows the operation ordered after the baseline, not an older one', () => {
+    const older = { ...event('ORDERED', { order: 'PRIME' }, '00.000', 'op-0'), sequence: 0 };
+    const history = readHistory({
+      operations: [
+        { operationId: 'op-0', order: 'PRIME', state: 'COMPLETED', timedOut: false },
+        { operationId: 'op-1', order: 'DEPLOY', state: 'RUNNING', timedOut: false },
+      ],
+      events: [older, ...DEPLOY_EVENTS],
+    });
+    const ours = operationAfter(history, older.sequence);
+    expect(ours?.operationId).toBe('op-1');
+    expect(operationAfter(history, -1)?.operationId).toBe('op-0');
+    expect(outcomeOf(ours!)).toBe('RUNNING');
+    expect(outcomeOf({ ...ours!, state: 'FAILED', timedOut: true })).toBe('TIMEOUT');
+  });
+});
+
+describe('rendering', () => {
+  it('aligns table columns without trailing blanks', () => {
+    expect(formatTable({ headers: ['ID', 'STATE'], rows: [['a-long-id', 'OK']] })).toBe(
+      'ID         STATE\na-long-id  OK',
+    );
+  });
+
+  it('renders the same answer as JSON and YAML', () => {
+    expect(render({ a: 1 }, 'json', () => '')).toBe('{\n  "a": 1\n}');
+    expect(render({ a: 1 }, 'yaml', () => '')).toBe('a: 1');
+  });
+
+  it('gives each phase its duration on the timeline', () => {
+    const body = {
+      operations: [{ operationId: 'op-1', order: 'DEPLOY', state: 'RUNNING', startedAt: '2026-12-01 10:00:00.000' }],
+      events: DEPLOY_EVENTS,
+    };
+    expect(historyTimeline(body)).toBe(
+      '2026-12-01 10:00:00.000  DEPLOY RUNNING  -\n  phase 0  250 ms\n  phase 1  not finished',
+    );
+  });
+});

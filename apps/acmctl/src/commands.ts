@@ -1,0 +1,466 @@
+import { Command, Option } from 'commander';
+import { AcmClient } from './client';
+import type { Connection, ConnectionFlags } from './connection';
+import { profilePath, resolveConnection, writeProfile } from './connection';
+import { AcmctlError, EXIT } from './exit-codes';
+import { historyTable, historyTimeline } from './history-view';
+import { readDocument } from './input-file';
+import type { OutputFormat, TableView } from './output';
+import { OUTPUT_FORMATS, field, list, parseOutputFormat, render, text } from './output';
+import { EventLineView, LiveView } from './views';
+import type { ProgressView, Subject } from './wait';
+import { historyBaseline, waitForOperation } from './wait';
+
+/** What the commands need from the process, so tests can run them without one. */
+export interface CliEnvironment {
+  readonly env: NodeJS.ProcessEnv;
+  readonly isTerminal: boolean;
+  readonly out: (text: string) => void;
+}
+
+interface GlobalOptions extends ConnectionFlags {
+  output: string;
+  timeout: string;
+}
+
+interface WaitFlag {
+  wait?: boolean;
+}
+
+const compositionPath = (composition: string): string => `/compositions/${encodeURIComponent(composition)}`;
+const instancePath = (composition: string, instance: string): string =>
+  `${compositionPath(composition)}/instances/${encodeURIComponent(instance)}`;
+
+function instanceSubject(composition: string, instance: string): Subject {
+  const path = instancePath(composition, instance);
+  return { statePath: path, historyPath: `${path}/history`, graphPath: `${path}/graph` };
+}
+
+function definitionSubject(composition: string): Subject {
+  const path = compositionPath(composition);
+  return { statePath: path, historyPath: `${path}/history` };
+}
+
+const definitionsTable = (body: unknown): TableView => ({
+  headers: ['COMPOSITION', 'NAME', 'VERSION'],
+  rows: list(field(body, 'service_templates')).map((template) => [
+    text(field(field(template, 'metadata'), 'compositionId')),
+    text(field(template, 'name')),
+    text(field(template, 'version')),
+  ]),
+});
+
+const definitionTable = (body: unknown): TableView => ({
+  headers: ['COMPOSITION', 'NAME', 'VERSION', 'STATE', 'RESULT'],
+  rows: [
+    [
+      text(field(body, 'compositionId')),
+      text(field(field(body, 'serviceTemplate'), 'name')),
+      text(field(field(body, 'serviceTemplate'), 'version')),
+      text(field(body, 'state')),
+      text(field(body, 'stateChangeResult')),
+    ],
+  ],
+});
+
+const instanceRow = (instance: unknown): string[] => [
+  text(field(instance, 'instanceId')),
+  text(field(instance, 'compositionId')),
+  text(field(instance, 'name')),
+  text(field(instance, 'version')),
+  text(field(instance, 'deployState')),
+  text(field(instance, 'lockState')),
+  text(field(instance, 'stateChangeResult')),
+];
+const INSTANCE_HEADERS = ['INSTANCE', 'COMPOSITION', 'NAME', 'VERSION', 'DEPLOY', 'LOCK', 'RESULT'];
+
+const instancesTable = (body: unknown): TableView => ({
+  headers: INSTANCE_HEADERS,
+  rows: list(field(body, 'automationCompositionList')).map(instanceRow),
+});
+
+function instanceTable(body: unknown): string {
+  const summary = { headers: INSTANCE_HEADERS, rows: [instanceRow(body)] };
+  const elements = Object.values((field(body, 'elements') ?? {}) as Record<string, unknown>);
+  const elementView = {
+    headers: ['ELEMENT', 'DEFINITION', 'DEPLOY', 'LOCK', 'MESSAGE'],
+    rows: elements.map((element) => [
+      text(field(element, 'id')),
+      `${text(field(field(element, 'definition'), 'name'))}:${text(field(field(element, 'definition'), 'version'))}`,
+      text(field(element, 'deployState')),
+      text(field(element, 'lockState')),
+      text(field(element, 'message')),
+    ]),
+  };
+  return `${render(summary, 'table', () => summary)}\n\n${render(elementView, 'table', () => elementView)}`;
+}
+
+const participantsTable = (body: unknown): TableView => ({
+  headers: ['PARTICIPANT', 'ELEMENT TYPES', 'REPLICAS'],
+  rows: (Array.isArray(body) ? body : [body]).map((entry) => {
+    const participant = field(entry, 'participant');
+    const values = (value: unknown): unknown[] => Object.values((value ?? {}) as Record<string, unknown>);
+    return [
+      text(field(participant, 'participantId')),
+      values(field(participant, 'participantSupportedElementTypes'))
+        .map((type) => `${text(field(type, 'typeName'))}:${text(field(type, 'typeVersion'))}`)
+        .join(', '),
+      values(field(participant, 'replicas'))
+        .map((replica) => text(field(replica, 'participantState')))
+        .join(', '),
+    ];
+  }),
+});
+
+/** Query parameters from the options given; options left out send nothing. */
+function query(parameters: Record<string, string | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters)) {
+    if (value !== undefined) {
+      search.set(name, value);
+    }
+  }
+  const encoded = search.toString();
+  return encoded === '' ? '' : `?${encoded}`;
+}
+
+const EXAMPLES = `
+Examples:
+  $ acmctl login --url http://localhost:6969 --user runtimeUser --password 'zb!XztG34'
+  $ acmctl definitions commission tosca/examples/sim-three-phase.yaml
+  $ acmctl definitions prime COMPOSITION --wait
+  $ acmctl instances create tosca/examples/instances/sim-three-phase.json --composition COMPOSITION
+  $ acmctl instances deploy COMPOSITION INSTANCE --wait
+  $ acmctl instances list --deploy-state DEPLOYED -o yaml
+  $ acmctl history COMPOSITION INSTANCE --timeline
+  $ acmctl graph COMPOSITION --format mermaid
+
+Connection: --url/--user/--password, else ACM_URL/ACM_USER/ACM_PASSWORD, else the profile written by
+"acmctl login", else ONAP's defaults. Exit codes: 0 done, 1 bad input, 2 FAILED, 3 TIMEOUT, 4 refused by the
+runtime, 5 runtime unreachable, 6 wrong credentials, 7 runtime error.`;
+
+export function buildProgram(cli: CliEnvironment): Command {
+  const program = new Command('acmctl')
+    .description('Drive an ONAP ACM compatible runtime: definitions, instances, their operations and history.')
+    .option('--url <url>', 'runtime base URL (ACM_URL)')
+    .option('--user <user>', 'HTTP Basic user (ACM_USER)')
+    .option('--password <password>', 'HTTP Basic password (ACM_PASSWORD)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
+    .option('--timeout <ms>', 'how long --wait waits', '300000')
+    .showHelpAfterError()
+    .addHelpText('after', EXAMPLES)
+    .exitOverride();
+
+  const globals = (command: Command): GlobalOptions => command.optsWithGlobals<GlobalOptions>();
+  const connect = (command: Command): AcmClient => new AcmClient(resolveConnection(globals(command), cli.env));
+  const format = (command: Command): OutputFormat => parseOutputFormat(globals(command).output);
+  const print = (command: Command, body: unknown, table: (body: unknown) => TableView | string): void =>
+    cli.out(render(body, format(command), table));
+
+  const view = (title: string): ProgressView => (cli.isTerminal ? new LiveView(title) : new EventLineView(cli.out));
+  const timeoutMs = (command: Command): number => {
+    const value = Number(globals(command).timeout);
+    if (!Number.isInteger(value) || value <= 0) {
+      throw new AcmctlError(
+        EXIT.USAGE,
+        `--timeout: must be a positive number of milliseconds, got "${globals(command).timeout}"`,
+      );
+    }
+    return value;
+  };
+
+  /** Sends an order and, with --wait, follows the operation it started until it ends. */
+  async function order(
+    command: Command,
+    subject: Subject,
+    title: string,
+    send: (client: AcmClient) => Promise<unknown>,
+    options: WaitFlag & { untilGone?: boolean },
+  ): Promise<void> {
+    const client = connect(command);
+    const baseline = options.wait ? await historyBaseline(client, subject) : 0;
+    const answer = await send(client);
+    if (!options.wait) {
+      cli.out(
+        answer === null || answer === undefined
+          ? `${title}: accepted`
+          : render(answer, format(command), () => `${title}: accepted`),
+      );
+      return;
+    }
+    await waitForOperation(client, subject, baseline, view(title), {
+      timeoutMs: timeoutMs(command),
+      pollMs: 200,
+      untilGone: options.untilGone,
+    });
+    cli.out(`${title}: done`);
+  }
+
+  program
+    .command('login')
+    .description('check the connection and save it as the profile')
+    .action(async (_options: unknown, command: Command) => {
+      const connection: Connection = resolveConnection(globals(command), cli.env);
+      await new AcmClient(connection).get('/compositions');
+      const path = profilePath(cli.env);
+      writeProfile(path, connection);
+      cli.out(`logged in to ${connection.url} as ${connection.user}; profile ${path}`);
+    });
+
+  const definitions = program.command('definitions').alias('def').description('composition definitions');
+  definitions
+    .command('commission <file>')
+    .description('commission a service template (JSON or YAML)')
+    .action(async (file: string, _options: unknown, command: Command) => {
+      const body = readDocument(file);
+      const answer = (await connect(command).request('POST', '/compositions', body)).body;
+      print(command, answer, (value) => `commissioned ${text(field(value, 'compositionId'))}`);
+    });
+  definitions
+    .command('list')
+    .description('list the definitions')
+    .option('--name <name>')
+    .option('--version <version>')
+    .action(async (options: { name?: string; version?: string }, command: Command) => {
+      print(command, await connect(command).get(`/compositions${query(options)}`), definitionsTable);
+    });
+  definitions
+    .command('get <composition>')
+    .description('show a definition and its state')
+    .action(async (composition: string, _options: unknown, command: Command) => {
+      print(command, await connect(command).get(compositionPath(composition)), definitionTable);
+    });
+  definitions
+    .command('delete <composition>')
+    .description('delete a COMMISSIONED definition')
+    .action(async (composition: string, _options: unknown, command: Command) => {
+      const answer = (await connect(command).request('DELETE', compositionPath(composition))).body;
+      print(command, answer, () => `deleted ${composition}`);
+    });
+  for (const primeOrder of ['PRIME', 'DEPRIME'] as const) {
+    definitions
+      .command(`${primeOrder.toLowerCase()} <composition>`)
+      .description(`${primeOrder.toLowerCase()} a definition on its participants`)
+      .option('--wait', 'follow the operation until it ends')
+      .action(async (composition: string, options: WaitFlag, command: Command) => {
+        await order(
+          command,
+          definitionSubject(composition),
+          `${primeOrder} ${composition}`,
+          async (client) => (await client.request('PUT', compositionPath(composition), { primeOrder })).body,
+          options,
+        );
+      });
+  }
+
+  const instances = program.command('instances').alias('inst').description('composition instances');
+  instances
+    .command('create <file>')
+    .description('create an instance from a file (JSON or YAML)')
+    .option('--composition <composition>', 'the definition, instead of the compositionId of the file')
+    .action(async (file: string, options: { composition?: string }, command: Command) => {
+      const body = readDocument(file);
+      const composition = options.composition ?? text(body['compositionId']);
+      const answer = (
+        await connect(command).request('POST', `${compositionPath(composition)}/instances`, {
+          ...body,
+          compositionId: composition,
+        })
+      ).body;
+      print(command, answer, (value) => `created ${text(field(value, 'instanceId'))}`);
+    });
+  instances
+    .command('list')
+    .description('list instances across definitions (GET /v2/instances)')
+    .option('--deploy-state <states>', 'comma-separated deploy states')
+    .option('--state-change-result <results>', 'comma-separated results (NO_ERROR, FAILED, TIMEOUT)')
+    .option('--instance-ids <ids>', 'comma-separated instance ids')
+    .option('--participant-id <id>')
+    .option('--sort <field>')
+    .option('--sort-order <order>', 'ASC or DESC')
+    .option('--page <n>')
+    .option('--size <n>')
+    .action(async (options: Record<string, string | undefined>, command: Command) => {
+      const parameters = query({
+        deployState: options['deployState'],
+        stateChangeResult: options['stateChangeResult'],
+        instanceIds: options['instanceIds'],
+        participantId: options['participantId'],
+        sort: options['sort'],
+        sortOrder: options['sortOrder'],
+        page: options['page'],
+        size: options['size'],
+      });
+      print(command, await connect(command).get(`/instances${parameters}`), instancesTable);
+    });
+  instances
+    .command('get <composition> <instance>')
+    .description('show an instance and its elements')
+    .action(async (composition: string, instance: string, _options: unknown, command: Command) => {
+      print(command, await connect(command).get(instancePath(composition, instance)), instanceTable);
+    });
+
+  const stateOrders = [
+    ['deploy', { deployOrder: 'DEPLOY' }],
+    ['undeploy', { deployOrder: 'UNDEPLOY' }],
+    ['lock', { lockOrder: 'LOCK' }],
+    ['unlock', { lockOrder: 'UNLOCK' }],
+  ] as const;
+  for (const [name, body] of stateOrders) {
+    instances
+      .command(`${name} <composition> <instance>`)
+      .description(`order ${name}`)
+      .option('--wait', 'follow the operation until it ends')
+      .action(async (composition: string, instance: string, options: WaitFlag, command: Command) => {
+        await order(
+          command,
+          instanceSubject(composition, instance),
+          `${name.toUpperCase()} ${instance}`,
+          async (client) => (await client.request('PUT', instancePath(composition, instance), body)).body,
+          options,
+        );
+      });
+  }
+  instances
+    .command('update <composition> <instance> <file>')
+    .description("update a deployed instance's properties from a file (JSON or YAML)")
+    .option('--wait', 'follow the operation until it ends')
+    .action(async (composition: string, instance: string, file: string, options: WaitFlag, command: Command) => {
+      const body = { ...readDocument(file), compositionId: composition, instanceId: instance };
+      await order(
+        command,
+        instanceSubject(composition, instance),
+        `UPDATE ${instance}`,
+        async (client) => (await client.request('POST', `${compositionPath(composition)}/instances`, body)).body,
+        options,
+      );
+    });
+  instances
+    .command('migrate <composition> <instance>')
+    .description('migrate an instance to another primed definition')
+    .requiredOption('--to <composition>', 'the target definition')
+    .option('--file <file>', 'the instance as it should be after the migration (default: as it is now)')
+    .option('--wait', 'follow the operation until it ends')
+    .action(
+      async (
+        composition: string,
+        instance: string,
+        options: WaitFlag & { to: string; file?: string },
+        command: Command,
+      ) => {
+        await order(
+          command,
+          instanceSubject(composition, instance),
+          `MIGRATE ${instance}`,
+          async (client) => {
+            const current = options.file
+              ? readDocument(options.file)
+              : ((await client.get(instancePath(composition, instance))) as Record<string, unknown>);
+            const body = {
+              ...current,
+              compositionId: composition,
+              instanceId: instance,
+              compositionTargetId: options.to,
+            };
+            return (await client.request('POST', `${compositionPath(composition)}/instances`, body)).body;
+          },
+          options,
+        );
+      },
+    );
+  instances
+    .command('rollback <composition> <instance>')
+    .description('roll back a failed update or migration')
+    .option('--wait', 'follow the operation until it ends')
+    .action(async (composition: string, instance: string, options: WaitFlag, command: Command) => {
+      await order(
+        command,
+        instanceSubject(composition, instance),
+        `ROLLBACK ${instance}`,
+        async (client) => (await client.request('POST', `${instancePath(composition, instance)}/rollback`)).body,
+        options,
+      );
+    });
+  instances
+    .command('delete <composition> <instance>')
+    .description('delete an UNDEPLOYED instance')
+    .option('--wait', 'wait until it is gone')
+    .action(async (composition: string, instance: string, options: WaitFlag, command: Command) => {
+      await order(
+        command,
+        instanceSubject(composition, instance),
+        `DELETE ${instance}`,
+        async (client) => (await client.request('DELETE', instancePath(composition, instance))).body,
+        { ...options, untilGone: true },
+      );
+    });
+
+  program
+    .command('graph <composition> [instance]')
+    .description("a definition's (or instance's) element graph by start phase, with dependsOn edges")
+    .addOption(new Option('--format <format>', 'graph format').choices(['dot', 'mermaid', 'json']).default('dot'))
+    .action(
+      async (composition: string, instance: string | undefined, options: { format: string }, command: Command) => {
+        const base = instance === undefined ? compositionPath(composition) : instancePath(composition, instance);
+        const answer = (
+          await connect(command).request('GET', `${base}/graph?format=${options.format}`, undefined, '*/*')
+        ).body;
+        cli.out(typeof answer === 'string' ? answer.trimEnd() : JSON.stringify(answer, null, 2));
+      },
+    );
+
+  program
+    .command('history <composition> [instance]')
+    .description('the operations of a definition or instance; --timeline for their phases and durations')
+    .option('--timeline', 'each operation with its phases and their durations')
+    .action(
+      async (composition: string, instance: string | undefined, options: { timeline?: boolean }, command: Command) => {
+        const subject =
+          instance === undefined ? definitionSubject(composition) : instanceSubject(composition, instance);
+        print(
+          command,
+          await connect(command).get(subject.historyPath),
+          options.timeline ? historyTimeline : historyTable,
+        );
+      },
+    );
+
+  program
+    .command('participants [participant]')
+    .description('the participants and the element types they serve')
+    .action(async (participant: string | undefined, _options: unknown, command: Command) => {
+      const path = participant === undefined ? '/participants' : `/participants/${encodeURIComponent(participant)}`;
+      print(command, await connect(command).get(path), participantsTable);
+    });
+
+  program
+    .command('completion')
+    .description('print a bash completion script: source <(acmctl completion)')
+    .action(() => cli.out(bashCompletion(program)));
+
+  return program;
+}
+
+/** A bash completion script for the command tree: sub-commands, then the options of the command typed. */
+export function bashCompletion(program: Command): string {
+  const cases = program.commands.map((command) => {
+    const words = [...command.commands.map((sub) => sub.name()), ...command.options.map((option) => option.long ?? '')];
+    return `    ${command.name()}) words="${words.filter(Boolean).join(' ')}" ;;`;
+  });
+  const top = [
+    ...program.commands.map((command) => command.name()),
+    ...program.options.map((option) => option.long ?? ''),
+  ];
+  return [
+    '_acmctl() {',
+    '  local current="${COMP_WORDS[COMP_CWORD]}" words',
+    '  case "${COMP_WORDS[1]}" in',
+    ...cases,
+    `    *) words="${top.filter(Boolean).join(' ')}" ;;`,
+    '  esac',
+    '  [ "$COMP_CWORD" -eq 1 ] && words="' + top.filter(Boolean).join(' ') + '"',
+    '  COMPREPLY=($(compgen -W "$words" -- "$current"))',
+    '}',
+    'complete -F _acmctl acmctl',
+  ].join('\n');
+}

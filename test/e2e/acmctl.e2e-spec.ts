@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { freePort } from '../support/processes';
+import type { EmbeddedRuntime } from '../support/readme-walk';
+import { startEmbeddedRuntime } from '../support/readme-walk';
+import { PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
+
+const ACMCTL = join(REPO_ROOT, 'dist/apps/acmctl/src/main.js');
+
+interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The built binary as a user runs it, without a terminal (stdout is a pipe). */
+function acmctl(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ACMCTL, ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('acmctl against the runtime as npm start runs it', () => {
+  let runtime: EmbeddedRuntime;
+  let configDir: string;
+  let env: Record<string, string>;
+  let compositionId: string;
+  let instancesCreated = 0;
+
+  beforeAll(async () => {
+    runtime = await startEmbeddedRuntime('acmctl-runtime');
+    configDir = mkdtempSync(join(tmpdir(), 'acmctl-config-'));
+    env = { XDG_CONFIG_HOME: configDir, HOME: configDir };
+    const login = await acmctl(
+      ['login', '--url', `http://127.0.0.1:${runtime.port}`, '--user', USER, '--password', PASSWORD],
+      env,
+    );
+    expect(login).toMatchObject({ code: 0 });
+    const commissioned = await acmctl(
+      ['definitions', 'commission', 'tosca/examples/sim-three-phase.yaml', '-o', 'json'],
+      env,
+    );
+    expect(commissioned.code).toBe(0);
+    compositionId = (JSON.parse(commissioned.stdout) as { compositionId: string }).compositionId;
+    const primed = await acmctl(['definitions', 'prime', compositionId, '--wait'], env);
+    expect(primed.stdout).toContain('COMPLETED state=PRIMED');
+    expect(primed.code).toBe(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  async function createInstance(name: string): Promise<string> {
+    const example = readFileSync(join(REPO_ROOT, 'tosca/examples/instances/sim-three-phase.json'), 'utf8');
+    // each instance of the suite needs its own name and element ids (element ids are unique across instances)
+    const suffix = (++instancesCreated).toString(16).padStart(4, '0');
+    const file = join(configDir, `${name}.json`);
+    writeFileSync(
+      file,
+      example.replace('SimThreePhaseInstance', name).replaceAll('-8000-00000000', `-8000-${suffix}0000`),
+    );
+    const created = await acmctl(['instances', 'create', file, '--composition', compositionId, '-o', 'json'], env);
+    expect(created.stderr).toBe('');
+    return (JSON.parse(created.stdout) as { instanceId: string }).instanceId;
+  }
+
+  it('deploys three phases with --wait, one line per event in order, and exits 0', async () => {
+    const instanceId = await createInstance('CliDeploy');
+
+    const deployed = await acmctl(['instances', 'deploy', compositionId, instanceId, '--wait'], env);
+
+    expect(deployed.stderr).toBe('');
+    expect(deployed.code).toBe(0);
+    const lines = deployed.stdout.trimEnd().split('\n');
+    expect(lines.pop()).toBe(`DEPLOY ${instanceId}: done`);
+    const events = lines.map((line) => line.split(' ')[2]).filter((event) => event !== undefined);
+    expect(events).toEqual([
+      'ORDERED',
+      ...[0, 1, 2].flatMap(() => ['PHASE_STARTED', 'ELEMENT_RESULT', 'ELEMENT_RESULT', 'PHASE_COMPLETED']),
+      'COMPLETED',
+    ]);
+    expect(deployed.stdout).toContain('PHASE_STARTED phase 2: acm.example.phases.Phase2A, acm.example.phases.Phase2B');
+    const shown = await acmctl(['instances', 'get', compositionId, instanceId, '-o', 'json'], env);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ deployState: 'DEPLOYED', lockState: 'LOCKED' });
+    const timeline = await acmctl(['history', compositionId, instanceId, '--timeline'], env);
+    expect(timeline.stdout).toMatch(
+      /DEPLOY COMPLETED {2}\d+ ms\n {2}phase 0 {2}\d+ ms\n {2}phase 1 {2}\d+ ms\n {2}phase 2 {2}\d+ ms/,
+    );
+
+    // an order the state does not allow: the runtime's errorDetails, exit code 4
+    const refused = await acmctl(['instances', 'deploy', compositionId, instanceId], env);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('answered 400');
+    expect(refused.stderr).toContain('Not valid order');
+    expect(refused.stderr).toContain('allowed now: UNDEPLOY');
+
+    // a delete waits until the instance is gone (its history outlives it)
+    const undeployed = await acmctl(['instances', 'undeploy', compositionId, instanceId, '--wait'], env);
+    expect(undeployed.code).toBe(0);
+    const deleted = await acmctl(
+      ['--timeout', '20000', 'instances', 'delete', compositionId, instanceId, '--wait'],
+      env,
+    );
+    expect(deleted.stderr).toBe('');
+    expect(deleted.code).toBe(0);
+    const gone = await acmctl(['instances', 'get', compositionId, instanceId], env);
+    expect(gone.code).toBe(4);
+    expect(gone.stderr).toContain('answered 404');
+  });
+
+  it('exits 2 with the failure when the participant fails the deploy', async () => {
+    const instanceId = await createInstance('CliDeployFails');
+    const api = request(`http://127.0.0.1:${runtime.port}`);
+    const failing = await api
+      .put('/onap/policy/simparticipant/v2/parameters')
+      .auth(USER, PASSWORD)
+      .send({ deploySuccess: false, deployTimerMs: 0 });
+    expect(failing.status).toBe(200);
+    try {
+      const deployed = await acmctl(['instances', 'deploy', compositionId, instanceId, '--wait'], env);
+
+      expect(deployed.code).toBe(2);
+      expect(deployed.stdout).toContain('ELEMENT_RESULT acm.example.phases.Phase0A');
+      expect(deployed.stderr).toContain('DEPLOY FAILED: Deploy failed!');
+    } finally {
+      await api.put('/onap/policy/simparticipant/v2/parameters').auth(USER, PASSWORD).send({});
+    }
+  });
+
+  it('exits 6 with the runtime answer on wrong credentials, overriding the profile from the environment', async () => {
+    const result = await acmctl(['definitions', 'list'], { ...env, ACM_PASSWORD: 'wrong' });
+
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('answered 401');
+    expect(result.stderr).toContain('wrong user name or password');
+  });
+
+  it('exits 5 naming the network error when no runtime listens', async () => {
+    const closedPort = await freePort();
+
+    const result = await acmctl(['definitions', 'list', '--url', `http://127.0.0.1:${closedPort}`], env);
+
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(`cannot reach the runtime at http://127.0.0.1:${closedPort}: ECONNREFUSED`);
+  });
+
+  it('exits 1 on a file that is neither JSON nor YAML, before calling the runtime', async () => {
+    const file = join(configDir, 'broken.yaml');
+    writeFileSync(file, '{ name: [unclosed\n');
+
+    const result = await acmctl(['definitions', 'commission', file], env);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('neither JSON nor YAML');
+  });
+});
