@@ -297,10 +297,12 @@ describe('hostile REST corpus against a runtime process', () => {
       ['a broken request line', Buffer.from('GARBAGE\r\n\r\n')],
       ['valid credentials followed by junk', httpRequest('GET', `${API}/compositions`, { auth: `${AUTH} junk` })],
       [
+        // Declared, not sent: a server that answers 413 and closes while megabytes are still arriving makes the
+        // kernel reset the connection, and a busy client can lose the answer with its unread receive buffer.
         'a body over MAX_BODY_BYTES',
         httpRequest('POST', `${API}/compositions`, {
           type: 'application/json',
-          body: `{"a":"${'x'.repeat(6 * 1024 * 1024)}"}`,
+          headers: [`Content-Length: ${6 * 1024 * 1024}`],
         }),
       ],
     ];
