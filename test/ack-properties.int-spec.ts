@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { MessageBus } from '@acm/messaging';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
+import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
@@ -51,21 +51,8 @@ describe('ACK handling properties (PostgreSQL, in-process bus, fast-check)', () 
     participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
     participant.autoAnswer = false;
     await participant.start();
-    await eventually('the participant to register', async () => {
-      const response = await runtime.http.get(`${BASE}/participants/${participant.participantId}`);
-      return response.status === 200 ? true : undefined;
-    });
-    const created = await runtime.http
-      .post(`${BASE}/compositions`)
-      .set('Content-Type', 'application/yaml')
-      .send(threePhaseYaml)
-      .expect(201);
-    compositionId = (created.body as { compositionId: string }).compositionId;
-    await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
-    await eventually('PRIMED', async () => {
-      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200);
-      return (got.body as { state: string }).state === 'PRIMED' ? true : undefined;
-    });
+    await participantRegistered(runtime, participant.participantId);
+    compositionId = await commissionAndPrime(runtime, threePhaseYaml);
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MessageBus } from '@acm/messaging';
 import parseDot from 'dotparser';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime } from './support/runtime-harness';
+import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
@@ -36,21 +36,8 @@ describe('dependsOn ordering (PostgreSQL, in-process bus, scripted participant)'
     runtime = await startRuntime({ HEART_BEAT: '3600000' });
     participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
     await participant.start();
-    await eventually('the participant to register', async () => {
-      const response = await runtime.http.get(`${BASE}/participants/${participant.participantId}`);
-      return response.status === 200 ? true : undefined;
-    });
-    const created = await runtime.http
-      .post(`${BASE}/compositions`)
-      .set('Content-Type', 'application/yaml')
-      .send(definitionYaml)
-      .expect(201);
-    compositionId = (created.body as { compositionId: string }).compositionId;
-    await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
-    await eventually('PRIMED', async () => {
-      const got = await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200);
-      return (got.body as { state: string }).state === 'PRIMED' ? true : undefined;
-    });
+    await participantRegistered(runtime, participant.participantId);
+    compositionId = await commissionAndPrime(runtime, definitionYaml);
   });
 
   afterAll(async () => {

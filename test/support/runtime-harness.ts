@@ -9,6 +9,7 @@ import type TestAgent from 'supertest/lib/agent';
 import { createRuntimeApp } from '../../apps/runtime-acm/src/bootstrap';
 import { loadRuntimeConfig } from '../../apps/runtime-acm/src/config/runtime.config';
 import { ParticipantProtocolService } from '../../apps/runtime-acm/src/engine/participant-protocol.service';
+import { eventually } from './scripted-participant';
 import { testDatabaseUrl } from './services';
 
 export const BASE = '/onap/policy/clamp/acm/v2';
@@ -63,4 +64,28 @@ export const REPO_ROOT = join(__dirname, '..', '..');
 
 export function readRepoFile(relativePath: string): string {
   return readFileSync(join(REPO_ROOT, relativePath), 'utf8');
+}
+
+/** Waits until a participant's REGISTER was applied (GET participants/{id} answers 200). */
+export async function participantRegistered(runtime: RuntimeHarness, participantId: string): Promise<void> {
+  await eventually('the participant to register', async () => {
+    const response = await runtime.http.get(`${BASE}/participants/${participantId}`);
+    return response.status === 200 ? true : undefined;
+  });
+}
+
+/** Commissions a YAML definition and primes it; resolves with its id once it is PRIMED. */
+export async function commissionAndPrime(runtime: RuntimeHarness, yaml: string): Promise<string> {
+  const created = await runtime.http
+    .post(`${BASE}/compositions`)
+    .set('Content-Type', 'application/yaml')
+    .send(yaml)
+    .expect(201);
+  const compositionId = (created.body as { compositionId: string }).compositionId;
+  await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
+  await eventually('PRIMED', async () => {
+    const got = await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200);
+    return (got.body as { state: string }).state === 'PRIMED' ? true : undefined;
+  });
+  return compositionId;
 }
