@@ -424,8 +424,12 @@ export class KafkaMessageBus extends MessageBus {
     deadline: number,
     start: 'as-subscribed' | 'earliest',
   ): Promise<Subscription> {
+    const closing = new AbortController();
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
+      // kafkajs restarts a crashed consumer even when it crashed because it was being closed (a record
+      // in its redelivery wait): the closed member would rejoin the group and hold partitions forever.
+      retry: { restartOnFailure: () => Promise.resolve(!closing.signal.aborted) },
       sessionTimeout: this.tuning.sessionTimeout,
       heartbeatInterval: this.tuning.heartbeatInterval,
       rebalanceTimeout: this.tuning.rebalanceTimeout,
@@ -433,7 +437,6 @@ export class KafkaMessageBus extends MessageBus {
       minBytes: 1,
       allowAutoTopicCreation: this.allowAutoTopicCreation,
     });
-    const closing = new AbortController();
     const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger(payload.restart ? 'warn' : 'error', 'Kafka consumer crashed', {
         topic: options.topic,
