@@ -163,6 +163,31 @@ describe('KafkaMessageBus on a broker that came back as a new cluster', () => {
     await bus.close();
   });
 
+  it('tells onRecordsLost listeners about a new cluster id, and only about that', async () => {
+    const bus = newBus(10);
+    let lost = 0;
+    const removed = { called: 0 };
+    const remove = bus.onRecordsLost(() => {
+      removed.called += 1;
+    });
+    bus.onRecordsLost(() => {
+      lost += 1;
+    });
+    await bus.publish('topic', [{ key: 'k', value: 'first' }]);
+    await until('the cluster id to be read twice', () => cluster.reads > 1);
+    expect(lost).toBe(0);
+    remove();
+    cluster.id = 'cluster-b';
+
+    await until('the listener to be told', () => lost === 1);
+    const reads = cluster.reads;
+    await until('two more checks of the same id', () => cluster.reads > reads + 1);
+
+    expect(lost).toBe(1);
+    expect(removed.called).toBe(0);
+    await bus.close();
+  });
+
   it('keeps the producer while the cluster id stays the same', async () => {
     const bus = newBus(3_600_000);
     await bus.publish('topic', [{ key: 'k', value: 'first' }]);

@@ -571,6 +571,8 @@ export class KafkaMessageBus extends MessageBus {
     }
     // Not awaited: a publish waiting on this check needs the new producer, not the consumers' rejoin.
     this.consumerRestarts = this.consumerRestarts.then(() => this.restartConsumers());
+    // Consumers restart at the oldest record, so what listeners publish now is read whenever they rejoin.
+    this.reportRecordsLost();
     return true;
   }
 
