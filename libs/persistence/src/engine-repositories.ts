@@ -10,13 +10,14 @@ import type {
   RollbackSnapshot,
   StoredEvent,
 } from '@acm/domain';
+import { operationFromRecord } from '@acm/domain';
 import type { EntityManager } from 'typeorm';
 
 interface OperationRow {
   operation_id: string;
-  target_kind: Operation['targetKind'];
+  target_kind: string;
   target_id: string;
-  order_name: Operation['order'];
+  order_name: string;
   state: Operation['state'];
   timed_out: boolean;
   phase: number | null;
@@ -29,7 +30,7 @@ const OPERATION_COLUMNS =
   'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at';
 
 function operationOf(row: OperationRow): Operation {
-  return {
+  return operationFromRecord({
     operationId: row.operation_id,
     targetKind: row.target_kind,
     targetId: row.target_id,
@@ -40,7 +41,7 @@ function operationOf(row: OperationRow): Operation {
     startedAt: new Date(row.started_at).getTime(),
     deadlineAt: new Date(row.deadline_at).getTime(),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at).getTime(),
-  };
+  });
 }
 
 function dateOrNull(epochMs: number | null): Date | null {

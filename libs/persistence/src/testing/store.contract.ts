@@ -7,12 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { DomainError } from '@acm/domain';
+import { DomainError, operationFromRecord } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
   InstanceElement,
   Operation,
+  OperationRecord,
   OutboxRecord,
   Participant,
   Store,
@@ -107,8 +108,8 @@ function instanceOf(
 /** Far in the future, so operations of other tests are never overdue for the claim tests. */
 const NOT_DUE = 4_000_000_000_000;
 
-function operationOf(targetId: string, overrides: Partial<Operation> = {}): Operation {
-  return {
+function operationOf(targetId: string, overrides: Partial<OperationRecord> = {}): Operation {
+  return operationFromRecord({
     operationId: randomUUID(),
     targetKind: 'INSTANCE',
     targetId,
@@ -120,7 +121,7 @@ function operationOf(targetId: string, overrides: Partial<Operation> = {}): Oper
     deadlineAt: NOT_DUE,
     finishedAt: null,
     ...overrides,
-  };
+  });
 }
 
 function participantOf(overrides: Partial<Participant> = {}): Participant {
