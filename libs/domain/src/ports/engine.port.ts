@@ -90,7 +90,13 @@ export interface OperationRepository {
   /** The running operation of an instance or definition, if any. */
   findRunning(targetId: string): Promise<Operation | null>;
   /** Remembers which operation and phase a sent message belongs to, so its ACKs can be matched. */
-  recordMessage(messageId: string, operationId: string, phase: number | null): Promise<void>;
+  recordMessage(
+    messageId: string,
+    operationId: string,
+    phase: number | null,
+    /** The elements of its phase the message sets going. */
+    elementIds?: readonly string[] | null,
+  ): Promise<void>;
   findByMessage(messageId: string): Promise<{ operation: Operation; phase: number | null } | null>;
   /** Remembers that a replica of a participant answered a message (it took that message's work). */
   recordAnswer(messageId: string, participantId: string, replicaId: string): Promise<void>;
@@ -113,6 +119,8 @@ export interface OperationRepository {
 
 export interface PhaseMessageRecord {
   readonly messageId: string;
+  /** The elements of its phase it set going; null when not recorded (it described the whole phase). */
+  readonly elementIds: readonly string[] | null;
   readonly answeredBy: ReadonlyArray<{ readonly participantId: string; readonly replicaId: string }>;
 }
 

@@ -898,6 +898,22 @@ export function describeStoreContract(
         }
       });
 
+      it('records which elements of its phase each message set going (null when not said)', async () => {
+        const operation = operationOf(randomUUID());
+        const [listed, unlisted] = [randomUUID(), randomUUID()];
+        const elementIds = [randomUUID(), randomUUID()];
+        await inTransaction(async (store) => {
+          await store.operations.insert(operation);
+          await store.operations.recordMessage(listed, operation.operationId, 0, elementIds);
+          await store.operations.recordMessage(unlisted, operation.operationId, 0);
+        });
+        await read(async (store) => {
+          const messages = await store.operations.phaseMessages(operation.operationId, 0);
+          expect(messages.find((message) => message.messageId === listed)?.elementIds).toEqual(elementIds);
+          expect(messages.find((message) => message.messageId === unlisted)?.elementIds).toBeNull();
+        });
+      });
+
       it('records who answered each message of a phase, once per replica, and which replicas did work', async () => {
         const operation = operationOf(randomUUID());
         const [first, second, otherPhase] = [randomUUID(), randomUUID(), randomUUID()];
