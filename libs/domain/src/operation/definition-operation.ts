@@ -1,11 +1,12 @@
 import type { CompositionDefinition, NodeTemplateState } from '../model';
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
 import { DEFINITION_ORDER_EFFECT } from '../definition/definition-lifecycle';
-import type { DefinitionOperation, Operation } from '../ports/engine.port';
+import type { DefinitionOperation } from '../ports/engine.port';
 import type { AcTypeState, StateChangeResult } from '../states';
 import type { OperationEffect } from './effects';
 import { ignore, recordEvent } from './effects';
 import type { AnsweredMessage, OperationWrite } from './instance-operation';
+import { operationOfAck } from './instance-operation';
 import { timeOutOperation } from './timeout';
 
 /** A PRIME_ACK, as the engine needs it. */
@@ -38,6 +39,8 @@ export interface DefinitionStepContext {
 
 export interface DefinitionStep {
   readonly target: CompositionDefinition;
+  /** The operation the effects belong to, as it is after the step; null when the input concerned none. */
+  readonly operation: DefinitionOperation | null;
   readonly operations: readonly OperationWrite[];
   readonly effects: readonly OperationEffect[];
 }
@@ -69,6 +72,7 @@ export function decideDefinition(
       };
       return {
         target,
+        operation,
         operations: [
           ...(running
             ? [{ operation: { ...running, state: 'SUPERSEDED' as const, finishedAt: now }, isNew: false }]
@@ -83,9 +87,10 @@ export function decideDefinition(
     case 'TICK': {
       const flagged = running ? timeOutOperation(running, now) : null;
       if (!flagged) {
-        return { target, operations: [], effects: [] };
+        return { target, operation: null, operations: [], effects: [] };
       }
       return {
+        operation: flagged.operation,
         target:
           target.stateChangeResult === 'NO_ERROR' ? { ...target, stateChangeResult: 'TIMEOUT', lastMsg: now } : target,
         operations: [{ operation: flagged.operation, isNew: false }],
@@ -105,19 +110,16 @@ function applyPrimeAck(
   context: DefinitionStepContext,
 ): DefinitionStep {
   const compositionId = target.compositionId;
-  const operation: Operation | null = answered ? answered.operation : running;
-  if (
-    !operation ||
-    operation.targetKind !== 'DEFINITION' ||
-    operation.state !== 'RUNNING' ||
-    operation.targetId !== compositionId
-  ) {
+  const found = operationOfAck(answered, running);
+  if (!found || found.targetKind !== 'DEFINITION' || found.state !== 'RUNNING' || found.targetId !== compositionId) {
     return {
       target,
+      operation: null,
       operations: [],
       effects: [ignore('STALE', `PRIME_ACK for ${compositionId} answers an operation that is no longer running`)],
     };
   }
+  const operation = found;
   const effects: OperationEffect[] = [];
   if (answered && ack.responseTo !== null && ack.replicaId !== null) {
     // A replica that answered a prime did work: its loss may leave work behind (needsHandOver).
@@ -149,6 +151,7 @@ function applyPrimeAck(
   if (owned === 0) {
     return {
       target,
+      operation,
       operations: [],
       effects: [
         ...effects,
@@ -173,14 +176,16 @@ function applyPrimeAck(
       result: 'FAILED',
       seconds: null,
     });
+    const failed: DefinitionOperation = { ...operation, state: 'FAILED', finishedAt: now };
     return {
       target: { ...updated, stateChangeResult: 'FAILED' },
-      operations: [{ operation: { ...operation, state: 'FAILED', finishedAt: now }, isNew: false }],
+      operation: failed,
+      operations: [{ operation: failed, isNew: false }],
       effects,
     };
   }
   if (!Object.values(elementStateMap).every((state) => state.state === done)) {
-    return { target: updated, operations: [], effects };
+    return { target: updated, operation, operations: [], effects };
   }
   effects.push({ kind: 'SYNC_DEFINITION' }, recordEvent('COMPLETED', { state: done }), {
     kind: 'COUNT_FINISHED',
@@ -188,9 +193,11 @@ function applyPrimeAck(
     result: 'COMPLETED',
     seconds: (now - operation.startedAt) / 1000,
   });
+  const completed: DefinitionOperation = { ...operation, state: 'COMPLETED', finishedAt: now };
   return {
     target: { ...updated, state: done, stateChangeResult: 'NO_ERROR', revisionId: context.newId() },
-    operations: [{ operation: { ...operation, state: 'COMPLETED', finishedAt: now }, isNew: false }],
+    operation: completed,
+    operations: [{ operation: completed, isNew: false }],
     effects,
   };
 }

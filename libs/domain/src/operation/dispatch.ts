@@ -72,3 +72,38 @@ export function describedWith(
       .map((element) => element.id),
   );
 }
+
+/** The field that limits how many elements of one operation are in flight (instance or definition metadata). */
+export const MAX_PARALLEL_ELEMENTS_FIELD = 'maxParallelElements';
+
+/** Why a `maxParallelElements` value is refused, or null when it is absent or valid. */
+export function parallelismProblem(metadata: Readonly<Record<string, unknown>> | null | undefined): string | null {
+  const value = metadata?.[MAX_PARALLEL_ELEMENTS_FIELD];
+  if (value === undefined || value === null) {
+    return null;
+  }
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+    ? null
+    : `${MAX_PARALLEL_ELEMENTS_FIELD} must be a positive integer, got ${JSON.stringify(value)}`;
+}
+
+function declaredParallelism(metadata: Readonly<Record<string, unknown>> | null | undefined): number | null {
+  const value = metadata?.[MAX_PARALLEL_ELEMENTS_FIELD];
+  return typeof value === 'number' && parallelismProblem(metadata) === null ? value : null;
+}
+
+/**
+ * The parallelism limit of one operation: the instance's `maxParallelElements`, else its definition's, capped by
+ * the runtime's (MAX_PARALLEL_ELEMENTS); null when none is set, ONAP's behaviour (every ready element at once).
+ */
+export function parallelismLimit(
+  instanceMetadata: Readonly<Record<string, unknown>> | null | undefined,
+  definitionMetadata: Readonly<Record<string, unknown>> | null | undefined,
+  runtimeLimit: number | null,
+): number | null {
+  const own = declaredParallelism(instanceMetadata) ?? declaredParallelism(definitionMetadata);
+  if (own === null) {
+    return runtimeLimit;
+  }
+  return runtimeLimit === null ? own : Math.min(own, runtimeLimit);
+}

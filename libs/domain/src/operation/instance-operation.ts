@@ -99,12 +99,24 @@ export interface InstanceStep {
   readonly target: AutomationComposition;
   /** The instance is gone (a finished DELETE): the shell deletes the row instead of writing `target`. */
   readonly removed: boolean;
+  /** The operation the effects belong to, as it is after the step; null when the input concerned none. */
+  readonly operation: InstanceOperation | null;
+  /** Every operation the step changed, in the order they are written. */
   readonly operations: readonly OperationWrite[];
   readonly effects: readonly OperationEffect[];
 }
 
-function unchanged(target: AutomationComposition, effects: OperationEffect[] = []): InstanceStep {
-  return { target, removed: false, operations: [], effects };
+function unchanged(
+  target: AutomationComposition,
+  effects: OperationEffect[] = [],
+  operation: InstanceOperation | null = null,
+): InstanceStep {
+  return { target, removed: false, operation, operations: [], effects };
+}
+
+/** The operation an ACK belongs to: the one of the message it answers, else the running one (ONAP's ACKs). */
+export function operationOfAck(answered: AnsweredMessage | null, running: Operation | null): Operation | null {
+  return answered ? answered.operation : running;
 }
 
 /**
@@ -223,7 +235,7 @@ function startOrder(
       describe: describedWith(elements, phase, startPhaseOf, dispatch),
     }),
   );
-  return { target: started, removed: false, operations: writes, effects };
+  return { target: started, removed: false, operation, operations: writes, effects };
 }
 
 function applyInstanceAck(
@@ -235,7 +247,7 @@ function applyInstanceAck(
 ): InstanceStep {
   const { ack, answered } = input;
   const instanceId = target.instanceId;
-  const operation = answered ? answered.operation : running;
+  const operation = operationOfAck(answered, running);
   // A FAILED operation still records the results of its other elements (as ONAP does); it never advances...
   if (
     !operation ||
@@ -285,7 +297,7 @@ function applyInstanceAck(
   // A precheck also asks about elements the instance does not have yet (NEW ones): their failure counts.
   const precheckFailed = order === 'MIGRATE_PRECHECK' && ack.stateChangeResult === 'FAILED';
   if (application.applied.length === 0 && !precheckFailed) {
-    return unchanged(target, effects);
+    return unchanged(target, effects, operation);
   }
   for (const elementId of application.applied) {
     const element = application.elements[elementId];
@@ -309,7 +321,7 @@ function applyInstanceAck(
   if (application.failed || precheckFailed || target.stateChangeResult === 'FAILED') {
     const failed: AutomationComposition = { ...updated, stateChangeResult: 'FAILED' };
     if (operation.state !== 'RUNNING' || target.stateChangeResult === 'FAILED') {
-      return { target: failed, removed: false, operations: [], effects };
+      return { target: failed, removed: false, operation, operations: [], effects };
     }
     effects.push(recordEvent('FAILED', { message: ack.message }), syncOwn(failed), {
       kind: 'COUNT_FINISHED',
@@ -317,10 +329,12 @@ function applyInstanceAck(
       result: 'FAILED',
       seconds: null,
     });
+    const ended: InstanceOperation = { ...operation, state: 'FAILED', finishedAt: now };
     return {
       target: failed,
       removed: false,
-      operations: [{ operation: { ...operation, state: 'FAILED', finishedAt: now }, isNew: false }],
+      operation: ended,
+      operations: [{ operation: ended, isNew: false }],
       effects,
     };
   }
@@ -344,7 +358,7 @@ function applyInstanceAck(
       if (dispatch.size > 0) {
         effects.push(sendPhase(updated, openPhase, startPhaseOf, { describe: dispatch, event: 'ELEMENTS_DISPATCHED' }));
       }
-      return { target: updated, removed: false, operations: [], effects };
+      return { target: updated, removed: false, operation, operations: [], effects };
     }
     case 'ADVANCE': {
       effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
@@ -368,7 +382,13 @@ function applyInstanceAck(
           describe: describedWith(advanced.elements, decision.phase, startPhaseOf, dispatch),
         }),
       );
-      return { target: advanced, removed: false, operations: [{ operation: moved, isNew: false }], effects };
+      return {
+        target: advanced,
+        removed: false,
+        operation: moved,
+        operations: [{ operation: moved, isNew: false }],
+        effects,
+      };
     }
     case 'COMPLETE': {
       effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
@@ -414,7 +434,7 @@ function complete(
   effects: OperationEffect[],
   now: number,
   context: InstanceStepContext,
-): { target: AutomationComposition; removed: boolean; operation: InstanceOperation; effects: OperationEffect[] } {
+): Omit<InstanceStep, 'operations'> & { readonly operation: InstanceOperation } {
   const done = completedStateOf(instance) ?? instance;
   const migrated = operation.order === 'MIGRATE';
   const reverted = operation.order === 'MIGRATION_REVERT';
@@ -472,12 +492,13 @@ function tick(target: AutomationComposition, running: InstanceOperation | null, 
   if (!flagged) {
     return unchanged(target);
   }
-  const operations = [{ operation: flagged.operation, isNew: false }];
+  const operation = flagged.operation;
+  const operations = [{ operation, isNew: false }];
   if (target.stateChangeResult !== 'NO_ERROR') {
-    return { target, removed: false, operations, effects: flagged.effects };
+    return { target, removed: false, operation, operations, effects: flagged.effects };
   }
   const timedOut: AutomationComposition = { ...target, stateChangeResult: 'TIMEOUT', lastMsg: now };
-  return { target: timedOut, removed: false, operations, effects: [...flagged.effects, syncOwn(timedOut)] };
+  return { target: timedOut, removed: false, operation, operations, effects: [...flagged.effects, syncOwn(timedOut)] };
 }
 
 /**
@@ -540,5 +561,5 @@ function handOver(
     return unchanged(target);
   }
   const moved: InstanceOperation = { ...running, deadlineAt: phaseDeadline(target, now, context.defaultTimeoutMs) };
-  return { target, removed: false, operations: [{ operation: moved, isNew: false }], effects };
+  return { target, removed: false, operation: moved, operations: [{ operation: moved, isNew: false }], effects };
 }
