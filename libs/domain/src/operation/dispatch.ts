@@ -76,7 +76,7 @@ export function describedWith(
 /** The field that limits how many elements of one operation are in flight (instance or definition metadata). */
 export const MAX_PARALLEL_ELEMENTS_FIELD = 'maxParallelElements';
 
-/** Why a `maxParallelElements` value is refused, or null when it is absent or valid. */
+/** Why a `maxParallelElements` value is refused (the rule, without the field), or null when absent or valid. */
 export function parallelismProblem(metadata: Readonly<Record<string, unknown>> | null | undefined): string | null {
   const value = metadata?.[MAX_PARALLEL_ELEMENTS_FIELD];
   if (value === undefined || value === null) {
@@ -84,7 +84,7 @@ export function parallelismProblem(metadata: Readonly<Record<string, unknown>> |
   }
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
     ? null
-    : `${MAX_PARALLEL_ELEMENTS_FIELD} must be a positive integer, got ${JSON.stringify(value)}`;
+    : `must be a positive integer (elements in flight at once), got ${String(JSON.stringify(value)).slice(0, 80)}`;
 }
 
 function declaredParallelism(metadata: Readonly<Record<string, unknown>> | null | undefined): number | null {
