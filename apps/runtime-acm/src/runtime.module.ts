@@ -19,6 +19,7 @@ import type { Database } from './database/database';
 import { EngineMetrics } from './engine/engine-metrics';
 import { OperationEngine } from './engine/operation-engine';
 import { EffectWriter } from './engine/effect-writer';
+import { OperationSteps } from './engine/operation-steps';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
 import { CompositionsController } from './http/compositions.controller';
 import { HistoryController } from './http/history.controller';
@@ -108,6 +109,7 @@ export class RuntimeModule {
         ParticipantsService,
         HistoryService,
         EffectWriter,
+        OperationSteps,
         OperationEngine,
         ParticipantProtocolService,
         OutboxRelay,

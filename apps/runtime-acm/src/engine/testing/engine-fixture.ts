@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AutomationCompositionDeployAck, ParticipantMessage } from '@acm/contracts';
 import { decodeMessage } from '@acm/contracts';
 import { Clock, IdGenerator } from '@acm/domain';
+import type { UnitOfWork } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
@@ -16,10 +17,12 @@ import { InMemoryUnitOfWork } from '@acm/persistence/testing';
 import { parseServiceTemplate } from '@acm/tosca';
 
 import { loadRuntimeConfig } from '../../config/runtime.config';
+import type { RuntimeConfig } from '../../config/runtime.config';
 import { RuntimeMetrics } from '../../metrics/runtime-metrics';
 import { EffectWriter } from '../effect-writer';
 import { EngineMetrics } from '../engine-metrics';
 import { OperationEngine } from '../operation-engine';
+import { OperationSteps } from '../operation-steps';
 import type { OrderExtras } from '../operation-engine';
 import { TemplateReader } from '../template-reader';
 
@@ -77,6 +80,19 @@ function describedOf(message: ParticipantMessage): Record<string, string[]> {
   );
 }
 
+/** The engine and its collaborators, wired as the runtime module wires them. */
+export function engineOn(
+  config: RuntimeConfig,
+  unitOfWork: UnitOfWork,
+  templates: TemplateReader,
+  clock: Clock,
+  ids: IdGenerator,
+): OperationEngine {
+  const writer = new EffectWriter(config, ids, new EngineMetrics(new RuntimeMetrics()));
+  const steps = new OperationSteps(config, templates, clock, ids, writer);
+  return new OperationEngine(unitOfWork, templates, clock, steps, writer);
+}
+
 /** An engine on the in-memory store with a fake clock, and the definitions and instances of a test. */
 export class EngineFixture {
   readonly config;
@@ -88,9 +104,7 @@ export class EngineFixture {
   constructor(env: Record<string, string> = {}) {
     this.config = loadRuntimeConfig({ LOG_LEVEL: 'error', ...env });
     this.templates = new TemplateReader(this.config);
-    const ids = new CountingIds();
-    const writer = new EffectWriter(this.config, ids, new EngineMetrics(new RuntimeMetrics()));
-    this.engine = new OperationEngine(this.config, this.unitOfWork, this.templates, this.clock, ids, writer);
+    this.engine = engineOn(this.config, this.unitOfWork, this.templates, this.clock, new CountingIds());
   }
 
   /** Stores a primed definition read from a repository example, each element owned by `participantOf(name)`. */
