@@ -81,6 +81,35 @@ describe('OperationEngine scenarios (in-memory store, fake clock)', () => {
     expect(events).toEqual(['ORDERED', 'PHASE_STARTED', 'TIMEOUT', 'ELEMENT_RESULT', 'PHASE_COMPLETED', 'COMPLETED']);
   });
 
+  it('a prime past primeTimeoutMs is flagged TIMEOUT by the tick, and the late PRIME_ACK still primes it', async () => {
+    const fixture = new EngineFixture();
+    const definition = await fixture.definition('tosca/examples/sim-single-element.yaml', () => P1, {
+      primeTimeoutMs: 3_000,
+    });
+    const priming = { ...definition, state: 'PRIMING' as const };
+    await fixture.unitOfWork.transaction(async (store) => {
+      const found = (await store.definitions.findForUpdate(definition.compositionId))!;
+      await store.definitions.update(priming, found.version);
+      await fixture.engine.startDefinitionOrder(store, priming, 'PRIME');
+    });
+    const [prime] = await fixture.take();
+    expect(prime!.messageType).toBe('PARTICIPANT_PRIME');
+    fixture.clock.advance(3_001);
+    expect(await fixture.engine.timeOutOverdue()).toBe(1);
+    const read = async (): Promise<unknown> =>
+      (await fixture.unitOfWork.read((store) => store.definitions.find(definition.compositionId)))?.value;
+    expect(await read()).toMatchObject({ state: 'PRIMING', stateChangeResult: 'TIMEOUT' });
+    await fixture.engine.applyPrimeAck({
+      messageType: 'PARTICIPANT_PRIME_ACK',
+      responseTo: prime!.message.messageId,
+      compositionId: definition.compositionId,
+      participantId: P1,
+      compositionState: 'PRIMED',
+      stateChangeResult: 'NO_ERROR',
+    });
+    expect(await read()).toMatchObject({ state: 'PRIMED', stateChangeResult: 'NO_ERROR' });
+  });
+
   it('a lost replica’s open phase goes out again under its messageId, to its participant only', async () => {
     const fixture = new EngineFixture();
     const definition = await fixture.definition('tosca/examples/sim-two-participants.yaml', (name) =>
