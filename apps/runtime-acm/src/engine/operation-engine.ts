@@ -155,6 +155,19 @@ export class OperationEngine {
     return resent;
   }
 
+  /**
+   * The broker came back as a new, empty cluster: orders it held that no participant had read yet, and the ACKs
+   * it held that this runtime had not applied, are gone. Every open phase message of every participant goes out
+   * again under its original messageId: a replica that already ran an element repeats its ACK, one that never saw
+   * the order runs it.
+   */
+  async resendAfterBrokerLoss(): Promise<number> {
+    const participantIds = await this.unitOfWork.transaction(async (store) =>
+      (await store.participants.list()).map((participant) => participant.participantId),
+    );
+    return this.resendAfterRestart(participantIds);
+  }
+
   /** Probes a new replica's registration started: replicas not heard from since are silent, their work handed over. */
   async handOverAfterProbes(minimumAgeMs: number): Promise<number> {
     const probes = await this.unitOfWork.transaction((store) =>
