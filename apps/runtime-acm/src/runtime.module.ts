@@ -18,6 +18,8 @@ import { DATABASE } from './database/database';
 import type { Database } from './database/database';
 import { EngineMetrics } from './engine/engine-metrics';
 import { OperationEngine } from './engine/operation-engine';
+import { EffectWriter } from './engine/effect-writer';
+import { OperationSteps } from './engine/operation-steps';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
 import { CompositionsController } from './http/compositions.controller';
 import { HistoryController } from './http/history.controller';
@@ -106,6 +108,8 @@ export class RuntimeModule {
         InstantiationService,
         ParticipantsService,
         HistoryService,
+        EffectWriter,
+        OperationSteps,
         OperationEngine,
         ParticipantProtocolService,
         OutboxRelay,

@@ -13,6 +13,7 @@ export const RUNTIME_VARIABLES: ReadonlySet<string> = new Set([
   'KAFKA_BOOTSTRAP_SERVERS',
   'MSG_ENCRYPTION_KEY',
   ...KAFKA_SECURITY_VARIABLES,
+  'MAX_PARALLEL_ELEMENTS',
 ]);
 
 export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([
