@@ -32,6 +32,7 @@ import { InstanceProperties } from './instance-properties';
 import { TemplateReader } from '../engine/template-reader';
 import { SensitiveValues } from '../security/sensitive-values';
 import { definitionNotFound, instanceNotFound } from './not-found';
+import { primedDefinition } from './primed-definition';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
 export interface InstanceRequest {
@@ -480,20 +481,8 @@ export class InstantiationService {
     return found;
   }
 
-  private async primedDefinition(store: Store, compositionId: string): Promise<CompositionDefinition> {
-    const found = await store.definitions.find(compositionId);
-    if (!found) {
-      throw definitionNotFound(compositionId);
-    }
-    if (found.value.state !== 'PRIMED') {
-      throw new DomainError(
-        'ORDER_NOT_ALLOWED',
-        `${compositionId} Commissioned automation composition definition not primed (state ${found.value.state}): ` +
-          'prime it first',
-        { compositionId, state: found.value.state },
-      );
-    }
-    return found.value;
+  private primedDefinition(store: Store, compositionId: string): Promise<CompositionDefinition> {
+    return primedDefinition(store, compositionId);
   }
 
   private validateAgainstDefinition(definition: CompositionDefinition, request: InstanceRequest): void {
