@@ -41,6 +41,8 @@ export interface RuntimeConfig {
   readonly maxStatusWaitMs: number;
   /** MAX_OPERATION_WAIT: default operation timeout when no element or metadata sets one. */
   readonly maxOperationWaitMs: number;
+  /** MAX_PARALLEL_ELEMENTS: most elements of one operation in flight at once; null (unset) for no limit. */
+  readonly maxParallelElements: number | null;
   /** MAX_PARTICIPANTS: participants with an ON_LINE replica beyond which a new participant is refused. */
   readonly maxParticipants: number;
   /** MAX_PARTICIPANT_REPLICAS: ON_LINE replicas of one participant beyond which a new replica is refused. */
@@ -152,6 +154,11 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
   if (!['true', 'false', 'auto'].includes(simulator)) {
     check.problems.push(`SIMULATOR: must be true, false or auto, got "${simulator}"`);
   }
+  const parallelText = env['MAX_PARALLEL_ELEMENTS']?.trim();
+  const maxParallelElements = parallelText ? Number(parallelText) : null;
+  if (maxParallelElements !== null && (!Number.isSafeInteger(maxParallelElements) || maxParallelElements < 1)) {
+    check.problems.push(`MAX_PARALLEL_ELEMENTS: must be a positive integer or unset, got "${parallelText}"`);
+  }
   const propertyValidation = check.text(env, 'PROPERTY_VALIDATION').toLowerCase();
   if (!(PROPERTY_VALIDATION_MODES as readonly string[]).includes(propertyValidation)) {
     check.problems.push(
@@ -179,6 +186,7 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     heartBeatMs: check.integer(env, 'HEART_BEAT', 100, 24 * 3600 * 1000),
     maxStatusWaitMs: check.integer(env, 'MAX_STATUS_WAIT', 100, 7 * 24 * 3600 * 1000),
     maxOperationWaitMs: check.integer(env, 'MAX_OPERATION_WAIT', 100, 7 * 24 * 3600 * 1000),
+    maxParallelElements,
     maxParticipants: check.integer(env, 'MAX_PARTICIPANTS', 1, 1_000_000),
     maxParticipantReplicas: check.integer(env, 'MAX_PARTICIPANT_REPLICAS', 1, 100_000),
     registrationRateLimit: check.integer(env, 'REGISTRATION_RATE_LIMIT', 1, 1_000_000),

@@ -12,6 +12,7 @@ import fc from 'fast-check';
 
 import { loadRuntimeConfig } from '../config/runtime.config';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { EffectWriter } from './effect-writer';
 import { EngineMetrics } from './engine-metrics';
 import { OperationEngine } from './operation-engine';
 import { TemplateReader } from './template-reader';
@@ -175,14 +176,9 @@ async function run(specs: readonly ElementSpec[], seed: number): Promise<void> {
   const clock = new FakeClock();
   const unitOfWork = new InMemoryUnitOfWork();
   const templates = new TemplateReader(config);
-  const engine = new OperationEngine(
-    config,
-    unitOfWork,
-    templates,
-    clock,
-    new CountingIds(),
-    new EngineMetrics(new RuntimeMetrics()),
-  );
+  const ids = new CountingIds();
+  const writer = new EffectWriter(config, ids, new EngineMetrics(new RuntimeMetrics()));
+  const engine = new OperationEngine(config, unitOfWork, templates, clock, ids, writer);
   const template = serviceTemplate(specs);
   const info = templates.read(template);
   const phaseOfId = new Map(specs.map((spec, index) => [elementId(index), spec.phase]));
