@@ -24,5 +24,5 @@ export * from './operation/timeout';
 export * from './operation/instance-operation';
 export * from './operation/definition-operation';
 export * from './instance/order-checks';
-export * from './plan/order-phases';
 export * from './plan/order-plan';
+export * from './plan/stage-sets';

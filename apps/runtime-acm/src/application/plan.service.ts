@@ -5,9 +5,18 @@ import type {
   MigrationRequestElement,
   OrderPlan,
 } from '@acm/domain';
-import { DomainError, UnitOfWork, checkOrderMayStart, planInstanceOrder, planMigration } from '@acm/domain';
+import {
+  DomainError,
+  UnitOfWork,
+  checkOrderMayStart,
+  parallelismLimit,
+  planInstanceOrder,
+  planMigration,
+} from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { RUNTIME_CONFIG } from '../config/runtime.config';
+import type { RuntimeConfig } from '../config/runtime.config';
 import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
 import { TemplateReader } from '../engine/template-reader';
@@ -45,6 +54,7 @@ export interface InstancePlan extends OrderPlan {
 @Injectable()
 export class PlanService {
   constructor(
+    @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
     private readonly unitOfWork: UnitOfWork,
     private readonly templates: TemplateReader,
   ) {}
@@ -72,6 +82,8 @@ export class PlanService {
         throw definitionNotFound(instance.compositionId);
       }
       const info = this.templates.readDefinition(definition.value);
+      // The engine's limit for this operation: the instance's, else the definition's, capped by the runtime's.
+      const maxParallelElements = parallelismLimit(instance.metadata, info.metadata, this.config.maxParallelElements);
       const header = {
         compositionId: instance.compositionId,
         instanceId,
@@ -79,7 +91,7 @@ export class PlanService {
         runsOperation,
       };
       if (!runsOperation) {
-        return { ...header, order, walk: 'single', target: null, steps: [] };
+        return { ...header, order, walk: 'single', target: null, maxParallelElements: null, steps: [] };
       }
       if (compositionTargetId !== undefined) {
         const target = await primedDefinition(store, compositionTargetId);
@@ -91,6 +103,7 @@ export class PlanService {
           instance: { ...instance, elements: planned },
           templates: info.elements,
           otherTemplates: targetInfo.elements,
+          maxParallelElements,
         });
         return { ...header, ...plan };
       }
@@ -102,6 +115,7 @@ export class PlanService {
           order,
           instance,
           templates: info.elements,
+          maxParallelElements,
           ...(other ? { otherTemplates: this.templates.readDefinition(other.value).elements } : {}),
         }),
       };

@@ -170,7 +170,7 @@ function phaseMessageOf(value: string): { messageId: string; phase: number; dtos
  * surface (startInstanceOrder as the instantiation service calls it, applyInstanceAck as the inbox listener does),
  * with every ACK answered in a random order, some twice, and ACKs of the previous order replayed.
  */
-async function run(specs: readonly ElementSpec[], seed: number): Promise<void> {
+async function run(specs: readonly ElementSpec[], limit: number | null, seed: number): Promise<void> {
   const next = random(seed);
   const config = loadRuntimeConfig({ LOG_LEVEL: 'error' });
   const clock = new FakeClock();
@@ -213,7 +213,7 @@ async function run(specs: readonly ElementSpec[], seed: number): Promise<void> {
     version: '1.0.0',
     description: null,
     derivedFrom: null,
-    metadata: null,
+    metadata: limit === null ? null : { maxParallelElements: limit },
     precheck: null,
     deployState: 'UNDEPLOYED',
     lockState: 'NONE',
@@ -254,7 +254,13 @@ async function run(specs: readonly ElementSpec[], seed: number): Promise<void> {
   let previousAcks: Ack[] = [];
   for (const order of ORDERS) {
     const before = (await current())!;
-    const plan = planInstanceOrder({ order, instance: before, templates: info.elements });
+    const plan = planInstanceOrder({
+      order,
+      instance: before,
+      templates: info.elements,
+      maxParallelElements: limit,
+    });
+    expect(plan.maxParallelElements).toBe(limit);
     const done = completedStateOf(transitionalStateFor(order))!;
     const planned = new Map(
       plan.steps.flatMap((step) => step.elements.map((element) => [element.elementId, { step, element }])),
@@ -308,6 +314,10 @@ async function run(specs: readonly ElementSpec[], seed: number): Promise<void> {
             pending.push({ messageId: message.messageId, participantId: dto.participantId, elementId: id });
           }
         }
+      }
+      // Never more elements in flight (dispatched, not answered) than the limit allows.
+      if (limit !== null) {
+        expect(pending.length).toBeLessThanOrEqual(limit);
       }
     };
 
@@ -418,11 +428,16 @@ async function expectHistoryAllowedBy(
 describe('dependency ordering, property-based (fast-check, in-memory store, fake clock)', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
-  it('dispatches every element once, only when its phase is open and what it waits for is done, as the plan allows', async () => {
+  it('dispatches every element once, when its phase is open and what it waits for is done, within maxParallelElements, as the plan allows', async () => {
     await fc.assert(
-      fc.asyncProperty(compositionArbitrary, fc.integer(), async (specs, seed) => {
-        await run(specs, seed);
-      }),
+      fc.asyncProperty(
+        compositionArbitrary,
+        fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }),
+        fc.integer(),
+        async (specs, limit, seed) => {
+          await run(specs, limit, seed);
+        },
+      ),
       { numRuns: 40 },
     );
   });

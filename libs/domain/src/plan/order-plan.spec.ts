@@ -2,11 +2,11 @@ import type { AutomationComposition, InstanceElement } from '../model';
 import type { DeployState, LockState, StateChangeResult } from '../states';
 import { resolveStateChange } from '../instance/instance-lifecycle';
 import { checkOrderMayStart } from '../instance/order-checks';
-import type { ElementOrdering } from './order-phases';
+import type { ElementTemplate } from '../operation/topology';
 import type { OrderPlan } from './order-plan';
 import { planInstanceOrder } from './order-plan';
 
-function template(name: string, startPhase = 0, dependsOn: string[] = [], migrate: number[] = [0]): ElementOrdering {
+function template(name: string, startPhase = 0, dependsOn: string[] = [], migrate: number[] = [0]): ElementTemplate {
   return { name, version: '1.0.0', startPhase, stage: { prepare: [0], migrate }, dependsOn };
 }
 
@@ -162,6 +162,25 @@ describe(planInstanceOrder.name, () => {
 
     expect(plan.walk).toBe('stage');
     expect(shape(plan)).toEqual(['PHASE_STARTED 0: A C', 'PHASE_STARTED 1: A B', 'PHASE_STARTED 2: B C']);
+  });
+
+  it('takes maxParallelElements into account: ready elements wait for a free slot in a stable order', () => {
+    const templates = [...DIAMOND, template('Alone')];
+    const plan = planInstanceOrder({
+      order: 'DEPLOY',
+      instance: instance([...DIAMOND_NAMES, 'Alone'], 'UNDEPLOYED', 'NONE'),
+      templates,
+      maxParallelElements: 1,
+    });
+
+    expect(plan.maxParallelElements).toBe(1);
+    expect(shape(plan)).toEqual([
+      'PHASE_STARTED 0: Alone',
+      'ELEMENTS_DISPATCHED 0: Database',
+      'ELEMENTS_DISPATCHED 0: Api[Database]',
+      'ELEMENTS_DISPATCHED 0: Worker[Database]',
+      'ELEMENTS_DISPATCHED 0: Frontend[Api,Worker]',
+    ]);
   });
 
   it('plans nothing for an instance with nothing to do', () => {

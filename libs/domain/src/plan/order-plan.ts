@@ -1,14 +1,15 @@
 import type { AutomationComposition, InstanceElement } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import { completedStateOf, transitionalStateFor } from '../instance/instance-lifecycle';
-import { firstPhase } from '../instance/phases';
-import { dependencyWaits, describedAtPhaseStart, newlyReady } from '../engine/dependency-planner';
-import { decideNextPhase, isElementTransitional } from '../engine/phase-planner';
-import { cascadeOrder } from '../engine/order-cascade';
+import type { InstanceOperation } from '../ports/engine.port';
 import { isStagedOrder, nextStage } from '../engine/stage-planner';
+import type { SendPhaseEffect } from '../operation/effects';
+import type { InstanceStep, InstanceStepContext } from '../operation/instance-operation';
+import { decideInstance } from '../operation/instance-operation';
+import { waitsOf } from '../operation/topology';
 import type { DeployState, LockState } from '../states';
-import type { ElementOrdering } from './order-phases';
-import { dependsOnLookup, orderPhases } from './order-phases';
+import type { ElementTemplate } from '../operation/topology';
+import { stageSetsOf } from './stage-sets';
 
 /** The history event that records a step when the engine runs it. */
 export type PlanStepKind = 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED';
@@ -45,10 +46,12 @@ export interface OrderPlan {
   readonly walk: PlanWalk;
   /** The state every element reaches when the order completes (null for an order that only records a sub-state). */
   readonly target: { readonly deployState: DeployState; readonly lockState: LockState } | null;
+  /** Most elements in flight at once (instance, definition or runtime setting); null for no limit. */
+  readonly maxParallelElements: number | null;
   /**
-   * The steps in the order they run when every element answers at once. Answers that arrive one by one may let a
-   * later step of the same phase start before every element of an earlier one is done, never before its
-   * `waitsFor` and the phase's `afterPhase` are.
+   * The messages in the order they go out when the elements answer one at a time, in the order they were
+   * dispatched. Answers in another order may send the same elements in other messages, never an element before
+   * what it `waitsFor` and the phase its step opens after.
    */
   readonly steps: readonly PlanStep[];
 }
@@ -58,9 +61,11 @@ export interface PlanInput {
   /** The instance as the order would find it (for a migration: with the planned elements). */
   readonly instance: AutomationComposition;
   /** The element node templates of the instance's composition. */
-  readonly templates: readonly ElementOrdering[];
+  readonly templates: readonly ElementTemplate[];
   /** MIGRATE: the target's element node templates; MIGRATION_REVERT: those of the composition it leaves. */
-  readonly otherTemplates?: readonly ElementOrdering[];
+  readonly otherTemplates?: readonly ElementTemplate[];
+  /** The operation's parallelism limit (see parallelismLimit); null or absent for none. */
+  readonly maxParallelElements?: number | null;
 }
 
 function walkOf(order: InstanceOrder): PlanWalk {
@@ -70,107 +75,139 @@ function walkOf(order: InstanceOrder): PlanWalk {
   return ['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK'].includes(order) ? 'startPhase' : 'single';
 }
 
+interface Dispatched {
+  readonly elementId: string;
+  readonly phase: number;
+}
+
 /**
- * Plan before apply (OpenTofu's `plan`): the steps an order would run, computed with the engine's own planner
- * functions (cascade, phase or stage lookup, dependency waits, phase-start and newly-ready dispatch, next phase)
- * by letting every dispatched element reach its target (or its next stage) at once.
+ * Plan before apply (OpenTofu's `plan`): the engine's own decide step (`decideInstance`) run on the order, then on
+ * one successful ACK per dispatched element — the target state, or during a staged order the next stage of the
+ * element's set while one is left, as participants answer — until the operation completes. Each SEND_PHASE effect
+ * it gives is a step, so a plan lists exactly the messages the engine would send for those answers.
  */
 export function planInstanceOrder(input: PlanInput): OrderPlan {
   const { order } = input;
-  const { phaseOf, stagesOf } = orderPhases(order, input.templates, input.otherTemplates);
-  const dependsOnOf = dependsOnLookup(input.templates);
+  const maxParallelElements = input.maxParallelElements ?? null;
+  const templates = { own: input.templates, other: input.otherTemplates ?? null };
+  const stagesOf = stageSetsOf(order, templates.own, templates.other);
   const done = completedStateOf(transitionalStateFor(order));
   const target =
     done === null || done.subState !== 'NONE' ? null : { deployState: done.deployState, lockState: done.lockState };
+  let ids = 0;
+  const context: InstanceStepContext = {
+    templates,
+    defaultTimeoutMs: 1,
+    maxParallelElements,
+    newId: () => `plan-${(ids += 1)}`,
+  };
   const steps: PlanStep[] = [];
-  let elements: Record<string, InstanceElement> = cascadeOrder(input.instance, order);
-  const pending = Object.values(elements).filter(isElementTransitional).map(phaseOf);
-  if (pending.length === 0) {
-    return { order, walk: walkOf(order), target, steps };
-  }
-  const waitsIn = (current: Readonly<Record<string, InstanceElement>>): ReadonlyMap<string, readonly string[]> =>
-    dependencyWaits(order, current, dependsOnOf);
-  const addStep = (kind: PlanStepKind, phase: number, afterPhase: number | null, ids: readonly string[]): void => {
-    const waits = waitsIn(elements);
-    const stepElements = ids
-      .map((id) => elements[id])
-      .filter((element): element is InstanceElement => element !== undefined)
-      .map((element) => ({
-        elementId: element.id,
-        name: element.definition.name,
-        version: element.definition.version,
-        participantId: element.participantId,
-        waitsFor: [...(waits.get(element.id) ?? [])],
-      }));
-    const participants = [
-      ...new Set(stepElements.flatMap((element) => (element.participantId === null ? [] : [element.participantId]))),
-    ];
-    steps.push({ step: steps.length + 1, kind, phase, afterPhase, elements: stepElements, participants });
-  };
-  const startPhase = (phase: number, afterPhase: number | null): string[] => {
-    const described = describedAtPhaseStart(elements, phase, phaseOf, waitsIn(elements));
-    const ids = Object.values(elements)
-      .filter((element) => described.has(element.id) && phaseOf(element) === phase)
-      .map((element) => element.id);
-    addStep('PHASE_STARTED', phase, afterPhase, ids);
-    return ids;
-  };
-  let phase = firstPhase(order, pending);
-  let dispatched = startPhase(phase, null);
-  // Each round dispatches at least one element (or moves an element to its next stage), so this bounds the walk.
-  const rounds = Object.keys(elements).length * (1 + Math.max(...Object.values(elements).map(stageCount(stagesOf))));
-  for (let round = 0; round <= rounds && dispatched.length > 0; round += 1) {
-    const before = elements;
-    elements = { ...elements };
-    for (const id of dispatched) {
-      const element = elements[id];
-      if (element !== undefined) {
-        elements[id] = answered(order, element, phaseOf(element), stagesOf);
+  const queue: Dispatched[] = [];
+  const dispatchedIn = new Map<number, Set<string>>();
+  let lastOpened: number | null = null;
+  const take = (step: InstanceStep): void => {
+    for (const effect of step.effects) {
+      if (effect.kind !== 'SEND_PHASE' || effect.dispatched.length === 0) {
+        continue;
       }
+      const opens = effect.event === 'PHASE_STARTED';
+      steps.push(stepOf(effect, steps.length + 1, opens ? lastOpened : null, order, templates));
+      if (opens) {
+        lastOpened = effect.phase;
+      }
+      const set = dispatchedIn.get(effect.phase) ?? new Set<string>();
+      for (const elementId of effect.dispatched) {
+        set.add(elementId);
+        queue.push({ elementId, phase: effect.phase });
+      }
+      dispatchedIn.set(effect.phase, set);
     }
-    const decision = decideNextPhase(order, phase, elements, phaseOf);
-    if (decision.kind === 'COMPLETE') {
+  };
+  let step = decideInstance(input.instance, null, { kind: 'ORDER', order }, 0, context);
+  take(step);
+  // Every dispatch is answered once; a stage ACK may dispatch the element again, at most once per stage.
+  const bound = Object.keys(input.instance.elements).length * 64 + 1;
+  for (let round = 0; round < bound && queue.length > 0 && !step.removed; round += 1) {
+    const { elementId, phase } = queue.shift()!;
+    const operation = step.operation;
+    const element = step.target.elements[elementId];
+    if (operation === null || element === undefined) {
       break;
     }
-    if (decision.kind === 'ADVANCE') {
-      const previous = phase;
-      phase = decision.phase;
-      dispatched = startPhase(phase, previous);
-      continue;
-    }
-    dispatched = newlyReady(before, elements, phase, phaseOf, waitsIn(elements)).map((element) => element.id);
-    if (dispatched.length > 0) {
-      addStep('ELEMENTS_DISPATCHED', phase, null, dispatched);
-    }
+    step = decideInstance(
+      step.target,
+      operation,
+      ackFor(order, element, phase, operation, stagesOf, dispatchedIn),
+      0,
+      context,
+    );
+    take(step);
   }
-  return { order, walk: walkOf(order), target, steps };
+  return { order, walk: walkOf(order), target, maxParallelElements, steps };
 }
 
-function stageCount(
-  stagesOf: (element: InstanceElement) => { prepare: readonly number[]; migrate: readonly number[] },
-) {
-  return (element: InstanceElement): number => {
-    const sets = stagesOf(element);
-    return Math.max(sets.prepare.length, sets.migrate.length);
-  };
-}
-
-/**
- * An element after its participant answered a successful ACK: at the order's target, or — during a staged order —
- * at the next stage of its set while one is left (the stage ACK a participant sends).
- */
-function answered(
+/** The successful ACK a participant sends for one element it was dispatched in `phase`. */
+function ackFor(
   order: InstanceOrder,
   element: InstanceElement,
   phase: number,
-  stagesOf: (element: InstanceElement) => { prepare: readonly number[]; migrate: readonly number[] },
-): InstanceElement {
-  if (isStagedOrder(order)) {
-    const next = nextStage(order, stagesOf(element), phase);
-    if (next !== phase) {
-      return { ...element, stage: next };
-    }
-  }
-  const done = completedStateOf(element);
-  return done === null ? element : { ...element, ...done };
+  operation: InstanceOperation,
+  stagesOf: ReturnType<typeof stageSetsOf>,
+  dispatchedIn: ReadonlyMap<number, ReadonlySet<string>>,
+): Parameters<typeof decideInstance>[2] {
+  const next = isStagedOrder(order) ? nextStage(order, stagesOf(element), phase) : phase;
+  const staged = next !== phase;
+  const reached = staged ? null : completedStateOf(element);
+  return {
+    kind: 'ACK',
+    ack: {
+      participantId: element.participantId ?? '',
+      replicaId: null,
+      responseTo: null,
+      stateChangeResult: 'NO_ERROR',
+      message: null,
+      stage: staged ? next : null,
+      reports: [
+        {
+          elementId: element.id,
+          deployState: reached?.deployState ?? element.deployState,
+          lockState: reached?.lockState ?? element.lockState,
+          result: true,
+        },
+      ],
+    },
+    answered: { operation, phase },
+    dispatched: dispatchedIn.get(phase) ?? new Set(),
+  };
+}
+
+function stepOf(
+  effect: SendPhaseEffect,
+  number: number,
+  afterPhase: number | null,
+  order: InstanceOrder,
+  templates: Parameters<typeof waitsOf>[2],
+): PlanStep {
+  const waits = waitsOf(order, effect.instance.elements, templates);
+  const elements = effect.dispatched
+    .map((id) => effect.instance.elements[id])
+    .filter((element): element is InstanceElement => element !== undefined)
+    .map((element) => ({
+      elementId: element.id,
+      name: element.definition.name,
+      version: element.definition.version,
+      participantId: element.participantId,
+      waitsFor: [...(waits.get(element.id) ?? [])],
+    }));
+  const participants = [
+    ...new Set(elements.flatMap((element) => (element.participantId === null ? [] : [element.participantId]))),
+  ];
+  return {
+    step: number,
+    kind: effect.event === 'PHASE_STARTED' ? 'PHASE_STARTED' : 'ELEMENTS_DISPATCHED',
+    phase: effect.phase,
+    afterPhase,
+    elements,
+    participants,
+  };
 }
