@@ -263,4 +263,51 @@ describe('plan before apply, DependsOn requirements, instance graph (PostgreSQL,
     expect(migrated).toMatchObject({ walk: 'stage', compositionTargetId: compositionId });
     expect(stepSets(migrated.steps)).toEqual([['Api', 'Database', 'Frontend', 'Worker']]);
   });
+
+  describe('of a definition', () => {
+    it('names the participants a PRIME would go to, without priming', async () => {
+      const created = await runtime.http
+        .post(`${BASE}/compositions`)
+        .set('Content-Type', 'application/yaml')
+        .send(readRepoFile('tosca/examples/sim-single-element.yaml'))
+        .expect(201);
+      const single = (created.body as { compositionId: string }).compositionId;
+      const planned = (await runtime.http.get(`${BASE}/compositions/${single}/plan?order=PRIME`).expect(200)).body as {
+        order: string;
+        steps: Array<{
+          kind: string;
+          participants: string[];
+          elements: Array<{ name: string; participantId: string }>;
+        }>;
+      };
+
+      expect(planned.order).toBe('PRIME');
+      expect(planned.steps).toEqual([
+        {
+          step: 1,
+          kind: 'PRIME',
+          elements: [
+            { name: 'acm.example.single.SimElement', version: '1.0.0', participantId: participant.participantId },
+          ],
+          participants: [participant.participantId],
+        },
+      ]);
+      const got = await runtime.http.get(`${BASE}/compositions/${single}`).expect(200);
+      expect((got.body as { state: string }).state).toBe('COMMISSIONED');
+    });
+
+    it('refuses a prime of a definition instances use with the message of the order, and an unknown order', async () => {
+      const put = await runtime.http
+        .put(`${BASE}/compositions/${compositionId}`)
+        .send({ primeOrder: 'PRIME' })
+        .expect(400);
+      const planned = await runtime.http.get(`${BASE}/compositions/${compositionId}/plan?order=PRIME`).expect(400);
+      expect(planned.body).toEqual(put.body);
+      expect((planned.body as { errorDetails: string }).errorDetails).toMatch(/^There are instances/);
+
+      const unknown = await runtime.http.get(`${BASE}/compositions/${compositionId}/plan?order=DEPLOY`).expect(400);
+      expect((unknown.body as { errorDetails: string }).errorDetails).toBe('order: must be one of PRIME, DEPRIME');
+      await runtime.http.get(`${BASE}/compositions/${randomUUID()}/plan?order=PRIME`).expect(404);
+    });
+  });
 });

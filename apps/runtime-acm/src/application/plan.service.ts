@@ -1,6 +1,7 @@
 import type {
   AutomationComposition,
   CompositionDefinition,
+  DefinitionOrder,
   InstanceOrder,
   MigrationRequestElement,
   OrderPlan,
@@ -17,6 +18,7 @@ import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
+import { CommissioningService } from './commissioning.service';
 import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
 import { TemplateReader } from '../engine/template-reader';
@@ -42,6 +44,22 @@ export const TARGETED_ORDERS: ReadonlySet<PlannedOrder> = new Set(['MIGRATE', 'M
 /** An element a migration would add has no id until the migrate body gives it one. */
 const NEW_ELEMENT_PREFIX = 'new:';
 
+/** A prime or deprime: one message, to every participant of the definition's elements. */
+export interface DefinitionPlan {
+  readonly compositionId: string;
+  readonly order: DefinitionOrder;
+  readonly steps: ReadonlyArray<{
+    readonly step: number;
+    readonly kind: DefinitionOrder;
+    readonly elements: ReadonlyArray<{
+      readonly name: string;
+      readonly version: string;
+      readonly participantId: string;
+    }>;
+    readonly participants: readonly string[];
+  }>;
+}
+
 export interface InstancePlan extends OrderPlan {
   readonly compositionId: string;
   readonly instanceId: string;
@@ -57,7 +75,26 @@ export class PlanService {
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
     private readonly unitOfWork: UnitOfWork,
     private readonly templates: TemplateReader,
+    private readonly commissioning: CommissioningService,
   ) {}
+
+  /** PRIME or DEPRIME: the participants the one message goes to, after the checks the order itself runs. */
+  ofDefinition(compositionId: string, primeOrder: DefinitionOrder): Promise<DefinitionPlan> {
+    return this.unitOfWork.read(async (store) => {
+      const found = await store.definitions.find(compositionId);
+      if (!found) {
+        throw definitionNotFound(compositionId);
+      }
+      const { order, assignment } = await this.commissioning.checkOrder(store, found.value, primeOrder);
+      const elements = this.templates.readDefinition(found.value).elements.map((element) => ({
+        name: element.name,
+        version: element.version,
+        participantId: assignment.get(element.name) ?? '',
+      }));
+      const participants = [...new Set(elements.map((element) => element.participantId))];
+      return { compositionId, order, steps: [{ step: 1, kind: order, elements, participants }] };
+    });
+  }
 
   ofInstance(
     compositionId: string,

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { InstancePlan, PlannedOrder } from '../application/plan.service';
+import type { DefinitionOrder } from '@acm/domain';
+import type { DefinitionPlan, InstancePlan, PlannedOrder } from '../application/plan.service';
 import { PLANNED_ORDERS, PlanService, TARGETED_ORDERS } from '../application/plan.service';
 import { invalid, optionalString, optionalUuid, parseUuid } from './request-parsing';
 
@@ -27,14 +28,39 @@ function parseTarget(order: PlannedOrder, value: unknown): string | undefined {
   return target;
 }
 
+const DEFINITION_ORDERS = ['PRIME', 'DEPRIME'] as const satisfies readonly DefinitionOrder[];
+
+function parseDefinitionOrder(value: unknown): DefinitionOrder {
+  const text = optionalString('order', value);
+  if (text === undefined || text === '') {
+    throw invalid(`order: required, one of ${DEFINITION_ORDERS.join(', ')}`);
+  }
+  const order = DEFINITION_ORDERS.find((candidate) => candidate === text);
+  if (order === undefined) {
+    throw invalid(`order: must be one of ${DEFINITION_ORDERS.join(', ')}`);
+  }
+  return order;
+}
+
 /** Beyond ONAP: what an order would do, step by step, before it is given (`tofu plan`). */
 @ApiTags('Plan')
 @ApiBasicAuth()
-@Controller('v2/compositions/:compositionId/instances/:instanceId')
+@Controller('v2/compositions/:compositionId')
 export class PlanController {
   constructor(private readonly plans: PlanService) {}
 
   @Get('plan')
+  @ApiOperation({ summary: 'The participants a PRIME or DEPRIME would go to, after the checks the order runs' })
+  @ApiQuery({ name: 'order', required: true, enum: DEFINITION_ORDERS })
+  async definition(
+    @Param('compositionId') compositionId: string,
+    @Query('order') order: unknown,
+  ): Promise<DefinitionPlan> {
+    const parsedOrder = parseDefinitionOrder(order);
+    return this.plans.ofDefinition(parseUuid('compositionId', compositionId), parsedOrder);
+  }
+
+  @Get('instances/:instanceId/plan')
   @ApiOperation({
     summary: 'The messages an order would send, in order: phase or stage, elements, participants, what each waits for',
   })
