@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { KafkaMessageBus } from '@acm/messaging';
-import { ScriptedRuntime } from '@acm/participant-sdk';
+import { ScriptedRuntime } from '@acm/participant-sdk/testing';
 import request from 'supertest';
 
 import { testKafkaBrokers } from '../../../test/support/services';
