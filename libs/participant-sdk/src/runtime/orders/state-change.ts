@@ -1,6 +1,7 @@
 /** AUTOMATION_COMPOSITION_STATE_CHANGE: undeploy, delete, lock or unlock one start phase of an instance. */
-import type { AutomationCompositionStateChange } from '@acm/contracts';
+import type { AutomationCompositionStateChange, Uuid } from '@acm/contracts';
 
+import { dtoElementId } from '../../cache';
 import { dtoMap, hasWork } from '../core';
 import type { ParticipantCore } from '../core';
 import { answerResend, runElement } from '../element-runner';
@@ -41,15 +42,32 @@ export async function onStateChange(core: ParticipantCore, message: AutomationCo
     });
     return;
   }
+  const revision = message.revisionIdInstance === undefined ? {} : { revision: message.revisionIdInstance };
+  const dtoById = dtoMap(dtos);
+  // An element deleted by this order's first delivery is no longer cached: a resend gets its recorded answer,
+  // and its DTO must not bring it back into the cache.
+  const answered = new Set<Uuid>();
+  if (operation === 'delete') {
+    for (const elementId of dtoById.keys()) {
+      const step = { operation, phase: message.startPhase, ...revision };
+      if (
+        known?.elements.has(elementId) !== true &&
+        (await answerResend(core, order, message.messageId, instanceId, elementId, step))
+      ) {
+        answered.add(elementId);
+      }
+    }
+  }
+  const toCache = dtos.filter((dto) => !answered.has(dtoElementId(dto) ?? ''));
   // The DTOs complete a cache that missed elements (e.g. a replica that started after the deploy).
   const instance =
-    dtos.length > 0
+    toCache.length > 0
       ? core.cache.upsertFromOrder(
           instanceId,
           known?.compositionId ?? message.compositionId,
           message.revisionIdInstance ?? known?.revisionId,
           [],
-          dtos,
+          toCache,
           false,
         ).instance
       : known;
@@ -59,11 +77,9 @@ export async function onStateChange(core: ParticipantCore, message: AutomationCo
   if (operation === 'undeploy') {
     delete instance.compositionTargetId;
   }
-  const dtoById = dtoMap(dtos);
-  const revision = message.revisionIdInstance === undefined ? {} : { revision: message.revisionIdInstance };
   for (const elementId of [...instance.elements.keys()]) {
     const element = instance.elements.get(elementId);
-    if (element === undefined || !hasWork(elementId, dtoById, [])) {
+    if (element === undefined || answered.has(elementId) || !hasWork(elementId, dtoById, [])) {
       continue;
     }
     const compositionElement = core.compositionElementFor(
@@ -85,18 +101,6 @@ export async function onStateChange(core: ParticipantCore, message: AutomationCo
       ...revision,
       invoke: elementInvoker(core, operation),
     });
-  }
-  if (operation === 'delete') {
-    // An element deleted by this order's first delivery is no longer cached: a resend still gets its answer.
-    for (const elementId of dtoById.keys()) {
-      if (!instance.elements.has(elementId)) {
-        await answerResend(core, order, message.messageId, instanceId, elementId, {
-          operation,
-          phase: message.startPhase,
-          ...revision,
-        });
-      }
-    }
   }
 }
 
