@@ -12,6 +12,8 @@ import { isOneOf, DEPLOY_STATES, STATE_CHANGE_RESULTS } from '@acm/domain';
 import type { Instance, Participant } from '@acm/participant-sdk';
 import { basicCredentialsMatch, decodeBody, excerpt, parseBody } from '@acm/input-guards';
 
+import { parseDropRequest } from './drop-switch';
+import type { DropSwitch } from './drop-switch';
 import { parseSimConfig } from './sim-config';
 import type { SimConfigHolder } from './simulator-handler';
 
@@ -45,6 +47,7 @@ export type ControlHandler = (
 export interface ControlApiOptions {
   participant: Participant;
   settings: SimConfigHolder;
+  drops: DropSwitch;
   /** HTTP Basic credentials; `false` disables authentication (e.g. when the embedding app already checks it). */
   auth: { user: string; password: string } | false;
 }
@@ -207,7 +210,7 @@ function csv(value: string | null): string[] | undefined {
  * serve probes. See {@link ControlHandler} for how other paths are treated.
  */
 export function createControlApi(options: ControlApiOptions): ControlHandler {
-  const { participant, settings } = options;
+  const { participant, settings, drops } = options;
 
   const route = async (
     method: string,
@@ -229,6 +232,18 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
     if (path === '/invocations' && method === 'GET') {
       // Not in ONAP's simulator: how often each handler ran per order, to prove redeliveries ran nothing twice.
       return [200, participant.handlerInvocationLog()];
+    }
+    if (path === '/drop' && method === 'GET') {
+      // Not in ONAP's simulator: what the drop switch still drops and what it dropped.
+      return [200, drops.state()];
+    }
+    if (path === '/drop' && method === 'PUT') {
+      const parsed = parseDropRequest(await readBody(request));
+      if (!parsed.ok) {
+        throw new HttpError(400, parsed.problems.join('; '));
+      }
+      drops.arm(parsed.request);
+      return [200, drops.state()];
     }
     if (path === '/instances' && method === 'GET') {
       const ids = csv(url.searchParams.get('instanceIds'))?.map((id) => id.toLowerCase());
@@ -339,7 +354,9 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
       }
       return [200];
     }
-    const known = ['/parameters', '/instances', '/datas', '/compositiondatas'].includes(path) || instanceMatch !== null;
+    const known =
+      ['/parameters', '/invocations', '/drop', '/instances', '/datas', '/compositiondatas'].includes(path) ||
+      instanceMatch !== null;
     throw new HttpError(known ? 405 : 404, known ? `Method ${method} not allowed on ${path}` : `No such path ${path}`);
   };
 
