@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { ElementContext, ParticipantLogger } from '@acm/participant-sdk';
-import { deployOrder, stateChangeOrder } from '@acm/participant-sdk/testing';
+import { deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk/testing';
 import type { OrderJson, TestElement } from '@acm/participant-sdk/testing';
 
 import {
@@ -17,6 +17,7 @@ import {
   mockHandler,
   P,
   primed,
+  TARGET,
 } from './testing/participant-spec-harness';
 import type { Harness } from './testing/participant-spec-harness';
 
@@ -229,6 +230,76 @@ describe('Participant', () => {
       const again = await ackOf(h, resend);
       expect(again.automationCompositionResultMap[E0]).toMatchObject({ deployState: 'DELETED', message: 'Deleted' });
       expect(handler.delete).toHaveBeenCalledTimes(1);
+    });
+
+    it('answers a resent migration stage, REMOVED element included, without migrating or re-caching', async () => {
+      const handler = mockHandler();
+      const h = await harness(handler);
+      await primed(h, [el0, el1Phase0]);
+      await h.runtime.send(deployOrder({ ...base, instanceId: INSTANCE, elements: [el0, el1Phase0] }));
+      await h.runtime.waitForCount('AUTOMATION_COMPOSITION_STATECHANGE_ACK', 2);
+      const target: TestElement = {
+        ...el0,
+        definition: { ...el0.definition, version: '2.0.0' },
+        nodeProperties: { stage: [0, 1] },
+      };
+      const targetPrime = primeOrder({ ...base, compositionId: TARGET, elements: [target] });
+      await h.runtime.send(targetPrime);
+      await h.runtime.waitFor('PARTICIPANT_PRIME_ACK', (ack) => ack.responseTo === targetPrime.messageId);
+      const stage0: OrderJson = {
+        messageType: 'AUTOMATION_COMPOSITION_MIGRATION',
+        messageId: randomUUID(),
+        timestamp: new Date().toISOString(),
+        compositionId: COMPOSITION,
+        compositionTargetId: TARGET,
+        automationCompositionId: INSTANCE,
+        revisionIdInstance: INSTANCE,
+        participantIdList: [P],
+        firstStage: true,
+        stage: 0,
+        participantUpdatesList: [
+          {
+            participantId: P,
+            acElementList: [
+              {
+                id: E0,
+                definition: target.definition,
+                orderedState: 'MIGRATE',
+                migrationState: 'DEFAULT',
+                properties: { m: 1 },
+              },
+              {
+                id: E1,
+                definition: el1Phase0.definition,
+                orderedState: 'MIGRATE',
+                migrationState: 'REMOVED',
+                properties: {},
+              },
+            ],
+          },
+        ],
+      };
+      await h.runtime.send(stage0);
+      await h.runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (a) => a.responseTo === stage0.messageId,
+      );
+      expect(handler.migrate).toHaveBeenCalledTimes(2);
+
+      const resend = resentUnderNewId(stage0);
+      await h.runtime.send(resend);
+      const acks = await h.runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (a) => a.responseTo === resend.messageId,
+      );
+      const byElement = Object.fromEntries(acks.flatMap((ack) => Object.entries(ack.automationCompositionResultMap)));
+      expect(byElement[E0]).toMatchObject({ deployState: 'MIGRATING' });
+      expect(byElement[E1]).toMatchObject({ deployState: 'DELETED' });
+      expect(acks.find((ack) => E0 in ack.automationCompositionResultMap)?.stage).toBe(1);
+      expect(handler.migrate).toHaveBeenCalledTimes(2);
+      expect(h.participant.getInstance(INSTANCE)?.elements.map((e) => e.id)).toEqual([E0]);
     });
 
     it('answers a resent stage with its stage ack and runs the next stage', async () => {
