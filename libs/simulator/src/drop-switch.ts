@@ -104,6 +104,11 @@ export class DropSwitch {
     this.messageTypes = request.messageTypes === undefined ? undefined : [...request.messageTypes];
   }
 
+  /** False when nothing is left to drop, so the bus need not decode records. */
+  get armed(): boolean {
+    return this.remaining > 0;
+  }
+
   /** True when this message is to be dropped; counts and records it. */
   take(message: ParticipantMessage): boolean {
     if (this.remaining === 0 || (this.messageTypes !== undefined && !this.messageTypes.includes(message.messageType))) {
@@ -167,6 +172,9 @@ export class DroppingMessageBus implements MessageBus {
   }
 
   private drops(record: IncomingRecord): boolean {
+    if (!this.dropSwitch.armed) {
+      return false;
+    }
     const decoded = decodeMessage(record.value);
     if (!decoded.ok || !acceptsMessage(decoded.message, this.identity()) || !this.dropSwitch.take(decoded.message)) {
       return false;
