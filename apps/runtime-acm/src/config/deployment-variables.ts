@@ -1,3 +1,4 @@
+import { KAFKA_SECURITY_VARIABLES } from '@acm/messaging';
 import { DEFAULTS } from './runtime.config';
 
 /**
@@ -11,6 +12,7 @@ export const RUNTIME_VARIABLES: ReadonlySet<string> = new Set([
   'DATABASE_SCHEMA',
   'KAFKA_BOOTSTRAP_SERVERS',
   'MSG_ENCRYPTION_KEY',
+  ...KAFKA_SECURITY_VARIABLES,
 ]);
 
 export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([
@@ -27,4 +29,5 @@ export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([
   'HEARTBEAT_MS',
   'SIM_TIMERS_MS',
   'SIM_FAIL_OPERATIONS',
+  ...KAFKA_SECURITY_VARIABLES,
 ]);
