@@ -23,6 +23,8 @@ import { CompositionsController } from './http/compositions.controller';
 import { HistoryController } from './http/history.controller';
 import { GraphController } from './http/graph.controller';
 import { HealthController } from './http/health.controller';
+import { EventsController } from './http/events.controller';
+import { LiveEvents } from './live/live-events';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
 import { ParticipantsController } from './http/participants.controller';
@@ -85,6 +87,7 @@ export class RuntimeModule {
         HealthController,
         HistoryController,
         GraphController,
+        EventsController,
       ],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
@@ -106,6 +109,7 @@ export class RuntimeModule {
         InstantiationService,
         ParticipantsService,
         HistoryService,
+        LiveEvents,
         OperationEngine,
         ParticipantProtocolService,
         OutboxRelay,
