@@ -120,8 +120,12 @@ describe('the web console', () => {
     await page.getByRole('alert').filter({ hasText: 'Not valid order' }).waitFor(WAIT);
     expect(await nodesIn(page, 'DEPLOYED/LOCKED')).toBe(6);
 
-    await page.getByRole('button', { name: 'Undeploy', exact: true }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Confirm undeploy' }).click();
+    // From the keyboard: the order button, then the dialog's first button (confirm), both with Enter.
+    await page.getByRole('button', { name: 'Undeploy', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm undeploy' }).waitFor(WAIT);
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Confirm undeploy');
+    await page.keyboard.press('Enter');
     await allNodesIn(page, '[data-state^="UNDEPLOYED"]');
     await page.locator('[data-operation="UNDEPLOY"]', { hasText: 'COMPLETED' }).waitFor(WAIT);
     await page.screenshot({ path: artifactPath('console', '4-undeployed.png'), fullPage: true });
