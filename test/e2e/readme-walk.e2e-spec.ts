@@ -67,4 +67,27 @@ describe("the README's walks against the embedded default", () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('answers the plan of the "Plan before apply" section, and the deploy then runs those steps', async () => {
+    const [walk] = readmeShellBlocks('Try it with curl');
+    const [planWalk] = readmeShellBlocks('Plan before apply');
+    // The section reuses AUTH, BASE and wait_for of the walk above, as a reader's shell still has them.
+    const prelude = walk!.slice(0, walk!.indexOf('# Commission a definition'));
+    const script = (prelude + planWalk!).replaceAll('localhost:6969', `127.0.0.1:${runtime.port}`);
+    const result = await runWalk(script);
+
+    expect(result.stderr).not.toContain('gave up waiting');
+    expect(result.exitCode).toBe(0);
+    expect(result.calls.filter((call) => call.status >= 400 || call.status === 0)).toEqual([]);
+    // Every line the section shows as a comment is what the walk printed.
+    const promised = planWalk!
+      .split('\n')
+      .filter((line) => line.startsWith('# {') || line.startsWith('# ['))
+      .map((line) => line.slice(2));
+    expect(promised).toHaveLength(4);
+    for (const line of promised) {
+      expect(result.stdout).toContain(line);
+    }
+    expect(result.stdout).toContain('flowchart LR');
+  }, 120_000);
 });

@@ -7,6 +7,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
 import { GraphService } from './application/graph.service';
+import { PlanService } from './application/plan.service';
 import { DefinitionDocsService } from './application/definition-docs.service';
 import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
@@ -22,6 +23,7 @@ import { ParticipantProtocolService } from './engine/participant-protocol.servic
 import { CompositionsController } from './http/compositions.controller';
 import { HistoryController } from './http/history.controller';
 import { GraphController } from './http/graph.controller';
+import { PlanController } from './http/plan.controller';
 import { HealthController } from './http/health.controller';
 import { EventsController } from './http/events.controller';
 import { LiveEvents } from './live/live-events';
@@ -88,6 +90,7 @@ export class RuntimeModule {
         HistoryController,
         GraphController,
         EventsController,
+        PlanController,
       ],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
@@ -102,6 +105,7 @@ export class RuntimeModule {
         EngineMetrics,
         TemplateReader,
         GraphService,
+        PlanService,
         SensitiveValues,
         CommissioningService,
         InstanceProperties,

@@ -17,3 +17,6 @@ export * from './engine/stage-planner';
 export * from './engine/order-cascade';
 export * from './engine/deadlines';
 export * from './engine/hand-over';
+export * from './instance/order-checks';
+export * from './plan/order-phases';
+export * from './plan/order-plan';
