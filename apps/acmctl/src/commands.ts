@@ -112,6 +112,32 @@ const participantsTable = (body: unknown): TableView => ({
   }),
 });
 
+/** One row per step of a plan: what is sent, in which phase, and what each element waits for. */
+const planTable = (body: unknown): TableView => {
+  const names = new Map<string, string>();
+  for (const step of list(field(body, 'steps'))) {
+    for (const element of list(field(step, 'elements'))) {
+      names.set(text(field(element, 'elementId')), text(field(element, 'name')));
+    }
+  }
+  return {
+    headers: ['STEP', 'KIND', 'PHASE', 'ELEMENTS', 'WAITS FOR'],
+    rows: list(field(body, 'steps')).map((step) => {
+      const elements = list(field(step, 'elements'));
+      const waits = elements.flatMap((element) =>
+        list(field(element, 'waitsFor')).map((id) => names.get(text(id)) ?? text(id)),
+      );
+      return [
+        text(field(step, 'step')),
+        text(field(step, 'kind')),
+        text(field(step, 'phase')),
+        elements.map((element) => text(field(element, 'name'))).join(', '),
+        [...new Set(waits)].join(', '),
+      ];
+    }),
+  };
+};
+
 /** Query parameters from the options given; options left out send nothing. */
 function query(parameters: Record<string, string | undefined>): string {
   const search = new URLSearchParams();
@@ -133,6 +159,7 @@ Examples:
   $ acmctl instances deploy COMPOSITION INSTANCE --wait
   $ acmctl instances list --deploy-state DEPLOYED -o yaml
   $ acmctl history COMPOSITION INSTANCE --timeline
+  $ acmctl plan COMPOSITION INSTANCE --order UNDEPLOY
   $ acmctl graph COMPOSITION --format mermaid
   $ acmctl docs COMPOSITION --html > composition.html
   $ source <(acmctl completion bash)
@@ -434,6 +461,33 @@ export function buildProgram(cli: CliEnvironment): Command {
       const path = participant === undefined ? '/participants' : `/participants/${encodeURIComponent(participant)}`;
       print(command, await connect(command).get(path), participantsTable);
     });
+
+  program
+    .command('plan <composition> <instance>')
+    .description('the steps an order would run, in order, without starting it (GET .../plan)')
+    .addOption(
+      new Option('--order <order>', 'the order to plan')
+        .choices([
+          'DEPLOY',
+          'UNDEPLOY',
+          'LOCK',
+          'UNLOCK',
+          'DELETE',
+          'UPDATE',
+          'MIGRATE',
+          'MIGRATE_PRECHECK',
+          'PREPARE',
+          'REVIEW',
+        ])
+        .default('DEPLOY'),
+    )
+    .option('--to <composition>', 'MIGRATE and MIGRATE_PRECHECK: the target definition')
+    .action(
+      async (composition: string, instance: string, options: { order: string; to?: string }, command: Command) => {
+        const path = `${instancePath(composition, instance)}/plan${query({ order: options.order, compositionTargetId: options.to })}`;
+        print(command, await connect(command).get(path), planTable);
+      },
+    );
 
   program
     .command('docs <composition>')
