@@ -95,7 +95,13 @@ describe('the web console', () => {
 
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
     const dialog = page.getByRole('dialog');
-    await dialog.getByText('phase 2: acm.example.phases.Phase2A, acm.example.phases.Phase2B').waitFor(WAIT);
+    // The runtime's plan, read as the dialog opens: the three phases in order.
+    await dialog.locator('[data-plan-step]').nth(2).waitFor(WAIT);
+    expect(await dialog.locator('[data-plan-step]').allTextContents()).toEqual([
+      expect.stringMatching(/^phase 0 starts: acm\.example\.phases\.Phase0[AB], acm\.example\.phases\.Phase0[AB]$/),
+      expect.stringMatching(/^phase 1 starts: .*Phase1[AB], .*Phase1[AB]$/),
+      expect.stringMatching(/^phase 2 starts: .*Phase2[AB], .*Phase2[AB]$/),
+    ]);
     await page.screenshot({ path: artifactPath('console', '1-deploy-confirmation.png') });
     await dialog.getByRole('button', { name: 'Confirm deploy' }).click();
 
@@ -116,6 +122,7 @@ describe('the web console', () => {
 
     // An order the runtime refuses: its errorDetails next to the button, the page intact.
     await page.getByRole('button', { name: 'Lock', exact: true }).click();
+    await page.getByRole('dialog').getByText('The runtime would refuse this order').waitFor(WAIT);
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm lock' }).click();
     await page.getByRole('alert').filter({ hasText: 'Not valid order' }).waitFor(WAIT);
     expect(await nodesIn(page, 'DEPLOYED/LOCKED')).toBe(6);

@@ -20,6 +20,8 @@ export function OrderButton(props: {
   const dialog = useRef<HTMLDialogElement>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
+  // The preview is read when the dialog opens, so it shows the plan as of now.
+  const [open, setOpen] = useState(false);
   const confirm = async (): Promise<void> => {
     dialog.current?.close();
     setRefusal(null);
@@ -39,6 +41,7 @@ export function OrderButton(props: {
         disabled={props.disabled}
         onClick={() => {
           setRefusal(null);
+          setOpen(true);
           dialog.current?.showModal();
         }}
       >
@@ -50,10 +53,10 @@ export function OrderButton(props: {
           {refusal}
         </span>
       )}
-      <dialog ref={dialog} aria-label={props.title}>
+      <dialog ref={dialog} aria-label={props.title} onClose={() => setOpen(false)}>
         <form method="dialog">
           <h3>{props.title}</h3>
-          {props.preview}
+          {open && props.preview}
           <p class="dialog-buttons">
             <button type="button" class="primary" onClick={() => void confirm()}>
               Confirm {props.label.toLowerCase()}

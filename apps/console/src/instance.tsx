@@ -1,11 +1,11 @@
-import { useCallback, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Json } from './api';
 import { call, errorText, get, instancePath, put, text } from './api';
 import { Failure, GraphView, OrderButton, StateBadge } from './components';
 import type { HistoryEvent } from './live';
 import { useLiveEvents } from './live';
 import type { Graph, OperationView } from './model';
-import { elementStates, operations, phaseOrder, seconds } from './model';
+import { elementStates, operations, seconds } from './model';
 
 interface Baseline {
   readonly instance: Json;
@@ -101,14 +101,14 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
             key={order}
             label={label}
             title={`${label} ${text(instance['name']) || props.instanceId}?`}
-            preview={<Preview graph={graph} order={order} />}
+            preview={<Preview path={path} order={order} />}
             run={() => put(path, body)}
           />
         ))}
         <OrderButton
           label="Delete"
           title={`Delete ${text(instance['name']) || props.instanceId}?`}
-          preview={<Preview graph={graph} order="DELETE" />}
+          preview={<Preview path={path} order="DELETE" />}
           run={() => call('DELETE', path)}
         />
       </div>
@@ -153,23 +153,54 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
   );
 }
 
-/** What an order would run, in order, from the composition graph (the runtime has no plan endpoint yet). */
-function Preview(props: { graph: Graph; order: string }) {
-  const phases = phaseOrder(props.graph, props.order);
+interface PlanStep {
+  readonly step: number;
+  readonly kind: string;
+  readonly phase: number;
+  readonly elements: ReadonlyArray<{ elementId: string; name: string; waitsFor: readonly string[] }>;
+}
+
+/** What the order would send, step by step, as the runtime plans it (`GET .../plan?order=`), read as the dialog opens. */
+function Preview(props: { path: string; order: string }) {
+  const [steps, setSteps] = useState<readonly PlanStep[] | null>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  useEffect(() => {
+    get<{ steps: PlanStep[] }>(`${props.path}/plan?order=${props.order}`).then(
+      (plan) => setSteps(plan.steps),
+      (error: unknown) => setRefusal(errorText(error)),
+    );
+  }, [props.path, props.order]);
+  if (refusal !== null) {
+    return (
+      <p class="refusal" role="alert">
+        The runtime would refuse this order: {refusal}
+      </p>
+    );
+  }
+  if (steps === null) {
+    return <p>reading the plan…</p>;
+  }
+  const names = new Map(steps.flatMap((step) => step.elements.map((element) => [element.elementId, element.name])));
   return (
     <div class="preview">
-      <p>Phases in order, from the composition graph:</p>
+      <p>The runtime's plan, in order:</p>
       <ol>
-        {phases.map((phase) => (
-          <li key={phase}>
-            phase {phase}:{' '}
-            {props.graph.nodes
-              .filter((node) => node.startPhase === phase)
-              .map((node) => node.name)
+        {steps.map((step) => (
+          <li key={step.step} data-plan-step={step.step}>
+            {step.kind === 'PHASE_STARTED' ? `phase ${step.phase} starts` : `phase ${step.phase} dispatches`}:{' '}
+            {step.elements
+              .map(
+                (element) =>
+                  element.name +
+                  (element.waitsFor.length > 0
+                    ? ` (after ${element.waitsFor.map((id) => names.get(id) ?? id).join(', ')})`
+                    : ''),
+              )
               .join(', ')}
           </li>
         ))}
       </ol>
+      {steps.length === 0 && <p>No message would be sent.</p>}
     </div>
   );
 }
