@@ -62,6 +62,7 @@ describe("the README's walks against the embedded default", () => {
       expect(result.stdout).toContain('PHASE_STARTED phase 2: acm.example.phases.Phase2A, acm.example.phases.Phase2B');
       expect(result.stdout).toMatch(/DEPLOY COMPLETED {2}\d+ ms\n {2}phase 0 {2}\d+ ms/);
       expect(result.stdout).toContain('flowchart');
+      expect(result.stdout).toMatch(/^3 +PHASE_STARTED +2 +acm\.example\.phases\.Phase2/m);
       expect(result.stdout.trim()).toMatch(/deleted [0-9a-f-]{36}$/);
     } finally {
       rmSync(home, { recursive: true, force: true });
