@@ -116,6 +116,7 @@ describe('the web console', () => {
     expect(deployed.map((arrival) => arrival.phase)).toEqual([0, 0, 1, 1, 2, 2]);
     expect(await page.evaluate('window.pageInstance')).toBe(pageInstance);
     await page.locator('[data-operation="DEPLOY"]', { hasText: 'COMPLETED' }).waitFor(WAIT);
+    await page.locator('.summary .badge', { hasText: /^DEPLOYED$/ }).waitFor(WAIT);
     const timeline = (await page.locator('[data-operation="DEPLOY"]').textContent()) ?? '';
     expect(timeline).toMatch(/phase 0: \d+\.\d\d s.*phase 1: \d+\.\d\d s.*phase 2: \d+\.\d\d s/);
     await page.screenshot({ path: artifactPath('console', '3-deployed.png'), fullPage: true });
@@ -135,6 +136,7 @@ describe('the web console', () => {
     await page.keyboard.press('Enter');
     await allNodesIn(page, '[data-state^="UNDEPLOYED"]');
     await page.locator('[data-operation="UNDEPLOY"]', { hasText: 'COMPLETED' }).waitFor(WAIT);
+    await page.locator('.summary .badge', { hasText: /^UNDEPLOYED$/ }).waitFor(WAIT);
     await page.screenshot({ path: artifactPath('console', '4-undeployed.png'), fullPage: true });
   }, 240_000);
 });

@@ -39,7 +39,10 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
       const [instance, graph] = await Promise.all([get(path), get<Graph>(`${path}/graph?format=json`)]);
       const sequence = history.events.reduce((highest, event) => Math.max(highest, event.sequence), 0);
       setEvents((current) => merge(history.events, current));
-      setBaseline({ instance, graph, sequence });
+      // Reads started by two pushed events may answer out of order: the one that read more history wins.
+      setBaseline((current) =>
+        current !== null && current.sequence > sequence ? current : { instance, graph, sequence },
+      );
       setError(null);
     };
     load().catch((failure: unknown) => {
