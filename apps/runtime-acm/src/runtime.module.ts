@@ -27,6 +27,8 @@ import { HistoryController } from './http/history.controller';
 import { GraphController } from './http/graph.controller';
 import { PlanController } from './http/plan.controller';
 import { HealthController } from './http/health.controller';
+import { EventsController } from './http/events.controller';
+import { LiveEvents } from './live/live-events';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
 import { ParticipantsController } from './http/participants.controller';
@@ -89,6 +91,7 @@ export class RuntimeModule {
         HealthController,
         HistoryController,
         GraphController,
+        EventsController,
         PlanController,
       ],
       providers: [
@@ -114,6 +117,7 @@ export class RuntimeModule {
         HistoryService,
         EffectWriter,
         OperationSteps,
+        LiveEvents,
         OperationEngine,
         ParticipantProtocolService,
         OutboxRelay,
