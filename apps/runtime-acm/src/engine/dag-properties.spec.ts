@@ -15,6 +15,7 @@ import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { EffectWriter } from './effect-writer';
 import { EngineMetrics } from './engine-metrics';
 import { OperationEngine } from './operation-engine';
+import { OperationSteps } from './operation-steps';
 import { TemplateReader } from './template-reader';
 
 /** Time only moves when the test says so. */
@@ -178,7 +179,8 @@ async function run(specs: readonly ElementSpec[], limit: number | null, seed: nu
   const templates = new TemplateReader(config);
   const ids = new CountingIds();
   const writer = new EffectWriter(config, ids, new EngineMetrics(new RuntimeMetrics()));
-  const engine = new OperationEngine(config, unitOfWork, templates, clock, ids, writer);
+  const steps = new OperationSteps(config, templates, clock, ids, writer);
+  const engine = new OperationEngine(unitOfWork, templates, clock, steps, writer);
   const template = serviceTemplate(specs);
   const info = templates.read(template);
   const phaseOfId = new Map(specs.map((spec, index) => [elementId(index), spec.phase]));
