@@ -19,6 +19,15 @@ import { RuntimeModule } from './runtime.module';
 /** ONAP's servlet context path; controllers add /v2/... under it. */
 export const CONTEXT_PATH = 'onap/policy/clamp/acm';
 
+/** Paths answered without credentials: the probes always, the metrics when METRICS_AUTH is false. */
+export function openPaths(config: RuntimeConfig): ReadonlySet<string> {
+  const paths = ['actuator/health/liveness', 'actuator/health/readiness'];
+  if (!config.metricsAuth) {
+    paths.push('actuator/prometheus', 'metrics');
+  }
+  return new Set(paths.map((path) => `/${CONTEXT_PATH}/${path}`));
+}
+
 export interface RuntimeApp {
   readonly app: INestApplication;
   readonly database: Database;
@@ -39,7 +48,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: { schema?
   app.use(requestHeaders);
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
-    app.use(basicAuth(config.user, config.password));
+    app.use(basicAuth(config.user, config.password, openPaths(config)));
   }
   app.use(urlCheck);
   app.use(bodyParser(config.maxBodyBytes));
