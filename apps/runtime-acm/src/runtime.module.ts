@@ -23,7 +23,9 @@ import { CompositionsController } from './http/compositions.controller';
 import { HistoryController } from './http/history.controller';
 import { GraphController } from './http/graph.controller';
 import { HealthController } from './http/health.controller';
+import { OperabilityMetrics } from './metrics/operability-metrics';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
+import { ObservedUnitOfWork } from './observability/observed-unit-of-work';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
 import { ParticipantsController } from './http/participants.controller';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
@@ -90,7 +92,12 @@ export class RuntimeModule {
         { provide: RUNTIME_CONFIG, useValue: options.config },
         { provide: DATABASE, useValue: options.database },
         { provide: TypeOrmUnitOfWork, useValue: unitOfWork },
-        { provide: UnitOfWork, useValue: unitOfWork },
+        {
+          provide: UnitOfWork,
+          useFactory: (metrics: OperabilityMetrics) => new ObservedUnitOfWork(unitOfWork, [metrics]),
+          inject: [OperabilityMetrics],
+        },
+        OperabilityMetrics,
         { provide: Clock, useClass: SystemClock },
         { provide: IdGenerator, useClass: RandomIdGenerator },
         messageBusProvider,
