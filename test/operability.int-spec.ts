@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UnitOfWork } from '@acm/domain';
+import request from 'supertest';
 import { join } from 'node:path';
 import { dashboardQueries, exposedSeriesNames, metricNamesOf, samplesOf } from './support/promql';
 import type { RuntimeHarness } from './support/runtime-harness';
 import {
   BASE,
+  PASSWORD,
   REPO_ROOT,
+  USER,
   commissionAndPrime,
   readRepoFile,
   registerParticipant,
@@ -21,6 +24,7 @@ const SECRET_PASSWORD = 'password-9a4b-logcheck';
 interface Lifecycle {
   readonly compositionId: string;
   readonly instanceId: string;
+  readonly deployRequestId: string;
 }
 
 /** Commission, prime, instantiate and deploy the sensitive example on the built-in simulator, then undeploy. */
@@ -45,26 +49,89 @@ async function deployAndUndeploy(runtime: RuntimeHarness): Promise<Lifecycle> {
     const got = await runtime.http.get(url).expect(200);
     return (got.body as { deployState: string }).deployState === state ? true : undefined;
   };
-  await runtime.http.put(url).send({ deployOrder: 'DEPLOY' }).expect(202);
+  const deployRequestId = randomUUID();
+  await runtime.http.put(url).set('X-ONAP-RequestID', deployRequestId).send({ deployOrder: 'DEPLOY' }).expect(202);
   await eventually('DEPLOYED', reached('DEPLOYED'));
+  // A request without credentials, refused: logged all the same.
+  await request(runtime.app.getHttpServer()).get(`${BASE}/compositions`).expect(401);
   await runtime.http.put(url).send({ deployOrder: 'UNDEPLOY' }).expect(202);
   await eventually('UNDEPLOYED', reached('UNDEPLOYED'));
-  return { compositionId, instanceId };
+  return { compositionId, instanceId, deployRequestId };
 }
 
-describe('engine metrics and the dashboard after a deploy (PostgreSQL, built-in simulator)', () => {
+describe('a whole lifecycle on PostgreSQL and the built-in simulator: logs, metrics, dashboard', () => {
   let runtime: RuntimeHarness;
+  let lifecycle: Lifecycle;
   let scrape: string;
+  const log: string[] = [];
 
   beforeAll(async () => {
-    runtime = await startRuntime({
-      SIMULATOR: 'true',
-      SIMULATOR_TIMERS_MS: '0',
-      MSG_ENABLE_ENCRYPTION: 'true',
-      MSG_ENCRYPTION_KEY: 'operability test passphrase',
-    });
-    await deployAndUndeploy(runtime);
+    runtime = await startRuntime(
+      {
+        LOG_LEVEL: 'debug',
+        SIMULATOR: 'true',
+        SIMULATOR_TIMERS_MS: '0',
+        MSG_ENABLE_ENCRYPTION: 'true',
+        MSG_ENCRYPTION_KEY: 'operability test passphrase',
+      },
+      { logDestination: { write: (chunk: string) => log.push(chunk) } },
+    );
+    lifecycle = await deployAndUndeploy(runtime);
     scrape = (await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200)).text;
+  });
+
+  const lines = (): Array<Record<string, unknown>> =>
+    log
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it('writes one JSON object a line, without colour codes', () => {
+    expect(lines().length).toBeGreaterThan(10);
+    expect(log.join('')).not.toContain('\u001b[');
+  });
+
+  it('never writes the Basic password, the Authorization header or a sensitive property', () => {
+    const text = log.join('');
+    const header = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+    for (const secret of [PASSWORD, header, TOKEN, SECRET_PASSWORD]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('writes one line per request with route, status, duration, request id and user', () => {
+    const deploys = lines().filter(
+      (line) => line['method'] === 'PUT' && line['route'] === '/v2/compositions/{compositionId}/instances/{instanceId}',
+    );
+    expect(deploys).toHaveLength(2);
+    expect(deploys[0]).toMatchObject({ status: 202, requestId: lifecycle.deployRequestId, user: USER });
+    expect(typeof deploys[0]?.['durationMs']).toBe('number');
+    const refused = lines().find((line) => line['status'] === 401);
+    expect(refused).toMatchObject({ method: 'GET', route: 'UNKNOWN' });
+  });
+
+  it('writes the order, each phase, each element result with its ids and the request id', () => {
+    const ids = { compositionId: lifecycle.compositionId, instanceId: lifecycle.instanceId };
+    const ofDeploy = lines().filter((line) => line['instanceId'] === lifecycle.instanceId);
+    const ordered = ofDeploy.find((line) => line['event'] === 'ORDERED' && line['order'] === 'DEPLOY');
+    expect(ordered).toMatchObject({ ...ids, requestId: lifecycle.deployRequestId, user: USER });
+    const operationId = ordered?.['operationId'];
+    expect(typeof operationId).toBe('string');
+    const events = ofDeploy.filter((line) => line['operationId'] === operationId).map((line) => line['event']);
+    expect(events).toEqual(
+      expect.arrayContaining(['ORDERED', 'PHASE_STARTED', 'ELEMENT_RESULT', 'PHASE_COMPLETED', 'COMPLETED']),
+    );
+    const result = ofDeploy.find((line) => line['event'] === 'ELEMENT_RESULT' && line['operationId'] === operationId);
+    expect(result).toMatchObject({ ...ids, deployState: 'DEPLOYED', result: true, messageType: expect.any(String) });
+    const primed = lines().find((line) => line['event'] === 'COMPLETED' && line['instanceId'] === null);
+    expect(primed).toMatchObject({ compositionId: lifecycle.compositionId });
+  });
+
+  it("writes the participant's state change", () => {
+    expect(lines()).toEqual(
+      expect.arrayContaining([expect.objectContaining({ event: 'PARTICIPANT_STATE', from: null, to: 'ON_LINE' })]),
+    );
   });
 
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { EngineMetrics } from '../engine/engine-metrics';
 import { OperationEngine } from '../engine/operation-engine';
 import { ParticipantProtocolService } from '../engine/participant-protocol.service';
 import { OperabilityMetrics } from '../metrics/operability-metrics';
+import { withRequestContext } from '../observability/request-context';
 
 /**
  * Reads the operation topic and hands each participant message to its use case. A record that does not
@@ -72,7 +73,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     }
     this.metrics.messagesReceived.inc({ type: message.messageType });
     try {
-      await this.dispatch(message);
+      await withRequestContext({ messageType: message.messageType }, () => this.dispatch(message));
       if (ACKS.has(message.messageType)) {
         // From the record's time on the bus (the participant's send) to the commit of its application.
         this.operability.ackApplySeconds.observe(
