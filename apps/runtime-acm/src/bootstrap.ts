@@ -1,4 +1,5 @@
 import { answerClientError } from '@acm/input-guards';
+import { Logger } from '@nestjs/common';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -49,10 +50,13 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     format: config.logFormat,
     ...(options.logDestination === undefined ? {} : { destination: options.logDestination }),
   });
+  const nestLogger = new PinoNestLogger(logger);
+  // Before the database opens: it logs through Nest's Logger before the application exists.
+  Logger.overrideLogger(nestLogger);
   const database = await openDatabase(config, options.schema ?? config.databaseSchema ?? undefined);
   const app = await NestFactory.create<NestExpressApplication>(RuntimeModule.forRoot({ config, database, logger }), {
     bodyParser: false,
-    logger: new PinoNestLogger(logger),
+    logger: nestLogger,
   });
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);

@@ -36,6 +36,9 @@ export function requestLog(logger: Logger, contextPath: string) {
       const line = `${fields.method} ${request.path} ${status}`;
       if (status >= 500) {
         log.error(fields, line);
+      } else if (fields.route.startsWith('/actuator/') || fields.route === '/metrics' || fields.route === '/health') {
+        // Probes and scrapes come every few seconds: visible at LOG_LEVEL=debug only.
+        log.debug(fields, line);
       } else {
         log.info(fields, line);
       }
