@@ -109,6 +109,8 @@ describe('a whole lifecycle on PostgreSQL and the built-in simulator: logs, metr
     expect(typeof deploys[0]?.['durationMs']).toBe('number');
     const refused = lines().find((line) => line['status'] === 401);
     expect(refused).toMatchObject({ method: 'GET', route: 'UNKNOWN' });
+    // Scrapes and probes come every few seconds: debug only.
+    expect(lines().find((line) => line['route'] === '/actuator/prometheus')).toMatchObject({ level: 'debug' });
   });
 
   it('writes the order, each phase, each element result with its ids and the request id', () => {
