@@ -635,6 +635,19 @@ export class OperationEngine {
     return resent;
   }
 
+  /**
+   * The broker came back as a new, empty cluster: orders it held that no participant had read yet, and
+   * the ACKs it held that this runtime had not applied, are gone. Every open phase message of every
+   * participant goes out again under its original messageId, describing only unfinished elements: a
+   * replica that already ran an element repeats its ACK, one that never saw the order runs it.
+   */
+  async resendAfterBrokerLoss(): Promise<number> {
+    const participantIds = await this.unitOfWork.transaction(async (store) =>
+      (await store.participants.list()).map((participant) => participant.participantId),
+    );
+    return this.resendAfterRestart(participantIds);
+  }
+
   /** Sends again, for one participant, the open phase messages `shouldResend` picks by who answered them. */
   private async resendOpenPhaseMessages(
     store: Store,
