@@ -161,6 +161,14 @@ export class DroppingMessageBus extends MessageBus {
     return this.inner.onRecordsLost(listener);
   }
 
+  override ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  override lag(topic: string, groupId: string): Promise<number> {
+    return this.inner.lag(topic, groupId);
+  }
+
   override publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
     return this.inner.publish(topic, records);
   }

@@ -11,6 +11,8 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from '../engine/engine-metrics';
 import { OperationEngine } from '../engine/operation-engine';
 import { ParticipantProtocolService } from '../engine/participant-protocol.service';
+import { OperabilityMetrics } from '../metrics/operability-metrics';
+import { withRequestContext } from '../observability/request-context';
 
 /**
  * Reads the operation topic and hands each participant message to its use case. A record that does not
@@ -18,6 +20,12 @@ import { ParticipantProtocolService } from '../engine/participant-protocol.servi
  * A message met by a database outage is retried by the bus until it applies (never skipped), so an ACK
  * received while PostgreSQL is down or restarting is applied when it is back.
  */
+const ACKS: ReadonlySet<string> = new Set([
+  'AUTOMATION_COMPOSITION_DEPLOY_ACK',
+  'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+  'PARTICIPANT_PRIME_ACK',
+]);
+
 @Injectable()
 export class ParticipantInboxListener implements OnApplicationBootstrap {
   private readonly logger = new Logger('Inbox');
@@ -34,6 +42,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     private readonly engine: OperationEngine,
     private readonly participants: ParticipantProtocolService,
     private readonly metrics: EngineMetrics,
+    private readonly operability: OperabilityMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -64,7 +73,14 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     }
     this.metrics.messagesReceived.inc({ type: message.messageType });
     try {
-      await this.dispatch(message);
+      await withRequestContext({ messageType: message.messageType }, () => this.dispatch(message));
+      if (ACKS.has(message.messageType)) {
+        // From the record's time on the bus (the participant's send) to the commit of its application.
+        this.operability.ackApplySeconds.observe(
+          { type: message.messageType },
+          Math.max(0, Date.now() - Number(record.timestamp)) / 1000,
+        );
+      }
     } catch (error) {
       if (isDomainError(error)) {
         this.metrics.messagesIgnored.inc({ reason: error.code });
