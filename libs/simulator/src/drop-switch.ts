@@ -157,6 +157,7 @@ export class DroppingMessageBus extends MessageBus {
     super();
   }
 
+  /** Losses are the inner bus's to notice: listeners go to it. */
   override onRecordsLost(listener: () => void): () => void {
     return this.inner.onRecordsLost(listener);
   }
