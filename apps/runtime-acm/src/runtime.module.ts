@@ -19,13 +19,8 @@ import type { Database } from './database/database';
 import { EngineMetrics } from './engine/engine-metrics';
 import { OperationEngine } from './engine/operation-engine';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
-import { CompositionsController } from './http/compositions.controller';
-import { HistoryController } from './http/history.controller';
-import { GraphController } from './http/graph.controller';
-import { HealthController } from './http/health.controller';
+import { HTTP_CONTROLLERS } from './http/controllers';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
-import { CompositionInstancesController, InstancesController } from './http/instances.controller';
-import { ParticipantsController } from './http/participants.controller';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { messageBusProvider } from './messaging/message-bus.provider';
 import { OutboxRelay } from './messaging/outbox-relay';
@@ -77,15 +72,7 @@ export class RuntimeModule {
     return {
       module: RuntimeModule,
       imports: [ScheduleModule.forRoot()],
-      controllers: [
-        CompositionsController,
-        CompositionInstancesController,
-        InstancesController,
-        ParticipantsController,
-        HealthController,
-        HistoryController,
-        GraphController,
-      ],
+      controllers: [...HTTP_CONTROLLERS],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
         { provide: DATABASE, useValue: options.database },

@@ -1,12 +1,13 @@
 import { UnitOfWork } from '@acm/domain';
 import { Controller, Get, Header, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { Health } from './dto/health.dto';
+import { ApiController, TAGS } from './openapi';
 
 /** ONAP's actuator endpoints, at the same paths, plus /metrics for Prometheus defaults. */
-@ApiTags('Actuator')
-@ApiBasicAuth()
+@ApiController(TAGS.actuator)
 @Controller()
 export class HealthController {
   constructor(
@@ -15,12 +16,14 @@ export class HealthController {
   ) {}
 
   @Get(['actuator/health', 'health'])
-  @ApiOperation({ summary: 'Health: UP when the database answers' })
-  async health(@Res({ passthrough: true }) response: Response): Promise<unknown> {
+  @ApiOperation({ operationId: 'health', summary: 'Health: UP when the database answers' })
+  @ApiOkResponse({ type: Health, description: 'UP' })
+  @ApiServiceUnavailableResponse({ type: Health, description: 'DOWN: the database does not answer' })
+  async health(@Res({ passthrough: true }) response: Response): Promise<Health> {
     const db = await this.unitOfWork.ping().then(
-      () => ({ status: 'UP' }),
+      () => ({ status: 'UP' as const }),
       (error: unknown) => ({
-        status: 'DOWN',
+        status: 'DOWN' as const,
         details: { error: error instanceof Error ? error.message : String(error) },
       }),
     );
@@ -30,14 +33,17 @@ export class HealthController {
   }
 
   @Get('actuator/health/liveness')
-  @ApiOperation({ summary: 'Liveness: the process answers' })
-  liveness(): unknown {
+  @ApiOperation({ operationId: 'liveness', summary: 'Liveness: the process answers' })
+  @ApiOkResponse({ type: Health, description: 'UP' })
+  liveness(): Health {
     return { status: 'UP' };
   }
 
   @Get('actuator/health/readiness')
-  @ApiOperation({ summary: 'Readiness: the database answers' })
-  readiness(@Res({ passthrough: true }) response: Response): Promise<unknown> {
+  @ApiOperation({ operationId: 'readiness', summary: 'Readiness: the database answers' })
+  @ApiOkResponse({ type: Health, description: 'UP' })
+  @ApiServiceUnavailableResponse({ type: Health, description: 'DOWN: the database does not answer' })
+  readiness(@Res({ passthrough: true }) response: Response): Promise<Health> {
     return this.health(response);
   }
 
