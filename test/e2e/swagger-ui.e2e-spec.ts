@@ -12,6 +12,9 @@ import { eventually } from '../support/scripted-participant';
 
 /** Generous for a loaded machine: each wait ends as soon as its element or answer is there. */
 const UI_TIMEOUT_MS = 60_000;
+/** Bounds for a loaded machine (the embedded runtime starts in seconds on an idle one). */
+const START_TIMEOUT_MS = 180_000;
+const RUN_TIMEOUT_MS = 300_000;
 
 /** Swagger UI's id of an operation's block: the tag with `_` for spaces, then the operationId. */
 function block(page: Page, tag: string, operationId: string) {
@@ -80,66 +83,84 @@ describe('Swagger UI "Try it out" with the examples of the OpenAPI document', ()
     await dialog.locator('input[type=password]').fill(PASSWORD);
     await dialog.locator('.auth-btn-wrapper button.authorize').click();
     await dialog.locator('button.btn-done').click();
-  });
+  }, START_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();
     await runtime?.stop();
   });
 
-  it('serves the committed document', async () => {
-    const served = await api.get('/onap/policy/clamp/acm/v3/api-docs').expect(200);
-    const committed = JSON.parse(readFileSync(join(REPO_ROOT, 'openapi/openapi.json'), 'utf8')) as unknown;
-    expect(served.body).toEqual(committed);
-  });
+  it(
+    'serves the committed document',
+    async () => {
+      const served = await api.get('/onap/policy/clamp/acm/v3/api-docs').expect(200);
+      const committed = JSON.parse(readFileSync(join(REPO_ROOT, 'openapi/openapi.json'), 'utf8')) as unknown;
+      expect(served.body).toEqual(committed);
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it('commissions, primes, instantiates and deploys with the examples as they are', async () => {
-    const definitionTag = 'Automation Composition Definition';
-    const instanceTag = 'Automation Composition Instance';
+  it(
+    'commissions, primes, instantiates and deploys with the examples as they are',
+    async () => {
+      const definitionTag = 'Automation Composition Definition';
+      const instanceTag = 'Automation Composition Instance';
 
-    const commissioned = await tryItOut(page, definitionTag, 'createCompositionDefinitions');
-    expect([commissioned.status, commissioned.shown]).toEqual([201, '201']);
-    const { compositionId } = commissioned.body as { compositionId: string };
+      const commissioned = await tryItOut(page, definitionTag, 'createCompositionDefinitions');
+      expect([commissioned.status, commissioned.shown]).toEqual([201, '201']);
+      const { compositionId } = commissioned.body as { compositionId: string };
 
-    const primed = await tryItOut(page, definitionTag, 'compositionDefinitionPriming', { path: { compositionId } });
-    expect([primed.status, primed.shown]).toEqual([202, '202']);
-    await eventually(
-      'the definition to be PRIMED',
-      async () => ((await api.get(`${BASE}/compositions/${compositionId}`)).body.state === 'PRIMED' ? true : undefined),
-      3000,
-    );
+      const primed = await tryItOut(page, definitionTag, 'compositionDefinitionPriming', { path: { compositionId } });
+      expect([primed.status, primed.shown]).toEqual([202, '202']);
+      await eventually(
+        'the definition to be PRIMED',
+        async () =>
+          (await api.get(`${BASE}/compositions/${compositionId}`)).body.state === 'PRIMED' ? true : undefined,
+        3000,
+      );
 
-    // The example stands for the id a commissioning answers: the one thing a user changes.
-    const created = await tryItOut(page, instanceTag, 'createCompositionInstance', {
-      path: { compositionId },
-      edit: (body) => body.split(EXAMPLE_COMPOSITION_ID).join(compositionId),
-    });
-    expect([created.status, created.shown]).toEqual([201, '201']);
-    const { instanceId } = created.body as { instanceId: string };
+      // The example stands for the id a commissioning answers: the one thing a user changes.
+      const created = await tryItOut(page, instanceTag, 'createCompositionInstance', {
+        path: { compositionId },
+        edit: (body) => body.split(EXAMPLE_COMPOSITION_ID).join(compositionId),
+      });
+      expect([created.status, created.shown]).toEqual([201, '201']);
+      const { instanceId } = created.body as { instanceId: string };
 
-    const deployed = await tryItOut(page, instanceTag, 'compositionInstanceState', {
-      path: { compositionId, instanceId },
-    });
-    expect([deployed.status, deployed.shown]).toEqual([202, '202']);
-    await eventually(
-      'the instance to be DEPLOYED',
-      async () => {
-        const { body } = await api.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`);
-        return body.deployState === 'DEPLOYED' && body.stateChangeResult === 'NO_ERROR' ? true : undefined;
-      },
-      3000,
-    );
+      const deployed = await tryItOut(page, instanceTag, 'compositionInstanceState', {
+        path: { compositionId, instanceId },
+      });
+      expect([deployed.status, deployed.shown]).toEqual([202, '202']);
+      await eventually(
+        'the instance to be DEPLOYED',
+        async () => {
+          const { body } = await api.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`);
+          return body.deployState === 'DEPLOYED' && body.stateChangeResult === 'NO_ERROR' ? true : undefined;
+        },
+        3000,
+      );
 
-    const shown = await tryItOut(page, instanceTag, 'getCompositionInstance', { path: { compositionId, instanceId } });
-    expect([shown.status, shown.body]).toEqual([200, expect.objectContaining({ instanceId, deployState: 'DEPLOYED' })]);
-  });
+      const shown = await tryItOut(page, instanceTag, 'getCompositionInstance', {
+        path: { compositionId, instanceId },
+      });
+      expect([shown.status, shown.body]).toEqual([
+        200,
+        expect.objectContaining({ instanceId, deployState: 'DEPLOYED' }),
+      ]);
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it("answers an unknown definition with 404 and ONAP's error body", async () => {
-    const unknown = '00000000-0000-4000-8000-000000000404';
-    const answer = await tryItOut(page, 'Automation Composition Definition', 'getCompositionDefinition', {
-      path: { compositionId: unknown },
-    });
-    expect([answer.status, answer.shown]).toEqual([404, '404']);
-    expect(answer.body).toEqual({ errorDetails: expect.stringContaining(unknown) });
-  });
+  it(
+    "answers an unknown definition with 404 and ONAP's error body",
+    async () => {
+      const unknown = '00000000-0000-4000-8000-000000000404';
+      const answer = await tryItOut(page, 'Automation Composition Definition', 'getCompositionDefinition', {
+        path: { compositionId: unknown },
+      });
+      expect([answer.status, answer.shown]).toEqual([404, '404']);
+      expect(answer.body).toEqual({ errorDetails: expect.stringContaining(unknown) });
+    },
+    RUN_TIMEOUT_MS,
+  );
 });
