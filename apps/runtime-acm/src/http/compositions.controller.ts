@@ -1,4 +1,3 @@
-import { PRIME_ORDERS } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -16,7 +15,8 @@ import {
 import { COMMISSIONING_RESPONSE_EXAMPLE, SERVICE_TEMPLATE_EXAMPLE } from './dto/examples';
 import { locationOf } from './location';
 import { ApiController, ApiJsonOrYamlBody, ApiPaging, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
-import { asObject, optionalOrder, optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
+import { optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
+import { validatedBody } from './validated-body';
 
 const COMPOSITION_ID = 'The compositionId the commissioning answered';
 
@@ -126,9 +126,8 @@ export class CompositionsController {
   @ApiAcceptedResponse({ description: 'Ordered; the order runs in the background' })
   @ApiRefusals(404, 409)
   async order(@Param('compositionId') compositionId: string, @Body() body: unknown): Promise<void> {
-    const order = asObject('body', body);
-    const primeOrder = optionalOrder('primeOrder', PRIME_ORDERS, order['primeOrder'], 'NONE');
-    await this.commissioning.order(parseUuid('compositionId', compositionId), primeOrder);
+    const { primeOrder } = validatedBody(AcTypeStateUpdate, body);
+    await this.commissioning.order(parseUuid('compositionId', compositionId), primeOrder ?? 'NONE');
   }
 
   @Delete(':compositionId')

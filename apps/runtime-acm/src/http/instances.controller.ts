@@ -1,11 +1,4 @@
-import {
-  DEPLOY_ORDERS,
-  DEPLOY_STATES,
-  INSTANCE_SORT_FIELDS,
-  LOCK_ORDERS,
-  STATE_CHANGE_RESULTS,
-  SUB_ORDERS,
-} from '@acm/domain';
+import { DEPLOY_STATES, INSTANCE_SORT_FIELDS, STATE_CHANGE_RESULTS } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
@@ -43,11 +36,11 @@ import {
 } from './openapi';
 import { SensitiveValues } from '../security/sensitive-values';
 import { parseShowSensitive } from './show-sensitive';
-import { asStateUpdateBody, parseInstanceBody } from './instance-body';
+import { parseInstanceBody } from './instance-body';
 import { locationOf } from './location';
+import { validatedBody } from './validated-body';
 import {
   invalid,
-  optionalOrder,
   optionalString,
   optionalUuid,
   parseEnumList,
@@ -199,24 +192,12 @@ export class CompositionInstancesController {
     @Param('instanceId') instanceId: string,
     @Body() body: unknown,
   ): Promise<void> {
-    const input = asStateUpdateBody(body);
-    const problems: string[] = [];
-    const read = <const T extends readonly string[]>(name: string, vocabulary: T): T[number] => {
-      try {
-        return optionalOrder(name, vocabulary, input[name], 'NONE');
-      } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error));
-        return 'NONE';
-      }
-    };
+    const order = validatedBody(AcInstanceStateUpdate, body);
     const update = {
-      deployOrder: read('deployOrder', DEPLOY_ORDERS),
-      lockOrder: read('lockOrder', LOCK_ORDERS),
-      subOrder: read('subOrder', SUB_ORDERS),
-    };
-    if (problems.length > 0) {
-      throw invalid(problems.join('\n'));
-    }
+      deployOrder: order.deployOrder ?? 'NONE',
+      lockOrder: order.lockOrder ?? 'NONE',
+      subOrder: order.subOrder ?? 'NONE',
+    } as const;
     await this.instantiation.changeState(
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),

@@ -3,6 +3,8 @@ import type { AcTypeState, JsonObject, PrimeOrder, StateChangeResult } from '@ac
 import type { CommissioningResponse as CommissioningAnswer } from '../../application/commissioning.service';
 import type { DefinitionView } from '../../application/views';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { notOneOf } from '../validated-body';
 import { COMMISSIONING_RESPONSE_EXAMPLE } from './examples';
 
 /** A name and version that identify a TOSCA concept (ONAP ToscaConceptIdentifier). */
@@ -120,5 +122,7 @@ export class AutomationCompositionDefinition implements DefinitionView {
 /** The body of PUT /v2/compositions/{compositionId} (ONAP AcTypeStateUpdate). */
 export class AcTypeStateUpdate {
   @ApiPropertyOptional({ enum: PRIME_ORDERS, enumName: 'PrimeOrder', example: 'PRIME', description: 'Absent: NONE' })
+  @IsOptional()
+  @IsIn(PRIME_ORDERS, { message: notOneOf(PRIME_ORDERS) })
   primeOrder?: PrimeOrder;
 }

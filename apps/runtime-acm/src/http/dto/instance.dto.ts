@@ -20,6 +20,8 @@ import type {
   SubState,
 } from '@acm/domain';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { notOneOf } from '../validated-body';
 import type { InstantiationResponse as InstantiationAnswer } from '../../application/instantiation.service';
 import type { ElementView, InstanceView, InstancesView } from '../../application/views';
 import { ToscaConceptIdentifier } from './composition.dto';
@@ -154,12 +156,18 @@ export class InstantiationResponse implements InstantiationAnswer {
 /** The body of PUT .../instances/{instanceId}: one order at a time (ONAP AcInstanceStateUpdate). */
 export class AcInstanceStateUpdate {
   @ApiPropertyOptional({ enum: DEPLOY_ORDERS, enumName: 'DeployOrder', description: 'Absent: NONE' })
+  @IsOptional()
+  @IsIn(DEPLOY_ORDERS, { message: notOneOf(DEPLOY_ORDERS) })
   deployOrder?: DeployOrder;
 
   @ApiPropertyOptional({ enum: LOCK_ORDERS, enumName: 'LockOrder', description: 'Absent: NONE' })
+  @IsOptional()
+  @IsIn(LOCK_ORDERS, { message: notOneOf(LOCK_ORDERS) })
   lockOrder?: LockOrder;
 
   @ApiPropertyOptional({ enum: SUB_ORDERS, enumName: 'SubOrder', description: 'Absent: NONE' })
+  @IsOptional()
+  @IsIn(SUB_ORDERS, { message: notOneOf(SUB_ORDERS) })
   subOrder?: SubOrder;
 }
 
