@@ -11,12 +11,8 @@ import { Logger } from '@nestjs/common';
 import fc from 'fast-check';
 
 import { loadRuntimeConfig } from '../config/runtime.config';
-import { RuntimeMetrics } from '../metrics/runtime-metrics';
-import { EffectWriter } from './effect-writer';
-import { EngineMetrics } from './engine-metrics';
-import { OperationEngine } from './operation-engine';
-import { OperationSteps } from './operation-steps';
 import { TemplateReader } from './template-reader';
+import { engineOn } from './testing/engine-fixture';
 
 /** Time only moves when the test says so. */
 class FakeClock extends Clock {
@@ -177,10 +173,7 @@ async function run(specs: readonly ElementSpec[], limit: number | null, seed: nu
   const clock = new FakeClock();
   const unitOfWork = new InMemoryUnitOfWork();
   const templates = new TemplateReader(config);
-  const ids = new CountingIds();
-  const writer = new EffectWriter(config, ids, new EngineMetrics(new RuntimeMetrics()));
-  const steps = new OperationSteps(config, templates, clock, ids, writer);
-  const engine = new OperationEngine(unitOfWork, templates, clock, steps, writer);
+  const engine = engineOn(config, unitOfWork, templates, clock, new CountingIds());
   const template = serviceTemplate(specs);
   const info = templates.read(template);
   const phaseOfId = new Map(specs.map((spec, index) => [elementId(index), spec.phase]));
