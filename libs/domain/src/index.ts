@@ -17,3 +17,4 @@ export * from './engine/stage-planner';
 export * from './engine/order-cascade';
 export * from './engine/deadlines';
 export * from './engine/hand-over';
+export * from './control';
