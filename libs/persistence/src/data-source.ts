@@ -16,6 +16,7 @@ import { InitialSchema1764480000000 } from './migrations/1764480000000-InitialSc
 import { OperationsOutboxEvents1764490000000 } from './migrations/1764490000000-OperationsOutboxEvents';
 import { RollbackSnapshot1764500000000 } from './migrations/1764500000000-RollbackSnapshot';
 import { MessageAnswers1764520000000 } from './migrations/1764520000000-MessageAnswers';
+import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   OperationsOutboxEvents1764490000000,
   RollbackSnapshot1764500000000,
   MessageAnswers1764520000000,
+  OperationControl1764612000000,
 ];
 
 export interface DatabaseOptions {

@@ -26,6 +26,7 @@ import {
   describedAtPhaseStart,
   elementsInPhase,
   firstPhase,
+  freshControl,
   phaseDeadline,
   isElementTransitional,
   isStagedOrder,
@@ -125,6 +126,7 @@ export class OperationEngine {
       startedAt: now,
       deadlineAt: phaseDeadline({ deployState: during.deployState, elements }, now, this.config.maxOperationWaitMs),
       finishedAt: null,
+      control: freshControl(now),
     };
     const started: AutomationComposition = {
       ...instance,
@@ -173,6 +175,7 @@ export class OperationEngine {
       startedAt: now,
       deadlineAt: now + timeout,
       finishedAt: null,
+      control: freshControl(now),
     };
     await store.operations.insert(operation);
     const messageId = this.ids.uuid();
