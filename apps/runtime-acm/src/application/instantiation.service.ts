@@ -14,6 +14,7 @@ import {
   DomainError,
   IdGenerator,
   UnitOfWork,
+  assertControlSettings,
   assertOrderAllowed,
   assertParticipantsOnline,
   isOrderAllowed,
@@ -111,6 +112,7 @@ export class InstantiationService {
       Object.values(definition.elementStateMap).map((state) => state.participantId),
     );
     this.validateAgainstDefinition(definition, request);
+    assertControlSettings(request.metadata, 'metadata');
     const checked = this.properties.check(definition, request.elements);
     await this.assertFree(store, request);
     const instance: AutomationComposition = {

@@ -16,10 +16,22 @@ import type {
 import {
   Clock,
   DEFINITION_ORDER_EFFECT,
+  DomainError,
   IdGenerator,
   UnitOfWork,
   applyAck,
+  assertDefinitionRuns,
+  assertSomethingRuns,
+  cancelledInstance,
   cascadeOrder,
+  decideResend,
+  decideRetry,
+  effectiveRetryPolicy,
+  noProgressTimeoutOf,
+  parseRetryPolicy,
+  planCancelRollback,
+  resendSettingsOf,
+  stuckElements,
   completedStateOf,
   decideNextPhase,
   dependencyWaits,
@@ -68,6 +80,15 @@ interface OrderContext {
 export interface OrderExtras {
   readonly target?: CompositionDefinition;
   readonly planned?: Record<string, InstanceElement>;
+  /** The elements as the order starts them, when not ONAP's cascade (a cancel's rollback). */
+  readonly elements?: Record<string, InstanceElement>;
+}
+
+/** What one supervision pass over the running operations did (issue 12). */
+export interface SupervisionOutcome {
+  resent: number;
+  retried: number;
+  stuck: number;
 }
 
 /**
@@ -106,7 +127,7 @@ export class OperationEngine {
     const instance = found.value;
     const info = this.templates.readDefinition(definition);
     const during = transitionalStateFor(order);
-    const elements = cascadeOrder(instance, order);
+    const elements = extras.elements ?? cascadeOrder(instance, order);
     const context = await this.contextOf(store, instance, order, extras);
     const startPhaseOf = this.startPhaseLookup(info, order, context);
     const pendingPhases = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
@@ -202,13 +223,15 @@ export class OperationEngine {
         return;
       }
       const operation = matched ? matched.operation : await store.operations.findRunning(instanceId);
-      // A FAILED operation still records the results of its other elements (as ONAP does); it never advances.
-      if (!operation || (operation.state !== 'RUNNING' && operation.state !== 'FAILED')) {
+      // A FAILED or CANCELLED operation still records the results of its elements in flight (as ONAP does for
+      // FAILED); it never advances.
+      const recordsOnly = operation?.state === 'FAILED' || operation?.state === 'CANCELLED';
+      if (!operation || (operation.state !== 'RUNNING' && !recordsOnly)) {
         this.ignored('STALE', `ACK for instance ${instanceId} answers an operation that is no longer running`);
         return;
       }
       // ...but only while no newer order (a retry, a rollback) runs: then its late answers are stale.
-      if (operation.state === 'FAILED') {
+      if (recordsOnly) {
         const running = await store.operations.findRunning(instanceId);
         if (running && running.operationId !== operation.operationId) {
           this.ignored('STALE', `ACK for instance ${instanceId} answers a failed operation a newer order replaced`);
@@ -281,6 +304,20 @@ export class OperationEngine {
         );
       });
       const updated: AutomationComposition = { ...instance, elements: application.elements, lastMsg: now };
+      const failedElementIds = application.applied.filter(
+        (elementId) =>
+          application.elements[elementId] !== undefined &&
+          (ack.stateChangeResult === 'FAILED' || ack.automationCompositionResultMap[elementId]?.result === false),
+      );
+      if (
+        application.failed &&
+        !precheckFailed &&
+        operation.state === 'RUNNING' &&
+        instance.stateChangeResult !== 'FAILED' &&
+        (await this.scheduleRetry(store, found.version, updated, info, operation, failedElementIds, events, now))
+      ) {
+        return;
+      }
       if (application.failed || precheckFailed || instance.stateChangeResult === 'FAILED') {
         const failed = { ...updated, stateChangeResult: 'FAILED' as const };
         await store.instances.update(failed, found.version);
@@ -300,13 +337,15 @@ export class OperationEngine {
       }
       const decision = decideNextPhase(order, operation.phase ?? phase, application.elements, startPhaseOf);
       const waits = this.dependencyWaitsOf(info, order, application.elements);
+      // A paused operation records answers but dispatches nothing new; resume picks up from here.
+      const paused = operation.control.pausedAt !== null;
       switch (decision.kind) {
         case 'WAIT': {
           await store.instances.update(updated, found.version);
           // dependsOn: what this ACK completed may unblock elements of the open phase; they go out at once.
           const openPhase = operation.phase ?? phase;
           const unblocked = newlyReady(instance.elements, application.elements, openPhase, startPhaseOf, waits);
-          if (unblocked.length > 0) {
+          if (unblocked.length > 0 && !paused) {
             await this.sendPhase(
               store,
               updated,
@@ -324,29 +363,15 @@ export class OperationEngine {
           break;
         }
         case 'ADVANCE': {
-          events.push(this.event(instanceId, operation, 'PHASE_COMPLETED', { phase: operation.phase }, now));
-          const advanced = { ...updated, phase: decision.phase };
-          await store.instances.update(advanced, found.version);
-          // ONAP restarts the clock of an operation at every phase and stage.
-          const moved = {
-            ...operation,
+          if (paused) {
+            await store.instances.update(updated, found.version);
+            break;
+          }
+          await this.advancePhase(store, updated, found.version, definition.value, info, context, operation, {
             phase: decision.phase,
-            deadlineAt: phaseDeadline(advanced, now, this.config.maxOperationWaitMs),
-          };
-          await store.operations.update(moved);
-          await this.sendPhase(
-            store,
-            advanced,
-            definition.value,
-            info,
-            context,
-            moved,
-            decision.phase,
-            false,
             events,
             now,
-            { describe: describedAtPhaseStart(advanced.elements, decision.phase, startPhaseOf, waits) },
-          );
+          });
           break;
         }
         case 'COMPLETE':
@@ -369,7 +394,10 @@ export class OperationEngine {
         return;
       }
       const operation = matched?.operation ?? (await store.operations.findRunning(ack.compositionId));
-      if (!operation || operation.state !== 'RUNNING' || operation.targetId !== ack.compositionId) {
+      // A cancelled prime still records the answers in flight, until a newer order runs; it never completes.
+      const cancelled =
+        operation?.state === 'CANCELLED' && (await store.operations.findRunning(ack.compositionId)) === null;
+      if (!operation || (operation.state !== 'RUNNING' && !cancelled) || operation.targetId !== ack.compositionId) {
         this.ignored('STALE', `PRIME_ACK for ${ack.compositionId} answers an operation that is no longer running`);
         return;
       }
@@ -415,7 +443,9 @@ export class OperationEngine {
       const order = operation.order as DefinitionOrder;
       const done = DEFINITION_ORDER_EFFECT[order].done;
       let updated: CompositionDefinition = { ...definition, elementStateMap, lastMsg: now };
-      if (ack.stateChangeResult === 'FAILED') {
+      if (cancelled) {
+        // Recorded only: the definition stays FAILED, from where PRIME and DEPRIME apply.
+      } else if (ack.stateChangeResult === 'FAILED') {
         updated = { ...updated, stateChangeResult: 'FAILED' };
         await store.operations.update({ ...operation, state: 'FAILED', finishedAt: now });
         events.push(this.event(definition.compositionId, operation, 'FAILED', { message: ack.message ?? null }, now));
@@ -550,6 +580,37 @@ export class OperationEngine {
     this.metrics.operationSeconds.observe({ order: operation.order }, (now - operation.startedAt) / 1000);
   }
 
+  /** Closes the open phase and opens the next one with the elements ready in it. */
+  private async advancePhase(
+    store: Store,
+    updated: AutomationComposition,
+    version: number,
+    definition: CompositionDefinition,
+    info: CompositionTemplateInfo,
+    context: OrderContext,
+    operation: Operation,
+    next: { phase: number; events: OperationEvent[]; now: number },
+  ): Promise<void> {
+    const { phase, events, now } = next;
+    const order = operation.order as InstanceOrder;
+    const startPhaseOf = this.startPhaseLookup(info, order, context);
+    const waits = this.dependencyWaitsOf(info, order, updated.elements);
+    events.push(this.event(updated.instanceId, operation, 'PHASE_COMPLETED', { phase: operation.phase }, now));
+    const advanced = { ...updated, phase };
+    await store.instances.update(advanced, version);
+    // ONAP restarts the clock of an operation at every phase and stage.
+    const moved: Operation = {
+      ...operation,
+      phase,
+      deadlineAt: phaseDeadline(advanced, now, this.config.maxOperationWaitMs),
+      control: { ...operation.control, progressAt: now, resent: 0 },
+    };
+    await store.operations.update(moved);
+    await this.sendPhase(store, advanced, definition, info, context, moved, phase, false, events, now, {
+      describe: describedAtPhaseStart(advanced.elements, phase, startPhaseOf, waits),
+    });
+  }
+
   private async sendPhase(
     store: Store,
     instance: AutomationComposition,
@@ -563,7 +624,7 @@ export class OperationEngine {
     now: number,
     options: {
       describe?: ReadonlySet<string>;
-      event?: 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED';
+      event?: 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED' | 'RETRY_STARTED';
       /** A hand-over: the message goes out again under its original id, so a participant never acts twice. */
       resentMessageId?: string;
     } = {},
@@ -652,7 +713,8 @@ export class OperationEngine {
       );
       const operation = unfinishedHere ? await store.operations.findRunning(listed.instanceId) : null;
       // A precheck's target lives only in its messages; it is re-ordered by the user after a TIMEOUT.
-      if (!operation || operation.order === 'MIGRATE_PRECHECK') {
+      // A paused operation dispatches nothing; its resume sends what is due.
+      if (!operation || operation.order === 'MIGRATE_PRECHECK' || operation.control.pausedAt !== null) {
         continue;
       }
       const found = await store.instances.findForUpdate(listed.instanceId);
@@ -660,54 +722,8 @@ export class OperationEngine {
       if (!found || !definition) {
         continue;
       }
-      const order = operation.order as InstanceOrder;
-      const info = this.templates.readDefinition(definition.value);
-      const context = await this.contextOf(store, found.value, order, {});
-      const phase = operation.phase ?? 0;
-      const startPhaseOf = this.startPhaseLookup(info, order, context);
-      const mine = elementsInPhase(found.value.elements, phase, startPhaseOf).filter(
-        (element) => element.participantId === participantId,
-      );
-      if (mine.length === 0) {
-        continue;
-      }
-      // The participant's share only: other participants' replicas are not concerned by this loss.
-      const share: AutomationComposition = {
-        ...found.value,
-        elements: Object.fromEntries(
-          Object.entries(found.value.elements).filter(([, element]) => element.participantId === participantId),
-        ),
-      };
       const events: OperationEvent[] = [];
-      // dependsOn: a phase may have gone out in several messages; each is resent for the elements it set going.
-      const ready = describedAtPhaseStart(
-        share.elements,
-        phase,
-        startPhaseOf,
-        this.dependencyWaitsOf(info, order, found.value.elements),
-      );
-      const dispatchedBy = await this.elementsDispatchedBy(store, found.value.instanceId, operation.operationId);
-      for (const message of await store.operations.phaseMessages(operation.operationId, operation.phase)) {
-        const answeredBy = message.answeredBy
-          .filter((answer) => answer.participantId === participantId)
-          .map((answer) => answer.replicaId);
-        if (!shouldResend(answeredBy)) {
-          continue;
-        }
-        const covered = dispatchedBy.get(message.messageId);
-        const describe = new Set(
-          [...ready].filter(
-            (id) => covered === undefined || covered.has(id) || startPhaseOf(share.elements[id]!) !== phase,
-          ),
-        );
-        if (![...describe].some((id) => startPhaseOf(share.elements[id]!) === phase)) {
-          continue;
-        }
-        await this.sendPhase(store, share, definition.value, info, context, operation, phase, false, events, now, {
-          describe,
-          resentMessageId: message.messageId,
-        });
-      }
+      await this.resendShare(store, found.value, definition.value, operation, participantId, shouldResend, events, now);
       if (events.length > 0) {
         // The replica that takes the work over starts it now: the phase's clock restarts.
         await store.operations.update({
@@ -719,6 +735,74 @@ export class OperationEngine {
       }
     }
     return resent;
+  }
+
+  /**
+   * Queues again, under their original messageIds, the open phase messages of one participant's share of an
+   * instance, each describing only that participant's unfinished elements it had set going. Returns the
+   * elements described; the PHASE_RESENT events go to `events`.
+   */
+  private async resendShare(
+    store: Store,
+    instance: AutomationComposition,
+    definition: CompositionDefinition,
+    operation: Operation,
+    participantId: string,
+    shouldResend: (answeredBy: string[]) => boolean,
+    events: OperationEvent[],
+    now: number,
+  ): Promise<string[]> {
+    const order = operation.order as InstanceOrder;
+    const info = this.templates.readDefinition(definition);
+    const context = await this.contextOf(store, instance, order, {});
+    const phase = operation.phase ?? 0;
+    const startPhaseOf = this.startPhaseLookup(info, order, context);
+    const mine = elementsInPhase(instance.elements, phase, startPhaseOf).filter(
+      (element) => element.participantId === participantId,
+    );
+    if (mine.length === 0) {
+      return [];
+    }
+    // The participant's share only: other participants' replicas are not concerned by this loss.
+    const share: AutomationComposition = {
+      ...instance,
+      elements: Object.fromEntries(
+        Object.entries(instance.elements).filter(([, element]) => element.participantId === participantId),
+      ),
+    };
+    // dependsOn: a phase may have gone out in several messages; each is resent for the elements it set going.
+    const ready = describedAtPhaseStart(
+      share.elements,
+      phase,
+      startPhaseOf,
+      this.dependencyWaitsOf(info, order, instance.elements),
+    );
+    const dispatchedBy = await this.elementsDispatchedBy(store, instance.instanceId, operation.operationId);
+    const described = new Set<string>();
+    for (const message of await store.operations.phaseMessages(operation.operationId, operation.phase)) {
+      const answeredBy = message.answeredBy
+        .filter((answer) => answer.participantId === participantId)
+        .map((answer) => answer.replicaId);
+      if (!shouldResend(answeredBy)) {
+        continue;
+      }
+      const covered = dispatchedBy.get(message.messageId);
+      const describe = new Set(
+        [...ready].filter(
+          (id) => covered === undefined || covered.has(id) || startPhaseOf(share.elements[id]!) !== phase,
+        ),
+      );
+      const inPhase = [...describe].filter((id) => startPhaseOf(share.elements[id]!) === phase);
+      if (inPhase.length === 0) {
+        continue;
+      }
+      inPhase.forEach((id) => described.add(id));
+      await this.sendPhase(store, share, definition, info, context, operation, phase, false, events, now, {
+        describe,
+        resentMessageId: message.messageId,
+      });
+    }
+    return [...described];
   }
 
   /**
@@ -737,6 +821,449 @@ export class OperationEngine {
       );
     }
     return resent;
+  }
+
+  // ---- Control of running work (issue 12): the rules are in libs/domain/src/control ----
+
+  /**
+   * Cancels the running operation of an instance inside the caller's transaction: nothing new is dispatched,
+   * answers in flight are still recorded, and the instance keeps its transitional state with FAILED (what
+   * ONAP's tables accept a retry or the way back from). With `rollback`, the reverse order then runs for the
+   * elements the cancelled operation completed or had in flight.
+   */
+  async cancelInstance(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+    rollback: boolean,
+  ): Promise<AutomationComposition> {
+    const now = this.clock.now();
+    const instance = found.value;
+    const operation = await store.operations.findRunning(instance.instanceId);
+    assertSomethingRuns('cancel', instance, operation !== null);
+    const running = operation!;
+    const order = running.order as InstanceOrder;
+    const plan = rollback
+      ? planCancelRollback(instance, order, await this.dispatchedElements(store, instance.instanceId, running))
+      : null;
+    if (rollback && plan === null) {
+      throw new DomainError(
+        'ORDER_NOT_ALLOWED',
+        `Cannot cancel ${order} with rollback=true: ${order} has no reverse order; cancel without rollback ` +
+          '(the instance is then left FAILED, from where ONAP orders apply)',
+        { order, rollback },
+      );
+    }
+    await store.operations.update({ ...running, state: 'CANCELLED', finishedAt: now });
+    const cancelled = cancelledInstance(instance, now);
+    await store.instances.update(cancelled, found.version);
+    await store.events.append([
+      this.event(instance.instanceId, running, 'CANCELLED', { order, phase: running.phase, rollback }, now),
+    ]);
+    this.metrics.cancels.inc({ target: 'INSTANCE', rollback: String(rollback) });
+    this.metrics.operationsFinished.inc({ order, result: 'CANCELLED' });
+    if (plan === null) {
+      await store.outbox.add([
+        toOutbox(
+          instanceSyncMessage(this.ids.uuid(), new Date(now).toISOString(), cancelled, definition, false),
+          this.topics,
+        ),
+      ]);
+      return cancelled;
+    }
+    return this.startInstanceOrder(store, { value: cancelled, version: found.version + 1 }, definition, plan.order, {
+      elements: plan.elements,
+    });
+  }
+
+  /** Cancels a running prime or deprime: the definition is left PRIMING/DEPRIMING with FAILED (ONAP's retry state). */
+  async cancelDefinition(store: Store, found: Versioned<CompositionDefinition>): Promise<CompositionDefinition> {
+    const now = this.clock.now();
+    const definition = found.value;
+    const operation = await store.operations.findRunning(definition.compositionId);
+    assertDefinitionRuns('cancel', definition, operation !== null);
+    const running = operation!;
+    await store.operations.update({ ...running, state: 'CANCELLED', finishedAt: now });
+    const cancelled: CompositionDefinition = { ...definition, stateChangeResult: 'FAILED', lastMsg: now };
+    await store.definitions.update(cancelled, found.version);
+    await store.events.append([
+      this.event(definition.compositionId, running, 'CANCELLED', { order: running.order }, now),
+    ]);
+    this.metrics.cancels.inc({ target: 'DEFINITION', rollback: 'false' });
+    this.metrics.operationsFinished.inc({ order: running.order, result: 'CANCELLED' });
+    return cancelled;
+  }
+
+  /** Pauses the running operation: answers are still recorded, nothing new leaves, its deadlines stop. */
+  async pauseInstance(store: Store, found: Versioned<AutomationComposition>): Promise<Operation> {
+    const now = this.clock.now();
+    const operation = await store.operations.findRunning(found.value.instanceId);
+    assertSomethingRuns('pause', found.value, operation !== null);
+    const running = operation!;
+    if (running.control.pausedAt !== null) {
+      return running;
+    }
+    const paused: Operation = { ...running, control: { ...running.control, pausedAt: now } };
+    await store.operations.update(paused);
+    await store.events.append([this.event(found.value.instanceId, running, 'PAUSED', { phase: running.phase }, now)]);
+    this.metrics.pauses.inc({ action: 'pause' });
+    return paused;
+  }
+
+  /**
+   * Resumes a paused operation exactly where it stopped: its deadline moves by the time spent paused, and what
+   * the answers recorded meanwhile made due (the next phase, elements whose dependencies are done, completion)
+   * goes out now.
+   */
+  async resumeInstance(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+  ): Promise<void> {
+    const now = this.clock.now();
+    const instance = found.value;
+    const operation = await store.operations.findRunning(instance.instanceId);
+    assertSomethingRuns('resume', instance, operation !== null);
+    const running = operation!;
+    if (running.control.pausedAt === null) {
+      throw new DomainError(
+        'NOTHING_RUNNING',
+        `Cannot resume the instance: its ${running.order} is running, not paused; allowed now: pause, cancel`,
+        { action: 'resume', order: running.order, allowedNow: ['pause', 'cancel'] },
+      );
+    }
+    const shiftMs = Math.max(0, now - running.control.pausedAt);
+    const resumed: Operation = {
+      ...running,
+      deadlineAt: running.deadlineAt + shiftMs,
+      control: {
+        ...running.control,
+        pausedAt: null,
+        pausedMs: running.control.pausedMs + shiftMs,
+        progressAt: now,
+        retryAt: running.control.retryAt === null ? null : running.control.retryAt + shiftMs,
+      },
+    };
+    await store.operations.update(resumed);
+    this.metrics.pauses.inc({ action: 'resume' });
+    const events: OperationEvent[] = [
+      this.event(instance.instanceId, running, 'RESUMED', { phase: running.phase, pausedMs: shiftMs }, now),
+    ];
+    const order = running.order as InstanceOrder;
+    const info = this.templates.readDefinition(definition);
+    const context = await this.contextOf(store, instance, order, {});
+    const startPhaseOf = this.startPhaseLookup(info, order, context);
+    const openPhase = running.phase ?? 0;
+    const decision = decideNextPhase(order, openPhase, instance.elements, startPhaseOf);
+    if (decision.kind === 'COMPLETE') {
+      events.push(this.event(instance.instanceId, running, 'PHASE_COMPLETED', { phase: running.phase }, now));
+      await this.complete(store, instance, found.version, definition, resumed, events, now, context);
+      return;
+    }
+    if (decision.kind === 'ADVANCE') {
+      await this.advancePhase(store, instance, found.version, definition, info, context, resumed, {
+        phase: decision.phase,
+        events,
+        now,
+      });
+      await store.events.append(events);
+      return;
+    }
+    // WAIT: the elements of the open phase that became ready while paused and were never dispatched.
+    const waits = this.dependencyWaitsOf(info, order, instance.elements);
+    const dispatched = await this.dispatchedElements(store, instance.instanceId, running);
+    const ready = describedAtPhaseStart(instance.elements, openPhase, startPhaseOf, waits);
+    const due = [...ready].filter(
+      (id) =>
+        !dispatched.has(id) &&
+        instance.elements[id] !== undefined &&
+        isElementTransitional(instance.elements[id]) &&
+        startPhaseOf(instance.elements[id]) === openPhase,
+    );
+    if (due.length > 0) {
+      await this.sendPhase(store, instance, definition, info, context, resumed, openPhase, false, events, now, {
+        describe: new Set(due),
+        event: 'ELEMENTS_DISPATCHED',
+      });
+    }
+    await store.events.append(events);
+  }
+
+  /**
+   * A FAILED element result under a retry policy (instance metadata over the definition's, Argo CD's shape):
+   * instead of failing the operation, the failed elements go back into transition and are sent again, alone,
+   * after the backoff. False when no retry applies (no policy, limit reached, an order that is not phased).
+   */
+  private async scheduleRetry(
+    store: Store,
+    version: number,
+    updated: AutomationComposition,
+    info: CompositionTemplateInfo,
+    operation: Operation,
+    failedElementIds: readonly string[],
+    events: OperationEvent[],
+    now: number,
+  ): Promise<boolean> {
+    const order = operation.order as InstanceOrder;
+    if (!PHASED_ORDERS.has(order) || failedElementIds.length === 0) {
+      return false;
+    }
+    const policy = effectiveRetryPolicy(
+      parseRetryPolicy(updated.metadata?.['retryPolicy'], 'metadata.retryPolicy').policy,
+      parseRetryPolicy(info.metadata['retryPolicy'], 'metadata.retryPolicy').policy,
+    );
+    const pending = operation.control.retryAt;
+    // Failures while a retry is already scheduled join it: one attempt covers every element failed meanwhile.
+    const decision =
+      pending !== null
+        ? { kind: 'RETRY' as const, attempt: operation.control.retried, delayMs: pending - now, dueAt: pending }
+        : decideRetry(policy, operation.control.retried, now);
+    if (decision.kind === 'GIVE_UP') {
+      return false;
+    }
+    const during = transitionalStateFor(order);
+    const elements = { ...updated.elements };
+    for (const elementId of failedElementIds) {
+      elements[elementId] = { ...elements[elementId]!, ...during };
+    }
+    await store.instances.update({ ...updated, elements }, version);
+    await store.operations.update({
+      ...operation,
+      control: { ...operation.control, retried: decision.attempt, retryAt: decision.dueAt },
+    });
+    events.push(
+      this.event(
+        updated.instanceId,
+        operation,
+        'RETRY_SCHEDULED',
+        {
+          attempt: decision.attempt,
+          delayMs: decision.delayMs,
+          elementIds: [...failedElementIds],
+          message: updated.elements[failedElementIds[0]!]?.message ?? null,
+        },
+        now,
+      ),
+    );
+    await store.events.append(events);
+    if (pending === null) {
+      this.metrics.retries.inc({ order });
+    }
+    return true;
+  }
+
+  /**
+   * One supervision pass over the running instance operations: a due retry leaves; an open phase silent for
+   * maxWaitMs is sent again (original messageIds, unfinished elements only, backoff doubling, up to
+   * maxRetryCount); elements silent past their no-progress timeout are reported. Paused operations are left alone.
+   */
+  async superviseRunning(limit = 100): Promise<SupervisionOutcome> {
+    const outcome: SupervisionOutcome = { resent: 0, retried: 0, stuck: 0 };
+    const running = await this.unitOfWork.read((store) => store.operations.listRunning(limit));
+    for (const candidate of running) {
+      if (candidate.targetKind !== 'INSTANCE' || candidate.control.pausedAt !== null || candidate.timedOut) {
+        continue;
+      }
+      await this.unitOfWork.transaction(async (store) => {
+        const found = await store.instances.findForUpdate(candidate.targetId);
+        const operation = await store.operations.find(candidate.operationId);
+        if (!found || !operation || operation.state !== 'RUNNING' || operation.control.pausedAt !== null) {
+          return;
+        }
+        if (operation.timedOut || operation.order === 'MIGRATE_PRECHECK') {
+          return;
+        }
+        const definition = await store.definitions.find(found.value.compositionId);
+        if (!definition) {
+          return;
+        }
+        const now = this.clock.now();
+        if (operation.control.retryAt !== null) {
+          if (operation.control.retryAt <= now) {
+            await this.startRetry(store, found.value, definition.value, operation, now);
+            outcome.retried += 1;
+          }
+          return;
+        }
+        outcome.resent += await this.resendIfSilent(store, found.value, definition.value, operation, now);
+        outcome.stuck += await this.reportStuck(store, found.value, operation, now);
+      });
+    }
+    return outcome;
+  }
+
+  private async startRetry(
+    store: Store,
+    instance: AutomationComposition,
+    definition: CompositionDefinition,
+    operation: Operation,
+    now: number,
+  ): Promise<void> {
+    const order = operation.order as InstanceOrder;
+    const info = this.templates.readDefinition(definition);
+    const context = await this.contextOf(store, instance, order, {});
+    const retrying = new Set<string>();
+    for (const event of await store.events.list(instance.instanceId, 10000)) {
+      const { attempt, elementIds } = event.detail;
+      if (
+        event.operationId === operation.operationId &&
+        event.event === 'RETRY_SCHEDULED' &&
+        attempt === operation.control.retried &&
+        Array.isArray(elementIds)
+      ) {
+        elementIds.filter((id): id is string => typeof id === 'string').forEach((id) => retrying.add(id));
+      }
+    }
+    const describe = new Set(
+      [...retrying].filter((id) => instance.elements[id] !== undefined && isElementTransitional(instance.elements[id])),
+    );
+    // The attempt starts now: the phase's clock restarts, as for any phase ONAP opens.
+    const moved: Operation = {
+      ...operation,
+      deadlineAt: phaseDeadline(instance, now, this.config.maxOperationWaitMs),
+      control: { ...operation.control, retryAt: null, progressAt: now, resent: 0 },
+    };
+    await store.operations.update(moved);
+    const events: OperationEvent[] = [];
+    if (describe.size > 0) {
+      await this.sendPhase(
+        store,
+        instance,
+        definition,
+        info,
+        context,
+        moved,
+        operation.phase ?? 0,
+        false,
+        events,
+        now,
+        {
+          describe,
+          event: 'RETRY_STARTED',
+        },
+      );
+      const started = events[events.length - 1];
+      if (started) {
+        events[events.length - 1] = { ...started, detail: { ...started.detail, attempt: operation.control.retried } };
+      }
+    }
+    await store.events.append(events);
+  }
+
+  private async resendIfSilent(
+    store: Store,
+    instance: AutomationComposition,
+    definition: CompositionDefinition,
+    operation: Operation,
+    now: number,
+  ): Promise<number> {
+    const info = this.templates.readDefinition(definition);
+    const { settings } = resendSettingsOf(info.metadata, {
+      maxWaitMs: this.config.maxWaitMs,
+      maxRetryCount: this.config.maxRetryCount,
+    });
+    // An answer since the last resend is progress: the count of resends starts again.
+    const answered = instance.lastMsg > operation.control.progressAt;
+    const lastProgressAt = Math.max(operation.control.progressAt, instance.lastMsg);
+    const resentSoFar = answered ? 0 : operation.control.resent;
+    const decision = decideResend(settings, { lastProgressAt, resentSoFar }, now);
+    if (decision.kind !== 'RESEND') {
+      return 0;
+    }
+    const order = operation.order as InstanceOrder;
+    const context = await this.contextOf(store, instance, order, {});
+    const startPhaseOf = this.startPhaseLookup(info, order, context);
+    const silent = elementsInPhase(instance.elements, operation.phase ?? 0, startPhaseOf);
+    const participants = [...new Set(silent.map((element) => element.participantId))].filter(
+      (id): id is string => id !== null,
+    );
+    const events: OperationEvent[] = [];
+    const described: string[] = [];
+    for (const participantId of participants) {
+      described.push(
+        ...(await this.resendShare(store, instance, definition, operation, participantId, () => true, events, now)),
+      );
+    }
+    // The deadline stays: after the last resend, the operation's usual TIMEOUT.
+    await store.operations.update({
+      ...operation,
+      control: { ...operation.control, resent: decision.attempt, progressAt: now },
+    });
+    events.push(
+      this.event(
+        instance.instanceId,
+        operation,
+        'RESENT',
+        { phase: operation.phase, attempt: decision.attempt, elementIds: described, nextDueAt: decision.nextDueAt },
+        now,
+      ),
+    );
+    await store.events.append(events);
+    this.metrics.resends.inc({ order });
+    return 1;
+  }
+
+  /** Reports (once per silence) the elements of the open phase silent past their no-progress timeout. */
+  private async reportStuck(
+    store: Store,
+    instance: AutomationComposition,
+    operation: Operation,
+    now: number,
+  ): Promise<number> {
+    const lastProgressAt = Math.max(operation.control.progressAt, instance.lastMsg);
+    const candidates = Object.values(instance.elements)
+      .filter(isElementTransitional)
+      .map((element) => ({
+        elementId: element.id,
+        lastProgressAt,
+        timeoutMs: noProgressTimeoutOf(element.properties, this.config.noProgressTimeoutMs),
+        reported: false,
+      }))
+      .filter((element) => element.timeoutMs !== null);
+    const stuck = stuckElements(candidates, now, this.config.noProgressTimeoutMs);
+    if (stuck.length === 0) {
+      return 0;
+    }
+    const reported = new Set<string>();
+    for (const event of await store.events.list(instance.instanceId, 10000)) {
+      const { elementIds } = event.detail;
+      if (
+        event.operationId === operation.operationId &&
+        event.event === 'NO_PROGRESS' &&
+        event.at >= lastProgressAt &&
+        Array.isArray(elementIds)
+      ) {
+        elementIds.filter((id): id is string => typeof id === 'string').forEach((id) => reported.add(id));
+      }
+    }
+    const fresh = stuck.filter((element) => !reported.has(element.elementId));
+    if (fresh.length === 0) {
+      return 0;
+    }
+    await store.events.append([
+      this.event(
+        instance.instanceId,
+        operation,
+        'NO_PROGRESS',
+        {
+          phase: operation.phase,
+          elementIds: fresh.map((element) => element.elementId),
+          silentForMs: Math.max(...fresh.map((element) => element.silentForMs)),
+        },
+        now,
+      ),
+    ]);
+    this.metrics.stuck.inc(fresh.length);
+    return fresh.length;
+  }
+
+  /** Every element a phase message of the operation set going (from the history's dispatch events). */
+  private async dispatchedElements(store: Store, instanceId: string, operation: Operation): Promise<Set<string>> {
+    const dispatched = new Set<string>();
+    for (const ids of (await this.elementsDispatchedBy(store, instanceId, operation.operationId)).values()) {
+      ids.forEach((id) => dispatched.add(id));
+    }
+    return dispatched;
   }
 
   /** The snapshot, the other composition and the precheck plan an order's messages need. */

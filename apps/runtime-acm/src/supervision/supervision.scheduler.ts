@@ -10,8 +10,9 @@ import { OutboxRelay } from '../messaging/outbox-relay';
 const SUPERVISION = 'supervision';
 
 /**
- * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, mark silent replicas OFF_LINE and
- * hand their work over, send messages a crash left in the outbox. Phases never wait for it.
+ * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, start due retries, resend silent phases,
+ * report stuck elements, mark silent replicas OFF_LINE and hand their work over, send messages a crash left in
+ * the outbox. Phases never wait for it.
  */
 @Injectable()
 export class SupervisionScheduler implements OnApplicationBootstrap {
@@ -57,6 +58,8 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
   private async pass(): Promise<void> {
     try {
       await this.engine.timeOutOverdue();
+      // Control of running work: due retries, resends of silent phases, no-progress reports.
+      await this.engine.superviseRunning();
       const silent = await this.participants.markSilentReplicas(this.config.maxStatusWaitMs);
       for (const participantId of silent) {
         await this.engine.handOverLostWork(participantId, (replica) => replica.participantState === 'OFF_LINE');

@@ -5,3 +5,4 @@ export * from './no-progress';
 export * from './cancel';
 export * from './supersede';
 export * from './wait-condition';
+export * from './control-settings';
