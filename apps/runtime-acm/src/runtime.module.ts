@@ -10,6 +10,7 @@ import { GraphService } from './application/graph.service';
 import { DefinitionDocsService } from './application/definition-docs.service';
 import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
+import { ControlService } from './application/control.service';
 import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './engine/template-reader';
 import { RUNTIME_CONFIG } from './config/runtime.config';
@@ -20,6 +21,7 @@ import { EngineMetrics } from './engine/engine-metrics';
 import { OperationEngine } from './engine/operation-engine';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
 import { CompositionsController } from './http/compositions.controller';
+import { ControlController } from './http/control.controller';
 import { HistoryController } from './http/history.controller';
 import { GraphController } from './http/graph.controller';
 import { HealthController } from './http/health.controller';
@@ -85,6 +87,7 @@ export class RuntimeModule {
         HealthController,
         HistoryController,
         GraphController,
+        ControlController,
       ],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
@@ -104,6 +107,7 @@ export class RuntimeModule {
         InstanceProperties,
         DefinitionDocsService,
         InstantiationService,
+        ControlService,
         ParticipantsService,
         HistoryService,
         OperationEngine,

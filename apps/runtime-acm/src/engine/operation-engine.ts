@@ -1114,9 +1114,16 @@ export class OperationEngine {
         elementIds.filter((id): id is string => typeof id === 'string').forEach((id) => retrying.add(id));
       }
     }
-    const describe = new Set(
-      [...retrying].filter((id) => instance.elements[id] !== undefined && isElementTransitional(instance.elements[id])),
+    const startPhaseOf = this.startPhaseLookup(info, order, context);
+    const phase = operation.phase ?? 0;
+    const again = [...retrying].filter(
+      (id) => instance.elements[id] !== undefined && isElementTransitional(instance.elements[id]),
     );
+    // Elements of later phases are described as every phase message describes them (the participant's cache).
+    const later = Object.values(instance.elements)
+      .filter((element) => isElementTransitional(element) && startPhaseOf(element) !== phase)
+      .map((element) => element.id);
+    const describe = new Set([...again, ...later]);
     // The attempt starts now: the phase's clock restarts, as for any phase ONAP opens.
     const moved: Operation = {
       ...operation,
