@@ -19,6 +19,7 @@ import { DATABASE } from './database/database';
 import type { Database } from './database/database';
 import { EngineMetrics } from './engine/engine-metrics';
 import { OperationEngine } from './engine/operation-engine';
+import { EffectWriter } from './engine/effect-writer';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
 import { CompositionsController } from './http/compositions.controller';
 import { ControlController } from './http/control.controller';
@@ -110,6 +111,7 @@ export class RuntimeModule {
         ControlService,
         ParticipantsService,
         HistoryService,
+        EffectWriter,
         OperationEngine,
         ParticipantProtocolService,
         OutboxRelay,

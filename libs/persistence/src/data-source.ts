@@ -16,6 +16,7 @@ import { InitialSchema1764480000000 } from './migrations/1764480000000-InitialSc
 import { OperationsOutboxEvents1764490000000 } from './migrations/1764490000000-OperationsOutboxEvents';
 import { RollbackSnapshot1764500000000 } from './migrations/1764500000000-RollbackSnapshot';
 import { MessageAnswers1764520000000 } from './migrations/1764520000000-MessageAnswers';
+import { MessageElements1764530000000 } from './migrations/1764530000000-MessageElements';
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
 import { TypeOrmStore } from './typeorm-store';
 
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   OperationsOutboxEvents1764490000000,
   RollbackSnapshot1764500000000,
   MessageAnswers1764520000000,
+  MessageElements1764530000000,
   OperationControl1764612000000,
 ];
 

@@ -10,13 +10,14 @@ import type {
   RollbackSnapshot,
   StoredEvent,
 } from '@acm/domain';
+import { operationFromRecord } from '@acm/domain';
 import type { EntityManager } from 'typeorm';
 
 interface OperationRow {
   operation_id: string;
-  target_kind: Operation['targetKind'];
+  target_kind: string;
   target_id: string;
-  order_name: Operation['order'];
+  order_name: string;
   state: Operation['state'];
   timed_out: boolean;
   phase: number | null;
@@ -40,7 +41,7 @@ function epochOrNull(date: Date | null): number | null {
 }
 
 function operationOf(row: OperationRow): Operation {
-  return {
+  return operationFromRecord({
     operationId: row.operation_id,
     targetKind: row.target_kind,
     targetId: row.target_id,
@@ -59,7 +60,7 @@ function operationOf(row: OperationRow): Operation {
       retried: row.retried,
       retryAt: epochOrNull(row.retry_at),
     },
-  };
+  });
 }
 
 function dateOrNull(epochMs: number | null): Date | null {
@@ -134,10 +135,15 @@ export class SqlOperationRepository implements OperationRepository {
     return rows[0] ? operationOf(rows[0]) : null;
   }
 
-  async recordMessage(messageId: string, operationId: string, phase: number | null): Promise<void> {
+  async recordMessage(
+    messageId: string,
+    operationId: string,
+    phase: number | null,
+    elementIds: readonly string[] | null = null,
+  ): Promise<void> {
     await this.manager.query(
-      `INSERT INTO acm_operation_message (message_id, operation_id, phase) VALUES ($1, $2, $3)`,
-      [messageId, operationId, phase],
+      `INSERT INTO acm_operation_message (message_id, operation_id, phase, element_ids) VALUES ($1, $2, $3, $4)`,
+      [messageId, operationId, phase, elementIds === null ? null : JSON.stringify(elementIds)],
     );
   }
 
@@ -163,17 +169,20 @@ export class SqlOperationRepository implements OperationRepository {
   }
 
   async phaseMessages(operationId: string, phase: number | null): Promise<PhaseMessageRecord[]> {
-    const rows: Array<{ message_id: string; answers: Array<{ participantId: string; replicaId: string }> }> =
-      await this.manager.query(
-        `SELECT m.message_id,
+    const rows: Array<{
+      message_id: string;
+      element_ids: string[] | null;
+      answers: Array<{ participantId: string; replicaId: string }>;
+    }> = await this.manager.query(
+      `SELECT m.message_id, m.element_ids,
                 COALESCE(json_agg(json_build_object('participantId', a.participant_id, 'replicaId', a.replica_id))
                   FILTER (WHERE a.replica_id IS NOT NULL), '[]') AS answers
          FROM acm_operation_message m LEFT JOIN acm_message_answer a ON a.message_id = m.message_id
          WHERE m.operation_id = $1 AND m.phase IS NOT DISTINCT FROM $2
          GROUP BY m.message_id`,
-        [operationId, phase],
-      );
-    return rows.map((row) => ({ messageId: row.message_id, answeredBy: row.answers }));
+      [operationId, phase],
+    );
+    return rows.map((row) => ({ messageId: row.message_id, elementIds: row.element_ids, answeredBy: row.answers }));
   }
 
   async workers(replicaIds: readonly string[]): Promise<Set<string>> {

@@ -28,6 +28,7 @@ export const TOSCA_RULES = [
   'depends-on-cycle',
   'depends-on-later-phase',
   'metadata-timeout',
+  'metadata-parallelism',
   'property-type',
   'property-required',
   'property-unknown',

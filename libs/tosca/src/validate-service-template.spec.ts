@@ -758,6 +758,19 @@ describe(validateServiceTemplate.name, () => {
         },
         [{ rule: 'metadata-timeout', path: `metadata.${key}` }],
       ]),
+      ...(
+        [
+          ['a zero maxParallelElements', 0],
+          ['a fractional maxParallelElements', 2.5],
+          ['a textual maxParallelElements', '3'],
+        ] as const
+      ).map(([label, value]): Case => [
+        label,
+        (doc) => {
+          doc.metadata = { maxParallelElements: value };
+        },
+        [{ rule: 'metadata-parallelism', path: 'metadata.maxParallelElements' }],
+      ]),
     ];
 
     it.each(cases)('reports %s', (_label, mutate, expected) => {

@@ -145,6 +145,16 @@ function readMetadata(template: Mapping): { value: Record<string, unknown>; prob
     const message = `${key} must be a positive integer (milliseconds), got ${excerpt(value)}`;
     return [problem(['metadata', key], 'metadata-timeout', message)];
   });
+  // The engine reads it as a number: a text or a fraction would silently mean "no limit".
+  const parallelism = metadata['maxParallelElements'];
+  if (
+    parallelism !== undefined &&
+    parallelism !== null &&
+    !(typeof parallelism === 'number' && Number.isSafeInteger(parallelism) && parallelism > 0)
+  ) {
+    const message = `maxParallelElements must be a positive integer (elements in flight at once), got ${excerpt(parallelism)}`;
+    problems.push(problem(['metadata', 'maxParallelElements'], 'metadata-parallelism', message));
+  }
   return { value: metadata, problems };
 }
 

@@ -36,7 +36,8 @@ export class ControlService {
 
   async pauseInstance(compositionId: string, instanceId: string): Promise<void> {
     await this.unitOfWork.transaction(async (store) => {
-      await this.engine.pauseInstance(store, await this.lockInstance(store, compositionId, instanceId));
+      const found = await this.lockInstance(store, compositionId, instanceId);
+      await this.engine.pauseInstance(store, found, await this.definitionOf(store, found.value));
     });
   }
 

@@ -49,6 +49,8 @@ export interface RuntimeConfig {
   readonly maxRetryCount: number;
   /** NO_PROGRESS_TIMEOUT: an element silent for longer is reported stuck, not failed (0: off). */
   readonly noProgressTimeoutMs: number;
+  /** MAX_PARALLEL_ELEMENTS: most elements of one operation in flight at once; null (unset) for no limit. */
+  readonly maxParallelElements: number | null;
   /** MAX_PARTICIPANTS: participants with an ON_LINE replica beyond which a new participant is refused. */
   readonly maxParticipants: number;
   /** MAX_PARTICIPANT_REPLICAS: ON_LINE replicas of one participant beyond which a new replica is refused. */
@@ -163,6 +165,11 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
   if (!['true', 'false', 'auto'].includes(simulator)) {
     check.problems.push(`SIMULATOR: must be true, false or auto, got "${simulator}"`);
   }
+  const parallelText = env['MAX_PARALLEL_ELEMENTS']?.trim();
+  const maxParallelElements = parallelText ? Number(parallelText) : null;
+  if (maxParallelElements !== null && (!Number.isSafeInteger(maxParallelElements) || maxParallelElements < 1)) {
+    check.problems.push(`MAX_PARALLEL_ELEMENTS: must be a positive integer or unset, got "${parallelText}"`);
+  }
   const propertyValidation = check.text(env, 'PROPERTY_VALIDATION').toLowerCase();
   if (!(PROPERTY_VALIDATION_MODES as readonly string[]).includes(propertyValidation)) {
     check.problems.push(
@@ -193,6 +200,7 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     maxWaitMs: check.integer(env, 'MAX_WAIT_MS', 0, RESEND_LIMITS.maxWaitMs),
     maxRetryCount: check.integer(env, 'MAX_RETRY_COUNT', 0, RESEND_LIMITS.maxRetryCount),
     noProgressTimeoutMs: check.integer(env, 'NO_PROGRESS_TIMEOUT', 0, 7 * 24 * 3600 * 1000),
+    maxParallelElements,
     maxParticipants: check.integer(env, 'MAX_PARTICIPANTS', 1, 1_000_000),
     maxParticipantReplicas: check.integer(env, 'MAX_PARTICIPANT_REPLICAS', 1, 100_000),
     registrationRateLimit: check.integer(env, 'REGISTRATION_RATE_LIMIT', 1, 1_000_000),

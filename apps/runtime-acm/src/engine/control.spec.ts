@@ -18,6 +18,7 @@ import { Logger } from '@nestjs/common';
 
 import { loadRuntimeConfig } from '../config/runtime.config';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { EffectWriter } from './effect-writer';
 import { EngineMetrics } from './engine-metrics';
 import { OperationEngine } from './operation-engine';
 import { TemplateReader } from './template-reader';
@@ -69,14 +70,9 @@ async function harness(options: Options = {}) {
   const unitOfWork = new InMemoryUnitOfWork();
   const templates = new TemplateReader(config);
   const runtimeMetrics = new RuntimeMetrics();
-  const engine = new OperationEngine(
-    config,
-    unitOfWork,
-    templates,
-    clock,
-    new CountingIds(),
-    new EngineMetrics(runtimeMetrics),
-  );
+  const ids = new CountingIds();
+  const writer = new EffectWriter(config, ids, new EngineMetrics(runtimeMetrics));
+  const engine = new OperationEngine(config, unitOfWork, templates, clock, ids, writer);
   const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, 'tosca/examples/sim-three-phase.yaml'), 'utf8'));
   if (!parsed.ok) {
     throw new Error('the example template does not parse');
@@ -353,7 +349,8 @@ describe('control of running work on the in-memory store', () => {
         [1, 500],
         [2, 1_000],
       ]);
-      expect((await h.eventsNamed('RETRY_STARTED')).map((event) => event.detail.attempt)).toEqual([1, 2]);
+      expect((await h.eventsNamed('RETRY_STARTED')).map((event) => event.detail['elementIds'])).toEqual([[bad], [bad]]);
+      expect((await h.eventsNamed('RETRY_ATTEMPT')).map((event) => event.detail['attempt'])).toEqual([1, 2]);
       expect(await h.metric('acm_element_retries_total')).toBe(2);
     });
 
@@ -443,7 +440,9 @@ describe('control of running work on the in-memory store', () => {
           /no operation is running; DeployState: UNDEPLOYED;.*allowed now: DEPLOY, DELETE/,
         ),
       });
-      await expect(h.locked((store, found) => h.engine.pauseInstance(store, found))).rejects.toMatchObject({
+      await expect(
+        h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition)),
+      ).rejects.toMatchObject({
         code: 'NOTHING_RUNNING',
       });
       await h.order('DELETE');
@@ -462,15 +461,15 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       const [phase0] = await h.take();
       h.clock.advance(1_000);
-      await h.locked((store, found) => h.engine.pauseInstance(store, found));
+      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
       await h.ack(phase0!.messageId, h.idsInPhase(0));
       expect(await h.take()).toEqual([]);
       // Far past the deadline while paused: no TIMEOUT.
       h.clock.advance(60_000);
       expect(await h.engine.timeOutOverdue()).toBe(0);
-      await expect(h.locked((store, found) => h.engine.pauseInstance(store, found))).resolves.toMatchObject({
-        control: { pausedAt: T0 + 1_000 },
-      });
+      // Pausing again changes nothing: the pause still counts from its start.
+      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
+      expect((await h.running())!.control.pausedAt).toBe(T0 + 1_000);
       await h.locked((store, found) => h.engine.resumeInstance(store, found, h.definition));
       const [phase1] = await h.take();
       expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
@@ -492,7 +491,7 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       await h.take();
       h.clock.advance(4_000);
-      await h.locked((store, found) => h.engine.pauseInstance(store, found));
+      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
       h.clock.advance(5_000);
       await h.locked((store, found) => h.engine.resumeInstance(store, found, h.definition));
       expect((await h.running())!.deadlineAt).toBe(T0 + 15_000);
@@ -509,11 +508,14 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       await h.take();
       h.clock.advance(499);
-      expect((await h.engine.superviseRunning()).stuck).toBe(0);
+      await h.engine.superviseRunning();
+      expect(await h.eventsNamed('NO_PROGRESS')).toEqual([]);
       h.clock.advance(1);
-      expect((await h.engine.superviseRunning()).stuck).toBe(6);
-      expect((await h.engine.superviseRunning()).stuck).toBe(0);
-      const [report] = await h.eventsNamed('NO_PROGRESS');
+      await h.engine.superviseRunning();
+      await h.engine.superviseRunning();
+      const [report, again] = await h.eventsNamed('NO_PROGRESS');
+      expect(again).toBeUndefined();
+      expect(report!.detail['elementIds']).toHaveLength(6);
       expect(report!.detail).toMatchObject({ phase: 0, silentForMs: 500 });
       expect((await h.current()).stateChangeResult).toBe('NO_ERROR');
       expect(await h.metric('acm_elements_no_progress_total')).toBe(6);
@@ -522,8 +524,12 @@ describe('control of running work on the in-memory store', () => {
     it('an element property noProgressTimeoutMs sets its own timeout', async () => {
       const h = await harness({ elementProperties: { noProgressTimeoutMs: 200 } });
       await h.order('DEPLOY');
-      h.clock.advance(200);
-      expect((await h.engine.superviseRunning()).stuck).toBe(6);
+      h.clock.advance(199);
+      await h.engine.superviseRunning();
+      expect(await h.eventsNamed('NO_PROGRESS')).toEqual([]);
+      h.clock.advance(1);
+      await h.engine.superviseRunning();
+      expect((await h.eventsNamed('NO_PROGRESS'))[0]!.detail['elementIds']).toHaveLength(6);
     });
   });
 });

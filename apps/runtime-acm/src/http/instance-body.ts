@@ -1,4 +1,5 @@
 import type { JsonObject } from '@acm/domain';
+import { MAX_PARALLEL_ELEMENTS_FIELD, parallelismProblem } from '@acm/domain';
 import { excerpt, shortText } from '@acm/input-guards';
 import { nameProblem, versionProblem } from '@acm/tosca';
 import type { InstanceRequest } from '../application/instantiation.service';
@@ -102,6 +103,10 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
     description = optionalText('description', input['description']);
     derivedFrom = optionalText('derived_from', input['derived_from']);
     metadata = optionalObject('metadata', input['metadata']) ?? null;
+    const parallelism = parallelismProblem(metadata);
+    if (parallelism !== null) {
+      problems.push(`metadata.${MAX_PARALLEL_ELEMENTS_FIELD}: ${parallelism}`);
+    }
   } catch (error) {
     problems.push(error instanceof Error ? error.message : String(error));
   }

@@ -1,4 +1,4 @@
-import { NOT_PAUSED, isOverdue, isPaused, pause, resume } from './pause';
+import { NOT_PAUSED, isPastDeadline as isOverdue, isPaused, pause, resume } from './pause';
 
 describe('pause accounting', () => {
   it('does not count paused time against a deadline', () => {

@@ -34,6 +34,6 @@ export function resume(state: PauseState, now: number): { readonly state: PauseS
  * Whether a deadline has passed at `now`, not counting a pause in progress: a paused operation is never
  * overdue (its deadline moves when it resumes).
  */
-export function isOverdue(deadlineAt: number, state: PauseState, now: number): boolean {
+export function isPastDeadline(deadlineAt: number, state: PauseState, now: number): boolean {
   return state.pausedAt === null && now > deadlineAt;
 }

@@ -1,23 +1,67 @@
 import type { InstanceOrder } from '../instance/instance-lifecycle';
+import { INSTANCE_ORDERS } from '../instance/instance-lifecycle';
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
 
-/** A running or finished transition of one instance or definition (Heat's traversal). */
-export interface Operation {
+export type OperationState = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'SUPERSEDED' | 'CANCELLED';
+
+interface OperationFields {
   readonly operationId: string;
-  readonly targetKind: 'INSTANCE' | 'DEFINITION';
   readonly targetId: string;
-  readonly order: InstanceOrder | DefinitionOrder;
-  state: 'RUNNING' | 'COMPLETED' | 'FAILED' | 'SUPERSEDED' | 'CANCELLED';
+  state: OperationState;
   /** Set once the deadline passed; late successful ACKs may still complete the operation. */
   timedOut: boolean;
-  /** The open phase (instances) ; null for definitions. */
-  phase: number | null;
   /** Epoch milliseconds. */
   readonly startedAt: number;
   deadlineAt: number;
   finishedAt: number | null;
   /** What supervision needs to resend, retry and pause it (issue 12, libs/domain/src/control). */
   control: OperationControl;
+  /** The open phase or stage of an instance operation; always null for a definition's. */
+  phase: number | null;
+}
+
+/** An instance order's operation: its order is an instance order, and it walks phases (or stages). */
+export interface InstanceOperation extends OperationFields {
+  readonly targetKind: 'INSTANCE';
+  readonly order: InstanceOrder;
+}
+
+/** A prime or deprime: one message, no phase. */
+export interface DefinitionOperation extends OperationFields {
+  readonly targetKind: 'DEFINITION';
+  readonly order: DefinitionOrder;
+}
+
+/** A running or finished transition of one instance or definition (Heat's traversal). */
+export type Operation = InstanceOperation | DefinitionOperation;
+
+/** What a store row holds, before it is known which kind of operation it is. */
+export interface OperationRecord extends OperationFields {
+  readonly targetKind: string;
+  readonly order: string;
+}
+
+const INSTANCE_ORDER_NAMES: ReadonlySet<string> = new Set(INSTANCE_ORDERS);
+const DEFINITION_ORDER_NAMES: ReadonlySet<string> = new Set(['PRIME', 'DEPRIME']);
+
+function isInstanceOrder(order: string): order is InstanceOrder {
+  return INSTANCE_ORDER_NAMES.has(order);
+}
+
+function isDefinitionOrder(order: string): order is DefinitionOrder {
+  return DEFINITION_ORDER_NAMES.has(order);
+}
+
+/** Narrows a stored row to its kind; a row whose kind and order disagree was never written by the engine. */
+export function operationFromRecord(record: OperationRecord): Operation {
+  const { targetKind, order, ...fields } = record;
+  if (targetKind === 'INSTANCE' && isInstanceOrder(order)) {
+    return { ...fields, targetKind, order };
+  }
+  if (targetKind === 'DEFINITION' && isDefinitionOrder(order)) {
+    return { ...fields, targetKind, order, phase: null };
+  }
+  throw new Error(`operation ${record.operationId} has order ${order} for a ${targetKind} target`);
 }
 
 /** The control clocks and counters of an operation. */
@@ -69,7 +113,13 @@ export interface OperationRepository {
   /** The running operation of an instance or definition, if any. */
   findRunning(targetId: string): Promise<Operation | null>;
   /** Remembers which operation and phase a sent message belongs to, so its ACKs can be matched. */
-  recordMessage(messageId: string, operationId: string, phase: number | null): Promise<void>;
+  recordMessage(
+    messageId: string,
+    operationId: string,
+    phase: number | null,
+    /** The elements of its phase the message sets going. */
+    elementIds?: readonly string[] | null,
+  ): Promise<void>;
   findByMessage(messageId: string): Promise<{ operation: Operation; phase: number | null } | null>;
   /** Remembers that a replica of a participant answered a message (it took that message's work). */
   recordAnswer(messageId: string, participantId: string, replicaId: string): Promise<void>;
@@ -97,6 +147,8 @@ export interface OperationRepository {
 
 export interface PhaseMessageRecord {
   readonly messageId: string;
+  /** The elements of its phase it set going; null when not recorded (it described the whole phase). */
+  readonly elementIds: readonly string[] | null;
   readonly answeredBy: ReadonlyArray<{ readonly participantId: string; readonly replicaId: string }>;
 }
 

@@ -48,6 +48,7 @@ interface ElementRow {
 interface MessageRow {
   readonly operationId: string;
   readonly phase: number | null;
+  readonly elementIds: readonly string[] | null;
 }
 
 interface AnswerRow {
@@ -755,7 +756,12 @@ class InMemoryOperationRepository implements OperationRepository {
     );
   }
 
-  recordMessage(messageId: string, operationId: string, phase: number | null): Promise<void> {
+  recordMessage(
+    messageId: string,
+    operationId: string,
+    phase: number | null,
+    elementIds: readonly string[] | null = null,
+  ): Promise<void> {
     return this.session.run((tx) => {
       if (this.db.get(tx, 'message', messageId) !== null) {
         throw new ConstraintViolation(`duplicate key: message ${messageId}`);
@@ -763,7 +769,11 @@ class InMemoryOperationRepository implements OperationRepository {
       if (this.db.get(tx, 'operation', operationId) === null) {
         throw new ConstraintViolation(`message ${messageId} refers to a missing operation ${operationId}`);
       }
-      this.db.put(tx, 'message', messageId, { operationId, phase });
+      this.db.put(tx, 'message', messageId, {
+        operationId,
+        phase,
+        elementIds: elementIds === null ? null : [...elementIds],
+      });
     });
   }
 
@@ -791,8 +801,9 @@ class InMemoryOperationRepository implements OperationRepository {
       return this.db
         .scan(tx, 'message')
         .filter(([, row]) => row.operationId === operationId && row.phase === phase)
-        .map(([messageId]) => ({
+        .map(([messageId, row]) => ({
           messageId,
+          elementIds: row.elementIds,
           answeredBy: answers
             .filter((answer) => answer.messageId === messageId)
             .map(({ participantId, replicaId }) => ({ participantId, replicaId })),

@@ -7,12 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { DomainError, freshControl } from '@acm/domain';
+import { DomainError, freshControl, operationFromRecord } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
   InstanceElement,
   Operation,
+  OperationRecord,
   OutboxRecord,
   Participant,
   Store,
@@ -107,8 +108,8 @@ function instanceOf(
 /** Far in the future, so operations of other tests are never overdue for the claim tests. */
 const NOT_DUE = 4_000_000_000_000;
 
-function operationOf(targetId: string, overrides: Partial<Operation> = {}): Operation {
-  return {
+function operationOf(targetId: string, overrides: Partial<OperationRecord> = {}): Operation {
+  return operationFromRecord({
     operationId: randomUUID(),
     targetKind: 'INSTANCE',
     targetId,
@@ -121,7 +122,7 @@ function operationOf(targetId: string, overrides: Partial<Operation> = {}): Oper
     finishedAt: null,
     control: freshControl(1_764_000_000_000),
     ...overrides,
-  };
+  });
 }
 
 function participantOf(overrides: Partial<Participant> = {}): Participant {
@@ -943,6 +944,22 @@ export function describeStoreContract(
           updated.open();
           await finish([operation!]);
         }
+      });
+
+      it('records which elements of its phase each message set going (null when not said)', async () => {
+        const operation = operationOf(randomUUID());
+        const [listed, unlisted] = [randomUUID(), randomUUID()];
+        const elementIds = [randomUUID(), randomUUID()];
+        await inTransaction(async (store) => {
+          await store.operations.insert(operation);
+          await store.operations.recordMessage(listed, operation.operationId, 0, elementIds);
+          await store.operations.recordMessage(unlisted, operation.operationId, 0);
+        });
+        await read(async (store) => {
+          const messages = await store.operations.phaseMessages(operation.operationId, 0);
+          expect(messages.find((message) => message.messageId === listed)?.elementIds).toEqual(elementIds);
+          expect(messages.find((message) => message.messageId === unlisted)?.elementIds).toBeNull();
+        });
       });
 
       it('records who answered each message of a phase, once per replica, and which replicas did work', async () => {

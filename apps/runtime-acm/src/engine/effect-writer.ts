@@ -1,0 +1,242 @@
+import type { ParticipantMessage, ParticipantTopics } from '@acm/contracts';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  CompositionRole,
+  DefinitionStep,
+  InstanceStep,
+  Operation,
+  OperationEffect,
+  OperationEvent,
+  OutboxRecord,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import { IdGenerator } from '@acm/domain';
+import type { CompositionTemplateInfo } from '@acm/tosca';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { RUNTIME_CONFIG } from '../config/runtime.config';
+import type { RuntimeConfig } from '../config/runtime.config';
+import { EngineMetrics } from './engine-metrics';
+import {
+  definitionSyncMessage,
+  instanceSyncMessage,
+  phaseMessage,
+  primeMessage,
+  toOutbox,
+} from './participant-messages';
+import type { OrderContext } from './order-context';
+
+/** The part of a step that is not its target. */
+export interface OperationStep {
+  readonly operation: Operation | null;
+  readonly operations: InstanceStep['operations'];
+  readonly effects: readonly OperationEffect[];
+}
+
+/** What turning an instance step's effects into messages needs besides the step. */
+export interface InstanceSide {
+  readonly definition: CompositionDefinition;
+  readonly info: CompositionTemplateInfo;
+  readonly context: OrderContext;
+}
+
+/**
+ * Saves a decided step: the target's versioned write first (of two concurrent orders the loser fails here with
+ * 409), then the operations, then each effect as a row (outbox, message record, answer, history) or a metric.
+ * It decides nothing: every choice was made by the domain's decide functions.
+ */
+@Injectable()
+export class EffectWriter {
+  private readonly logger = new Logger('Engine');
+  private readonly topics: ParticipantTopics;
+
+  constructor(
+    @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
+    private readonly ids: IdGenerator,
+    private readonly metrics: EngineMetrics,
+  ) {
+    this.topics = { operation: config.operationTopic, sync: config.syncTopic };
+  }
+
+  async saveInstance(
+    store: Store,
+    found: Versioned<AutomationComposition> | null,
+    step: InstanceStep,
+    side: InstanceSide,
+    now: number,
+  ): Promise<void> {
+    if (found && step.target !== found.value) {
+      await (step.removed
+        ? store.instances.delete(found.value.instanceId, found.version)
+        : store.instances.update(step.target, found.version));
+    }
+    const roleOf = (role: CompositionRole): CompositionDefinition | null =>
+      role === 'OWN' ? side.definition : (side.context.other?.definition ?? null);
+    await this.write(store, step.target.instanceId, step, now, (effect, messageId) => {
+      switch (effect.kind) {
+        case 'SEND_PHASE':
+          return phaseMessage({
+            messageId,
+            timestamp: new Date(now).toISOString(),
+            order: step.operation!.order,
+            instance: effect.instance,
+            definition: side.definition,
+            info: side.info,
+            phase: effect.phase,
+            firstPhase: effect.firstPhase,
+            ...side.context,
+            ...(effect.describe ? { describe: effect.describe } : {}),
+          });
+        case 'SYNC_INSTANCE': {
+          const composition = roleOf(effect.composition) ?? side.definition;
+          const also = effect.alsoCompositions.flatMap((role) => roleOf(role) ?? []);
+          return instanceSyncMessage(
+            messageId,
+            new Date(now).toISOString(),
+            effect.instance,
+            composition,
+            effect.deleted,
+            also,
+          );
+        }
+        default:
+          return null;
+      }
+    });
+  }
+
+  /** `found` is null when the caller already wrote the definition (an order): the step leaves it unchanged. */
+  async saveDefinition(
+    store: Store,
+    found: Versioned<CompositionDefinition> | null,
+    step: DefinitionStep,
+    info: CompositionTemplateInfo,
+    now: number,
+  ): Promise<void> {
+    if (found && step.target !== found.value) {
+      await store.definitions.update(step.target, found.version);
+    }
+    await this.write(store, step.target.compositionId, step, now, (effect, messageId) => {
+      switch (effect.kind) {
+        case 'SEND_PRIME':
+          return primeMessage(messageId, new Date(now).toISOString(), step.target, info, effect.order);
+        case 'SYNC_DEFINITION':
+          return definitionSyncMessage(messageId, new Date(now).toISOString(), step.target, info);
+        default:
+          return null;
+      }
+    });
+  }
+
+  /** Counts and logs messages that changed nothing before a step could be decided (unknown target or message). */
+  ignored(effects: readonly OperationEffect[]): void {
+    for (const effect of effects) {
+      if (effect.kind === 'IGNORE') {
+        this.metrics.messagesIgnored.inc({ reason: effect.reason });
+        this.logger.debug(effect.message);
+      }
+    }
+  }
+
+  /** Writes the operations and effects of a step whose target is not written (or gone); sends no message. */
+  async saveOperations(store: Store, subjectId: string, step: OperationStep, now: number): Promise<void> {
+    await this.write(store, subjectId, step, now, () => null);
+  }
+
+  private countControl(effect: Extract<OperationEffect, { kind: 'COUNT_CONTROL' }>): void {
+    const { metrics } = this;
+    switch (effect.control) {
+      case 'RESEND':
+        return metrics.resends.inc({ order: effect.order }, effect.count);
+      case 'RETRY':
+        return metrics.retries.inc({ order: effect.order }, effect.count);
+      case 'CANCEL':
+        return metrics.cancels.inc(
+          {
+            target: effect.order === 'PRIME' || effect.order === 'DEPRIME' ? 'DEFINITION' : 'INSTANCE',
+            rollback: String(effect.rollback ?? false),
+          },
+          effect.count,
+        );
+      case 'PAUSE':
+        return metrics.pauses.inc({ action: 'pause' }, effect.count);
+      case 'RESUME':
+        return metrics.pauses.inc({ action: 'resume' }, effect.count);
+      case 'NO_PROGRESS':
+        return metrics.stuck.inc(effect.count);
+    }
+  }
+
+  private async write(
+    store: Store,
+    subjectId: string,
+    step: OperationStep,
+    now: number,
+    messageOf: (effect: OperationEffect, messageId: string) => ParticipantMessage | null,
+  ): Promise<void> {
+    for (const { operation, isNew } of step.operations) {
+      await (isNew ? store.operations.insert(operation) : store.operations.update(operation));
+    }
+    const operationId = step.operation?.operationId ?? null;
+    const events: OperationEvent[] = [];
+    const outbox: OutboxRecord[] = [];
+    const event = (name: string, detail: Record<string, unknown>): void => {
+      events.push({ subjectId, operationId, event: name, detail, at: now });
+    };
+    for (const effect of step.effects) {
+      switch (effect.kind) {
+        case 'SEND_PHASE':
+        case 'SEND_PRIME': {
+          const resent = effect.kind === 'SEND_PHASE' ? effect.resentMessageId : null;
+          const messageId = resent ?? this.ids.uuid();
+          if (resent === null && operationId !== null) {
+            const phase = effect.kind === 'SEND_PHASE' ? effect.phase : null;
+            const elementIds = effect.kind === 'SEND_PHASE' ? effect.dispatched : null;
+            await store.operations.recordMessage(messageId, operationId, phase, elementIds);
+          }
+          const message = messageOf(effect, messageId);
+          if (message) {
+            outbox.push(toOutbox(message, this.topics));
+          }
+          if (effect.kind === 'SEND_PHASE') {
+            event(effect.event, { phase: effect.phase, messageId, elementIds: effect.dispatched });
+          }
+          break;
+        }
+        case 'SYNC_INSTANCE':
+        case 'SYNC_DEFINITION': {
+          const message = messageOf(effect, this.ids.uuid());
+          if (message) {
+            outbox.push(toOutbox(message, this.topics));
+          }
+          break;
+        }
+        case 'RECORD_EVENT':
+          event(effect.event, effect.detail);
+          break;
+        case 'RECORD_ANSWER':
+          await store.operations.recordAnswer(effect.messageId, effect.participantId, effect.replicaId);
+          break;
+        case 'COUNT_FINISHED':
+          this.metrics.operationsFinished.inc({ order: effect.order, result: effect.result });
+          if (effect.seconds !== null) {
+            this.metrics.operationSeconds.observe({ order: effect.order }, effect.seconds);
+          }
+          break;
+        case 'COUNT_CONTROL':
+          this.countControl(effect);
+          break;
+        case 'IGNORE':
+          this.ignored([effect]);
+          break;
+      }
+    }
+    if (outbox.length > 0) {
+      await store.outbox.add(outbox);
+    }
+    if (events.length > 0) {
+      await store.events.append(events);
+    }
+  }
+}

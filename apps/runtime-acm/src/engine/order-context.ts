@@ -1,0 +1,71 @@
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  InstanceElement,
+  InstanceOrder,
+  OperationTemplates,
+  Store,
+} from '@acm/domain';
+import type { CompositionTemplateInfo } from '@acm/tosca';
+import type { CompositionSide } from './participant-messages';
+import type { TemplateReader } from './template-reader';
+
+/** What an order's messages need beyond the instance and its own definition. */
+export interface OrderContext {
+  /** Migration target (MIGRATE, MIGRATE_PRECHECK) or the composition a migration rollback leaves (MIGRATION_REVERT). */
+  readonly other?: CompositionSide;
+  /** The rollback snapshot: the elements before the update, migration or rollback. */
+  readonly before?: Record<string, InstanceElement>;
+  /** MIGRATE_PRECHECK only: the elements the migration would produce. */
+  readonly planned?: Record<string, InstanceElement>;
+}
+
+/** Extra input of orders that carry more than the instance: a precheck's target and planned elements. */
+export interface OrderExtras {
+  readonly target?: CompositionDefinition;
+  readonly planned?: Record<string, InstanceElement>;
+}
+
+/** Loads the snapshot, the other composition and the precheck plan an order's messages need. */
+export async function loadOrderContext(
+  store: Store,
+  templates: TemplateReader,
+  instance: AutomationComposition,
+  order: InstanceOrder,
+  extras: OrderExtras,
+): Promise<OrderContext> {
+  const sideOf = (definition: CompositionDefinition): CompositionSide => ({
+    definition,
+    info: templates.readDefinition(definition),
+  });
+  switch (order) {
+    case 'UPDATE':
+    case 'UPDATE_REVERT': {
+      const snapshot = await store.rollbacks.find(instance.instanceId);
+      return snapshot ? { before: snapshot.elements } : {};
+    }
+    case 'MIGRATE':
+    case 'MIGRATION_REVERT': {
+      const snapshot = await store.rollbacks.find(instance.instanceId);
+      const stored =
+        extras.target === undefined && instance.compositionTargetId !== null
+          ? await store.definitions.find(instance.compositionTargetId)
+          : null;
+      const other = extras.target ? sideOf(extras.target) : stored ? sideOf(stored.value) : undefined;
+      return { ...(other ? { other } : {}), ...(snapshot ? { before: snapshot.elements } : {}) };
+    }
+    case 'MIGRATE_PRECHECK':
+      return {
+        ...(extras.target ? { other: sideOf(extras.target) } : {}),
+        before: instance.elements,
+        ...(extras.planned ? { planned: extras.planned } : {}),
+      };
+    default:
+      return {};
+  }
+}
+
+/** The element templates the domain's operation needs, from the parsed templates of both sides. */
+export function templatesOf(info: CompositionTemplateInfo, context: OrderContext): OperationTemplates {
+  return { own: info.elements, other: context.other?.info.elements ?? null };
+}

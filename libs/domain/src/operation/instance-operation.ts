@@ -1,0 +1,989 @@
+import type { AutomationComposition, InstanceElement } from '../model';
+import type { InstanceOrder } from '../instance/instance-lifecycle';
+import { completedStateOf, transitionalStateFor } from '../instance/instance-lifecycle';
+import { firstPhase } from '../instance/phases';
+import type { InstanceOperation, Operation } from '../ports/engine.port';
+import { freshControl } from '../ports/engine.port';
+import { DomainError } from '../errors';
+import type { ResendSettings } from '../control/resend-schedule';
+import { decideResend } from '../control/resend-schedule';
+import type { RetryPolicy } from '../control/retry-policy';
+import { decideRetry } from '../control/retry-policy';
+import { noProgressTimeoutOf, stuckElements } from '../control/no-progress';
+import { assertSomethingRuns, cancelledInstance, planCancelRollback } from '../control/cancel';
+import type { StateChangeResult } from '../states';
+import type { ElementReport, StartPhaseOf } from '../engine/phase-planner';
+import { applyAck, decideNextPhase, elementsInPhase, isElementTransitional } from '../engine/phase-planner';
+import { describedAtPhaseStart } from '../engine/dependency-planner';
+import { cascadeOrder } from '../engine/order-cascade';
+import { phaseDeadline } from '../engine/deadlines';
+import { needsHandOver } from '../engine/hand-over';
+import { isStagedOrder } from '../engine/stage-planner';
+import type { OperationEffect, SendPhaseEffect } from './effects';
+import { ignore, recordEvent } from './effects';
+import type { OperationTemplates } from './topology';
+import { phaseLookup, waitsOf } from './topology';
+import { describedWith, nextDispatch } from './dispatch';
+import { timeOutOperation } from './timeout';
+
+/** One element of an ACK as the participant reported it; `result` null when the participant left it out. */
+export type ReportedElement = Omit<ElementReport, 'result'> & { readonly result: boolean | null };
+
+/** A deploy/state-change ACK, as the engine needs it (the wire message is mapped by the shell). */
+export interface InstanceAck {
+  readonly participantId: string;
+  readonly replicaId: string | null;
+  /** The messageId it answers; null for an ONAP participant that answers nothing in particular. */
+  readonly responseTo: string | null;
+  readonly stateChangeResult: StateChangeResult;
+  readonly message: string | null;
+  /** A stage ACK names the element's next stage; null on final ACKs. */
+  readonly stage: number | null;
+  readonly reports: readonly ReportedElement[];
+}
+
+/** The message an ACK answers, as recorded when it was sent. */
+export interface AnsweredMessage {
+  readonly operation: Operation;
+  readonly phase: number | null;
+}
+
+/** One open phase message of the lost participant, with what is known of who took it. */
+export interface OpenPhaseMessage {
+  readonly messageId: string;
+  /** The replicas of the lost participant that answered it. */
+  readonly answeredBy: readonly string[];
+  /** The elements of its phase it set going; null when the history does not say (it described the whole phase). */
+  readonly covered: ReadonlySet<string> | null;
+}
+
+/** Which replicas are lost: some judged silent (OFF_LINE, or not answering a probe), or every one (a restart). */
+export type LostReplicas =
+  | { readonly kind: 'SILENT'; readonly silent: ReadonlySet<string>; readonly workers: ReadonlySet<string> }
+  | { readonly kind: 'ALL' };
+
+/**
+ * What can happen to an instance's operation. The control of running work (cancel, pause, resume, resend and
+ * retry ticks) adds its own kinds here and a case in `decideInstance`.
+ */
+export type InstanceInput =
+  | { readonly kind: 'ORDER'; readonly order: InstanceOrder }
+  | {
+      readonly kind: 'ACK';
+      readonly ack: InstanceAck;
+      readonly answered: AnsweredMessage | null;
+      /**
+       * The elements of the open phase its messages set going so far, when the shell read them (it must when a
+       * parallelism limit applies); null otherwise: without a limit, every ready element was dispatched.
+       */
+      readonly dispatched: ReadonlySet<string> | null;
+    }
+  | { readonly kind: 'TICK' }
+  /** Cancel the running operation; `dispatched`: every element its messages set going (for a rollback). */
+  | { readonly kind: 'CANCEL'; readonly rollback: boolean; readonly dispatched: ReadonlySet<string> }
+  | { readonly kind: 'PAUSE' }
+  /** Resume a paused operation; `dispatched`: the elements of the open phase its messages set going so far. */
+  | { readonly kind: 'RESUME'; readonly dispatched: ReadonlySet<string> }
+  /**
+   * A supervision pass over a running operation: a due retry, a resend of a silent phase, a no-progress report.
+   * The shell reads the open phase's messages, the elements the scheduled retry covers and those already
+   * reported stuck since the last progress.
+   */
+  | {
+      readonly kind: 'SUPERVISE';
+      readonly messages: readonly OpenPhaseMessage[];
+      readonly retrying: readonly string[];
+      readonly reported: ReadonlySet<string>;
+    }
+  | {
+      readonly kind: 'REPLICA_LOST';
+      readonly participantId: string;
+      readonly lost: LostReplicas;
+      readonly messages: readonly OpenPhaseMessage[];
+    };
+
+/** What a step needs besides the state: templates, settings and a source of ids (time is an argument). */
+export interface InstanceStepContext {
+  readonly templates: OperationTemplates;
+  /** MAX_OPERATION_WAIT: a phase's timeout when its elements name none. */
+  readonly defaultTimeoutMs: number;
+  /** Most elements of one operation in flight at once; null for no limit (ONAP). */
+  readonly maxParallelElements: number | null;
+  readonly newId: () => string;
+  /** Control of running work (issue 12); absent: no retries, no resends, no no-progress reports. */
+  readonly control?: ControlSettings;
+}
+
+/** The settings of the control of running work for one operation, resolved by the shell from configuration. */
+export interface ControlSettings {
+  /** The instance's retryPolicy, else its definition's; null: a failure fails the operation (ONAP). */
+  readonly retryPolicy: RetryPolicy | null;
+  /** MAX_WAIT_MS / MAX_RETRY_COUNT, or the definition's metadata. */
+  readonly resend: ResendSettings;
+  /** NO_PROGRESS_TIMEOUT (an element's `noProgressTimeoutMs` property wins). */
+  readonly noProgressTimeoutMs: number;
+}
+
+/** An operation written by a step: inserted when new, updated otherwise. */
+export interface OperationWrite {
+  readonly operation: Operation;
+  readonly isNew: boolean;
+}
+
+/** The state after one step, and what the world must be told. */
+export interface InstanceStep {
+  readonly target: AutomationComposition;
+  /** The instance is gone (a finished DELETE): the shell deletes the row instead of writing `target`. */
+  readonly removed: boolean;
+  /** The operation the effects belong to, as it is after the step; null when the input concerned none. */
+  readonly operation: InstanceOperation | null;
+  /** Every operation the step changed, in the order they are written. */
+  readonly operations: readonly OperationWrite[];
+  readonly effects: readonly OperationEffect[];
+}
+
+function unchanged(
+  target: AutomationComposition,
+  effects: OperationEffect[] = [],
+  operation: InstanceOperation | null = null,
+): InstanceStep {
+  return { target, removed: false, operation, operations: [], effects };
+}
+
+/** The operation an ACK belongs to: the one of the message it answers, else the running one (ONAP's ACKs). */
+export function operationOfAck(answered: AnsweredMessage | null, running: Operation | null): Operation | null {
+  return answered ? answered.operation : running;
+}
+
+/**
+ * One step of an instance's operation: `(target, running operation, input, now) → {target, operations, effects}`.
+ * `running` is the instance's running operation, if any. Pure: every decision of the engine is taken here.
+ */
+export function decideInstance(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: InstanceInput,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  switch (input.kind) {
+    case 'ORDER':
+      return startOrder(target, running, input.order, now, context);
+    case 'ACK':
+      return applyInstanceAck(target, running, input, now, context);
+    case 'TICK':
+      return tick(target, running, now);
+    case 'REPLICA_LOST':
+      return handOver(target, running, input, now, context);
+    case 'CANCEL':
+      return cancel(target, running, input, now, context);
+    case 'PAUSE':
+      return pauseOperation(target, running, now);
+    case 'RESUME':
+      return resumeOperation(target, running, input, now, context);
+    case 'SUPERVISE':
+      return supervise(target, running, input, now, context);
+  }
+}
+
+/** Whether a participant may have lost work in this instance: one of its elements is still in transition. */
+export function hasUnfinishedWorkOf(instance: AutomationComposition, participantId: string): boolean {
+  return Object.values(instance.elements).some(
+    (element) => element.participantId === participantId && isElementTransitional(element),
+  );
+}
+
+function sendPhase(
+  instance: AutomationComposition,
+  phase: number,
+  startPhaseOf: StartPhaseOf,
+  options: {
+    firstPhase?: boolean;
+    describe: ReadonlySet<string>;
+    event?: SendPhaseEffect['event'];
+    resentMessageId?: string;
+  },
+): SendPhaseEffect {
+  const { describe } = options;
+  return {
+    kind: 'SEND_PHASE',
+    instance,
+    phase,
+    firstPhase: options.firstPhase ?? false,
+    describe,
+    dispatched: Object.values(instance.elements)
+      .filter((element) => describe.has(element.id) && startPhaseOf(element) === phase)
+      .map((element) => element.id),
+    event: options.resentMessageId !== undefined ? 'PHASE_RESENT' : (options.event ?? 'PHASE_STARTED'),
+    resentMessageId: options.resentMessageId ?? null,
+  };
+}
+
+/**
+ * Opens an operation with its first phase. On a retry of the same order, elements already at its target keep
+ * their state, so it only redoes what did not finish (`cascadeOrder`); a running operation is superseded.
+ */
+function startOrder(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  order: InstanceOrder,
+  now: number,
+  context: InstanceStepContext,
+  startWith?: Record<string, InstanceElement>,
+): InstanceStep {
+  const during = transitionalStateFor(order);
+  const elements = startWith ?? cascadeOrder(target, order);
+  const startPhaseOf = phaseLookup(order, context.templates);
+  const pendingPhases = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
+  const phase = firstPhase(order, pendingPhases);
+  const operation: InstanceOperation = {
+    operationId: context.newId(),
+    targetKind: 'INSTANCE',
+    targetId: target.instanceId,
+    order,
+    state: 'RUNNING',
+    timedOut: false,
+    phase,
+    startedAt: now,
+    deadlineAt: phaseDeadline({ deployState: during.deployState, elements }, now, context.defaultTimeoutMs),
+    finishedAt: null,
+    control: freshControl(now),
+  };
+  const started: AutomationComposition = {
+    ...target,
+    ...during,
+    stateChangeResult: 'NO_ERROR',
+    phase,
+    precheck: order === 'MIGRATE_PRECHECK' ? true : target.precheck,
+    elements,
+    lastMsg: now,
+  };
+  const writes: OperationWrite[] = [
+    ...(running ? [{ operation: { ...running, state: 'SUPERSEDED' as const, finishedAt: now }, isNew: false }] : []),
+    { operation, isNew: true },
+  ];
+  const effects: OperationEffect[] = [recordEvent('ORDERED', { order })];
+  if (pendingPhases.length === 0) {
+    const done = complete(started, operation, effects, now, context);
+    return { ...done, operations: [...writes.slice(0, -1), { operation: done.operation, isNew: true }] };
+  }
+  const { dispatch } = nextDispatch({
+    elements,
+    phase,
+    startPhaseOf,
+    waits: waitsOf(order, elements, context.templates),
+    inFlight: [],
+    limit: context.maxParallelElements,
+  });
+  effects.push(
+    sendPhase(started, phase, startPhaseOf, {
+      firstPhase: true,
+      describe: describedWith(elements, phase, startPhaseOf, dispatch),
+    }),
+  );
+  return { target: started, removed: false, operation, operations: writes, effects };
+}
+
+function applyInstanceAck(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'ACK' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  const { ack, answered } = input;
+  const instanceId = target.instanceId;
+  const operation = operationOfAck(answered, running);
+  // A FAILED or CANCELLED operation still records the results of its elements in flight (as ONAP does for a
+  // failed one); it never advances...
+  const recordsOnly = operation?.state === 'FAILED' || operation?.state === 'CANCELLED';
+  if (!operation || operation.targetKind !== 'INSTANCE' || (operation.state !== 'RUNNING' && !recordsOnly)) {
+    return unchanged(target, [
+      ignore('STALE', `ACK for instance ${instanceId} answers an operation that is no longer running`),
+    ]);
+  }
+  // ...but only while no newer order (a retry, a rollback) runs: then its late answers are stale.
+  if (recordsOnly && running && running.operationId !== operation.operationId) {
+    return unchanged(target, [
+      ignore('STALE', `ACK for instance ${instanceId} answers a failed operation a newer order replaced`),
+    ]);
+  }
+  const effects: OperationEffect[] = [];
+  if (answered && ack.responseTo !== null && ack.replicaId !== null) {
+    effects.push({
+      kind: 'RECORD_ANSWER',
+      messageId: ack.responseTo,
+      participantId: ack.participantId,
+      replicaId: ack.replicaId,
+    });
+  }
+  const order = operation.order;
+  const startPhaseOf = phaseLookup(order, context.templates);
+  const phase = answered?.phase ?? operation.phase ?? 0;
+  const application = applyAck(
+    target.elements,
+    {
+      participantId: ack.participantId,
+      phase,
+      stateChangeResult: ack.stateChangeResult,
+      message: ack.message,
+      ...(ack.stage !== null && isStagedOrder(order) ? { stage: ack.stage } : {}),
+      reports: ack.reports.map((report) => ({
+        ...report,
+        result: report.result ?? ack.stateChangeResult !== 'FAILED',
+      })),
+    },
+    startPhaseOf,
+  );
+  for (const { elementId, reason } of application.ignored) {
+    effects.push(ignore(reason, `ACK from ${ack.participantId} for element ${elementId} of ${instanceId}: ${reason}`));
+  }
+  // A precheck also asks about elements the instance does not have yet (NEW ones): their failure counts.
+  const precheckFailed = order === 'MIGRATE_PRECHECK' && ack.stateChangeResult === 'FAILED';
+  if (application.applied.length === 0 && !precheckFailed) {
+    return unchanged(target, effects, operation);
+  }
+  for (const elementId of application.applied) {
+    const element = application.elements[elementId];
+    effects.push(
+      recordEvent('ELEMENT_RESULT', {
+        elementId,
+        participantId: ack.participantId,
+        phase,
+        deployState: element === undefined ? 'DELETED' : element.deployState,
+        lockState: element === undefined ? 'NONE' : element.lockState,
+        ...(element === undefined ? { removed: true } : {}),
+        ...(element?.stage !== null && element?.stage !== undefined && ack.stage !== null
+          ? { nextStage: element.stage }
+          : {}),
+        result: !application.failed,
+        message: element === undefined ? ack.message : element.message,
+      }),
+    );
+  }
+  const updated: AutomationComposition = { ...target, elements: application.elements, lastMsg: now };
+  if (application.failed && !precheckFailed && operation.state === 'RUNNING' && target.stateChangeResult !== 'FAILED') {
+    const reportedFailed = new Set(
+      ack.reports.filter((report) => report.result === false).map((report) => report.elementId),
+    );
+    const failedIds = application.applied.filter(
+      (id) => application.elements[id] !== undefined && (ack.stateChangeResult === 'FAILED' || reportedFailed.has(id)),
+    );
+    const retry = scheduleRetry(updated, operation, failedIds, now, context);
+    if (retry) {
+      return { ...retry, effects: [...effects, ...retry.effects] };
+    }
+  }
+  if (application.failed || precheckFailed || target.stateChangeResult === 'FAILED') {
+    const failed: AutomationComposition = { ...updated, stateChangeResult: 'FAILED' };
+    if (operation.state !== 'RUNNING' || target.stateChangeResult === 'FAILED') {
+      return { target: failed, removed: false, operation, operations: [], effects };
+    }
+    effects.push(recordEvent('FAILED', { message: ack.message }), syncOwn(failed), {
+      kind: 'COUNT_FINISHED',
+      order,
+      result: 'FAILED',
+      seconds: null,
+    });
+    const ended: InstanceOperation = { ...operation, state: 'FAILED', finishedAt: now };
+    return {
+      target: failed,
+      removed: false,
+      operation: ended,
+      operations: [{ operation: ended, isNew: false }],
+      effects,
+    };
+  }
+  const openPhase = operation.phase ?? phase;
+  const decision = decideNextPhase(order, openPhase, application.elements, startPhaseOf);
+  const waits = waitsOf(order, application.elements, context.templates);
+  // A paused operation records answers but dispatches nothing new; its resume picks up from here.
+  const paused = operation.control.pausedAt !== null;
+  if (paused && decision.kind !== 'COMPLETE') {
+    return { target: updated, removed: false, operation, operations: [], effects };
+  }
+  switch (decision.kind) {
+    case 'WAIT': {
+      // What this ACK completed may unblock elements of the open phase (dependsOn, or a parallelism limit).
+      const { dispatch } = nextDispatch({
+        elements: application.elements,
+        phase: openPhase,
+        startPhaseOf,
+        waits,
+        inFlight: inFlightAfter(target.elements, application.elements, openPhase, startPhaseOf, waits, {
+          dispatched: input.dispatched,
+          limit: context.maxParallelElements,
+        }),
+        limit: context.maxParallelElements,
+      });
+      if (dispatch.size > 0) {
+        effects.push(sendPhase(updated, openPhase, startPhaseOf, { describe: dispatch, event: 'ELEMENTS_DISPATCHED' }));
+      }
+      return { target: updated, removed: false, operation, operations: [], effects };
+    }
+    case 'ADVANCE': {
+      effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
+      const advanced: AutomationComposition = { ...updated, phase: decision.phase };
+      // ONAP restarts the clock of an operation at every phase and stage.
+      const moved: InstanceOperation = {
+        ...operation,
+        phase: decision.phase,
+        deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
+        // A new phase is progress: its resends count from zero.
+        control: { ...operation.control, progressAt: now, resent: 0 },
+      };
+      const { dispatch } = nextDispatch({
+        elements: advanced.elements,
+        phase: decision.phase,
+        startPhaseOf,
+        waits,
+        inFlight: [],
+        limit: context.maxParallelElements,
+      });
+      effects.push(
+        sendPhase(advanced, decision.phase, startPhaseOf, {
+          describe: describedWith(advanced.elements, decision.phase, startPhaseOf, dispatch),
+        }),
+      );
+      return {
+        target: advanced,
+        removed: false,
+        operation: moved,
+        operations: [{ operation: moved, isNew: false }],
+        effects,
+      };
+    }
+    case 'COMPLETE': {
+      effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
+      const done = complete(updated, operation, effects, now, context);
+      return { ...done, operations: [{ operation: done.operation, isNew: false }] };
+    }
+  }
+}
+
+/**
+ * The elements of the open phase in flight after an ACK: those dispatched so far that are still in transition.
+ * When the shell did not read what was dispatched, there is no limit, so every element ready before the ACK was.
+ */
+function inFlightAfter(
+  before: Readonly<Record<string, InstanceElement>>,
+  after: Readonly<Record<string, InstanceElement>>,
+  phase: number,
+  startPhaseOf: StartPhaseOf,
+  waits: ReadonlyMap<string, readonly string[]>,
+  known: { dispatched: ReadonlySet<string> | null; limit: number | null },
+): string[] {
+  const dispatched =
+    known.dispatched ??
+    nextDispatch({ elements: before, phase, startPhaseOf, waits, inFlight: [], limit: known.limit }).dispatch;
+  return [...dispatched].filter((id) => {
+    const element = after[id];
+    return element !== undefined && isElementTransitional(element) && startPhaseOf(element) === phase;
+  });
+}
+
+function syncOwn(instance: AutomationComposition): OperationEffect {
+  return { kind: 'SYNC_INSTANCE', instance, deleted: false, composition: 'OWN', alsoCompositions: [] };
+}
+
+/**
+ * The completion mapping: the instance takes the order's final state (DEPLOYED/LOCKED, UNDEPLOYED, ...), gets a
+ * new revision, and everyone is told. After a migration or its rollback NEW elements are plain elements and
+ * REMOVED ones are gone (ONAP §2.5); a finished DELETE removes the instance.
+ */
+function complete(
+  instance: AutomationComposition,
+  operation: InstanceOperation,
+  effects: OperationEffect[],
+  now: number,
+  context: InstanceStepContext,
+): Omit<InstanceStep, 'operations'> & { readonly operation: InstanceOperation } {
+  const done = completedStateOf(instance) ?? instance;
+  const migrated = operation.order === 'MIGRATE';
+  const reverted = operation.order === 'MIGRATION_REVERT';
+  const elements =
+    migrated || reverted
+      ? Object.fromEntries(
+          Object.entries(instance.elements)
+            .filter(([, element]) => element.migrationState !== 'REMOVED')
+            .map(([id, element]): [string, InstanceElement] => [id, { ...element, migrationState: 'DEFAULT' }]),
+        )
+      : instance.elements;
+  const hasOther = context.templates.other !== null;
+  const completed: AutomationComposition = {
+    ...instance,
+    compositionId: migrated ? (instance.compositionTargetId ?? instance.compositionId) : instance.compositionId,
+    compositionTargetId: migrated || reverted ? null : instance.compositionTargetId,
+    elements,
+    deployState: done.deployState,
+    lockState: done.lockState,
+    subState: done.subState,
+    stateChangeResult: 'NO_ERROR',
+    phase: null,
+    precheck: null,
+    revisionId: context.newId(),
+    lastMsg: now,
+  };
+  const removed = completed.deployState === 'DELETED';
+  effects.push(
+    {
+      kind: 'SYNC_INSTANCE',
+      instance: completed,
+      deleted: removed,
+      composition: migrated && hasOther ? 'OTHER' : 'OWN',
+      alsoCompositions: [...(migrated || reverted ? ['OWN' as const] : []), ...(hasOther ? ['OTHER' as const] : [])],
+    },
+    recordEvent('COMPLETED', { deployState: completed.deployState, lockState: completed.lockState }),
+    {
+      kind: 'COUNT_FINISHED',
+      order: operation.order,
+      result: 'COMPLETED',
+      seconds: (now - operation.startedAt) / 1000,
+    },
+  );
+  return {
+    target: completed,
+    removed,
+    operation: { ...operation, state: 'COMPLETED', finishedAt: now },
+    effects,
+  };
+}
+
+/** The timeout rule: an overdue operation is flagged; an instance without another error shows TIMEOUT. */
+function tick(target: AutomationComposition, running: InstanceOperation | null, now: number): InstanceStep {
+  const flagged = running ? timeOutOperation(running, now) : null;
+  if (!flagged) {
+    return unchanged(target);
+  }
+  const operation = flagged.operation;
+  const operations = [{ operation, isNew: false }];
+  if (target.stateChangeResult !== 'NO_ERROR') {
+    return { target, removed: false, operation, operations, effects: flagged.effects };
+  }
+  const timedOut: AutomationComposition = { ...target, stateChangeResult: 'TIMEOUT', lastMsg: now };
+  return { target: timedOut, removed: false, operation, operations, effects: [...flagged.effects, syncOwn(timedOut)] };
+}
+
+/**
+ * A participant's replicas are lost (silent, or gone with a restart): each open phase message whose taker may be
+ * among them (`needsHandOver`) goes out again under its original messageId, to that participant only and
+ * describing only its unfinished elements, so a replica that already took it just repeats its ACKs. The phase's
+ * clock restarts, since the replica that takes the work over starts it now.
+ */
+function handOver(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'REPLICA_LOST' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  const { participantId, lost } = input;
+  // A precheck's target lives only in its messages; it is re-ordered by the user after a TIMEOUT.
+  if (!running || running.order === 'MIGRATE_PRECHECK' || !hasUnfinishedWorkOf(target, participantId)) {
+    return unchanged(target);
+  }
+  const phase = running.phase ?? 0;
+  const startPhaseOf = phaseLookup(running.order, context.templates);
+  const mine = elementsInPhase(target.elements, phase, startPhaseOf).filter(
+    (element) => element.participantId === participantId,
+  );
+  if (mine.length === 0) {
+    return unchanged(target);
+  }
+  // The participant's share only: other participants' replicas are not concerned by this loss.
+  const share: AutomationComposition = {
+    ...target,
+    elements: Object.fromEntries(
+      Object.entries(target.elements).filter(([, element]) => element.participantId === participantId),
+    ),
+  };
+  const ready = describedAtPhaseStart(
+    share.elements,
+    phase,
+    startPhaseOf,
+    waitsOf(running.order, target.elements, context.templates),
+  );
+  const effects: OperationEffect[] = [];
+  for (const message of input.messages) {
+    const resend =
+      lost.kind === 'ALL' ||
+      needsHandOver({ answeredBy: message.answeredBy, silent: lost.silent, workers: lost.workers });
+    if (!resend) {
+      continue;
+    }
+    const { covered } = message;
+    const describe = new Set(
+      [...ready].filter((id) => covered === null || covered.has(id) || startPhaseOf(share.elements[id]!) !== phase),
+    );
+    if (![...describe].some((id) => startPhaseOf(share.elements[id]!) === phase)) {
+      continue;
+    }
+    effects.push(sendPhase(share, phase, startPhaseOf, { describe, resentMessageId: message.messageId }));
+  }
+  if (effects.length === 0) {
+    return unchanged(target);
+  }
+  const moved: InstanceOperation = { ...running, deadlineAt: phaseDeadline(target, now, context.defaultTimeoutMs) };
+  return { target, removed: false, operation: moved, operations: [{ operation: moved, isNew: false }], effects };
+}
+
+// ---- Control of running work (issue 12): cancel, pause, resume, retries, resends, no-progress ----
+// The rules themselves are in libs/domain/src/control; these steps apply them to the operation.
+
+function countControl(
+  control: Extract<OperationEffect, { kind: 'COUNT_CONTROL' }>['control'],
+  order: InstanceOrder,
+  count = 1,
+  rollback?: boolean,
+): OperationEffect {
+  return { kind: 'COUNT_CONTROL', control, order, count, ...(rollback === undefined ? {} : { rollback }) };
+}
+
+/**
+ * Cancel: nothing new is dispatched, answers in flight are still recorded (the operation is CANCELLED, which
+ * records only), and the instance keeps the order's transitional state with FAILED, from where ONAP's orders
+ * apply. With `rollback`, the reverse order starts for what the cancelled operation completed or had in flight.
+ */
+function cancel(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'CANCEL' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  assertSomethingRuns('cancel', target, running !== null);
+  const operation = running!;
+  const plan = input.rollback ? planCancelRollback(target, operation.order, input.dispatched) : null;
+  if (input.rollback && plan === null) {
+    throw new DomainError(
+      'ORDER_NOT_ALLOWED',
+      `Cannot cancel ${operation.order} with rollback=true: ${operation.order} has no reverse order; cancel ` +
+        'without rollback (the instance is then left FAILED, from where ONAP orders apply)',
+      { order: operation.order, rollback: true },
+    );
+  }
+  const ended: InstanceOperation = { ...operation, state: 'CANCELLED', finishedAt: now };
+  const cancelled = cancelledInstance(target, now);
+  const effects: OperationEffect[] = [
+    recordEvent('CANCELLED', {
+      operationId: operation.operationId,
+      order: operation.order,
+      phase: operation.phase,
+      rollback: input.rollback,
+    }),
+    { kind: 'COUNT_FINISHED', order: operation.order, result: 'CANCELLED', seconds: null },
+    countControl('CANCEL', operation.order, 1, input.rollback),
+  ];
+  if (plan === null) {
+    effects.push(syncOwn(cancelled));
+    return {
+      target: cancelled,
+      removed: false,
+      operation: ended,
+      operations: [{ operation: ended, isNew: false }],
+      effects,
+    };
+  }
+  const reverse = startOrder(cancelled, null, plan.order, now, context, plan.elements);
+  return {
+    ...reverse,
+    operations: [{ operation: ended, isNew: false }, ...reverse.operations],
+    effects: [...effects, ...reverse.effects],
+  };
+}
+
+/** Pause: the operation dispatches nothing new and its deadlines stop; pausing a paused one changes nothing. */
+function pauseOperation(target: AutomationComposition, running: InstanceOperation | null, now: number): InstanceStep {
+  assertSomethingRuns('pause', target, running !== null);
+  const operation = running!;
+  if (operation.control.pausedAt !== null) {
+    return unchanged(target, [], operation);
+  }
+  const paused: InstanceOperation = { ...operation, control: { ...operation.control, pausedAt: now } };
+  return {
+    target,
+    removed: false,
+    operation: paused,
+    operations: [{ operation: paused, isNew: false }],
+    effects: [recordEvent('PAUSED', { phase: operation.phase }), countControl('PAUSE', operation.order)],
+  };
+}
+
+/**
+ * Resume exactly where it stopped: the deadline (and a scheduled retry) move by the time spent paused, and what
+ * the answers recorded meanwhile made due goes out now: the next phase, elements whose dependencies are done,
+ * or the completion.
+ */
+function resumeOperation(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'RESUME' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  assertSomethingRuns('resume', target, running !== null);
+  const operation = running!;
+  const pausedAt = operation.control.pausedAt;
+  if (pausedAt === null) {
+    throw new DomainError(
+      'NOTHING_RUNNING',
+      `Cannot resume the instance: its ${operation.order} is running, not paused; allowed now: pause, cancel`,
+      { action: 'resume', order: operation.order, allowedNow: ['pause', 'cancel'] },
+    );
+  }
+  const shiftMs = Math.max(0, now - pausedAt);
+  const resumed: InstanceOperation = {
+    ...operation,
+    deadlineAt: operation.deadlineAt + shiftMs,
+    control: {
+      ...operation.control,
+      pausedAt: null,
+      pausedMs: operation.control.pausedMs + shiftMs,
+      progressAt: now,
+      retryAt: operation.control.retryAt === null ? null : operation.control.retryAt + shiftMs,
+    },
+  };
+  const effects: OperationEffect[] = [
+    recordEvent('RESUMED', { phase: operation.phase, pausedMs: shiftMs }),
+    countControl('RESUME', operation.order),
+  ];
+  const order = operation.order;
+  const startPhaseOf = phaseLookup(order, context.templates);
+  const openPhase = operation.phase ?? 0;
+  const decision = decideNextPhase(order, openPhase, target.elements, startPhaseOf);
+  const waits = waitsOf(order, target.elements, context.templates);
+  if (decision.kind === 'COMPLETE') {
+    effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
+    const done = complete(target, resumed, effects, now, context);
+    return { ...done, operations: [{ operation: done.operation, isNew: false }] };
+  }
+  if (decision.kind === 'ADVANCE') {
+    effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
+    const advanced: AutomationComposition = { ...target, phase: decision.phase, lastMsg: now };
+    const moved: InstanceOperation = {
+      ...resumed,
+      phase: decision.phase,
+      deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
+    };
+    const { dispatch } = nextDispatch({
+      elements: advanced.elements,
+      phase: decision.phase,
+      startPhaseOf,
+      waits,
+      inFlight: [],
+      limit: context.maxParallelElements,
+    });
+    effects.push(
+      sendPhase(advanced, decision.phase, startPhaseOf, {
+        describe: describedWith(advanced.elements, decision.phase, startPhaseOf, dispatch),
+      }),
+    );
+    return {
+      target: advanced,
+      removed: false,
+      operation: moved,
+      operations: [{ operation: moved, isNew: false }],
+      effects,
+    };
+  }
+  const inFlight = [...input.dispatched].filter((id) => {
+    const element = target.elements[id];
+    return element !== undefined && isElementTransitional(element) && startPhaseOf(element) === openPhase;
+  });
+  const { dispatch } = nextDispatch({
+    elements: target.elements,
+    phase: openPhase,
+    startPhaseOf,
+    waits,
+    inFlight,
+    limit: context.maxParallelElements,
+  });
+  const due = new Set([...dispatch].filter((id) => !input.dispatched.has(id)));
+  if (due.size > 0) {
+    effects.push(sendPhase(target, openPhase, startPhaseOf, { describe: due, event: 'ELEMENTS_DISPATCHED' }));
+  }
+  return { target, removed: false, operation: resumed, operations: [{ operation: resumed, isNew: false }], effects };
+}
+
+/**
+ * A FAILED element result under a retry policy: instead of failing the operation, the failed elements go back
+ * into transition and are sent again, alone, after the backoff. Failures while a retry is pending join it. Null
+ * when no retry applies (no policy, limit reached, an order that is not phased).
+ */
+function scheduleRetry(
+  updated: AutomationComposition,
+  operation: InstanceOperation,
+  failedIds: readonly string[],
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep | null {
+  const policy = context.control?.retryPolicy ?? null;
+  if (!RETRYABLE_ORDERS.has(operation.order) || failedIds.length === 0 || policy === null) {
+    return null;
+  }
+  const pending = operation.control.retryAt;
+  const decision =
+    pending !== null
+      ? { kind: 'RETRY' as const, attempt: operation.control.retried, delayMs: pending - now, dueAt: pending }
+      : decideRetry(policy, operation.control.retried, now);
+  if (decision.kind === 'GIVE_UP') {
+    return null;
+  }
+  const during = transitionalStateFor(operation.order);
+  const elements = { ...updated.elements };
+  for (const id of failedIds) {
+    elements[id] = { ...elements[id]!, ...during };
+  }
+  const scheduled: InstanceOperation = {
+    ...operation,
+    control: { ...operation.control, retried: decision.attempt, retryAt: decision.dueAt },
+  };
+  const effects: OperationEffect[] = [
+    recordEvent('RETRY_SCHEDULED', {
+      attempt: decision.attempt,
+      delayMs: decision.delayMs,
+      elementIds: [...failedIds],
+      message: updated.elements[failedIds[0]!]?.message ?? null,
+    }),
+  ];
+  if (pending === null) {
+    effects.push(countControl('RETRY', operation.order));
+  }
+  return {
+    target: { ...updated, elements },
+    removed: false,
+    operation: scheduled,
+    operations: [{ operation: scheduled, isNew: false }],
+    effects,
+  };
+}
+
+/** Orders whose failed elements a retry policy may send again (one phase message each, per start phase). */
+const RETRYABLE_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK']);
+
+/** The last progress of the open phase: its opening, a dispatch, a resend or retry, an answer, a resume. */
+function lastProgressOf(target: AutomationComposition, operation: InstanceOperation): number {
+  return Math.max(operation.control.progressAt, target.lastMsg);
+}
+
+/** Whether a supervision pass may find something to do, so the shell reads what SUPERVISE needs only then. */
+export function needsSupervision(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  now: number,
+  settings: ControlSettings,
+): boolean {
+  if (!running || running.control.pausedAt !== null || running.timedOut || running.order === 'MIGRATE_PRECHECK') {
+    return false;
+  }
+  if (running.control.retryAt !== null) {
+    return running.control.retryAt <= now;
+  }
+  const lastProgressAt = lastProgressOf(target, running);
+  const resentSoFar = target.lastMsg > running.control.progressAt ? 0 : running.control.resent;
+  if (decideResend(settings.resend, { lastProgressAt, resentSoFar }, now).kind === 'RESEND') {
+    return true;
+  }
+  return Object.values(target.elements).some((element) => {
+    const timeoutMs = noProgressTimeoutOf(element.properties, settings.noProgressTimeoutMs);
+    return isElementTransitional(element) && timeoutMs !== null && now - lastProgressAt >= timeoutMs;
+  });
+}
+
+/**
+ * One supervision pass: a due retry sends the failed elements again (new messageId: the participant must act
+ * again); otherwise an open phase silent for maxWaitMs goes out again under its original messageIds, describing
+ * only unfinished elements, with a doubling delay up to maxRetryCount, the deadline unchanged; elements silent past
+ * their no-progress timeout are reported once per silence.
+ */
+function supervise(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'SUPERVISE' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  const settings = context.control;
+  if (!running || !settings || !needsSupervision(target, running, now, settings)) {
+    return unchanged(target);
+  }
+  const order = running.order;
+  const phase = running.phase ?? 0;
+  const startPhaseOf = phaseLookup(order, context.templates);
+  if (running.control.retryAt !== null) {
+    const again = input.retrying.filter((id) => {
+      const element = target.elements[id];
+      return element !== undefined && isElementTransitional(element) && startPhaseOf(element) === phase;
+    });
+    // The attempt starts now: the phase's clock restarts, as for any phase ONAP opens.
+    const moved: InstanceOperation = {
+      ...running,
+      deadlineAt: phaseDeadline(target, now, context.defaultTimeoutMs),
+      control: { ...running.control, retryAt: null, progressAt: now, resent: 0 },
+    };
+    const effects: OperationEffect[] = [];
+    if (again.length > 0) {
+      effects.push(
+        sendPhase(target, phase, startPhaseOf, {
+          describe: describedWith(target.elements, phase, startPhaseOf, new Set(again)),
+          event: 'RETRY_STARTED',
+        }),
+        recordEvent('RETRY_ATTEMPT', { attempt: running.control.retried, elementIds: again }),
+      );
+    }
+    return { target, removed: false, operation: moved, operations: [{ operation: moved, isNew: false }], effects };
+  }
+  const effects: OperationEffect[] = [];
+  let operation = running;
+  const lastProgressAt = lastProgressOf(target, running);
+  const resentSoFar = target.lastMsg > running.control.progressAt ? 0 : running.control.resent;
+  const decision = decideResend(settings.resend, { lastProgressAt, resentSoFar }, now);
+  if (decision.kind === 'RESEND') {
+    const unfinished = new Set(elementsInPhase(target.elements, phase, startPhaseOf).map((element) => element.id));
+    const described: string[] = [];
+    for (const message of input.messages) {
+      const covered = message.covered;
+      const mine = [...unfinished].filter((id) => covered === null || covered.has(id));
+      if (mine.length === 0) {
+        continue;
+      }
+      described.push(...mine);
+      effects.push(
+        sendPhase(target, phase, startPhaseOf, {
+          describe: describedWith(target.elements, phase, startPhaseOf, new Set(mine)),
+          resentMessageId: message.messageId,
+        }),
+      );
+    }
+    effects.push(
+      recordEvent('RESENT', { phase, attempt: decision.attempt, elementIds: described, nextDueAt: decision.nextDueAt }),
+      countControl('RESEND', order),
+    );
+    // The deadline stays: after the last resend, the operation's usual TIMEOUT.
+    operation = { ...running, control: { ...running.control, resent: decision.attempt, progressAt: now } };
+  }
+  const stuck = stuckElements(
+    Object.values(target.elements)
+      .filter((element) => isElementTransitional(element) && !input.reported.has(element.id))
+      .map((element) => ({
+        elementId: element.id,
+        lastProgressAt,
+        timeoutMs: noProgressTimeoutOf(element.properties, settings.noProgressTimeoutMs),
+        reported: false,
+      })),
+    now,
+    settings.noProgressTimeoutMs,
+  );
+  if (stuck.length > 0) {
+    effects.push(
+      recordEvent('NO_PROGRESS', {
+        phase,
+        elementIds: stuck.map((element) => element.elementId),
+        silentForMs: Math.max(...stuck.map((element) => element.silentForMs)),
+      }),
+      countControl('NO_PROGRESS', order, stuck.length),
+    );
+  }
+  const operations = operation === running ? [] : [{ operation, isNew: false }];
+  return { target, removed: false, operation, operations, effects };
+}

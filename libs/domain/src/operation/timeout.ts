@@ -1,0 +1,36 @@
+import type { Operation } from '../ports/engine.port';
+import type { OperationEffect } from './effects';
+import { recordEvent } from './effects';
+
+/**
+ * Whether a supervision tick at `now` finds the operation past its deadline and not yet flagged. A paused
+ * operation is never overdue: its deadline moves by the pause when it resumes.
+ */
+export function isOverdue(operation: Operation, now: number): boolean {
+  return (
+    operation.state === 'RUNNING' &&
+    !operation.timedOut &&
+    operation.deadlineAt < now &&
+    operation.control.pausedAt === null
+  );
+}
+
+/**
+ * The timeout rule, on the operation alone: an overdue running operation is flagged TIMEOUT once. It keeps
+ * running (ONAP keeps the transitional state), so a late success still completes it.
+ */
+export function timeOutOperation<T extends Operation>(
+  operation: T,
+  now: number,
+): { readonly operation: T; readonly effects: OperationEffect[] } | null {
+  if (!isOverdue(operation, now)) {
+    return null;
+  }
+  return {
+    operation: { ...operation, timedOut: true },
+    effects: [
+      recordEvent('TIMEOUT', {}),
+      { kind: 'COUNT_FINISHED', order: operation.order, result: 'TIMEOUT', seconds: null },
+    ],
+  };
+}

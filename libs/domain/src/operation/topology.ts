@@ -1,0 +1,72 @@
+import type { InstanceElement } from '../model';
+import type { InstanceOrder } from '../instance/instance-lifecycle';
+import type { StartPhaseOf } from '../engine/phase-planner';
+import { dependencyWaits } from '../engine/dependency-planner';
+import type { StageSets } from '../engine/stage-planner';
+import { isStagedOrder, stagePhaseOf } from '../engine/stage-planner';
+
+/** What an operation needs to know about one element node template (a definition's, read by the TOSCA library). */
+export interface ElementTemplate {
+  readonly name: string;
+  readonly version: string;
+  readonly startPhase: number;
+  readonly stage: StageSets;
+  readonly dependsOn: readonly string[];
+}
+
+/** The element templates of the compositions an instance operation involves. */
+export interface OperationTemplates {
+  /** The instance's own composition. */
+  readonly own: readonly ElementTemplate[];
+  /**
+   * The other composition: the migration target (MIGRATE, MIGRATE_PRECHECK) or the composition a migration
+   * rollback leaves (MIGRATION_REVERT); null for every other order or when it is gone.
+   */
+  readonly other: readonly ElementTemplate[] | null;
+}
+
+/** Orders that walk start phases; the others are staged (see isStagedOrder) or single-message. */
+const PHASED_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK']);
+
+const FALLBACK_STAGES: StageSets = { prepare: [0], migrate: [0] };
+
+function keyOf(name: string, version: string): string {
+  return `${name}|${version}`;
+}
+
+/**
+ * The phase of an element in an order: its start phase for deploy-like orders, its stage for migrate,
+ * migration rollback and prepare (ONAP's StageScanner), 0 for the single-message orders.
+ */
+export function phaseLookup(order: InstanceOrder, templates: OperationTemplates): StartPhaseOf {
+  if (PHASED_ORDERS.has(order)) {
+    const phases = new Map(
+      templates.own.map((template) => [keyOf(template.name, template.version), template.startPhase]),
+    );
+    return (element) => phases.get(keyOf(element.definition.name, element.definition.version)) ?? 0;
+  }
+  if (!isStagedOrder(order)) {
+    return () => 0;
+  }
+  const stagesIn = (side: readonly ElementTemplate[] | null): Map<string, StageSets> =>
+    new Map((side ?? []).map((template) => [keyOf(template.name, template.version), template.stage]));
+  const own = stagesIn(templates.own);
+  const other = stagesIn(templates.other);
+  // Where an element's stages come from: the composition it is going to; a REMOVED one's from the one it leaves.
+  const [going, leaving] = order === 'MIGRATE' ? [other, own] : [own, other];
+  return stagePhaseOf(order, (element) => {
+    const id = keyOf(element.definition.name, element.definition.version);
+    const [first, second] = element.migrationState === 'REMOVED' ? [leaving, going] : [going, leaving];
+    return first.get(id) ?? second.get(id) ?? FALLBACK_STAGES;
+  });
+}
+
+/** Who waits for whom in this order, from the own composition's `dependsOn` (see dependencyWaits). */
+export function waitsOf(
+  order: InstanceOrder,
+  elements: Readonly<Record<string, InstanceElement>>,
+  templates: OperationTemplates,
+): ReadonlyMap<string, readonly string[]> {
+  const dependsOn = new Map(templates.own.map((template) => [template.name, template.dependsOn]));
+  return dependencyWaits(order, elements, (name) => dependsOn.get(name) ?? []);
+}
