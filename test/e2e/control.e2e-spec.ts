@@ -116,15 +116,20 @@ describe('control of running work: runtime + simulator as processes over Kafka',
   }
 
   async function until(instanceId: string, deployState: string, lockState: string): Promise<Instance> {
-    return eventually(`${deployState}/${lockState}`, async () => {
-      const current = await get(instanceId);
-      return current.deployState === deployState &&
-        current.lockState === lockState &&
-        current.stateChangeResult === 'NO_ERROR' &&
-        current.phase === undefined
-        ? current
-        : undefined;
-    });
+    // Long enough for a cancelled 3 s deploy the simulator finishes before it takes the next order.
+    return eventually(
+      `${deployState}/${lockState}`,
+      async () => {
+        const current = await get(instanceId);
+        return current.deployState === deployState &&
+          current.lockState === lockState &&
+          current.stateChangeResult === 'NO_ERROR' &&
+          current.phase === undefined
+          ? current
+          : undefined;
+      },
+      2000,
+    );
   }
 
   async function events(instanceId: string): Promise<string[]> {
@@ -176,7 +181,7 @@ describe('control of running work: runtime + simulator as processes over Kafka',
       },
     });
     try {
-      await sim().put(`${SIM_API}/parameters`).send({ deployTimerMs: 60_000 }).expect(200);
+      await sim().put(`${SIM_API}/parameters`).send({ deployTimerMs: 3_000 }).expect(200);
       await api().put(path(instanceId)).send({ deployOrder: 'DEPLOY' }).expect(202);
       await api()
         .post(`${path(instanceId)}/cancel`)
@@ -187,7 +192,7 @@ describe('control of running work: runtime + simulator as processes over Kafka',
       await api().put(path(instanceId)).send({ deployOrder: 'UNDEPLOY' }).expect(202);
       await until(instanceId, 'UNDEPLOYED', 'NONE');
 
-      await sim().put(`${SIM_API}/parameters`).send({ deployTimerMs: 60_000 }).expect(200);
+      await sim().put(`${SIM_API}/parameters`).send({ deployTimerMs: 3_000 }).expect(200);
       await api().put(path(instanceId)).send({ deployOrder: 'DEPLOY' }).expect(202);
       await api()
         .post(`${path(instanceId)}/cancel`)

@@ -663,7 +663,9 @@ function cancel(
     );
   }
   const ended: InstanceOperation = { ...operation, state: 'CANCELLED', finishedAt: now };
-  const cancelled = cancelledInstance(target, now);
+  // A new revision, as after every failed transition: a participant tells the next order from the cancelled one
+  // (the SDK would otherwise take a re-issued DEPLOY for a resend of the deploy it is still running).
+  const cancelled = { ...cancelledInstance(target, now), revisionId: context.newId() };
   const effects: OperationEffect[] = [
     recordEvent('CANCELLED', {
       operationId: operation.operationId,
