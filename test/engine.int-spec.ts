@@ -292,10 +292,12 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     try {
       await order(instanceId, { deployOrder: 'DEPLOY' });
       const phase0 = await eventually('the phase-0 message', () => participant.phaseMessages(instanceId)[0]);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      await runtime.app.get(SupervisionScheduler).tick();
-      const timedOut = await instance(instanceId);
-      expect(timedOut.stateChangeResult).toBe('TIMEOUT');
+      // deployTimeoutMs is 1 ms: each tick flags the operation once its deadline passed; wait for that state.
+      const timedOut = await eventually('the TIMEOUT flag', async () => {
+        await runtime.app.get(SupervisionScheduler).tick();
+        const current = await instance(instanceId);
+        return current.stateChangeResult === 'TIMEOUT' ? current : undefined;
+      });
       expect(timedOut.deployState).toBe('DEPLOYING');
       participant.autoAnswer = true;
       await participant.ack(phase0, participant.myElements(phase0));

@@ -1,7 +1,9 @@
 /**
  * Broker faults under load, on a broker of the suite's own (the shared one on 9092 is never stopped):
  * 1. SIGKILL and restart with its data during concurrent deploys;
- * 2. 10 000 malformed records on the operation topic, then a deploy.
+ * 2. SIGKILL and restart with an empty log directory (a new cluster: no topics, no offsets, no producer
+ *    state), with deploys ordered before the kill and during the outage;
+ * 3. 10 000 malformed records on the operation topic, then a deploy.
  * Each asserts 0 lost, 0 stuck, 0 duplicated from the runtime's REST view and the simulator's handler
  * invocation log, and counts 5xx answers. Every wait is on a state, with a bounded deadline.
  */
@@ -245,6 +247,23 @@ describe('broker faults during deploys (own broker, runtime and simulator as pro
     await broker.start();
     figures['sigkill-restart-with-data'] = await settle(elementByInstance, errorsBefore);
     expectClean(figures['sigkill-restart-with-data']);
+  }, 300_000);
+
+  it('finishes every deploy when the broker comes back empty, as a new cluster', async () => {
+    const errorsBefore = serverErrors;
+    const elementByInstance = await createInstances(DEPLOYS_PER_SCENARIO);
+    const [before, during] = [
+      [...elementByInstance.keys()].slice(0, DEPLOYS_PER_SCENARIO / 2),
+      [...elementByInstance.keys()].slice(DEPLOYS_PER_SCENARIO / 2),
+    ];
+    await deploy(before);
+    await broker.stop('SIGKILL');
+    broker.wipeData();
+    // Accepted while no broker answers: the outbox keeps them until the new cluster takes them.
+    await deploy(during);
+    await broker.start();
+    figures['restart-with-empty-data'] = await settle(elementByInstance, errorsBefore);
+    expectClean(figures['restart-with-empty-data']);
   }, 300_000);
 
   it('counts 10 000 malformed records on the operation topic, stays up, and deploys afterwards', async () => {

@@ -61,6 +61,17 @@ export class FaultBroker {
     }
   }
 
+  /**
+   * Deletes the broker's log directory (it must be stopped), as a lost disk would: the next `start`
+   * formats a new one, so the broker comes back as a new, empty cluster (a new cluster id).
+   */
+  wipeData(): void {
+    if (this.pid() !== undefined) {
+      throw new Error(`the broker on ${this.bootstrap} is running; stop it before wiping its data`);
+    }
+    rmSync(join(this.dir, 'data'), { recursive: true, force: true });
+  }
+
   /** Stops the broker and removes everything it wrote. */
   async destroy(): Promise<void> {
     await this.stop();

@@ -20,6 +20,7 @@ import type { Database } from './database/database';
 import { EngineMetrics } from './engine/engine-metrics';
 import { OperationEngine } from './engine/operation-engine';
 import { EffectWriter } from './engine/effect-writer';
+import { OperationSteps } from './engine/operation-steps';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
 import { CompositionsController } from './http/compositions.controller';
 import { ControlController } from './http/control.controller';
@@ -112,6 +113,7 @@ export class RuntimeModule {
         ParticipantsService,
         HistoryService,
         EffectWriter,
+        OperationSteps,
         OperationEngine,
         ParticipantProtocolService,
         OutboxRelay,

@@ -68,6 +68,31 @@ export interface Subscription {
  * without this library importing NestJS.
  */
 export abstract class MessageBus {
+  private readonly recordsLostListeners = new Set<() => void>();
+
+  /**
+   * Calls `listener` each time the bus finds that records it had already delivered to the broker may be
+   * gone: the broker came back as a new, empty cluster, so what was on its lost disk and not yet consumed
+   * (orders, acks) will never arrive. A publisher that keeps its own record of open work (the runtime's
+   * operations) sends it again. Returns a function that removes the listener. The in-memory bus loses
+   * records only with its process, so it never calls it.
+   */
+  onRecordsLost(listener: () => void): () => void {
+    this.recordsLostListeners.add(listener);
+    return () => this.recordsLostListeners.delete(listener);
+  }
+
+  /** For adapters: tells every `onRecordsLost` listener; a throwing listener does not stop the others. */
+  protected reportRecordsLost(): void {
+    for (const listener of [...this.recordsLostListeners]) {
+      try {
+        listener();
+      } catch {
+        // A listener's own failure is its business; the bus carries on.
+      }
+    }
+  }
+
   /** Appends records to a topic; resolves when the broker has acknowledged all of them. */
   abstract publish(topic: string, records: readonly OutgoingRecord[]): Promise<void>;
 

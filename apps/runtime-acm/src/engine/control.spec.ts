@@ -21,6 +21,7 @@ import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { EffectWriter } from './effect-writer';
 import { EngineMetrics } from './engine-metrics';
 import { OperationEngine } from './operation-engine';
+import { OperationSteps } from './operation-steps';
 import { TemplateReader } from './template-reader';
 
 /** Time only moves when the test says so. */
@@ -72,7 +73,8 @@ async function harness(options: Options = {}) {
   const runtimeMetrics = new RuntimeMetrics();
   const ids = new CountingIds();
   const writer = new EffectWriter(config, ids, new EngineMetrics(runtimeMetrics));
-  const engine = new OperationEngine(config, unitOfWork, templates, clock, ids, writer);
+  const steps = new OperationSteps(config, templates, clock, ids, writer);
+  const engine = new OperationEngine(unitOfWork, templates, clock, steps, writer);
   const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, 'tosca/examples/sim-three-phase.yaml'), 'utf8'));
   if (!parsed.ok) {
     throw new Error('the example template does not parse');

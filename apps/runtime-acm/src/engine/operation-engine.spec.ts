@@ -11,10 +11,7 @@ import { Logger } from '@nestjs/common';
 
 import { TemplateReader } from './template-reader';
 import { loadRuntimeConfig } from '../config/runtime.config';
-import { RuntimeMetrics } from '../metrics/runtime-metrics';
-import { EngineMetrics } from './engine-metrics';
-import { OperationEngine } from './operation-engine';
-import { EffectWriter } from './effect-writer';
+import { engineOn } from './testing/engine-fixture';
 
 /** Time only moves when the test says so. */
 class FakeClock extends Clock {
@@ -68,9 +65,7 @@ describe('OperationEngine on the in-memory store', () => {
     const clock = new FakeClock(STARTED_AT);
     const unitOfWork = new InMemoryUnitOfWork();
     const templates = new TemplateReader(config);
-    const ids = new CountingIds();
-    const writer = new EffectWriter(config, ids, new EngineMetrics(new RuntimeMetrics()));
-    const engine = new OperationEngine(config, unitOfWork, templates, clock, ids, writer);
+    const engine = engineOn(config, unitOfWork, templates, clock, new CountingIds());
 
     const template = threePhaseTemplate();
     const nodeTemplates = (template.topology_template as { node_templates: Record<string, NodeTemplate> })

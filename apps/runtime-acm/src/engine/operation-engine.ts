@@ -6,8 +6,6 @@ import type {
   InstanceInput,
   InstanceOperation,
   InstanceOrder,
-  ControlSettings,
-  InstanceStepContext,
   LostReplicas,
   Operation,
   ParticipantReplica,
@@ -16,29 +14,18 @@ import type {
 } from '@acm/domain';
 import {
   Clock,
-  IdGenerator,
   UnitOfWork,
   cancelDefinitionOperation,
-  decideDefinition,
-  decideInstance,
-  effectiveRetryPolicy,
-  needsSupervision,
-  parseRetryPolicy,
-  resendSettingsOf,
   hasUnfinishedWorkOf,
   ignore,
+  needsSupervision,
   operationOfAck,
-  parallelismLimit,
-  timeOutOperation,
 } from '@acm/domain';
 import { metadataTimeoutMs } from '@acm/tosca';
-import { Inject, Injectable } from '@nestjs/common';
-import { RUNTIME_CONFIG } from '../config/runtime.config';
-import type { RuntimeConfig } from '../config/runtime.config';
+import { Injectable } from '@nestjs/common';
 import { EffectWriter } from './effect-writer';
-import type { InstanceSide } from './effect-writer';
-import { loadOrderContext, templatesOf } from './order-context';
-import type { OrderContext, OrderExtras } from './order-context';
+import { OperationSteps } from './operation-steps';
+import type { OrderExtras } from './order-context';
 import { instanceAckOf, primeAckOf } from './participant-answers';
 import { TemplateReader } from './template-reader';
 
@@ -65,11 +52,10 @@ function targetOf(input: EngineInput): string {
 @Injectable()
 export class OperationEngine {
   constructor(
-    @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
     private readonly unitOfWork: UnitOfWork,
     private readonly templates: TemplateReader,
     private readonly clock: Clock,
-    private readonly ids: IdGenerator,
+    private readonly steps: OperationSteps,
     private readonly writer: EffectWriter,
   ) {}
 
@@ -82,25 +68,17 @@ export class OperationEngine {
     extras: OrderExtras = {},
   ): Promise<AutomationComposition> {
     const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
-    return this.stepInstance(store, found, definition, running, { kind: 'ORDER', order }, order, extras);
+    const target = { found, definition, running, order, extras };
+    return (await this.steps.instance(store, target, { kind: 'ORDER', order })).target;
   }
 
   /** Starts a prime or deprime inside the caller's transaction. */
   async startDefinitionOrder(store: Store, definition: CompositionDefinition, order: DefinitionOrder): Promise<void> {
-    const now = this.clock.now();
-    const info = this.templates.readDefinition(definition);
+    const metadata = this.templates.readDefinition(definition).metadata;
+    const timeoutMs = metadataTimeoutMs(metadata, order === 'PRIME' ? 'primeTimeoutMs' : 'deprimeTimeoutMs') ?? null;
     const running = await store.operations.findRunning(definition.compositionId);
-    const timeoutMs =
-      metadataTimeoutMs(info.metadata, order === 'PRIME' ? 'primeTimeoutMs' : 'deprimeTimeoutMs') ?? null;
-    const step = decideDefinition(
-      definition,
-      running?.targetKind === 'DEFINITION' ? running : null,
-      { kind: 'ORDER', order, timeoutMs },
-      now,
-      this.definitionContext(),
-    );
     // The caller already wrote the definition's PRIMING/DEPRIMING: the step leaves it as it is.
-    await this.writer.saveDefinition(store, null, step, info, now);
+    await this.steps.definition(store, definition, null, running, { kind: 'ORDER', order, timeoutMs });
   }
 
   /** Applies a deploy/state-change ACK; a stale or foreign one changes nothing. */
@@ -147,33 +125,13 @@ export class OperationEngine {
         const operation = await store.operations.find(candidate.operationId);
         const composition = instance ? await store.definitions.find(instance.value.compositionId) : null;
         if (operation?.targetKind === 'INSTANCE' && instance && composition) {
-          const step = decideInstance(
-            instance.value,
-            operation,
-            { kind: 'TICK' },
-            now,
-            this.instanceContext(instance.value, composition.value, {}),
-          );
-          flagged += step.operations.length;
-          await this.writer.saveInstance(store, instance, step, this.sideOf(composition.value, {}), now);
+          const target = { found: instance, definition: composition.value, running: operation, order: null };
+          flagged += (await this.steps.instance(store, target, { kind: 'TICK' })).operations.length;
         } else if (operation?.targetKind === 'DEFINITION' && definition) {
-          const step = decideDefinition(definition.value, operation, { kind: 'TICK' }, now, this.definitionContext());
+          const step = await this.steps.definition(store, definition.value, definition, operation, { kind: 'TICK' });
           flagged += step.operations.length;
-          await this.writer.saveDefinition(
-            store,
-            definition,
-            step,
-            this.templates.readDefinition(definition.value),
-            now,
-          );
-        } else if (operation) {
-          // The target is gone: only the operation is flagged.
-          const alone = timeOutOperation(operation, now);
-          if (alone) {
-            flagged += 1;
-            const writes = [{ operation: alone.operation, isNew: false }];
-            await this.writer.saveOperations(store, operation.targetId, { ...alone, operations: writes }, now);
-          }
+        } else if (operation && (await this.steps.timeOutAlone(store, operation))) {
+          flagged += 1;
         }
       }
       return flagged;
@@ -204,6 +162,19 @@ export class OperationEngine {
       resent += await this.unitOfWork.transaction((store) => this.handOver(store, participantId, { kind: 'ALL' }));
     }
     return resent;
+  }
+
+  /**
+   * The broker came back as a new, empty cluster: orders it held that no participant had read yet, and the ACKs
+   * it held that this runtime had not applied, are gone. Every open phase message of every participant goes out
+   * again under its original messageId: a replica that already ran an element repeats its ACK, one that never saw
+   * the order runs it.
+   */
+  async resendAfterBrokerLoss(): Promise<number> {
+    const participantIds = await this.unitOfWork.transaction(async (store) =>
+      (await store.participants.list()).map((participant) => participant.participantId),
+    );
+    return this.resendAfterRestart(participantIds);
   }
 
   /** Probes a new replica's registration started: replicas not heard from since are silent, their work handed over. */
@@ -238,13 +209,15 @@ export class OperationEngine {
       ? await this.dispatchedByOperation(store, found.value.instanceId, running.operationId)
       : new Set<string>();
     const input: InstanceInput = { kind: 'CANCEL', rollback, dispatched };
-    return this.stepInstance(store, found, definition, running, input, running?.order ?? null, {});
+    const target = { found, definition, running, order: running?.order ?? null };
+    return (await this.steps.instance(store, target, input)).target;
   }
 
   /** Pauses the running operation of an instance: nothing new is dispatched, its deadlines stop. */
   async pauseInstance(store: Store, found: Versioned<AutomationComposition>, definition: CompositionDefinition) {
     const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
-    await this.stepInstance(store, found, definition, running, { kind: 'PAUSE' }, running?.order ?? null, {});
+    const target = { found, definition, running, order: running?.order ?? null };
+    await this.steps.instance(store, target, { kind: 'PAUSE' });
   }
 
   /** Resumes a paused operation where it stopped. */
@@ -254,9 +227,10 @@ export class OperationEngine {
     definition: CompositionDefinition,
   ): Promise<void> {
     const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
-    const dispatched = running ? await this.dispatchedIn(store, running) : new Set<string>();
+    const dispatched = running ? await this.steps.dispatchedIn(store, running) : new Set<string>();
     const input: InstanceInput = { kind: 'RESUME', dispatched };
-    await this.stepInstance(store, found, definition, running, input, running?.order ?? null, {});
+    const target = { found, definition, running, order: running?.order ?? null };
+    await this.steps.instance(store, target, input);
   }
 
   /** Cancels a running prime or deprime inside the caller's transaction. */
@@ -287,11 +261,9 @@ export class OperationEngine {
           return 0;
         }
         const now = this.clock.now();
-        const info = this.templates.readDefinition(definition.value);
-        if (!needsSupervision(found.value, operation, now, this.controlSettings(found.value, info.metadata))) {
+        if (!needsSupervision(found.value, operation, now, this.steps.controlSettings(found.value, definition.value))) {
           return 0;
         }
-        const context = await loadOrderContext(store, this.templates, found.value, operation.order, {});
         const messages = (await store.operations.phaseMessages(operation.operationId, operation.phase)).map(
           (message) => ({
             messageId: message.messageId,
@@ -314,14 +286,8 @@ export class OperationEngine {
             .flatMap((event) => idsOf(event.detail['elementIds'])),
         );
         const input: InstanceInput = { kind: 'SUPERVISE', messages, retrying, reported };
-        const step = decideInstance(
-          found.value,
-          operation,
-          input,
-          now,
-          this.instanceContext(found.value, definition.value, context),
-        );
-        await this.writer.saveInstance(store, found, step, this.sideOf(definition.value, context), now);
+        const target = { found, definition: definition.value, running: operation, order: operation.order };
+        const step = await this.steps.instance(store, target, input);
         return step.effects.length > 0 ? 1 : 0;
       });
     }
@@ -340,23 +306,6 @@ export class OperationEngine {
     return dispatched;
   }
 
-  /** The control settings of one instance: its retry policy over its definition's, resends, no-progress. */
-  private controlSettings(
-    instance: AutomationComposition,
-    definitionMetadata: Record<string, unknown>,
-  ): ControlSettings {
-    const policyOf = (metadata: Readonly<Record<string, unknown>> | null) =>
-      parseRetryPolicy(metadata?.['retryPolicy'], 'metadata.retryPolicy').policy;
-    return {
-      retryPolicy: effectiveRetryPolicy(policyOf(instance.metadata), policyOf(definitionMetadata)),
-      resend: resendSettingsOf(definitionMetadata, {
-        maxWaitMs: this.config.maxWaitMs,
-        maxRetryCount: this.config.maxRetryCount,
-      }).settings,
-      noProgressTimeoutMs: this.config.noProgressTimeoutMs,
-    };
-  }
-
   private async applyInstanceAckIn(store: Store, wire: AutomationCompositionDeployAck): Promise<void> {
     const ack = instanceAckOf(wire);
     const instanceId = wire.automationCompositionId;
@@ -371,8 +320,8 @@ export class OperationEngine {
     }
     const running = asInstanceOperation(await store.operations.findRunning(instanceId));
     const acked = asInstanceOperation(operationOfAck(answered, running));
-    const input: InstanceInput = { kind: 'ACK', ack, answered, dispatched: null };
-    await this.stepInstance(store, found, definition.value, running, input, acked?.order ?? null, {}, acked);
+    const target = { found, definition: definition.value, running, concerned: acked, order: acked?.order ?? null };
+    await this.steps.instance(store, target, { kind: 'ACK', ack, answered, dispatched: null });
   }
 
   private async applyPrimeAckIn(store: Store, wire: ParticipantPrimeAck): Promise<void> {
@@ -384,50 +333,12 @@ export class OperationEngine {
         ignore('UNKNOWN_DEFINITION', `PRIME_ACK for unknown composition ${wire.compositionId}`),
       ]);
     }
-    const now = this.clock.now();
     const running = await store.operations.findRunning(wire.compositionId);
-    const step = decideDefinition(
-      found.value,
-      running?.targetKind === 'DEFINITION' ? running : null,
-      { kind: 'ACK', ack, answered },
-      now,
-      this.definitionContext(),
-    );
-    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(found.value), now);
-  }
-
-  /** Loads what a step of an instance needs (templates, order context, what is in flight), decides and saves. */
-  private async stepInstance(
-    store: Store,
-    found: Versioned<AutomationComposition>,
-    definition: CompositionDefinition,
-    running: InstanceOperation | null,
-    input: InstanceInput,
-    order: InstanceOrder | null,
-    extras: OrderExtras,
-    concerned: InstanceOperation | null = running,
-  ): Promise<AutomationComposition> {
-    const now = this.clock.now();
-    const context = order === null ? {} : await loadOrderContext(store, this.templates, found.value, order, extras);
-    const stepContext = this.instanceContext(found.value, definition, context);
-    const decided =
-      input.kind === 'ACK' && stepContext.maxParallelElements !== null && concerned !== null
-        ? { ...input, dispatched: await this.dispatchedIn(store, concerned) }
-        : input;
-    const step = decideInstance(found.value, running, decided, now, stepContext);
-    await this.writer.saveInstance(store, found, step, this.sideOf(definition, context), now);
-    return step.target;
-  }
-
-  /** The elements the messages of the operation's open phase set going so far. */
-  private async dispatchedIn(store: Store, operation: InstanceOperation): Promise<ReadonlySet<string>> {
-    const messages = await store.operations.phaseMessages(operation.operationId, operation.phase);
-    return new Set(messages.flatMap((message) => message.elementIds ?? []));
+    await this.steps.definition(store, found.value, found, running, { kind: 'ACK', ack, answered });
   }
 
   /** Sends again, for one participant, the open phase messages its lost replicas may have taken. */
   private async handOver(store: Store, participantId: string, lost: LostReplicas): Promise<number> {
-    const now = this.clock.now();
     let resent = 0;
     for (const listed of await store.instances.list({ participantId })) {
       const operation = hasUnfinishedWorkOf(listed, participantId)
@@ -447,41 +358,10 @@ export class OperationEngine {
           covered: message.elementIds === null ? null : new Set(message.elementIds),
         }),
       );
-      const context = await loadOrderContext(store, this.templates, found.value, operation.order, {});
-      const input: InstanceInput = { kind: 'REPLICA_LOST', participantId, lost, messages };
-      const step = decideInstance(
-        found.value,
-        operation,
-        input,
-        now,
-        this.instanceContext(found.value, definition.value, context),
-      );
-      await this.writer.saveInstance(store, found, step, this.sideOf(definition.value, context), now);
+      const target = { found, definition: definition.value, running: operation, order: operation.order };
+      const step = await this.steps.instance(store, target, { kind: 'REPLICA_LOST', participantId, lost, messages });
       resent += step.effects.filter((effect) => effect.kind === 'SEND_PHASE').length;
     }
     return resent;
-  }
-
-  private instanceContext(
-    instance: AutomationComposition,
-    definition: CompositionDefinition,
-    context: OrderContext,
-  ): InstanceStepContext {
-    const info = this.templates.readDefinition(definition);
-    return {
-      templates: templatesOf(info, context),
-      defaultTimeoutMs: this.config.maxOperationWaitMs,
-      maxParallelElements: parallelismLimit(instance.metadata, info.metadata, this.config.maxParallelElements),
-      newId: () => this.ids.uuid(),
-      control: this.controlSettings(instance, info.metadata),
-    };
-  }
-
-  private definitionContext(): { defaultTimeoutMs: number; newId: () => string } {
-    return { defaultTimeoutMs: this.config.maxOperationWaitMs, newId: () => this.ids.uuid() };
-  }
-
-  private sideOf(definition: CompositionDefinition, context: OrderContext): InstanceSide {
-    return { definition, info: this.templates.readDefinition(definition), context };
   }
 }

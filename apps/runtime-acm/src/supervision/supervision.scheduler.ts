@@ -1,3 +1,4 @@
+import { MessageBus } from '@acm/messaging';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
@@ -12,13 +13,19 @@ const SUPERVISION = 'supervision';
 /**
  * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, start due retries, resend silent phases,
  * report stuck elements, mark silent replicas OFF_LINE and hand their work over, send messages a crash left in
- * the outbox. Phases never wait for it.
+ * the outbox. Phases never wait for it. When the bus reports that the broker lost records (it came back as a new
+ * cluster), open phases are sent again at once.
  */
 @Injectable()
 export class SupervisionScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger('Supervision');
   private ticking: Promise<void> | null = null;
   private stopped = false;
+  /** The broker lost records and the open phases were not sent again yet (a failed attempt is retried). */
+  private recordsLost = false;
+  /** The resend after a loss failed in this tick (the database is down): the next period tries again. */
+  private resendFailed = false;
+  private stopWatchingBus: (() => void) | null = null;
 
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
@@ -26,9 +33,15 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     private readonly engine: OperationEngine,
     private readonly participants: ParticipantProtocolService,
     private readonly relay: OutboxRelay,
+    private readonly bus: MessageBus,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.stopWatchingBus = this.bus.onRecordsLost(() => {
+      this.logger.warn('The broker lost records it held; sending every open phase again');
+      this.recordsLost = true;
+      void this.tick();
+    });
     this.scheduler.addInterval(
       SUPERVISION,
       setInterval(() => void this.tick(), this.config.heartBeatMs),
@@ -38,24 +51,46 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
   /** Stops the period and waits for a pass in progress (called by the runtime's shutdown sequence). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopWatchingBus?.();
     if (this.scheduler.doesExist('interval', SUPERVISION)) {
       this.scheduler.deleteInterval(SUPERVISION);
     }
     await this.ticking;
   }
 
-  /** One supervision pass; overlapping ticks are skipped rather than queued. */
+  /**
+   * One supervision pass; overlapping ticks are skipped rather than queued, except that a loss of records
+   * reported during a pass gets a pass of its own right after it.
+   */
   async tick(): Promise<void> {
     if (this.ticking !== null || this.stopped) {
       return;
     }
-    this.ticking = this.pass().finally(() => {
+    this.ticking = (async () => {
+      do {
+        await this.pass();
+      } while (this.recordsLost && !this.stopped && !this.resendFailed);
+    })().finally(() => {
       this.ticking = null;
+      this.resendFailed = false;
     });
     await this.ticking;
   }
 
   private async pass(): Promise<void> {
+    if (this.recordsLost) {
+      this.recordsLost = false;
+      try {
+        const resent = await this.engine.resendAfterBrokerLoss();
+        this.logger.warn(`Sent ${resent} open phase message(s) again after the broker lost records`);
+      } catch (error) {
+        this.recordsLost = true;
+        this.resendFailed = true;
+        this.logger.error(
+          `Sending open phases again failed, the next pass retries: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
     try {
       await this.engine.timeOutOverdue();
       // Control of running work: due retries, resends of silent phases, no-progress reports.

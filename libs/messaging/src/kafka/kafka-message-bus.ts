@@ -78,6 +78,11 @@ export interface KafkaMessageBusOptions {
   subscribeTimeoutMs?: number;
   /** Delays between attempts on a record whose handler failed transiently. Default 100 ms doubling to 5 s. */
   redeliveryBackoff?: RedeliveryBackoff;
+  /**
+   * How often the cluster id is read, ms, to notice a broker that came back as a new, empty cluster
+   * (its log directory lost). Default 1 000; 0 turns the check off.
+   */
+  clusterCheckIntervalMs?: number;
   logger?: BusLogger;
 }
 
@@ -198,10 +203,26 @@ export class KafkaMessageBus extends MessageBus {
   private readonly subscribeTimeoutMs: number;
   private readonly redeliveryBackoff: RedeliveryBackoff;
   private readonly subscriptions = new Set<Subscription>();
+  /** Consumers that restart from the beginning when the cluster is replaced, by their subscription. */
+  private readonly restarts = new Map<Subscription, () => Promise<void>>();
+  private readonly clusterCheckIntervalMs: number;
+  private clusterCheck: NodeJS.Timeout | undefined;
+  /** The cluster id first seen; undefined until a broker answered. */
+  private clusterId: string | undefined;
+  /** The recovery from a cluster change in progress, so checks do not overlap. */
+  private clusterCheckRunning: Promise<boolean> | undefined;
+  /** A send failed: the broker may have come back as a new cluster, so check before the next send. */
+  private verifyClusterBeforeSend = false;
+  private consumerRestarts: Promise<void> = Promise.resolve();
   /** Topics known to exist, so auto-creation is checked once per topic, not per publish. */
   private readonly knownTopics = new Set<string>();
   private readonly producer: ReturnType<typeof lazily<Producer>>;
   private readonly admin: ReturnType<typeof lazily<Admin>>;
+  /**
+   * Reads the cluster id only, without kafkajs' retries: a check during an outage must fail at once
+   * rather than retry for tens of seconds and make the next one (and a waiting publish) late.
+   */
+  private readonly clusterAdmin: ReturnType<typeof lazily<Admin>>;
   private closed = false;
 
   constructor(options: KafkaMessageBusOptions) {
@@ -211,6 +232,7 @@ export class KafkaMessageBus extends MessageBus {
     this.allowAutoTopicCreation = options.allowAutoTopicCreation ?? true;
     this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 30_000;
     this.redeliveryBackoff = options.redeliveryBackoff ?? DEFAULT_REDELIVERY_BACKOFF;
+    this.clusterCheckIntervalMs = options.clusterCheckIntervalMs ?? 1_000;
     this.kafka = new Kafka({
       clientId: options.clientId ?? 'acm-runtime',
       brokers: options.brokers,
@@ -232,10 +254,16 @@ export class KafkaMessageBus extends MessageBus {
         createPartitioner: Partitioners.DefaultPartitioner,
       });
       await producer.connect();
+      this.watchCluster();
       return producer;
     });
     this.admin = lazily(async () => {
       const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    });
+    this.clusterAdmin = lazily(async () => {
+      const admin = this.kafka.admin({ retry: { retries: 0 } });
       await admin.connect();
       return admin;
     });
@@ -302,6 +330,9 @@ export class KafkaMessageBus extends MessageBus {
     if (records.length === 0) {
       return;
     }
+    if (this.verifyClusterBeforeSend && this.clusterCheckIntervalMs > 0 && (await this.checkClusterOnce())) {
+      this.verifyClusterBeforeSend = false;
+    }
     await this.ensureTopic(topic);
     const messages = records.map((record) => ({ key: record.key, value: record.value, headers: record.headers }));
     const producer = await this.producer.get();
@@ -309,6 +340,7 @@ export class KafkaMessageBus extends MessageBus {
       await producer.send({ topic, acks: -1, messages });
     } catch (error) {
       if (!lostProducerState(error) || this.closed) {
+        this.verifyClusterBeforeSend = true;
         throw error;
       }
       this.logger('warn', 'The broker no longer knows this producer; re-initialising it', {
@@ -321,20 +353,56 @@ export class KafkaMessageBus extends MessageBus {
   }
 
   /** Drops a producer whose id the broker refuses; the next `get` connects a new one with a new id. */
-  private async replaceProducer(stale: Producer): Promise<void> {
-    if ((await this.producer.peek()) === stale) {
+  private async replaceProducer(stale: Producer | undefined): Promise<void> {
+    const current = this.producer.peek();
+    if (current === undefined || (await current.catch(() => undefined)) === stale) {
       this.producer.forget();
     }
-    await stale.disconnect().catch(() => undefined);
+    await stale?.disconnect().catch(() => undefined);
   }
 
   override async subscribe(options: SubscribeOptions): Promise<Subscription> {
     this.assertOpen();
     assertTopicName(options.topic);
+    let current = await this.subscribeWithRetries(options);
+    let closed: Promise<void> | undefined;
+    const subscription: Subscription = {
+      close: () => {
+        closed ??= (async () => {
+          this.subscriptions.delete(subscription);
+          this.restarts.delete(subscription);
+          await current.close();
+        })();
+        return closed;
+      },
+    };
+    this.subscriptions.add(subscription);
+    // On a new cluster every record is new to this group, and the consumer's in-memory fetch positions
+    // belong to the old log (one still inside the new, shorter log would skip records below it).
+    // Seeking to the start also overrides a position the old consumer committed on the new cluster
+    // before the change was noticed. Records handled again are within the at-least-once contract.
+    this.restarts.set(subscription, async () => {
+      await current.close();
+      const restarted = await this.subscribeWithRetries(options, 'earliest');
+      if (this.restarts.has(subscription)) {
+        current = restarted;
+      } else {
+        await restarted.close(); // closed while restarting
+      }
+    });
+    this.watchCluster();
+    return subscription;
+  }
+
+  /** `start`: where the group starts as `subscribe` defines it, or at the oldest record on every partition. */
+  private async subscribeWithRetries(
+    options: SubscribeOptions,
+    start: 'as-subscribed' | 'earliest' = 'as-subscribed',
+  ): Promise<Subscription> {
     const deadline = Date.now() + this.subscribeTimeoutMs;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.subscribeOnce(options, deadline);
+        return await this.subscribeOnce(options, deadline, start);
       } catch (error) {
         const backoff = Math.min(1_000, 100 * 2 ** attempt);
         if (this.closed || !isRetriable(error) || Date.now() + backoff >= deadline) {
@@ -351,9 +419,17 @@ export class KafkaMessageBus extends MessageBus {
     }
   }
 
-  private async subscribeOnce(options: SubscribeOptions, deadline: number): Promise<Subscription> {
+  private async subscribeOnce(
+    options: SubscribeOptions,
+    deadline: number,
+    start: 'as-subscribed' | 'earliest',
+  ): Promise<Subscription> {
+    const closing = new AbortController();
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
+      // kafkajs restarts a crashed consumer even when it crashed because it was being closed (a record
+      // in its redelivery wait): the closed member would rejoin the group and hold partitions forever.
+      retry: { restartOnFailure: () => Promise.resolve(!closing.signal.aborted) },
       sessionTimeout: this.tuning.sessionTimeout,
       heartbeatInterval: this.tuning.heartbeatInterval,
       rebalanceTimeout: this.tuning.rebalanceTimeout,
@@ -361,7 +437,6 @@ export class KafkaMessageBus extends MessageBus {
       minBytes: 1,
       allowAutoTopicCreation: this.allowAutoTopicCreation,
     });
-    const closing = new AbortController();
     const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger(payload.restart ? 'warn' : 'error', 'Kafka consumer crashed', {
         topic: options.topic,
@@ -378,7 +453,11 @@ export class KafkaMessageBus extends MessageBus {
       // skipping it. Where the caller wants "latest", the start at join is pinned by a seek below.
       await consumer.subscribe({ topics: [options.topic], fromBeginning: true });
       const startOffsets =
-        options.fromBeginning === true ? new Map<number, string>() : await this.endOffsetsOfUncommitted(options);
+        start === 'earliest'
+          ? await this.earliestOffsets(options.topic)
+          : options.fromBeginning === true
+            ? new Map<number, string>()
+            : await this.endOffsetsOfUncommitted(options);
       const receiving = this.untilReceiving(consumer, options, startOffsets, deadline);
       await consumer.run({
         partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
@@ -423,10 +502,9 @@ export class KafkaMessageBus extends MessageBus {
     }
 
     let closed: Promise<void> | undefined;
-    const subscription: Subscription = {
+    return {
       close: () => {
         closed ??= (async () => {
-          this.subscriptions.delete(subscription);
           closing.abort();
           try {
             await consumer.disconnect();
@@ -437,8 +515,74 @@ export class KafkaMessageBus extends MessageBus {
         return closed;
       },
     };
-    this.subscriptions.add(subscription);
-    return subscription;
+  }
+
+  /** Starts the periodic cluster id check once a producer or a consumer exists. */
+  private watchCluster(): void {
+    if (this.clusterCheck !== undefined || this.clusterCheckIntervalMs <= 0 || this.closed) {
+      return;
+    }
+    this.clusterCheck = setInterval(() => void this.checkClusterOnce(), this.clusterCheckIntervalMs);
+    this.clusterCheck.unref();
+    void this.checkClusterOnce();
+  }
+
+  /** One check at a time; resolves whether a broker answered. */
+  private checkClusterOnce(): Promise<boolean> {
+    this.clusterCheckRunning ??= this.checkCluster().finally(() => {
+      this.clusterCheckRunning = undefined;
+    });
+    return this.clusterCheckRunning;
+  }
+
+  /**
+   * Compares the cluster id with the one first seen. A different id means the broker lost its data:
+   * the producer id and sequences kafkajs keeps belong to the old cluster (the new one hands the same
+   * small ids out again, so a stale producer could collide with a fresh one), topics must be created
+   * again and consumers must read the new log from its start.
+   */
+  private async checkCluster(): Promise<boolean> {
+    let clusterId: string;
+    try {
+      clusterId = (await (await this.clusterAdmin.get()).describeCluster()).clusterId;
+    } catch {
+      // No broker answering now; the next check connects afresh.
+      const admin = this.clusterAdmin.peek();
+      this.clusterAdmin.forget();
+      await admin?.then((stale) => stale.disconnect()).catch(() => undefined);
+      return false;
+    }
+    if (this.clusterId === undefined || this.closed) {
+      this.clusterId ??= clusterId;
+      return true;
+    }
+    if (clusterId === this.clusterId) {
+      return true;
+    }
+    this.logger('warn', 'The broker came back as a new cluster; re-initialising the producer and consumers', {
+      previousClusterId: this.clusterId,
+      clusterId,
+    });
+    this.clusterId = clusterId;
+    this.knownTopics.clear();
+    const stale = this.producer.peek();
+    if (stale !== undefined) {
+      await this.replaceProducer(await stale.catch(() => undefined));
+    }
+    // Not awaited: a publish waiting on this check needs the new producer, not the consumers' rejoin.
+    this.consumerRestarts = this.consumerRestarts.then(() => this.restartConsumers());
+    // Consumers restart at the oldest record, so what listeners publish now is read whenever they rejoin.
+    this.reportRecordsLost();
+    return true;
+  }
+
+  private async restartConsumers(): Promise<void> {
+    for (const [subscription, restart] of [...this.restarts]) {
+      await restart().catch((error: unknown) => {
+        this.logger('error', 'Could not restart a consumer on the new cluster', { error: describeError(error) });
+        this.restarts.delete(subscription);
+      });
+    }
   }
 
   override async close(): Promise<void> {
@@ -446,9 +590,12 @@ export class KafkaMessageBus extends MessageBus {
       return;
     }
     this.closed = true;
+    clearInterval(this.clusterCheck);
+    await this.clusterCheckRunning;
+    await this.consumerRestarts;
     await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.close()));
     await Promise.allSettled(
-      [this.producer.peek(), this.admin.peek()].map(async (client) => {
+      [this.producer.peek(), this.admin.peek(), this.clusterAdmin.peek()].map(async (client) => {
         if (client !== undefined) {
           await (await client).disconnect();
         }
@@ -460,6 +607,12 @@ export class KafkaMessageBus extends MessageBus {
     if (this.closed) {
       throw new Error('MessageBus is closed');
     }
+  }
+
+  /** The oldest retained offset of every partition. */
+  private async earliestOffsets(topic: string): Promise<Map<number, string>> {
+    const admin = await this.admin.get();
+    return new Map((await admin.fetchTopicOffsets(topic)).map((entry) => [entry.partition, entry.low]));
   }
 
   /**

@@ -1,0 +1,131 @@
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  ControlSettings,
+  DefinitionInput,
+  DefinitionOperation,
+  DefinitionStep,
+  InstanceInput,
+  InstanceOperation,
+  InstanceOrder,
+  InstanceStep,
+  Operation,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import {
+  Clock,
+  IdGenerator,
+  decideDefinition,
+  decideInstance,
+  effectiveRetryPolicy,
+  parallelismLimit,
+  parseRetryPolicy,
+  resendSettingsOf,
+  timeOutOperation,
+} from '@acm/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { RUNTIME_CONFIG } from '../config/runtime.config';
+import type { RuntimeConfig } from '../config/runtime.config';
+import { EffectWriter } from './effect-writer';
+import { loadOrderContext, templatesOf } from './order-context';
+import type { OrderExtras } from './order-context';
+import { TemplateReader } from './template-reader';
+
+/** The operation an instance step concerns, and the order whose context (snapshot, other side) it needs. */
+export interface InstanceStepTarget {
+  readonly found: Versioned<AutomationComposition>;
+  readonly definition: CompositionDefinition;
+  /** The instance's running operation. */
+  readonly running: InstanceOperation | null;
+  /** The operation the input belongs to (an ACK's may be a failed one); the running one by default. */
+  readonly concerned?: InstanceOperation | null;
+  readonly order: InstanceOrder | null;
+  readonly extras?: OrderExtras;
+}
+
+/**
+ * One step for one locked target: reads what the decision needs (templates, order context, the elements in flight
+ * when a parallelism limit applies), calls the domain's decide function and has the step saved. No rule here.
+ */
+@Injectable()
+export class OperationSteps {
+  constructor(
+    @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
+    private readonly templates: TemplateReader,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly writer: EffectWriter,
+  ) {}
+
+  async instance(store: Store, target: InstanceStepTarget, input: InstanceInput): Promise<InstanceStep> {
+    const now = this.clock.now();
+    const { found, definition, running, order } = target;
+    const concerned = target.concerned === undefined ? running : target.concerned;
+    const context =
+      order === null ? {} : await loadOrderContext(store, this.templates, found.value, order, target.extras ?? {});
+    const info = this.templates.readDefinition(definition);
+    const maxParallelElements = parallelismLimit(found.value.metadata, info.metadata, this.config.maxParallelElements);
+    const decided =
+      input.kind === 'ACK' && maxParallelElements !== null && concerned !== null
+        ? { ...input, dispatched: await this.dispatchedIn(store, concerned) }
+        : input;
+    const step = decideInstance(found.value, running, decided, now, {
+      templates: templatesOf(info, context),
+      defaultTimeoutMs: this.config.maxOperationWaitMs,
+      maxParallelElements,
+      newId: () => this.ids.uuid(),
+      control: this.controlSettings(found.value, definition),
+    });
+    await this.writer.saveInstance(store, found, step, { definition, info, context }, now);
+    return step;
+  }
+
+  /** `found` is null when the caller already wrote the definition (an order). */
+  async definition(
+    store: Store,
+    definition: CompositionDefinition,
+    found: Versioned<CompositionDefinition> | null,
+    running: Operation | null,
+    input: DefinitionInput,
+  ): Promise<DefinitionStep> {
+    const now = this.clock.now();
+    const step = decideDefinition(definition, running?.targetKind === 'DEFINITION' ? running : null, input, now, {
+      defaultTimeoutMs: this.config.maxOperationWaitMs,
+      newId: () => this.ids.uuid(),
+    });
+    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(definition), now);
+    return step;
+  }
+
+  /** The timeout rule for an operation whose target is gone: only the operation is flagged. */
+  async timeOutAlone(store: Store, operation: InstanceOperation | DefinitionOperation): Promise<boolean> {
+    const alone = timeOutOperation(operation, this.clock.now());
+    if (alone) {
+      const step = { ...alone, operations: [{ operation: alone.operation, isNew: false }] };
+      await this.writer.saveOperations(store, operation.targetId, step, this.clock.now());
+    }
+    return alone !== null;
+  }
+
+  /** The control settings of one instance (issue 12): its retry policy over its definition's, resends, no-progress. */
+  controlSettings(instance: AutomationComposition, definition: CompositionDefinition): ControlSettings {
+    const metadata = this.templates.readDefinition(definition).metadata;
+    const policyOf = (from: Readonly<Record<string, unknown>> | null) =>
+      parseRetryPolicy(from?.['retryPolicy'], 'metadata.retryPolicy').policy;
+    return {
+      retryPolicy: effectiveRetryPolicy(policyOf(instance.metadata), policyOf(metadata)),
+      resend: resendSettingsOf(metadata, {
+        maxWaitMs: this.config.maxWaitMs,
+        maxRetryCount: this.config.maxRetryCount,
+      }).settings,
+      noProgressTimeoutMs: this.config.noProgressTimeoutMs,
+    };
+  }
+
+  /** The elements the messages of the operation's open phase set going so far. */
+  async dispatchedIn(store: Store, operation: InstanceOperation): Promise<ReadonlySet<string>> {
+    const messages = await store.operations.phaseMessages(operation.operationId, operation.phase);
+    return new Set(messages.flatMap((message) => message.elementIds ?? []));
+  }
+}
