@@ -8,7 +8,8 @@
  */
 import { MESSAGE_ROUTES, MESSAGE_TYPES, acceptsMessage, decodeMessage } from '@acm/contracts';
 import type { MessageType, ParticipantIdentity, ParticipantMessage, Uuid } from '@acm/contracts';
-import type { IncomingRecord, MessageBus, OutgoingRecord, SubscribeOptions, Subscription } from '@acm/messaging';
+import { MessageBus } from '@acm/messaging';
+import type { IncomingRecord, OutgoingRecord, SubscribeOptions, Subscription } from '@acm/messaging';
 import type { ParticipantLogger } from '@acm/participant-sdk';
 
 /** The message types the switch may drop: every runtime-to-participant type. */
@@ -146,13 +147,20 @@ export class DropSwitch {
  * would accept count: a message for another participant on the shared topic is passed on untouched (the
  * SDK ignores it), so it never uses up the count.
  */
-export class DroppingMessageBus implements MessageBus {
+export class DroppingMessageBus extends MessageBus {
   constructor(
     private readonly inner: MessageBus,
     private readonly dropSwitch: DropSwitch,
     private readonly identity: () => ParticipantIdentity,
     private readonly logger: ParticipantLogger,
-  ) {}
+  ) {
+    super();
+  }
+
+  /** Losses are the inner bus's to report: the switch only sits in front of its subscriptions. */
+  override onRecordsLost(listener: () => void): () => void {
+    return this.inner.onRecordsLost(listener);
+  }
 
   publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
     return this.inner.publish(topic, records);
