@@ -120,6 +120,7 @@ export class CompositionInstancesController {
         deployOrder: { type: 'string', enum: [...DEPLOY_ORDERS] },
         lockOrder: { type: 'string', enum: [...LOCK_ORDERS] },
         subOrder: { type: 'string', enum: [...SUB_ORDERS] },
+        supersede: { type: 'boolean', description: 'beyond ONAP: cancel a running operation and start this order' },
       },
     },
   })
@@ -143,6 +144,10 @@ export class CompositionInstancesController {
       lockOrder: read('lockOrder', LOCK_ORDERS),
       subOrder: read('subOrder', SUB_ORDERS),
     };
+    const supersede = input['supersede'];
+    if (supersede !== undefined && typeof supersede !== 'boolean') {
+      problems.push(`supersede: must be true or false, got ${JSON.stringify(supersede)}`);
+    }
     if (problems.length > 0) {
       throw invalid(problems.join('\n'));
     }
@@ -150,6 +155,7 @@ export class CompositionInstancesController {
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),
       update,
+      supersede === true,
     );
   }
 
