@@ -17,7 +17,6 @@ export class EngineMetrics {
   readonly cancels: Counter<'target' | 'rollback'>;
   readonly pauses: Counter<'action'>;
   readonly stuck: Counter;
-  readonly signals: Counter<'result'>;
 
   constructor(runtime: RuntimeMetrics) {
     const registers = [runtime.registry];
@@ -91,12 +90,6 @@ export class EngineMetrics {
     this.stuck = new Counter({
       name: 'acm_elements_no_progress_total',
       help: 'Elements reported with no ACK or progress for their noProgressTimeoutMs (not failed)',
-      registers,
-    });
-    this.signals = new Counter({
-      name: 'acm_wait_condition_signals_total',
-      help: 'Signals received for wait-condition elements, by result',
-      labelNames: ['result'],
       registers,
     });
   }
