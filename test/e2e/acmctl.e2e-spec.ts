@@ -144,6 +144,59 @@ describe('acmctl against the runtime as npm start runs it', () => {
     }
   });
 
+  it('pauses a running deploy, shows it paused, resumes it to DEPLOYED, and refuses a pause when nothing runs', async () => {
+    const instanceId = await createInstance('CliPause');
+    const api = request(`http://127.0.0.1:${runtime.port}`);
+    // Slow elements keep the operation running while acmctl pauses it.
+    await api.put('/onap/policy/simparticipant/v2/parameters').auth(USER, PASSWORD).send({ deployTimerMs: 5000 });
+    try {
+      expect(await acmctl(['instances', 'deploy', compositionId, instanceId], env)).toMatchObject({ code: 0 });
+
+      const paused = await acmctl(['instances', 'pause', compositionId, instanceId], env);
+      expect(paused.stderr).toBe('');
+      expect(paused.code).toBe(0);
+      expect(paused.stdout).toMatch(/^PAUSE \S+: DEPLOY \S+: paused, resent \d+, retried \d+$/m);
+      const control = await acmctl(['instances', 'control', compositionId, instanceId, '-o', 'json'], env);
+      expect(JSON.parse(control.stdout)).toMatchObject({ order: 'DEPLOY', paused: true });
+
+      const resumed = await acmctl(['instances', 'resume', compositionId, instanceId, '--wait'], env);
+      expect(resumed.stderr).toBe('');
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout.trimEnd().split('\n').pop()).toBe(`RESUME ${instanceId}: done`);
+      const shown = await acmctl(['instances', 'get', compositionId, instanceId, '-o', 'json'], env);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ deployState: 'DEPLOYED', lockState: 'LOCKED' });
+
+      const refused = await acmctl(['instances', 'pause', compositionId, instanceId], env);
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toContain('answered 409');
+    } finally {
+      await api.put('/onap/policy/simparticipant/v2/parameters').auth(USER, PASSWORD).send({});
+    }
+  });
+
+  it('cancels a running deploy, leaving a state from which undeploy works', async () => {
+    const instanceId = await createInstance('CliCancel');
+    const api = request(`http://127.0.0.1:${runtime.port}`);
+    await api.put('/onap/policy/simparticipant/v2/parameters').auth(USER, PASSWORD).send({ deployTimerMs: 5000 });
+    try {
+      expect(await acmctl(['instances', 'deploy', compositionId, instanceId], env)).toMatchObject({ code: 0 });
+
+      const cancelled = await acmctl(['instances', 'cancel', compositionId, instanceId], env);
+      expect(cancelled.stderr).toBe('');
+      expect(cancelled).toMatchObject({ code: 0, stdout: `CANCEL ${instanceId}: accepted\n` });
+      const shown = await acmctl(['instances', 'get', compositionId, instanceId, '-o', 'json'], env);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ deployState: 'DEPLOYING', stateChangeResult: 'FAILED' });
+      const control = await acmctl(['instances', 'control', compositionId, instanceId], env);
+      expect(control.stdout).toBe('nothing runs\n');
+
+      const undeployed = await acmctl(['instances', 'undeploy', compositionId, instanceId, '--wait'], env);
+      expect(undeployed.stderr).toBe('');
+      expect(undeployed.code).toBe(0);
+    } finally {
+      await api.put('/onap/policy/simparticipant/v2/parameters').auth(USER, PASSWORD).send({});
+    }
+  });
+
   it('exits 6 with the runtime answer on wrong credentials, overriding the profile from the environment', async () => {
     const result = await acmctl(['definitions', 'list'], { ...env, ACM_PASSWORD: 'wrong' });
 

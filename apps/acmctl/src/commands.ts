@@ -411,6 +411,43 @@ export function buildProgram(cli: CliEnvironment): Command {
       );
     });
   instances
+    .command('cancel <composition> <instance>')
+    .description('cancel the running operation: nothing new is dispatched (--rollback then reverses what it did)')
+    .option('--rollback', 'run the reverse order for the elements the cancelled operation completed')
+    .action(async (composition: string, instance: string, options: { rollback?: boolean }, command: Command) => {
+      const query = options.rollback === true ? '?rollback=true' : '';
+      const client = connect(command);
+      await client.request('POST', `${instancePath(composition, instance)}/cancel${query}`);
+      cli.out(`CANCEL ${instance}: accepted${options.rollback === true ? ', rollback started' : ''}`);
+    });
+  instances
+    .command('pause <composition> <instance>')
+    .description('pause the running operation: answers are recorded, nothing new is dispatched, its deadline stops')
+    .action(async (composition: string, instance: string, _options: unknown, command: Command) => {
+      const answer = await connect(command).request('POST', `${instancePath(composition, instance)}/pause`);
+      cli.out(render(answer.body ?? null, format(command), (view) => `PAUSE ${instance}: ${controlLine(view)}`));
+    });
+  instances
+    .command('resume <composition> <instance>')
+    .description('resume a paused operation where it stopped')
+    .option('--wait', 'follow the operation until it ends')
+    .action(async (composition: string, instance: string, options: WaitFlag, command: Command) => {
+      await order(
+        command,
+        instanceSubject(composition, instance),
+        `RESUME ${instance}`,
+        async (client) => (await client.request('POST', `${instancePath(composition, instance)}/resume`)).body,
+        options,
+      );
+    });
+  instances
+    .command('control <composition> <instance>')
+    .description('the running operation: paused or not, resends and retries (empty when nothing runs)')
+    .action(async (composition: string, instance: string, _options: unknown, command: Command) => {
+      const answer = await connect(command).request('GET', `${instancePath(composition, instance)}/control`);
+      cli.out(render(answer.body ?? null, format(command), controlLine));
+    });
+  instances
     .command('delete <composition> <instance>')
     .description('delete an UNDEPLOYED instance')
     .option('--wait', 'wait until it is gone')
@@ -537,4 +574,14 @@ export function bashCompletion(program: Command): string {
     '}',
     'complete -F _acmctl acmctl',
   ].join('\n');
+}
+
+/** One line for the running operation's control view (GET .../control), or that nothing runs. */
+function controlLine(view: unknown): string {
+  if (typeof view !== 'object' || view === null || !('operationId' in view)) {
+    return 'nothing runs';
+  }
+  const field = (name: string): string => String((view as Record<string, unknown>)[name]);
+  const state = field('paused') === 'true' ? 'paused' : 'running';
+  return `${field('order')} ${field('operationId')}: ${state}, resent ${field('resent')}, retried ${field('retried')}`;
 }

@@ -278,7 +278,7 @@ describe('control of running work on the in-memory store', () => {
         [1, 1_000],
         [2, 3_000],
       ]);
-      expect(await h.metric('acm_phase_resends_total')).toBe(2);
+      expect(await h.metric('acm_silent_phase_resends_total')).toBe(2);
     });
 
     it('a resend answered moves on: the phase completes and the next one has a schedule of its own', async () => {

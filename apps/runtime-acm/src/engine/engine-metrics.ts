@@ -64,7 +64,7 @@ export class EngineMetrics {
       registers,
     });
     this.resends = new Counter({
-      name: 'acm_phase_resends_total',
+      name: 'acm_silent_phase_resends_total',
       help: 'Open phases sent again after maxWaitMs without an answer, by order',
       labelNames: ['order'],
       registers,
