@@ -157,7 +157,7 @@ describe('acmctl against the runtime as npm start runs it', () => {
       expect(paused.code).toBe(0);
       expect(paused.stdout).toMatch(/^PAUSE \S+: DEPLOY \S+: paused, resent \d+, retried \d+$/m);
       const control = await acmctl(['instances', 'control', compositionId, instanceId, '-o', 'json'], env);
-      expect(JSON.parse(control.stdout)).toMatchObject({ order: 'DEPLOY', paused: true });
+      expect(JSON.parse(control.stdout)).toMatchObject({ running: { order: 'DEPLOY', paused: true } });
 
       const resumed = await acmctl(['instances', 'resume', compositionId, instanceId, '--wait'], env);
       expect(resumed.stderr).toBe('');

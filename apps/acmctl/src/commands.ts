@@ -9,7 +9,7 @@ import type { OutputFormat, TableView } from './output';
 import { OUTPUT_FORMATS, field, list, parseOutputFormat, render, text } from './output';
 import { EventLineView, LiveView } from './views';
 import type { ProgressView, Subject } from './wait';
-import { historyBaseline, waitForOperation } from './wait';
+import { historyBaseline, runningOperationBaseline, waitForOperation } from './wait';
 
 /** What the commands need from the process, so tests can run them without one. */
 export interface CliEnvironment {
@@ -205,9 +205,10 @@ export function buildProgram(cli: CliEnvironment): Command {
     title: string,
     send: (client: AcmClient) => Promise<unknown>,
     options: WaitFlag & { untilGone?: boolean },
+    baselineOf: (client: AcmClient) => Promise<number> = (client) => historyBaseline(client, subject),
   ): Promise<void> {
     const client = connect(command);
-    const baseline = options.wait ? await historyBaseline(client, subject) : 0;
+    const baseline = options.wait ? await baselineOf(client) : 0;
     const answer = await send(client);
     if (!options.wait) {
       cli.out(
@@ -438,6 +439,16 @@ export function buildProgram(cli: CliEnvironment): Command {
         `RESUME ${instance}`,
         async (client) => (await client.request('POST', `${instancePath(composition, instance)}/resume`)).body,
         options,
+        async (client) => {
+          const control = await client.get(`${instancePath(composition, instance)}/control`);
+          const running =
+            typeof control === 'object' && control !== null && 'running' in control ? control.running : null;
+          const operationId =
+            typeof running === 'object' && running !== null && 'operationId' in running
+              ? String(running.operationId)
+              : '';
+          return runningOperationBaseline(client, instanceSubject(composition, instance), operationId);
+        },
       );
     });
   instances
@@ -577,7 +588,9 @@ export function bashCompletion(program: Command): string {
 }
 
 /** One line for the running operation's control view (GET .../control), or that nothing runs. */
-function controlLine(view: unknown): string {
+function controlLine(answer: unknown): string {
+  // GET .../control wraps the view as { running }; pause answers the view itself.
+  const view = typeof answer === 'object' && answer !== null && 'running' in answer ? answer.running : answer;
   if (typeof view !== 'object' || view === null || !('operationId' in view)) {
     return 'nothing runs';
   }

@@ -54,6 +54,20 @@ export async function historyBaseline(client: AcmClient, subject: Subject): Prom
   }
 }
 
+/**
+ * The baseline that makes a wait follow the operation already running (a resume continues it rather than
+ * starting one): just before that operation's ORDERED event, or the latest event when none runs.
+ */
+export async function runningOperationBaseline(
+  client: AcmClient,
+  subject: Subject,
+  operationId: string,
+): Promise<number> {
+  const history = readHistory(await client.get(subject.historyPath));
+  const ordered = history.events.find((event) => event.operationId === operationId && event.event === 'ORDERED');
+  return ordered === undefined ? lastSequence(history) : ordered.sequence - 1;
+}
+
 async function graphNodes(client: AcmClient, subject: Subject): Promise<GraphNode[]> {
   if (subject.graphPath === undefined) {
     return [];
