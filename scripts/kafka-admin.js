@@ -70,10 +70,26 @@ async function ensure(partitions, topics) {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
     if (missing.length > 0) {
+      // kafkajs' waitForLeaders fails on the UNKNOWN_TOPIC_OR_PARTITION a KRaft broker answers for a new
+      // topic at first, and on a topic a client (a runtime that found the broker empty) created meanwhile:
+      // create without it, then poll until every partition answers.
       await admin.createTopics({
-        waitForLeaders: true,
+        waitForLeaders: false,
         topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
       });
+      for (const topic of missing) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await admin.fetchTopicOffsets(topic);
+            break;
+          } catch (err) {
+            if (!(err && err.retriable) || attempt >= 200) {
+              throw err;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
+      }
     }
     // Warm the group coordinator: the first FindCoordinator creates __consumer_offsets, which
     // answers COORDINATOR_NOT_AVAILABLE / NOT_COORDINATOR for a moment on a fresh broker.

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { loadAll } from 'js-yaml';
@@ -31,7 +32,12 @@ interface Manifest {
 interface Container {
   name: string;
   command?: string[];
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+  }[];
+  volumeMounts?: { name: string; mountPath: string }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
@@ -69,6 +75,41 @@ function find(manifests: Manifest[], kind: string, name: string): Manifest {
   return found;
 }
 
+/**
+ * Writes the Secret volumes `container` mounts into a temporary directory, as the kubelet would, and returns
+ * the environment with each mount path replaced by its directory, so the processes' loaders read the files.
+ */
+function withMountedSecrets(
+  manifests: Manifest[],
+  deployment: Manifest,
+  container: Container,
+  env: Record<string, string>,
+): Record<string, string> {
+  const volumes = (
+    deployment['spec'] as { template: { spec: { volumes?: { name: string; secret?: { secretName: string } }[] } } }
+  ).template.spec.volumes;
+  const root = mkdtempSync(join(tmpdir(), 'acm-helm-'));
+  let result = { ...env };
+  for (const mount of container.volumeMounts ?? []) {
+    const secretName = volumes?.find((volume) => volume.name === mount.name)?.secret?.secretName;
+    if (secretName === undefined) {
+      continue;
+    }
+    const dir = join(root, mount.name);
+    mkdirSync(dir);
+    for (const [file, content] of Object.entries(find(manifests, 'Secret', secretName)['stringData'] as object)) {
+      writeFileSync(join(dir, file), String(content));
+    }
+    result = Object.fromEntries(
+      Object.entries(result).map(([name, value]) => [
+        name,
+        value.startsWith(`${mount.mountPath}/`) ? dir + value.slice(mount.mountPath.length) : value,
+      ]),
+    );
+  }
+  return result;
+}
+
 function containerOf(deployment: Manifest): Container {
   const spec = deployment['spec'] as { template: { spec: { containers: Container[] } } };
   const [container] = spec.template.spec.containers;
@@ -93,6 +134,9 @@ function environmentOf(manifests: Manifest[], container: Container): Record<stri
     const ref = variable.valueFrom?.secretKeyRef;
     const secretData = ref ? (find(manifests, 'Secret', ref.name)['stringData'] as Record<string, string>) : {};
     const value = ref ? secretData[ref.key] : variable.value;
+    if (value === undefined && ref?.optional === true) {
+      continue;
+    }
     if (value === undefined) {
       throw new Error(`${variable.name} has no value`);
     }
@@ -172,8 +216,10 @@ describe('helm/acm-runtime', () => {
 
   it('gives the runtime every tunable and the simulator only variables it reads (full values)', () => {
     const manifests = render('full-values.yaml');
+    const runtimeDeployment = find(manifests, 'Deployment', 'acm-acm-runtime');
+    const runtimeContainer = containerOf(runtimeDeployment);
     const config = loadRuntimeConfig(
-      environmentOf(manifests, containerOf(find(manifests, 'Deployment', 'acm-acm-runtime'))),
+      withMountedSecrets(manifests, runtimeDeployment, runtimeContainer, environmentOf(manifests, runtimeContainer)),
     );
     expect(config).toMatchObject({
       basicAuth: false,
@@ -191,15 +237,79 @@ describe('helm/acm-runtime', () => {
       kafkaGroupId: 'acm-runtime-prod',
       databaseUrl: 'postgres://acm_runtime:secret@postgres.example.svc:6432/acm_prod',
     });
-    const simulator = containerOf(find(manifests, 'Deployment', 'acm-acm-runtime-simulator'));
+    const simulatorDeployment = find(manifests, 'Deployment', 'acm-acm-runtime-simulator');
+    const simulator = containerOf(simulatorDeployment);
     expect(simulator.command).toEqual(['node', 'dist/apps/participant-simulator/src/main.js']);
     const env = environmentOf(manifests, simulator);
     expect(Object.keys(env).filter((name) => !SIMULATOR_VARIABLES.has(name))).toEqual([]);
-    expect(loadSimulatorConfig(env)).toMatchObject({
-      kafkaBrokers: ['kafka:9092'],
+    const simulatorConfig = loadSimulatorConfig(withMountedSecrets(manifests, simulatorDeployment, simulator, env));
+    expect(simulatorConfig).toMatchObject({
+      kafkaBrokers: ['kafka:9093'],
       password: 'sim-secret',
       port: 8085,
     });
+    // Both processes join the secured Kafka with the same TLS files and SASL credentials.
+    const pem = (label: string): RegExp => new RegExp(`^-----BEGIN ${label}-----\n[\\s\\S]+-----END ${label}-----\n$`);
+    for (const security of [config.kafkaSecurity, simulatorConfig.kafkaSecurity]) {
+      expect(security).toEqual({
+        protocol: 'SASL_SSL',
+        sasl: { mechanism: 'scram-sha-512', username: 'acm', password: 'kafka-secret' },
+        ssl: {
+          ca: expect.stringMatching(pem('CERTIFICATE')),
+          cert: expect.stringMatching(pem('CERTIFICATE')),
+          key: expect.stringMatching(pem('PRIVATE KEY')),
+          passphrase: 'key-secret',
+        },
+      });
+    }
+    expect(config).toMatchObject({ encryptionEnabled: true, encryptionKey: 'encryption-secret' });
+  });
+
+  it('keeps the Kafka credentials, the TLS key and the encryption key in Secrets, never in the ConfigMap', () => {
+    const manifests = render('full-values.yaml');
+    const data = JSON.stringify(find(manifests, 'ConfigMap', 'acm-acm-runtime')['data']);
+    for (const secret of ['kafka-secret', 'key-secret', 'encryption-secret', 'PRIVATE KEY']) {
+      expect({ secret, inConfigMap: data.includes(secret) }).toEqual({ secret, inConfigMap: false });
+    }
+    expect(find(manifests, 'Secret', 'acm-acm-runtime')['stringData']).toMatchObject({
+      KAFKA_SASL_JAAS_CONFIG: expect.stringContaining('password="kafka-secret"'),
+      KAFKA_SSL_KEY_PASSWORD: 'key-secret',
+      MSG_ENCRYPTION_KEY: 'encryption-secret',
+    });
+    expect(Object.keys(find(manifests, 'Secret', 'acm-acm-runtime-kafka-tls')['stringData'] as object).sort()).toEqual([
+      'ca.crt',
+      'tls.crt',
+      'tls.key',
+    ]);
+  });
+
+  it('mounts a Kafka TLS Secret of your own, and lets your Secret hold the SASL credentials', () => {
+    const manifests = render(
+      'full-values.yaml',
+      '--set',
+      'existingSecret=acm-credentials',
+      '--set',
+      'kafka.tls.existingSecret=kafka-client-tls',
+      '--set',
+      'kafka.tls.clientCertificate=true',
+    );
+    expect(manifests.filter((manifest) => manifest.kind === 'Secret')).toEqual([]);
+    for (const name of ['acm-acm-runtime', 'acm-acm-runtime-simulator']) {
+      const deployment = find(manifests, 'Deployment', name);
+      const volumes = (deployment['spec'] as { template: { spec: { volumes: unknown[] } } }).template.spec.volumes;
+      expect(volumes).toContainEqual({ name: 'kafka-tls', secret: { secretName: 'kafka-client-tls' } });
+    }
+    const simulator = containerOf(find(manifests, 'Deployment', 'acm-acm-runtime-simulator'));
+    const refs = (simulator.env ?? []).filter(
+      (variable) => variable.name.startsWith('KAFKA_SASL_') && variable.valueFrom !== undefined,
+    );
+    expect(refs.map((variable) => variable.valueFrom?.secretKeyRef)).toEqual(
+      ['KAFKA_SASL_JAAS_CONFIG', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'].map((key) => ({
+        name: 'acm-credentials',
+        key,
+        optional: true,
+      })),
+    );
   });
 
   it('probes the actuator paths the runtime serves, with credentials while Basic auth is on', () => {
@@ -240,6 +350,8 @@ describe('helm/acm-runtime', () => {
     ['runtime.password', ['--set', 'runtime.password=']],
     ['postgresql.host', ['--set', 'postgresql.host=']],
     ['kafka.bootstrapServers', ['--set', 'kafka.bootstrapServers=']],
+    ['encryption.key', ['--set', 'encryption.enabled=true']],
+    ['kafka.tls.key', ['--set', 'kafka.tls.cert=-----BEGIN CERTIFICATE-----']],
   ])('refuses to render without %s', (field, extra) => {
     expect(() => render('minimal-values.yaml', ...extra)).toThrow(
       new RegExp(`${field.replace('.', '\\.')} is required`),

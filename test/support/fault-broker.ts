@@ -16,6 +16,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The user the SASL_SSL listener of a {@link FaultBroker} knows, for every mechanism. */
+export const SASL_USER = { username: 'acm-test', password: 'acm-test-secret' } as const;
+
 /**
  * A Kafka broker of a fault scenario's own, on its own ports (`port` and `port + 1` for the controller)
  * and data directory under .services, started by the same scripts/services-up.sh as the shared one
@@ -25,9 +28,14 @@ function alive(pid: number): boolean {
 export class FaultBroker {
   readonly dir: string;
 
+  /**
+   * `saslSslPort`: also a SASL_SSL listener there (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 for
+   * {@link SASL_USER}; certificates in {@link tlsDir}, made by the script at the first start).
+   */
   constructor(
     name: string,
     readonly port: number,
+    readonly saslSslPort?: number,
   ) {
     this.dir = join(REPO_ROOT, '.services', `fault-kafka-${name}`);
   }
@@ -36,11 +44,34 @@ export class FaultBroker {
     return `127.0.0.1:${this.port}`;
   }
 
+  get secureBootstrap(): string {
+    if (this.saslSslPort === undefined) {
+      throw new Error('this broker has no SASL_SSL listener');
+    }
+    return `127.0.0.1:${this.saslSslPort}`;
+  }
+
+  /** ca.crt, client.crt and client.key (PEM) of the SASL_SSL listener. */
+  get tlsDir(): string {
+    return join(this.dir, 'tls');
+  }
+
   /** Starts the broker (formatting its log dir only if it never was) and waits until it answers. */
   async start(): Promise<void> {
     await run('bash', [join(REPO_ROOT, 'scripts', 'services-up.sh'), 'kafka'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ACM_KAFKA_PORT: String(this.port), ACM_KAFKA_DIR: this.dir },
+      env: {
+        ...process.env,
+        ACM_KAFKA_PORT: String(this.port),
+        ACM_KAFKA_DIR: this.dir,
+        ...(this.saslSslPort === undefined
+          ? {}
+          : {
+              ACM_KAFKA_SASL_SSL_PORT: String(this.saslSslPort),
+              ACM_KAFKA_SASL_USER: SASL_USER.username,
+              ACM_KAFKA_SASL_PASSWORD: SASL_USER.password,
+            }),
+      },
       timeout: 180_000,
     });
   }

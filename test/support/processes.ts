@@ -49,6 +49,11 @@ export class ProductProcess {
     this.child = child;
   }
 
+  /** Resolves with the exit code once the process ended by itself (or was stopped). */
+  exit(): Promise<number | null> {
+    return this.exited;
+  }
+
   /** Sends a signal without waiting (SIGSTOP freezes the process, as a hung host would). */
   signal(signal: NodeJS.Signals): void {
     this.child?.kill(signal);

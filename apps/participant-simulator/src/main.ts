@@ -10,7 +10,12 @@ import { SIM_API_PATH, createSimulator, loadSimulatorConfig } from '@acm/simulat
 
 async function main(): Promise<void> {
   const config = loadSimulatorConfig();
-  const bus = new KafkaMessageBus({ brokers: config.kafkaBrokers, clientId: 'acm-participant-simulator' });
+  const bus = new KafkaMessageBus({
+    brokers: config.kafkaBrokers,
+    clientId: 'acm-participant-simulator',
+    ...(config.kafkaSecurity.ssl ? { ssl: config.kafkaSecurity.ssl } : {}),
+    ...(config.kafkaSecurity.sasl ? { sasl: config.kafkaSecurity.sasl } : {}),
+  });
   const simulator = await createSimulator({
     bus,
     participantId: config.participantId,

@@ -36,6 +36,55 @@ app.kubernetes.io/component: simulator
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 
+{{- define "acm-runtime.kafkaTlsSecretName" -}}
+{{- .Values.kafka.tls.existingSecret | default (printf "%s-kafka-tls" (include "acm-runtime.fullname" .)) -}}
+{{- end -}}
+
+{{/* "true" when a Kafka TLS Secret is mounted: the chart's (a CA or a client certificate given) or yours. */}}
+{{- define "acm-runtime.kafkaTlsMounted" -}}
+{{- $tls := .Values.kafka.tls -}}
+{{- if or $tls.existingSecret $tls.ca $tls.cert $tls.key -}}true{{- end -}}
+{{- end -}}
+
+{{/* "true" when the mounted Secret holds a client certificate and key. */}}
+{{- define "acm-runtime.kafkaClientCertificate" -}}
+{{- $tls := .Values.kafka.tls -}}
+{{- if or (and $tls.existingSecret $tls.clientCertificate) (and (not $tls.existingSecret) (or $tls.cert $tls.key)) -}}true{{- end -}}
+{{- end -}}
+
+{{/* The Kafka settings of the ConfigMap, which the runtime reads through envFrom. */}}
+{{- define "acm-runtime.kafkaSecuritySettings" -}}
+{{- $kafka := .Values.kafka -}}
+KAFKA_SECURITY_PROTOCOL: {{ $kafka.securityProtocol | quote }}
+{{- with $kafka.sasl.mechanism }}
+KAFKA_SASL_MECHANISM: {{ . | quote }}
+{{- end }}
+{{- if and (include "acm-runtime.kafkaTlsMounted" .) (or $kafka.tls.existingSecret $kafka.tls.ca) }}
+KAFKA_SSL_CA_FILE: /etc/acm/kafka-tls/ca.crt
+{{- end }}
+{{- if include "acm-runtime.kafkaClientCertificate" . }}
+KAFKA_SSL_CERT_FILE: /etc/acm/kafka-tls/tls.crt
+KAFKA_SSL_KEY_FILE: /etc/acm/kafka-tls/tls.key
+{{- end }}
+{{- end -}}
+
+{{/* The Kafka credentials the chart's Secret holds (key: value), also referenced one by one by the simulator. */}}
+{{- define "acm-runtime.kafkaSecretKeys" -}}
+{{- $kafka := .Values.kafka -}}
+{{- with $kafka.sasl.jaasConfig }}
+KAFKA_SASL_JAAS_CONFIG: {{ . | quote }}
+{{- end }}
+{{- with $kafka.sasl.username }}
+KAFKA_SASL_USERNAME: {{ . | quote }}
+{{- end }}
+{{- with $kafka.sasl.password }}
+KAFKA_SASL_PASSWORD: {{ . | quote }}
+{{- end }}
+{{- with $kafka.tls.keyPassword }}
+KAFKA_SSL_KEY_PASSWORD: {{ . | quote }}
+{{- end }}
+{{- end -}}
+
 {{- define "acm-runtime.secretName" -}}
 {{- .Values.existingSecret | default (include "acm-runtime.fullname" .) -}}
 {{- end -}}

@@ -6,4 +6,5 @@ export * from './message-bus';
 export * from './redelivery';
 export * from './in-memory/in-memory-message-bus';
 export * from './kafka/kafka-message-bus';
+export * from './kafka/kafka-security';
 export * from './kafka/round-trip';

@@ -11,6 +11,7 @@ describe('simulator configuration', () => {
         { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' },
       ],
       kafkaBrokers: ['127.0.0.1:9092'],
+      kafkaSecurity: { protocol: 'PLAINTEXT' },
       topics: { operation: 'policy-acruntime-participant', sync: 'acm-ppnt-sync' },
       failOperations: [],
       user: 'participantUser',
@@ -60,6 +61,23 @@ describe('simulator configuration', () => {
     [{ SIM_FAIL_OPERATIONS: 'deploy,explode' }, 'SIM_FAIL_OPERATIONS'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadSimulatorConfig(env)).toThrow(name);
+  });
+
+  it('reads the Kafka security settings as the runtime does, listing every problem', () => {
+    expect(
+      loadSimulatorConfig({
+        KAFKA_SECURITY_PROTOCOL: 'SASL_PLAINTEXT',
+        KAFKA_SASL_MECHANISM: 'SCRAM-SHA-256',
+        KAFKA_SASL_USERNAME: 'u',
+        KAFKA_SASL_PASSWORD: 'p',
+      }).kafkaSecurity,
+    ).toEqual({
+      protocol: 'SASL_PLAINTEXT',
+      sasl: { mechanism: 'scram-sha-256', username: 'u', password: 'p' },
+    });
+    expect(() =>
+      loadSimulatorConfig({ KAFKA_SECURITY_PROTOCOL: 'SASL_SSL', KAFKA_SSL_CA_FILE: '/no/such/ca.crt' }),
+    ).toThrow(/KAFKA_SSL_CA_FILE: cannot read[\s\S]*KAFKA_SASL_MECHANISM: must be one of/);
   });
 
   it('parses element types with colons in the name by the last colon', () => {

@@ -3,6 +3,8 @@
  * docs/participant-sdk.md). Invalid values stop the start-up with a message that names the variable.
  */
 import { DEFAULT_TOPICS } from '@acm/contracts';
+import { readKafkaSecurity } from '@acm/messaging';
+import type { KafkaSecurity } from '@acm/messaging';
 import type { ParticipantTopics } from '@acm/contracts';
 import type { SupportedElementType } from '@acm/participant-sdk';
 
@@ -17,6 +19,8 @@ export interface SimulatorProcessConfig {
   participantId: string;
   supportedElementTypes: SupportedElementType[];
   kafkaBrokers: string[];
+  /** KAFKA_SECURITY_PROTOCOL, KAFKA_SASL_*, KAFKA_SSL_*: as the runtime reads them (docs/messaging.md). */
+  kafkaSecurity: KafkaSecurity;
   topics: ParticipantTopics;
   groupId?: string;
   heartbeatMs?: number;
@@ -73,6 +77,10 @@ export function loadSimulatorConfig(env: Env = process.env): SimulatorProcessCon
   if (supportedElementTypes.length === 0) {
     throw new Error('PARTICIPANT_SUPPORTED_ELEMENT_TYPES: at least one "type:version" is required');
   }
+  const kafka = readKafkaSecurity(env);
+  if (kafka.problems.length > 0) {
+    throw new Error(`Invalid environment variables:\n  ${kafka.problems.join('\n  ')}`);
+  }
   const config: SimulatorProcessConfig = {
     port: integer(env, 'SIM_PORT', 0, 65535) ?? 8085,
     host: text(env, 'SIM_HOST') ?? '0.0.0.0',
@@ -82,6 +90,7 @@ export function loadSimulatorConfig(env: Env = process.env): SimulatorProcessCon
       .split(',')
       .map((broker) => broker.trim())
       .filter((broker) => broker !== ''),
+    kafkaSecurity: kafka.security,
     topics: {
       operation: text(env, 'OPERATION_TOPIC') ?? DEFAULT_TOPICS.operation,
       sync: text(env, 'SYNC_TOPIC') ?? DEFAULT_TOPICS.sync,

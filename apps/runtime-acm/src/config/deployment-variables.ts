@@ -1,3 +1,4 @@
+import { KAFKA_SECURITY_VARIABLES } from '@acm/messaging';
 import { DEFAULTS } from './runtime.config';
 
 /**
@@ -12,6 +13,7 @@ export const RUNTIME_VARIABLES: ReadonlySet<string> = new Set([
   'KAFKA_BOOTSTRAP_SERVERS',
   'MSG_ENCRYPTION_KEY',
   'MAX_PARALLEL_ELEMENTS',
+  ...KAFKA_SECURITY_VARIABLES,
 ]);
 
 export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([
@@ -28,4 +30,5 @@ export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([
   'HEARTBEAT_MS',
   'SIM_TIMERS_MS',
   'SIM_FAIL_OPERATIONS',
+  ...KAFKA_SECURITY_VARIABLES,
 ]);

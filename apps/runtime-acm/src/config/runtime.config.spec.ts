@@ -109,3 +109,23 @@ describe('MAX_PARALLEL_ELEMENTS', () => {
     }
   });
 });
+
+describe('Kafka security settings', () => {
+  it('stops the start with one message listing every Kafka security problem and the other settings', () => {
+    expect(() =>
+      loadRuntimeConfig({
+        KAFKA_BOOTSTRAP_SERVERS: '127.0.0.1:9093',
+        KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+        KAFKA_SASL_MECHANISM: 'OAUTH',
+        KAFKA_SSL_CA_FILE: '/no/such/ca.crt',
+        HEART_BEAT: 'soon',
+      }),
+    ).toThrow(
+      /Invalid environment variables:\n {2}KAFKA_SSL_CA_FILE: cannot read "\/no\/such\/ca.crt" \(ENOENT\)\n {2}KAFKA_SASL_MECHANISM: must be one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512[\s\S]*KAFKA_SASL_JAAS_CONFIG \(or KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD\): required[\s\S]*HEART_BEAT: must be an integer/,
+    );
+  });
+
+  it('is PLAINTEXT by default, as ONAP', () => {
+    expect(loadRuntimeConfig({}).kafkaSecurity).toEqual({ protocol: 'PLAINTEXT' });
+  });
+});

@@ -1,3 +1,6 @@
+import { readKafkaSecurity } from '@acm/messaging';
+import type { KafkaSecurity } from '@acm/messaging';
+
 /**
  * The runtime's settings, read from the environment once at boot. This is the only file that reads
  * process.env; everything else receives a RuntimeConfig. Every variable is listed in the README.
@@ -30,6 +33,11 @@ export interface RuntimeConfig {
   readonly logLevel: LogLevelName;
   /** KAFKA_BOOTSTRAP_SERVERS: comma-separated brokers; when absent an in-process bus is used. */
   readonly kafkaBrokers: string[] | null;
+  /**
+   * KAFKA_SECURITY_PROTOCOL, KAFKA_SASL_* and KAFKA_SSL_*: TLS and SASL towards the brokers (docs/messaging.md),
+   * with the PEM files already read.
+   */
+  readonly kafkaSecurity: KafkaSecurity;
   /** KAFKA_GROUP_ID: the runtime replicas' consumer group on the operation topic. */
   readonly kafkaGroupId: string;
   /** RUNTIME_OPERATION_TOPIC / RUNTIME_SYNC_TOPIC: ONAP's topic names by default. */
@@ -150,6 +158,8 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
   }
   const kafkaText = env['KAFKA_BOOTSTRAP_SERVERS']?.trim();
   const kafkaBrokers = kafkaText ? kafkaText.split(',').map((broker) => broker.trim()) : null;
+  const kafka = readKafkaSecurity(env);
+  check.problems.push(...kafka.problems);
   const simulator = check.text(env, 'SIMULATOR').toLowerCase();
   if (!['true', 'false', 'auto'].includes(simulator)) {
     check.problems.push(`SIMULATOR: must be true, false or auto, got "${simulator}"`);
@@ -180,6 +190,7 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     toscaCompositionName: check.text(env, 'TOSCA_COMPOSITION_NAME'),
     logLevel: logLevel as LogLevelName,
     kafkaBrokers: kafkaBrokers,
+    kafkaSecurity: kafka.security,
     kafkaGroupId: check.text(env, 'KAFKA_GROUP_ID'),
     operationTopic: check.text(env, 'RUNTIME_OPERATION_TOPIC'),
     syncTopic: check.text(env, 'RUNTIME_SYNC_TOPIC'),

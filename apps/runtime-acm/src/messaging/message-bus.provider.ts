@@ -31,5 +31,11 @@ export const messageBusProvider: FactoryProvider<MessageBus> = {
   useFactory: (config: RuntimeConfig): MessageBus =>
     config.kafkaBrokers === null
       ? new InMemoryMessageBus({ logger: busLogger })
-      : new KafkaMessageBus({ brokers: config.kafkaBrokers, clientId: 'acm-runtime', logger: busLogger }),
+      : new KafkaMessageBus({
+          brokers: config.kafkaBrokers,
+          clientId: 'acm-runtime',
+          ...(config.kafkaSecurity.ssl ? { ssl: config.kafkaSecurity.ssl } : {}),
+          ...(config.kafkaSecurity.sasl ? { sasl: config.kafkaSecurity.sasl } : {}),
+          logger: busLogger,
+        }),
 };
