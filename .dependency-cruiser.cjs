@@ -112,10 +112,11 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|dist-bench)/' },
+    // The console's Vite configuration is build tooling, not part of any app.
+    exclude: { path: ['^(node_modules|dist|dist-bench)/', '^apps/console/vite\\.config\\.mjs$'] },
     // Type-only imports count: a type from another lib is a dependency on it all the same.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.json'] },
   },
 };

@@ -105,4 +105,11 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  {
+    // The web console is browser code with its own compiler settings (DOM, JSX for Preact).
+    files: ['apps/console/**/*.ts', 'apps/console/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './apps/console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
 );

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,5 +169,40 @@ describe('acmctl against the runtime as npm start runs it', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('neither JSON nor YAML');
+  });
+
+  it("prints a definition's generated docs as Markdown, or HTML with --html", async () => {
+    const markdown = await acmctl(['docs', compositionId], env);
+    expect(markdown.code).toBe(0);
+    expect(markdown.stdout).toMatch(/^# /);
+    expect(markdown.stdout).toContain('acm.example.phases.Phase2B');
+
+    const html = await acmctl(['docs', compositionId, '--html'], env);
+    expect(html.code).toBe(0);
+    expect(html.stdout).toContain('<h1');
+  });
+
+  it('prints bash and zsh completion scripts that bash accepts and that complete sub-commands', async () => {
+    const bash = await acmctl(['completion', 'bash'], env);
+    const zsh = await acmctl(['completion', 'zsh'], env);
+    expect(zsh.stdout).toContain('bashcompinit');
+    expect(zsh.stdout).toContain(bash.stdout.trim());
+
+    // The script, sourced in bash, completes "acmctl inst" and "acmctl instances dep".
+    const completing = spawnSync(
+      'bash',
+      [
+        '-c',
+        `${bash.stdout}
+COMP_WORDS=(acmctl inst); COMP_CWORD=1; _acmctl; echo "\${COMPREPLY[*]}"
+COMP_WORDS=(acmctl instances dep); COMP_CWORD=2; _acmctl; echo "\${COMPREPLY[*]}"`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(completing.stdout.split('\n')).toEqual(['instances', 'deploy', '']);
+
+    const unknown = await acmctl(['completion', 'fish'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('shell must be bash or zsh');
   });
 });

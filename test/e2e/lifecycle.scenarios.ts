@@ -367,6 +367,76 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
       expect(mine.every((entry) => entry.invocations === 1)).toBe(true);
     });
 
+    it('runs a diamond written with TOSCA requirements in the order its plan announced, and back in reverse', async () => {
+      const compositionId = await commission('tosca/examples/sim-diamond.yaml');
+      await prime(compositionId, 'PRIME', 'PRIMED');
+      const instanceId = await instantiate(compositionId, 'tosca/examples/instances/sim-diamond.json');
+      const names = new Map(
+        Object.entries((await instance(compositionId, instanceId)).elements).map(([id, element]) => [
+          id,
+          element.definition.name.replace('acm.example.diamond.', ''),
+        ]),
+      );
+      const label = (ids: string[]): string =>
+        ids
+          .map((id) => names.get(id) ?? id)
+          .sort()
+          .join('+');
+      type PlanStep = { kind: string; elements: Array<{ elementId: string }> };
+      const plan = async (order: string): Promise<string[]> => {
+        const answer = (
+          await api()
+            .get(`${API}/compositions/${compositionId}/instances/${instanceId}/plan?order=${order}`)
+            .expect(200)
+        ).body as { steps: PlanStep[] };
+        return answer.steps.map((step) => label(step.elements.map((element) => element.elementId)));
+      };
+      type Event = { event: string; operationId: string; detail: Record<string, unknown> };
+      /** For the last operation, dispatches (`go A+B`) and results (`done A`) in the order the engine recorded. */
+      const timeline = async (): Promise<string[]> => {
+        const history = (
+          await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)
+        ).body as { events: Event[] };
+        const operationId = history.events.filter((e) => e.event === 'ORDERED').at(-1)!.operationId;
+        return history.events
+          .filter((e) => e.operationId === operationId)
+          .flatMap((e) =>
+            e.event === 'ELEMENT_RESULT'
+              ? [`done ${names.get(e.detail['elementId'] as string)}`]
+              : e.event === 'PHASE_STARTED' || e.event === 'ELEMENTS_DISPATCHED'
+                ? [`go ${label(e.detail['elementIds'] as string[])}`]
+                : [],
+          );
+      };
+      const dispatchesOf = (events: string[]): string[] =>
+        events.filter((e) => e.startsWith('go ')).map((e) => e.slice(3));
+      try {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({ deployTimerMs: 300, undeployTimerMs: 300 }).expect(200);
+        const deployPlan = await plan('DEPLOY');
+        expect(deployPlan).toEqual(['Database', 'Api+Worker', 'Frontend']);
+        await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
+        await until(compositionId, instanceId, 'DEPLOYED', 'LOCKED');
+        const deploy = await timeline();
+        // Api and Worker leave together in one message once Database is done; Frontend only after both.
+        expect(dispatchesOf(deploy)).toEqual(deployPlan);
+        expect(deploy.indexOf('go Api+Worker')).toBeGreaterThan(deploy.indexOf('done Database'));
+        expect(deploy.indexOf('go Frontend')).toBeGreaterThan(deploy.indexOf('done Api'));
+        expect(deploy.indexOf('go Frontend')).toBeGreaterThan(deploy.indexOf('done Worker'));
+
+        const undeployPlan = await plan('UNDEPLOY');
+        expect(undeployPlan).toEqual(['Frontend', 'Api+Worker', 'Database']);
+        await order(compositionId, instanceId, { deployOrder: 'UNDEPLOY' });
+        await until(compositionId, instanceId, 'UNDEPLOYED', 'NONE');
+        const undeploy = await timeline();
+        expect(dispatchesOf(undeploy)).toEqual(undeployPlan);
+        expect(undeploy.indexOf('go Api+Worker')).toBeGreaterThan(undeploy.indexOf('done Frontend'));
+        expect(undeploy.indexOf('go Database')).toBeGreaterThan(undeploy.indexOf('done Api'));
+        expect(undeploy.indexOf('go Database')).toBeGreaterThan(undeploy.indexOf('done Worker'));
+      } finally {
+        await sim(simUrl).put(`${SIM_API}/parameters`).send({}).expect(200);
+      }
+    });
+
     it('finishes a deploy after the runtime is killed with SIGKILL mid-phase, running no handler twice', async () => {
       const compositionId = await commission('tosca/examples/sim-three-phase.yaml');
       await prime(compositionId, 'PRIME', 'PRIMED');

@@ -7,6 +7,7 @@ import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
 import { openDatabase } from './database/database';
 import { basicAuth } from './http/basic-auth';
+import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
 import { ErrorFilter } from './http/error.filter';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
@@ -42,6 +43,11 @@ export async function createRuntimeApp(config: RuntimeConfig, options: { schema?
     app.use(basicAuth(config.user, config.password));
   }
   app.use(urlCheck);
+  const consoleFiles = consoleDirectory();
+  if (consoleFiles !== null) {
+    // Behind the same Basic auth as the API: the browser asks once and sends the credentials with every call.
+    app.useStaticAssets(consoleFiles, { prefix: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, index: 'index.html' });
+  }
   app.use(bodyParser(config.maxBodyBytes));
   app.use(app.get(EmbeddedSimulator).middleware());
   app.setGlobalPrefix(CONTEXT_PATH);

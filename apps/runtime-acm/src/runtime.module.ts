@@ -7,6 +7,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
 import { GraphService } from './application/graph.service';
+import { PlanService } from './application/plan.service';
 import { DefinitionDocsService } from './application/definition-docs.service';
 import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
@@ -24,7 +25,10 @@ import { ParticipantProtocolService } from './engine/participant-protocol.servic
 import { CompositionsController } from './http/compositions.controller';
 import { HistoryController } from './http/history.controller';
 import { GraphController } from './http/graph.controller';
+import { PlanController } from './http/plan.controller';
 import { HealthController } from './http/health.controller';
+import { EventsController } from './http/events.controller';
+import { LiveEvents } from './live/live-events';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
 import { ParticipantsController } from './http/participants.controller';
@@ -87,6 +91,8 @@ export class RuntimeModule {
         HealthController,
         HistoryController,
         GraphController,
+        EventsController,
+        PlanController,
       ],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
@@ -101,6 +107,7 @@ export class RuntimeModule {
         EngineMetrics,
         TemplateReader,
         GraphService,
+        PlanService,
         SensitiveValues,
         CommissioningService,
         InstanceProperties,
@@ -110,6 +117,7 @@ export class RuntimeModule {
         HistoryService,
         EffectWriter,
         OperationSteps,
+        LiveEvents,
         OperationEngine,
         ParticipantProtocolService,
         OutboxRelay,

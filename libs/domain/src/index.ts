@@ -23,3 +23,6 @@ export * from './operation/dispatch';
 export * from './operation/timeout';
 export * from './operation/instance-operation';
 export * from './operation/definition-operation';
+export * from './instance/order-checks';
+export * from './plan/order-plan';
+export * from './plan/stage-sets';

@@ -2,6 +2,8 @@
  * @acm/participant-sdk — write an ACM participant in TypeScript: declare the element types you support,
  * implement an {@link ElementHandler}, and a {@link Participant} speaks ONAP's participant protocol for you
  * on any `@acm/messaging` MessageBus (Kafka in production, in-memory in tests). Framework-free.
+ * Test doubles (`ScriptedRuntime`, `ManualTimers`, order builders) and the worked examples are in
+ * `@acm/participant-sdk/testing`, which production code never imports.
  */
 export { Participant } from './participant';
 export type { ParticipantOptions } from './participant';
@@ -18,10 +20,6 @@ export {
   nodeTimers,
 } from './defaults';
 export { definitionKey, nextStageOf, previousStageOf, stagesOf, startPhaseOf } from './cache';
-export { ManualTimers, ScriptedRuntime } from './testing/scripted-runtime';
-export type { ScriptedRuntimeOptions } from './testing/scripted-runtime';
-export { deployOrder, deprimeOrder, primeOrder, stateChangeOrder } from './testing/orders';
-export type { OrderBase, OrderJson, TestElement } from './testing/orders';
 export {
   ADOPT_EXISTING_ON_CREATE,
   PROVIDER_FLAG_DEFAULTS,

@@ -35,6 +35,10 @@ export class LruMap<K, V> {
     return this.entries.entries();
   }
 
+  delete(key: K): boolean {
+    return this.entries.delete(key);
+  }
+
   /** Stores the value as most recently used, evicting the least recently used beyond capacity. */
   set(key: K, value: V): void {
     this.entries.delete(key);

@@ -1,7 +1,9 @@
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
 import type { OutgoingRecord, SubscribeBatchOptions, SubscribeOptions, Subscription } from '@acm/messaging';
-import { Participant, ScriptedRuntime, deployOrder, primeOrder } from '@acm/participant-sdk';
-import type { ParticipantLogLevel, RetryTimers, TestElement } from '@acm/participant-sdk';
+import { Participant } from '@acm/participant-sdk';
+import { ScriptedRuntime, deployOrder, primeOrder } from '@acm/participant-sdk/testing';
+import type { ParticipantLogLevel, RetryTimers } from '@acm/participant-sdk';
+import type { TestElement } from '@acm/participant-sdk/testing';
 
 import { OutboundQueue } from './outbound-queue';
 

@@ -1,6 +1,8 @@
 import { InMemoryMessageBus } from '@acm/messaging';
-import { Participant, ScriptedRuntime, primeOrder } from '@acm/participant-sdk';
-import type { Composition, TestElement } from '@acm/participant-sdk';
+import { Participant } from '@acm/participant-sdk';
+import { ScriptedRuntime, primeOrder } from '@acm/participant-sdk/testing';
+import type { Composition } from '@acm/participant-sdk';
+import type { TestElement } from '@acm/participant-sdk/testing';
 
 const P = '101c62b3-8918-41b9-a747-d21eb79c6c90';
 const OLD_COMPOSITION = 'c0c0c0c0-1111-4222-8333-444455556601';

@@ -1,5 +1,5 @@
 import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
-import type { Store } from '@acm/domain';
+import type { Store, StoredEvent } from '@acm/domain';
 import { randomUUID } from 'node:crypto';
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { AutomationCompositionElementEntity } from './entities/automation-composition-element.entity';
@@ -87,6 +87,7 @@ export async function migrate(dataSource: DataSource): Promise<void> {
 
 export class TypeOrmUnitOfWork extends UnitOfWork {
   private readonly outboxListeners: Array<(records: readonly QueuedRecord[]) => void> = [];
+  private readonly eventListeners: Array<(events: readonly StoredEvent[]) => void> = [];
 
   constructor(private readonly dataSource: DataSource) {
     super();
@@ -100,17 +101,42 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
     this.outboxListeners.push(listener);
   }
 
+  /**
+   * Called after each commit that appended history events, with those rows in sequence order: the live
+   * event stream follows the history from the one place it is written. Rolled back events never reach it.
+   */
+  onEventsCommitted(listener: (events: readonly StoredEvent[]) => void): void {
+    this.eventListeners.push(listener);
+  }
+
   override async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
     const queued: QueuedRecord[] = [];
+    const appended: StoredEvent[] = [];
     const result = await this.dataSource.transaction((manager) =>
-      work(new TypeOrmStore(manager, (records) => queued.push(...records))),
+      work(
+        new TypeOrmStore(
+          manager,
+          (records) => queued.push(...records),
+          (events) => appended.push(...events),
+        ),
+      ),
     );
     if (queued.length > 0) {
       for (const listener of this.outboxListeners) {
         listener(queued);
       }
     }
+    this.publishEvents(appended);
     return result;
+  }
+
+  private publishEvents(events: readonly StoredEvent[]): void {
+    if (events.length === 0) {
+      return;
+    }
+    for (const listener of this.eventListeners) {
+      listener(events);
+    }
   }
 
   /** Forgets outbox rows the broker acknowledged. */
@@ -140,7 +166,8 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
   }
 
   override read<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    return work(new TypeOrmStore(this.dataSource.manager));
+    // Outside a transaction each statement commits on its own, so appended events are published at once.
+    return work(new TypeOrmStore(this.dataSource.manager, undefined, (events) => this.publishEvents(events)));
   }
 
   override async ping(): Promise<void> {

@@ -234,16 +234,21 @@ export class SqlOutboxRepository implements OutboxRepository {
 }
 
 export class SqlEventRepository implements EventRepository {
-  constructor(private readonly manager: EntityManager) {}
+  /** `onWrite` receives the rows as stored (with their sequence), so live views can follow the history. */
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly onWrite: (events: readonly StoredEvent[]) => void = () => undefined,
+  ) {}
 
   async append(events: readonly OperationEvent[]): Promise<void> {
     if (events.length === 0) {
       return;
     }
-    await this.manager.query(
+    const rows: EventRow[] = await this.manager.query(
       `INSERT INTO acm_event (subject_id, operation_id, event, detail, at)
        SELECT subject_id, operation_id, event, detail, at
-       FROM jsonb_to_recordset($1::jsonb) AS x(subject_id uuid, operation_id uuid, event text, detail jsonb, at timestamptz)`,
+       FROM jsonb_to_recordset($1::jsonb) AS x(subject_id uuid, operation_id uuid, event text, detail jsonb, at timestamptz)
+       RETURNING sequence, subject_id, operation_id, event, detail, at`,
       [
         JSON.stringify(
           events.map((event) => ({
@@ -256,31 +261,36 @@ export class SqlEventRepository implements EventRepository {
         ),
       ],
     );
+    this.onWrite(rows.map(storedEvent).sort((a, b) => a.sequence - b.sequence));
   }
 
   async list(subjectId: string, limit: number): Promise<StoredEvent[]> {
-    const rows: Array<{
-      sequence: string;
-      subject_id: string;
-      operation_id: string | null;
-      event: string;
-      detail: Record<string, unknown>;
-      at: Date;
-    }> = await this.manager.query(
+    const rows: EventRow[] = await this.manager.query(
       `SELECT sequence, subject_id, operation_id, event, detail, at FROM acm_event
        WHERE subject_id = $1 ORDER BY sequence LIMIT $2`,
       [subjectId, limit],
     );
-    return rows.map((row) => ({
-      sequence: Number(row.sequence),
-      subjectId: row.subject_id,
-      operationId: row.operation_id,
-      event: row.event,
-      detail: row.detail,
-      at: new Date(row.at).getTime(),
-    }));
+    return rows.map(storedEvent);
   }
 }
+
+interface EventRow {
+  sequence: string;
+  subject_id: string;
+  operation_id: string | null;
+  event: string;
+  detail: Record<string, unknown>;
+  at: Date;
+}
+
+const storedEvent = (row: EventRow): StoredEvent => ({
+  sequence: Number(row.sequence),
+  subjectId: row.subject_id,
+  operationId: row.operation_id,
+  event: row.event,
+  detail: row.detail,
+  at: new Date(row.at).getTime(),
+});
 
 export class SqlRollbackRepository implements RollbackRepository {
   constructor(private readonly manager: EntityManager) {}

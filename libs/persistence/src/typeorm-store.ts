@@ -15,6 +15,7 @@ import type {
   ParticipantRepository,
   RollbackRepository,
   Store,
+  StoredEvent,
   Versioned,
 } from '@acm/domain';
 import { DomainError } from '@acm/domain';
@@ -579,14 +580,21 @@ export class TypeOrmStore implements Store {
   readonly outbox: OutboxRepository;
   readonly events: EventRepository;
 
-  /** `onOutboxWrite` receives the rows this store queued, so the relay can send them as soon as they commit. */
-  constructor(manager: EntityManager, onOutboxWrite: (records: readonly QueuedRecord[]) => void = () => undefined) {
+  /**
+   * `onOutboxWrite` receives the rows this store queued, so the relay can send them as soon as they commit;
+   * `onEventsWrite` the history rows it appended.
+   */
+  constructor(
+    manager: EntityManager,
+    onOutboxWrite: (records: readonly QueuedRecord[]) => void = () => undefined,
+    onEventsWrite: (events: readonly StoredEvent[]) => void = () => undefined,
+  ) {
     this.definitions = new TypeOrmDefinitionRepository(manager);
     this.instances = new TypeOrmInstanceRepository(manager);
     this.participants = new TypeOrmParticipantRepository(manager);
     this.operations = new SqlOperationRepository(manager);
     this.rollbacks = new SqlRollbackRepository(manager);
     this.outbox = new SqlOutboxRepository(manager, onOutboxWrite);
-    this.events = new SqlEventRepository(manager);
+    this.events = new SqlEventRepository(manager, onEventsWrite);
   }
 }

@@ -10,8 +10,25 @@ import type { PropertyMap } from '@acm/contracts';
 import { isUuid } from '@acm/contracts';
 import { isOneOf, DEPLOY_STATES, STATE_CHANGE_RESULTS } from '@acm/domain';
 import type { Instance, Participant } from '@acm/participant-sdk';
-import { basicCredentialsMatch, decodeBody, excerpt, parseBody } from '@acm/input-guards';
+import { excerpt } from '@acm/input-guards';
 
+import {
+  HttpError,
+  authorized,
+  decodedSegment,
+  isObject,
+  optionalMap,
+  optionalString,
+  readBody,
+  requiredString,
+  send,
+} from './control-http';
+import type { ControlRequest } from './control-http';
+
+export type { ControlRequest } from './control-http';
+
+import { parseDropRequest } from './drop-switch';
+import type { DropSwitch } from './drop-switch';
 import { parseSimConfig } from './sim-config';
 import type { SimConfigHolder } from './simulator-handler';
 
@@ -22,14 +39,6 @@ export const SIM_API_PATH = `${SIM_CONTEXT_PATH}/v2`;
 /** ONAP's default simulator credentials. */
 export const DEFAULT_SIM_USER = 'participantUser';
 export const DEFAULT_SIM_PASSWORD = 'zb!XztG34';
-
-const MAX_BODY_BYTES = 1024 * 1024;
-
-/**
- * A request as the control API reads it: Express adds `originalUrl` and, after a body parser, `body`
- * (then used instead of the already consumed stream).
- */
-export type ControlRequest = IncomingMessage & { originalUrl?: string; body?: unknown };
 
 /**
  * A `node:http` request listener that is also Express/Connect middleware. When a `next` callback is given
@@ -45,121 +54,9 @@ export type ControlHandler = (
 export interface ControlApiOptions {
   participant: Participant;
   settings: SimConfigHolder;
+  drops: DropSwitch;
   /** HTTP Basic credentials; `false` disables authentication (e.g. when the embedding app already checks it). */
   auth: { user: string; password: string } | false;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function authorized(request: IncomingMessage, auth: { user: string; password: string }): boolean {
-  return basicCredentialsMatch(request.headers.authorization, auth);
-}
-
-function send(response: ServerResponse, status: number, body?: unknown): void {
-  if (body === undefined) {
-    response.statusCode = status;
-    response.setHeader('Content-Length', '0');
-    response.end();
-    return;
-  }
-  const json = JSON.stringify(body, (_key, value: unknown) => (value === null ? undefined : value));
-  // Error bodies end with a newline, as the runtime's do, so a curl user's prompt starts on a line of its own.
-  const text = isObject(body) && 'errorDetails' in body ? `${json}\n` : json;
-  response.statusCode = status;
-  response.setHeader('Content-Type', 'application/json');
-  response.setHeader('Content-Length', Buffer.byteLength(text));
-  response.end(text);
-}
-
-async function readBody(request: ControlRequest): Promise<unknown> {
-  if (request.body !== undefined && !(Buffer.isBuffer(request.body) || typeof request.body === 'string')) {
-    return request.body;
-  }
-  if (request.body !== undefined && request.readableEnded) {
-    return parseText(String(request.body), request);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) {
-      throw new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(buffer);
-  }
-  const decoded = decodeBody(Buffer.concat(chunks));
-  if (!decoded.ok) {
-    throw new HttpError(400, 'Request body is not valid UTF-8');
-  }
-  return parseText(decoded.text, request);
-}
-
-function parseText(text: string, request: IncomingMessage): unknown {
-  if (text.trim() === '') {
-    throw new HttpError(400, 'Request body is required');
-  }
-  const type = (request.headers['content-type'] ?? 'application/json').toLowerCase();
-  const format = type.includes('yaml') ? 'yaml' : 'json';
-  const parsed = parseBody(text, format);
-  if (!parsed.ok) {
-    const { path, message } = parsed.refusal;
-    throw new HttpError(
-      400,
-      `Request body is not valid ${format === 'yaml' ? 'YAML' : 'JSON'}: ${path === '' ? '' : `${path}: `}${message}`,
-    );
-  }
-  return parsed.value;
-}
-
-/** A path segment as text; `%ff` and the like are refused with 400 rather than failing the request. */
-function decodedSegment(name: string, segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new HttpError(400, `${name}: ${excerpt(segment)} is not valid percent-encoded UTF-8`);
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function requiredString(body: Record<string, unknown>, field: string): string {
-  const value = body[field];
-  if (typeof value !== 'string' || value === '') {
-    throw new HttpError(400, `${field}: is required`);
-  }
-  return value;
-}
-
-function optionalString(body: Record<string, unknown>, field: string): string | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) {
-    return undefined;
-  }
-  if (typeof value !== 'string') {
-    throw new HttpError(400, `${field}: must be a string`);
-  }
-  return value;
-}
-
-function optionalMap(body: Record<string, unknown>, field: string): PropertyMap | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) {
-    return undefined;
-  }
-  if (!isObject(value)) {
-    throw new HttpError(400, `${field}: must be an object`);
-  }
-  return value;
 }
 
 /** An instance as ONAP's AutomationComposition JSON (elements keyed by id). */
@@ -207,7 +104,7 @@ function csv(value: string | null): string[] | undefined {
  * serve probes. See {@link ControlHandler} for how other paths are treated.
  */
 export function createControlApi(options: ControlApiOptions): ControlHandler {
-  const { participant, settings } = options;
+  const { participant, settings, drops } = options;
 
   const route = async (
     method: string,
@@ -229,6 +126,18 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
     if (path === '/invocations' && method === 'GET') {
       // Not in ONAP's simulator: how often each handler ran per order, to prove redeliveries ran nothing twice.
       return [200, participant.handlerInvocationLog()];
+    }
+    if (path === '/drop' && method === 'GET') {
+      // Not in ONAP's simulator: what the drop switch still drops and what it dropped.
+      return [200, drops.state()];
+    }
+    if (path === '/drop' && method === 'PUT') {
+      const parsed = parseDropRequest(await readBody(request));
+      if (!parsed.ok) {
+        throw new HttpError(400, parsed.problems.join('; '));
+      }
+      drops.arm(parsed.request);
+      return [200, drops.state()];
     }
     if (path === '/instances' && method === 'GET') {
       const ids = csv(url.searchParams.get('instanceIds'))?.map((id) => id.toLowerCase());
@@ -339,7 +248,9 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
       }
       return [200];
     }
-    const known = ['/parameters', '/instances', '/datas', '/compositiondatas'].includes(path) || instanceMatch !== null;
+    const known =
+      ['/parameters', '/invocations', '/drop', '/instances', '/datas', '/compositiondatas'].includes(path) ||
+      instanceMatch !== null;
     throw new HttpError(known ? 405 : 404, known ? `Method ${method} not allowed on ${path}` : `No such path ${path}`);
   };
 

@@ -8,3 +8,4 @@ export * from './simulator-handler';
 export * from './sim-config';
 export * from './control-api';
 export * from './config';
+export * from './drop-switch';

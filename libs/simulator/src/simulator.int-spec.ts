@@ -6,11 +6,13 @@
 import { randomUUID } from 'node:crypto';
 
 import { KafkaMessageBus } from '@acm/messaging';
-import { ScriptedRuntime } from '@acm/participant-sdk';
+import { ScriptedRuntime } from '@acm/participant-sdk/testing';
 import request from 'supertest';
 
+import { eventually } from '../../../test/support/scripted-participant';
 import { testKafkaBrokers } from '../../../test/support/services';
 import { DEFAULT_SIM_PASSWORD, DEFAULT_SIM_USER, SIM_API_PATH } from './control-api';
+import type { DropSwitchState } from './drop-switch';
 import { createSimulator } from './simulator';
 import type { Simulator } from './simulator';
 
@@ -111,12 +113,12 @@ describe('participant simulator on Kafka', () => {
     return { compositionId, definition };
   }
 
-  /** Sends an ONAP-shaped DEPLOY for one new element and returns the element's ack. */
-  async function deploy(compositionId: string, definition: { name: string; version: string }) {
+  /** An ONAP-shaped DEPLOY for one new element. */
+  function deployMessage(compositionId: string, definition: { name: string; version: string }) {
     const instanceId = randomUUID();
     const elementId = randomUUID();
     const messageId = randomUUID();
-    await runtime.send({
+    const message = {
       messageType: 'AUTOMATION_COMPOSITION_DEPLOY',
       messageId,
       timestamp: new Date().toISOString(),
@@ -164,10 +166,17 @@ describe('participant simulator on Kafka', () => {
           ],
         },
       ],
-    });
+    };
+    return { message, messageId, instanceId, elementId };
+  }
+
+  /** Sends an ONAP-shaped DEPLOY for one new element and returns the element's ack. */
+  async function deploy(compositionId: string, definition: { name: string; version: string }) {
+    const { message, messageId, instanceId, elementId } = deployMessage(compositionId, definition);
+    await runtime.send(message);
     const ack = await runtime.waitFor(
       'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
-      (message) => message.responseTo === messageId,
+      (answer) => answer.responseTo === messageId,
     );
     expect(ack).toMatchObject({ automationCompositionId: instanceId, participantId });
     return { ack, elementId };
@@ -183,6 +192,48 @@ describe('participant simulator on Kafka', () => {
         [elementId]: { deployState: 'DEPLOYED', lockState: 'LOCKED', outProperties: { InternalState: 'DEPLOYED' } },
       },
     });
+  });
+
+  it('drops the next DEPLOY after PUT /drop: not acted on, and handled when delivered again', async () => {
+    const agent = request(simulator.controlHandler);
+    const { compositionId, definition } = await prime();
+    const armed = await agent
+      .put(`${SIM_API_PATH}/drop`)
+      .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD)
+      .send({ count: 1, messageTypes: ['AUTOMATION_COMPOSITION_DEPLOY'] });
+    expect(armed.status).toBe(200);
+    const { message, messageId, instanceId, elementId } = deployMessage(compositionId, definition);
+    await runtime.send(message);
+    const state = await eventually(
+      'the DEPLOY to be dropped',
+      async () => {
+        const body = (await agent.get(`${SIM_API_PATH}/drop`).auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD))
+          .body as DropSwitchState;
+        return body.droppedCount === 1 ? body : undefined;
+      },
+      1500,
+    );
+    expect(state).toMatchObject({ remaining: 0, dropped: [{ messageId, automationCompositionId: instanceId }] });
+    // Dropped before the SDK saw it: no handler ran, nothing was cached, nothing answered.
+    const invocations = await agent.get(`${SIM_API_PATH}/invocations`).auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD);
+    expect(invocations.body).not.toContainEqual(expect.objectContaining({ messageId }));
+    const held = await agent
+      .get(`${SIM_API_PATH}/instances/${instanceId}`)
+      .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD);
+    expect(held.text).toBe('');
+    expect(runtime.messages('AUTOMATION_COMPOSITION_STATECHANGE_ACK', (ack) => ack.responseTo === messageId)).toEqual(
+      [],
+    );
+
+    // The runtime sends it again (the messageId was not remembered): handled once, answered once.
+    await runtime.send(message);
+    const ack = await runtime.waitFor(
+      'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+      (answer) => answer.responseTo === messageId,
+    );
+    expect(ack.automationCompositionResultMap[elementId]).toMatchObject({ deployState: 'DEPLOYED' });
+    const after = await agent.get(`${SIM_API_PATH}/invocations`).auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD);
+    expect(after.body).toContainEqual({ messageId, targetId: elementId, invocations: 1 });
   });
 
   it('fails a deploy after PUT /parameters with deploySuccess false', async () => {

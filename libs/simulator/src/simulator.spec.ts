@@ -1,6 +1,6 @@
 import { InMemoryMessageBus } from '@acm/messaging';
-import { ManualTimers, ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk';
-import type { TestElement } from '@acm/participant-sdk';
+import { ManualTimers, ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk/testing';
+import type { TestElement } from '@acm/participant-sdk/testing';
 import express from 'express';
 import request from 'supertest';
 

@@ -4,11 +4,12 @@
  */
 import type { ParticipantTopics, Uuid } from '@acm/contracts';
 import type { MessageBus } from '@acm/messaging';
-import { Participant } from '@acm/participant-sdk';
+import { Participant, consoleParticipantLogger } from '@acm/participant-sdk';
 import type { ParticipantLogger, ParticipantTimers, SupportedElementType } from '@acm/participant-sdk';
 
 import { DEFAULT_SIM_PASSWORD, DEFAULT_SIM_USER, createControlApi } from './control-api';
 import type { ControlHandler } from './control-api';
+import { DropSwitch, DroppingMessageBus } from './drop-switch';
 import { startupSimConfig } from './sim-config';
 import type { SimConfig, SimOperation } from './sim-config';
 import { SimConfigHolder, createSimulatorHandler } from './simulator-handler';
@@ -48,6 +49,8 @@ export interface Simulator {
   participant: Participant;
   /** The live SimConfig (also reachable through `GET|PUT /parameters`). */
   settings: SimConfigHolder;
+  /** The "drop next N messages" switch (also reachable through `GET|PUT /drop`). */
+  drops: DropSwitch;
   /**
    * The control API (`/onap/policy/simparticipant/v2/...` and `/health`) as a `node:http` request listener.
    * Use it with `http.createServer(controlHandler)`, or as Express middleware with `app.use(controlHandler)`:
@@ -73,10 +76,15 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     startupOptions.config = options.config;
   }
   const settings = new SimConfigHolder(startupSimConfig(startupOptions));
-  const participant = new Participant({
+  const drops = new DropSwitch();
+  const identity = (): { participantId: Uuid; replicaId: Uuid } => ({
+    participantId: participant.participantId,
+    replicaId: participant.replicaId,
+  });
+  const participant: Participant = new Participant({
     participantId: options.participantId ?? DEFAULT_SIM_PARTICIPANT_ID,
     supportedElementTypes: options.supportedElementTypes ?? DEFAULT_SIM_ELEMENT_TYPES,
-    bus: options.bus,
+    bus: new DroppingMessageBus(options.bus, drops, identity, options.logger ?? consoleParticipantLogger),
     handler: createSimulatorHandler(settings),
     // ONAP's simulator sets failUnsupportedOperation true, but it implements every operation, so the flag never applies.
     failUnsupportedOperation: true,
@@ -90,12 +98,14 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
   const controlHandler = createControlApi({
     participant,
     settings,
+    drops,
     auth: options.auth ?? { user: DEFAULT_SIM_USER, password: DEFAULT_SIM_PASSWORD },
   });
   let started = false;
   const simulator: Simulator = {
     participant,
     settings,
+    drops,
     controlHandler,
     async start() {
       if (!started) {

@@ -1,6 +1,8 @@
 import { excerpt, shortText } from '@acm/input-guards';
 import type { Checked } from './element-properties';
 import { readDependsOn, readStage, readStartPhase } from './element-properties';
+import type { DeclaredDependency, RequirementTypes } from './element-requirements';
+import { readDependencyRequirements } from './element-requirements';
 import type { EntityEntry } from './entity-checks';
 import type { Mapping } from './guards';
 import { describeKind, isMapping } from './guards';
@@ -192,16 +194,35 @@ function checkListedElement(
   return [problem([...path, 'version'], 'element-reference', message)];
 }
 
-/** Reads what the runtime needs from each element node template, then checks `dependsOn` across elements. */
-export function readElements(elements: readonly NodeTemplateEntry[]): Checked<ElementDefinitionInfo[]> {
+/**
+ * Reads what the runtime needs from each element node template, then checks its dependencies across elements: the
+ * `dependsOn` property and the DependsOn requirements compile to one graph.
+ */
+export function readElements(
+  elements: readonly NodeTemplateEntry[],
+  types: RequirementTypes = { nodeTypes: undefined, relationshipTypes: undefined },
+): Checked<ElementDefinitionInfo[]> {
   const problems: ToscaProblem[] = [];
+  const declared = new Map<string, DeclaredDependency[]>();
   const infos = elements.map((entry) => {
     const properties = readProperties(entry);
     const propertiesPath = [...entry.path, 'properties'];
     const startPhase = readStartPhase(properties.value, propertiesPath);
     const stage = readStage(properties.value, propertiesPath);
     const dependsOn = readDependsOn(properties.value, propertiesPath);
-    problems.push(...properties.problems, ...startPhase.problems, ...stage.problems, ...dependsOn.problems);
+    const requirements = readDependencyRequirements(entry, types);
+    problems.push(
+      ...properties.problems,
+      ...startPhase.problems,
+      ...stage.problems,
+      ...dependsOn.problems,
+      ...requirements.problems,
+    );
+    const dependencies = [
+      ...dependsOn.value.map((name) => ({ name, path: [...propertiesPath, 'dependsOn'] })),
+      ...requirements.value,
+    ];
+    declared.set(entry.name, dependencies);
     const info: ElementDefinitionInfo = {
       name: entry.name,
       version: nodeTemplateVersion(entry),
@@ -210,30 +231,25 @@ export function readElements(elements: readonly NodeTemplateEntry[]): Checked<El
       startPhase: startPhase.value,
       stage: stage.value,
       properties: properties.value,
-      dependsOn: dependsOn.value,
+      dependsOn: [...new Set(dependencies.map((dependency) => dependency.name))],
     };
     return info;
   });
-  problems.push(...checkDependencies(infos, elements));
+  problems.push(...checkDependencies(infos, declared));
   return { value: infos, problems };
 }
 
 function checkDependencies(
   infos: readonly ElementDefinitionInfo[],
-  elements: readonly NodeTemplateEntry[],
+  declared: ReadonlyMap<string, readonly DeclaredDependency[]>,
 ): ToscaProblem[] {
   const names = new Set(infos.map((info) => info.name));
-  const pathOf = (name: string): PathSegment[] => [
-    ...(elements.find((entry) => entry.name === name)?.path ?? NODE_TEMPLATES_PATH),
-    'properties',
-    'dependsOn',
-  ];
   const problems: ToscaProblem[] = [];
   for (const info of infos) {
-    for (const dependency of info.dependsOn) {
-      if (!names.has(dependency)) {
-        const message = `element ${shortText(info.name)} depends on ${shortText(dependency)}, which is not an element node template`;
-        problems.push(problem(pathOf(info.name), 'depends-on', message));
+    for (const dependency of declared.get(info.name) ?? []) {
+      if (!names.has(dependency.name)) {
+        const message = `element ${shortText(info.name)} depends on ${shortText(dependency.name)}, which is not an element node template`;
+        problems.push(problem(dependency.path, 'depends-on', message));
       }
     }
   }
@@ -241,19 +257,25 @@ function checkDependencies(
   // opens that phase only after this one completes), so it is refused instead of hanging the operation.
   const phaseOf = new Map(infos.map((info) => [info.name, info.startPhase]));
   for (const info of infos) {
-    for (const dependency of info.dependsOn) {
-      const dependencyPhase = phaseOf.get(dependency);
+    for (const dependency of declared.get(info.name) ?? []) {
+      const dependencyPhase = phaseOf.get(dependency.name);
       if (dependencyPhase !== undefined && dependencyPhase > info.startPhase) {
-        const message = `element ${info.name} (startPhase ${info.startPhase}) depends on ${dependency}, which starts later (startPhase ${dependencyPhase}); an element may depend only on elements of its own or an earlier start phase`;
-        problems.push(problem(pathOf(info.name), 'depends-on-later-phase', message));
+        const message = `element ${info.name} (startPhase ${info.startPhase}) depends on ${dependency.name}, which starts later (startPhase ${dependencyPhase}); an element may depend only on elements of its own or an earlier start phase`;
+        problems.push(problem(dependency.path, 'depends-on-later-phase', message));
       }
     }
   }
   const dependsOn = new Map(infos.map((info) => [info.name, info.dependsOn.filter((name) => names.has(name))]));
   for (const cycle of findCycles([...names], (name) => dependsOn.get(name) ?? [])) {
-    const first = cycle[0] ?? '';
+    const [first = '', second = ''] = cycle;
+    // The cycle is reported where its first edge is written (a dependsOn entry or a requirement).
+    const edge = (declared.get(first) ?? []).find((dependency) => dependency.name === second);
     problems.push(
-      problem(pathOf(first), 'depends-on-cycle', `elements depend on each other in a loop: ${cycle.join(' -> ')}`),
+      problem(
+        edge?.path ?? NODE_TEMPLATES_PATH,
+        'depends-on-cycle',
+        `elements depend on each other in a loop: ${cycle.join(' -> ')}`,
+      ),
     );
   }
   return problems;

@@ -23,10 +23,11 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the eleven documented examples', () => {
+  it('has the twelve documented examples', () => {
     expect(EXAMPLES).toEqual([
       'provider-resource',
       'sim-dependencies',
+      'sim-diamond',
       'sim-migration-from',
       'sim-migration-to',
       'sim-multiple-types',

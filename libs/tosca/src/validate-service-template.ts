@@ -8,6 +8,7 @@ import {
   readListedElements,
 } from './composition';
 import type { Checked } from './element-properties';
+import type { RequirementTypes } from './element-requirements';
 import { asNonNegativeInteger } from './element-properties';
 import { checkName, checkOptionalVersion } from './entity-checks';
 import type { Mapping } from './guards';
@@ -59,7 +60,8 @@ export function validateServiceTemplate(template: unknown, options: ValidationOp
     return { ok: false, problems };
   }
   const nodeTypes = isMapping(template['node_types']) ? template['node_types'] : undefined;
-  const composition = readComposition(nodeTemplates.entries, nodeTypes, options);
+  const relationshipTypes = isMapping(template['relationship_types']) ? template['relationship_types'] : undefined;
+  const composition = readComposition(nodeTemplates.entries, { nodeTypes, relationshipTypes }, options);
   problems.push(...composition.problems);
   if (problems.length > 0 || composition.value === undefined) {
     return { ok: false, problems };
@@ -74,11 +76,11 @@ export function validateServiceTemplate(template: unknown, options: ValidationOp
  */
 function readComposition(
   entries: readonly NodeTemplateEntry[],
-  nodeTypes: Mapping | undefined,
+  types: RequirementTypes,
   options: ValidationOptions,
 ): Checked<Omit<CompositionTemplateInfo, 'metadata'> | undefined> {
-  const parts = classifyNodeTemplates(entries, nodeTypes, options);
-  const elements = readElements(parts.elements);
+  const parts = classifyNodeTemplates(entries, types.nodeTypes, options);
+  const elements = readElements(parts.elements, types);
   const listed = parts.compositions.map((composition) => readListedElements(composition, parts.elements, entries));
   const problems = [
     ...checkCompositionCount(parts, options),

@@ -1,4 +1,11 @@
-import type { CompositionDefinition, DefinitionQuery, NodeTemplateState, PrimeOrder, Store } from '@acm/domain';
+import type {
+  CompositionDefinition,
+  DefinitionOrder,
+  DefinitionQuery,
+  NodeTemplateState,
+  PrimeOrder,
+  Store,
+} from '@acm/domain';
 import {
   Clock,
   DEFINITION_ORDER_EFFECT,
@@ -128,21 +135,8 @@ export class CommissioningService {
       if (!found) {
         throw notFound(compositionId);
       }
-      await this.assertUnused(store, compositionId, primeOrder === 'DEPRIME' ? 'deprimed' : 'primed');
-      const order = resolvePrimeOrder(primeOrder, found.value);
       const definition = found.value;
-      const info = this.templates.readDefinition(definition);
-      const participants = await store.participants.list();
-      const assignment =
-        order === 'PRIME' || Object.values(definition.elementStateMap).some((state) => state.participantId === null)
-          ? assignParticipants(info.elements, participants)
-          : new Map(
-              Object.entries(definition.elementStateMap).map(([name, state]) => [name, state.participantId ?? '']),
-            );
-      assertParticipantsOnline(
-        assignment.values(),
-        new Map(participants.map((participant) => [participant.participantId, participant])),
-      );
+      const { order, assignment } = await this.checkOrder(store, definition, primeOrder);
       const during = DEFINITION_ORDER_EFFECT[order].during;
       const elementStateMap = Object.fromEntries(
         Object.entries(definition.elementStateMap).map(([name, state]): [string, NodeTemplateState] => [
@@ -162,6 +156,30 @@ export class CommissioningService {
       await this.engine.startDefinitionOrder(store, updated, order);
       return updated;
     });
+  }
+
+  /**
+   * The checks of a prime or deprime before anything changes, and the participant each element node template goes
+   * to; the order and its plan (PlanService) run the same ones, so they refuse alike.
+   */
+  async checkOrder(
+    store: Store,
+    definition: CompositionDefinition,
+    primeOrder: PrimeOrder,
+  ): Promise<{ order: DefinitionOrder; assignment: Map<string, string> }> {
+    await this.assertUnused(store, definition.compositionId, primeOrder === 'DEPRIME' ? 'deprimed' : 'primed');
+    const order = resolvePrimeOrder(primeOrder, definition);
+    const info = this.templates.readDefinition(definition);
+    const participants = await store.participants.list();
+    const assignment =
+      order === 'PRIME' || Object.values(definition.elementStateMap).some((state) => state.participantId === null)
+        ? assignParticipants(info.elements, participants)
+        : new Map(Object.entries(definition.elementStateMap).map(([name, state]) => [name, state.participantId ?? '']));
+    assertParticipantsOnline(
+      assignment.values(),
+      new Map(participants.map((participant) => [participant.participantId, participant])),
+    );
+    return { order, assignment };
   }
 
   async delete(compositionId: string): Promise<CommissioningResponse> {

@@ -14,8 +14,9 @@ import {
   DomainError,
   IdGenerator,
   UnitOfWork,
-  assertOrderAllowed,
+  assertDeployable,
   assertParticipantsOnline,
+  checkOrderMayStart,
   isOrderAllowed,
   mergeProperties,
   planMigration,
@@ -31,6 +32,7 @@ import { InstanceProperties } from './instance-properties';
 import { TemplateReader } from '../engine/template-reader';
 import { SensitiveValues } from '../security/sensitive-values';
 import { definitionNotFound, instanceNotFound } from './not-found';
+import { primedDefinition } from './primed-definition';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
 export interface InstanceRequest {
@@ -150,19 +152,9 @@ export class InstantiationService {
           ? this.precheckMigration(store, found, targetId, request)
           : this.migrate(store, found, targetId, request);
       }
-      const notDefault = Object.values(current.elements).filter((element) => element.migrationState !== 'DEFAULT');
-      if (notDefault.length > 0) {
-        throw new DomainError(
-          'ORDER_NOT_ALLOWED',
-          `Element ${notDefault.map((element) => element.id).join(', ')} is in migrationState ` +
-            `${notDefault[0]?.migrationState}: finish or roll back the migration first`,
-        );
-      }
-      if (current.deployState === 'UNDEPLOYED' && current.subState === 'NONE') {
-        return this.replaceUndeployed(store, found, request);
-      }
-      assertOrderAllowed('UPDATE', current);
-      return this.mergeDeployed(store, found, request);
+      return checkOrderMayStart('UPDATE', current)
+        ? this.mergeDeployed(store, found, request)
+        : this.replaceUndeployed(store, found, request);
     });
   }
 
@@ -257,8 +249,7 @@ export class InstantiationService {
     request: InstanceRequest & { instanceId: string },
   ): Promise<InstantiationResponse> {
     const current = found.value;
-    assertOrderAllowed('MIGRATE', current);
-    this.assertAllDefault(current);
+    checkOrderMayStart('MIGRATE', current);
     const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
     await this.snapshot(store, current, current.compositionId);
     const migrating: AutomationComposition = { ...current, compositionTargetId: targetId, elements: planned };
@@ -285,8 +276,7 @@ export class InstantiationService {
     request: InstanceRequest & { instanceId: string },
   ): Promise<InstantiationResponse> {
     const current = found.value;
-    assertOrderAllowed('MIGRATE_PRECHECK', current);
-    this.assertAllDefault(current);
+    checkOrderMayStart('MIGRATE_PRECHECK', current);
     const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
     const updated = await this.engine.startInstanceOrder(store, found, source, 'MIGRATE_PRECHECK', {
       target,
@@ -345,17 +335,6 @@ export class InstantiationService {
     return { source, target, planned, problems: checked.problems };
   }
 
-  private assertAllDefault(current: AutomationComposition): void {
-    const notDefault = Object.values(current.elements).filter((element) => element.migrationState !== 'DEFAULT');
-    if (notDefault.length > 0) {
-      throw new DomainError(
-        'ORDER_NOT_ALLOWED',
-        `Element ${notDefault.map((element) => element.id).join(', ')} is in migrationState ` +
-          `${notDefault[0]?.migrationState}: finish or roll back the migration first`,
-      );
-    }
-  }
-
   private async snapshot(store: Store, instance: AutomationComposition, compositionId: string): Promise<void> {
     await store.rollbacks.save({
       instanceId: instance.instanceId,
@@ -380,13 +359,7 @@ export class InstantiationService {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
       const order = resolveStateChange(update, found.value);
       if (order === 'DEPLOY') {
-        const notDefault = Object.values(found.value.elements).some((element) => element.migrationState !== 'DEFAULT');
-        if (notDefault) {
-          throw new DomainError(
-            'ORDER_NOT_ALLOWED',
-            'Deploy not allowed: an element is NEW or REMOVED from a migration',
-          );
-        }
+        assertDeployable(found.value);
       }
       await this.startOrder(store, found, order);
     });
@@ -395,7 +368,7 @@ export class InstantiationService {
   async delete(pathCompositionId: string, instanceId: string): Promise<InstantiationResponse> {
     return this.unitOfWork.transaction(async (store) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
-      assertOrderAllowed('DELETE', found.value);
+      checkOrderMayStart('DELETE', found.value);
       await this.startOrder(store, found, 'DELETE');
       return responseOf(found.value);
     });
@@ -508,20 +481,8 @@ export class InstantiationService {
     return found;
   }
 
-  private async primedDefinition(store: Store, compositionId: string): Promise<CompositionDefinition> {
-    const found = await store.definitions.find(compositionId);
-    if (!found) {
-      throw definitionNotFound(compositionId);
-    }
-    if (found.value.state !== 'PRIMED') {
-      throw new DomainError(
-        'ORDER_NOT_ALLOWED',
-        `${compositionId} Commissioned automation composition definition not primed (state ${found.value.state}): ` +
-          'prime it first',
-        { compositionId, state: found.value.state },
-      );
-    }
-    return found.value;
+  private primedDefinition(store: Store, compositionId: string): Promise<CompositionDefinition> {
+    return primedDefinition(store, compositionId);
   }
 
   private validateAgainstDefinition(definition: CompositionDefinition, request: InstanceRequest): void {

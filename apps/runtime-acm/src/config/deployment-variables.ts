@@ -12,8 +12,8 @@ export const RUNTIME_VARIABLES: ReadonlySet<string> = new Set([
   'DATABASE_SCHEMA',
   'KAFKA_BOOTSTRAP_SERVERS',
   'MSG_ENCRYPTION_KEY',
-  'MAX_PARALLEL_ELEMENTS',
   ...KAFKA_SECURITY_VARIABLES,
+  'MAX_PARALLEL_ELEMENTS',
 ]);
 
 export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([

@@ -94,22 +94,6 @@ describe('PROPERTY_VALIDATION', () => {
   });
 });
 
-describe('MAX_PARALLEL_ELEMENTS', () => {
-  it('is unset by default: no limit, as ONAP', () => {
-    expect(loadRuntimeConfig({}).maxParallelElements).toBeNull();
-    expect(loadRuntimeConfig({ MAX_PARALLEL_ELEMENTS: ' ' }).maxParallelElements).toBeNull();
-  });
-
-  it('takes a positive integer and refuses anything else, naming the variable and the rule', () => {
-    expect(loadRuntimeConfig({ MAX_PARALLEL_ELEMENTS: '10' }).maxParallelElements).toBe(10);
-    for (const bad of ['0', '-3', '2.5', 'ten']) {
-      expect(() => loadRuntimeConfig({ MAX_PARALLEL_ELEMENTS: bad })).toThrow(
-        `MAX_PARALLEL_ELEMENTS: must be a positive integer or unset, got "${bad}"`,
-      );
-    }
-  });
-});
-
 describe('Kafka security settings', () => {
   it('stops the start with one message listing every Kafka security problem and the other settings', () => {
     expect(() =>
@@ -127,5 +111,21 @@ describe('Kafka security settings', () => {
 
   it('is PLAINTEXT by default, as ONAP', () => {
     expect(loadRuntimeConfig({}).kafkaSecurity).toEqual({ protocol: 'PLAINTEXT' });
+  });
+});
+
+describe('MAX_PARALLEL_ELEMENTS', () => {
+  it('is unset by default: no limit, as ONAP', () => {
+    expect(loadRuntimeConfig({}).maxParallelElements).toBeNull();
+    expect(loadRuntimeConfig({ MAX_PARALLEL_ELEMENTS: ' ' }).maxParallelElements).toBeNull();
+  });
+
+  it('takes a positive integer and refuses anything else, naming the variable and the rule', () => {
+    expect(loadRuntimeConfig({ MAX_PARALLEL_ELEMENTS: '10' }).maxParallelElements).toBe(10);
+    for (const bad of ['0', '-3', '2.5', 'ten']) {
+      expect(() => loadRuntimeConfig({ MAX_PARALLEL_ELEMENTS: bad })).toThrow(
+        `MAX_PARALLEL_ELEMENTS: must be a positive integer or unset, got "${bad}"`,
+      );
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { InMemoryMessageBus } from '@acm/messaging';
-import { ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk';
-import type { TestElement } from '@acm/participant-sdk';
+import { ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk/testing';
+import type { TestElement } from '@acm/participant-sdk/testing';
 
 import { HELLO_ELEMENT_TYPE, HELLO_PARTICIPANT_ID, createHelloParticipant } from './hello-participant';
 

@@ -1,6 +1,7 @@
 import { InMemoryMessageBus } from '@acm/messaging';
-import { ManualTimers, ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk';
-import type { Participant, ResourceState, TestElement } from '@acm/participant-sdk';
+import { ManualTimers, ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk/testing';
+import type { Participant, ResourceState } from '@acm/participant-sdk';
+import type { TestElement } from '@acm/participant-sdk/testing';
 
 import {
   FAKE_RESOURCE_ELEMENT_TYPE,

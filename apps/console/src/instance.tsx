@@ -1,0 +1,280 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { Json } from './api';
+import { call, errorText, get, instancePath, put, text } from './api';
+import { Failure, GraphView, OrderButton, StateBadge } from './components';
+import type { HistoryEvent } from './live';
+import { useLiveEvents } from './live';
+import type { Graph, OperationView } from './model';
+import { elementStates, operations, seconds } from './model';
+
+interface Baseline {
+  readonly instance: Json;
+  readonly graph: Graph;
+  /** The last history sequence read with this baseline; later events are applied on top of it. */
+  readonly sequence: number;
+}
+
+const ORDERS: ReadonlyArray<{ label: string; order: string; body: Json }> = [
+  { label: 'Deploy', order: 'DEPLOY', body: { deployOrder: 'DEPLOY' } },
+  { label: 'Undeploy', order: 'UNDEPLOY', body: { deployOrder: 'UNDEPLOY' } },
+  { label: 'Lock', order: 'LOCK', body: { lockOrder: 'LOCK' } },
+  { label: 'Unlock', order: 'UNLOCK', body: { lockOrder: 'UNLOCK' } },
+];
+
+/** Events after which the instance's own state (not only its elements') has changed. */
+const RELOADING = new Set(['ORDERED', 'COMPLETED', 'FAILED', 'TIMEOUT']);
+
+/** One instance: its graph coloured live, the running operation, order buttons and the history timeline. */
+export function InstancePage(props: { compositionId: string; instanceId: string }) {
+  const path = instancePath(props.compositionId, props.instanceId);
+  const [baseline, setBaseline] = useState<Baseline | null>(null);
+  const [events, setEvents] = useState<HistoryEvent[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [gone, setGone] = useState(false);
+
+  const reload = useCallback(() => {
+    const load = async (): Promise<void> => {
+      // History first: an event committed between the two reads is then in the graph and applied again, harmlessly.
+      const history = await get<{ events: HistoryEvent[] }>(`${path}/history`);
+      const [instance, graph] = await Promise.all([get(path), get<Graph>(`${path}/graph?format=json`)]);
+      const sequence = history.events.reduce((highest, event) => Math.max(highest, event.sequence), 0);
+      setEvents((current) => merge(history.events, current));
+      // Reads started by two pushed events may answer out of order: the one that read more history wins.
+      setBaseline((current) =>
+        current !== null && current.sequence > sequence ? current : { instance, graph, sequence },
+      );
+      setError(null);
+    };
+    load().catch((failure: unknown) => {
+      if (String(errorText(failure)).startsWith('404')) {
+        setGone(true);
+      }
+      setError(errorText(failure));
+    });
+  }, [path]);
+
+  const onEvent = useCallback(
+    (event: HistoryEvent) => {
+      if (event.subjectId !== props.instanceId) {
+        return;
+      }
+      setEvents((current) => merge(current, [event]));
+      if (RELOADING.has(event.event)) {
+        reload();
+      }
+    },
+    [props.instanceId],
+  );
+  useLiveEvents(onEvent, reload, [path]);
+
+  if (baseline === null) {
+    return (
+      <section>
+        <h2>Instance {props.instanceId}</h2>
+        {error === null ? <p>loading…</p> : <Failure error={error} />}
+        {gone && <a href="#/instances">Back to the instances</a>}
+      </section>
+    );
+  }
+  const states = elementStates(
+    baseline.graph,
+    events.filter((event) => event.sequence > baseline.sequence),
+  );
+  const history = operations(events);
+  const running = history.filter((operation) => operation.outcome === 'RUNNING').at(-1);
+  const waitingFor = new Set(running?.waitingFor ?? []);
+  const { instance, graph } = baseline;
+  const names = new Map(graph.nodes.map((node) => [node.id, node.name]));
+  return (
+    <section aria-labelledby="instance-title">
+      <h2 id="instance-title">
+        Instance {text(instance['name'])} <small>{props.instanceId}</small>
+      </h2>
+      <p class="summary">
+        Deploy state <StateBadge state={text(instance['deployState'])} /> lock state{' '}
+        <StateBadge state={text(instance['lockState'])} /> result{' '}
+        <StateBadge state={text(instance['stateChangeResult'])} />{' '}
+        <a href="#/definitions">definition {props.compositionId}</a>
+      </p>
+      {gone && <p role="status">This instance no longer exists.</p>}
+      <Failure error={gone ? null : error} />
+      <div class="orders" role="group" aria-label="orders">
+        {ORDERS.map(({ label, order, body }) => (
+          <OrderButton
+            key={order}
+            label={label}
+            title={`${label} ${text(instance['name']) || props.instanceId}?`}
+            preview={<Preview path={path} order={order} />}
+            run={() => put(path, body)}
+          />
+        ))}
+        <OrderButton
+          label="Delete"
+          title={`Delete ${text(instance['name']) || props.instanceId}?`}
+          preview={<Preview path={path} order="DELETE" />}
+          run={() => call('DELETE', path)}
+        />
+      </div>
+      <h3>Composition graph</h3>
+      <GraphView graph={graph} states={states} waitingFor={waitingFor} />
+      {running && <Progress operation={running} names={names} />}
+      <h3>Elements</h3>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Element</th>
+            <th scope="col">Phase</th>
+            <th scope="col">State</th>
+          </tr>
+        </thead>
+        <tbody>
+          {graph.nodes.map((node) => (
+            <tr key={node.id} data-element-row={node.id}>
+              <td>{node.name}</td>
+              <td>{node.startPhase}</td>
+              <td>
+                <StateBadge state={states.get(node.id) ?? ''} />
+                {waitingFor.has(node.id) && ' waiting'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>History</h3>
+      <Timeline operations={history} />
+      <details>
+        <summary>Events ({events.length})</summary>
+        <ol class="events">
+          {events.map((event) => (
+            <li key={event.sequence}>
+              <code>{event.at}</code> {event.event} {describe(event, names)}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </section>
+  );
+}
+
+interface PlanStep {
+  readonly step: number;
+  readonly kind: string;
+  readonly phase: number;
+  readonly elements: ReadonlyArray<{ elementId: string; name: string; waitsFor: readonly string[] }>;
+}
+
+/** What the order would send, step by step, as the runtime plans it (`GET .../plan?order=`), read as the dialog opens. */
+function Preview(props: { path: string; order: string }) {
+  const [steps, setSteps] = useState<readonly PlanStep[] | null>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  useEffect(() => {
+    get<{ steps: PlanStep[] }>(`${props.path}/plan?order=${props.order}`).then(
+      (plan) => setSteps(plan.steps),
+      (error: unknown) => setRefusal(errorText(error)),
+    );
+  }, [props.path, props.order]);
+  if (refusal !== null) {
+    return (
+      <p class="refusal" role="alert">
+        The runtime would refuse this order: {refusal}
+      </p>
+    );
+  }
+  if (steps === null) {
+    return <p>reading the plan…</p>;
+  }
+  const names = new Map(steps.flatMap((step) => step.elements.map((element) => [element.elementId, element.name])));
+  return (
+    <div class="preview">
+      <p>The runtime's plan, in order:</p>
+      <ol>
+        {steps.map((step) => (
+          <li key={step.step} data-plan-step={step.step}>
+            {step.kind === 'PHASE_STARTED' ? `phase ${step.phase} starts` : `phase ${step.phase} dispatches`}:{' '}
+            {step.elements
+              .map(
+                (element) =>
+                  element.name +
+                  (element.waitsFor.length > 0
+                    ? ` (after ${element.waitsFor.map((id) => names.get(id) ?? id).join(', ')})`
+                    : ''),
+              )
+              .join(', ')}
+          </li>
+        ))}
+      </ol>
+      {steps.length === 0 && <p>No message would be sent.</p>}
+    </div>
+  );
+}
+
+function Progress(props: { operation: OperationView; names: ReadonlyMap<string, string> }) {
+  const { operation } = props;
+  return (
+    <div class="progress" role="status" aria-live="polite">
+      <h3>
+        {operation.order} running since {operation.startedAt}
+      </h3>
+      <p>
+        <progress max={Math.max(operation.dispatched, 1)} value={operation.answered} /> {operation.answered} of{' '}
+        {operation.dispatched} dispatched elements answered
+      </p>
+      {operation.waitingFor.length > 0 && (
+        <p class="waiting-for">Waiting for: {operation.waitingFor.map((id) => props.names.get(id) ?? id).join(', ')}</p>
+      )}
+    </div>
+  );
+}
+
+/** Each operation with its outcome, duration and each phase's duration, newest first. */
+function Timeline(props: { operations: readonly OperationView[] }) {
+  if (props.operations.length === 0) {
+    return <p>No operations yet.</p>;
+  }
+  return (
+    <ol class="timeline" reversed>
+      {[...props.operations].reverse().map((operation) => (
+        <li key={operation.operationId} data-operation={operation.order}>
+          <strong>{operation.order}</strong> <StateBadge state={operation.outcome} /> {operation.startedAt}, took{' '}
+          {seconds(operation.durationMs)}
+          {operation.message && <span class="refusal"> {operation.message}</span>}
+          <ul class="phases">
+            {operation.phases.map((phase) => (
+              <li key={phase.phase}>
+                phase {phase.phase}: {seconds(phase.durationMs)}
+                <span
+                  class="bar"
+                  style={{ width: `${Math.max(4, Math.min(300, (phase.durationMs ?? 0) / 10))}px` }}
+                  aria-hidden="true"
+                />
+              </li>
+            ))}
+          </ul>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function describe(event: HistoryEvent, names: ReadonlyMap<string, string>): string {
+  const name = (id: unknown): string => names.get(String(id)) ?? String(id);
+  const detail = event.detail;
+  if (Array.isArray(detail['elementIds'])) {
+    return `phase ${String(detail['phase'])}: ${detail['elementIds'].map(name).join(', ')}`;
+  }
+  if (event.event === 'ELEMENT_RESULT') {
+    return `${name(detail['elementId'])} ${text(detail['deployState'])}/${text(detail['lockState'])}`;
+  }
+  return Object.entries(detail)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([key, value]) => `${key}=${text(value)}`)
+    .join(' ');
+}
+
+function merge(a: readonly HistoryEvent[], b: readonly HistoryEvent[]): HistoryEvent[] {
+  const bySequence = new Map<number, HistoryEvent>();
+  for (const event of [...a, ...b]) {
+    bySequence.set(event.sequence, event);
+  }
+  return [...bySequence.values()].sort((x, y) => x.sequence - y.sequence);
+}

@@ -1,0 +1,59 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { DefinitionsPage } from './definitions';
+import { InstancePage } from './instance';
+import { InstancesPage } from './instances';
+import { useLiveStatus } from './live';
+import { ParticipantsPage } from './participants';
+import './style.css';
+
+/** Hash routes, so the runtime serves one file and a reload keeps the page. */
+function useRoute(): string[] {
+  const read = (): string[] => window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const changed = (): void => setRoute(read());
+    window.addEventListener('hashchange', changed);
+    return () => window.removeEventListener('hashchange', changed);
+  }, []);
+  return route;
+}
+
+function App() {
+  const route = useRoute();
+  const live = useLiveStatus();
+  const [page = 'definitions', first, second] = route;
+  let content;
+  if (page === 'instances' && first !== undefined && second !== undefined) {
+    content = <InstancePage key={`${first}/${second}`} compositionId={first} instanceId={second} />;
+  } else if (page === 'instances') {
+    content = <InstancesPage />;
+  } else if (page === 'participants') {
+    content = <ParticipantsPage />;
+  } else {
+    content = <DefinitionsPage />;
+  }
+  const link = (name: string, label: string) => (
+    <a href={`#/${name}`} aria-current={page === name ? 'page' : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <>
+      <header>
+        <h1>ACM runtime</h1>
+        <nav aria-label="sections">
+          {link('definitions', 'Definitions')}
+          {link('instances', 'Instances')}
+          {link('participants', 'Participants')}
+        </nav>
+        <span class={`live live-${live}`} role="status" data-live={live}>
+          {live === 'live' ? 'live updates on' : live === 'connecting' ? 'connecting…' : 'reconnecting…'}
+        </span>
+      </header>
+      <main>{content}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,88 @@
+import type { EventLike, Graph } from './model';
+import { elementStates, operations, phaseOrder, stateTone } from './model';
+
+const GRAPH: Graph = {
+  nodes: [
+    { id: 'a', name: 'A', startPhase: 0, state: 'UNDEPLOYED/NONE' },
+    { id: 'b', name: 'B', startPhase: 1, state: 'UNDEPLOYED/NONE' },
+    { id: 'c', name: 'C', startPhase: 1, state: 'UNDEPLOYED/NONE' },
+  ],
+  edges: [],
+};
+
+let sequence = 0;
+const event = (name: string, detail: Record<string, unknown>, at: string, operationId = 'op'): EventLike => ({
+  sequence: ++sequence,
+  operationId,
+  event: name,
+  detail,
+  at: `2026-12-01 10:00:${at}`,
+});
+
+const RUNNING = [
+  event('ORDERED', { order: 'DEPLOY' }, '00.000'),
+  event('PHASE_STARTED', { phase: 0, elementIds: ['a'] }, '00.000'),
+  event('ELEMENT_RESULT', { phase: 0, elementId: 'a', deployState: 'DEPLOYED', lockState: 'LOCKED' }, '00.400'),
+  event('PHASE_COMPLETED', { phase: 0 }, '00.400'),
+  event('PHASE_STARTED', { phase: 1, elementIds: ['b', 'c'] }, '00.400'),
+  event('ELEMENT_RESULT', { phase: 1, elementId: 'b', deployState: 'DEPLOYED', lockState: 'LOCKED' }, '01.000'),
+];
+
+describe('the console model', () => {
+  it('folds a running deploy: finished phases with durations, the open one waiting for its unanswered element', () => {
+    const [deploy] = operations(RUNNING);
+
+    expect(deploy).toMatchObject({
+      order: 'DEPLOY',
+      outcome: 'RUNNING',
+      durationMs: null,
+      phases: [
+        { phase: 0, durationMs: 400 },
+        { phase: 1, durationMs: null },
+      ],
+      waitingFor: ['c'],
+      answered: 2,
+      dispatched: 3,
+    });
+  });
+
+  it('ends an operation with its outcome, total duration and the failure message', () => {
+    const failed = [
+      ...RUNNING.map((item) => ({ ...item, operationId: 'op2', sequence: item.sequence + 100 })),
+      event(
+        'ELEMENT_RESULT',
+        { phase: 1, elementId: 'c', result: false, message: 'no', deployState: 'DEPLOYING' },
+        '01.500',
+        'op2',
+      ),
+      event('FAILED', { message: 'no' }, '01.500', 'op2'),
+    ];
+
+    const [operation] = operations(failed);
+
+    expect(operation).toMatchObject({ outcome: 'FAILED', durationMs: 1500, waitingFor: [], message: 'no' });
+  });
+
+  it("gives each element the state of its last ELEMENT_RESULT, else the graph's", () => {
+    const states = elementStates(GRAPH, RUNNING);
+
+    expect(Object.fromEntries(states)).toEqual({ a: 'DEPLOYED/LOCKED', b: 'DEPLOYED/LOCKED', c: 'UNDEPLOYED/NONE' });
+  });
+
+  it('runs phases ascending for deploy and descending for undeploy and delete', () => {
+    expect(phaseOrder(GRAPH, 'DEPLOY')).toEqual([0, 1]);
+    expect(phaseOrder(GRAPH, 'UNDEPLOY')).toEqual([1, 0]);
+    expect(phaseOrder(GRAPH, 'DELETE')).toEqual([1, 0]);
+  });
+
+  it.each([
+    ['DEPLOYED/LOCKED', 'done'],
+    ['PRIMED', 'done'],
+    ['DEPLOYING/NONE', 'busy'],
+    ['UNDEPLOYED/NONE', 'idle'],
+    ['FAILED', 'bad'],
+    ['TIMEOUT', 'bad'],
+  ])('tones %s as %s (the state is written beside the colour)', (state, tone) => {
+    expect(stateTone(state)).toBe(tone);
+  });
+});

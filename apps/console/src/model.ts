@@ -1,0 +1,175 @@
+/** Pure views of an instance: its graph's element states and its operations, folded from history events. */
+
+export interface GraphNode {
+  readonly id: string;
+  readonly name: string;
+  readonly startPhase: number;
+  /** `DEPLOYED/LOCKED` for an instance's element; absent in a definition's graph. */
+  readonly state?: string;
+}
+
+export interface GraphEdge {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface Graph {
+  readonly nodes: readonly GraphNode[];
+  readonly edges: readonly GraphEdge[];
+}
+
+export interface EventLike {
+  readonly sequence: number;
+  readonly operationId: string | null;
+  readonly event: string;
+  readonly detail: Record<string, unknown>;
+  readonly at: string;
+}
+
+export interface PhaseTiming {
+  readonly phase: number;
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
+  readonly durationMs: number | null;
+}
+
+export interface OperationView {
+  readonly operationId: string;
+  readonly order: string;
+  readonly startedAt: string;
+  readonly outcome: 'RUNNING' | 'COMPLETED' | 'FAILED' | 'TIMEOUT';
+  readonly finishedAt: string | null;
+  readonly durationMs: number | null;
+  readonly phases: readonly PhaseTiming[];
+  /** Elements dispatched and not answered yet: what the operation waits for. */
+  readonly waitingFor: readonly string[];
+  readonly answered: number;
+  readonly dispatched: number;
+  readonly message: string | null;
+}
+
+/** The runtime writes times as `YYYY-MM-DD HH:mm:ss.SSS` in UTC. */
+export const timeOf = (at: string): number => Date.parse(`${at.replace(' ', 'T')}Z`);
+
+const ids = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+
+/** Each element's state after the events (ELEMENT_RESULT carries the state the participant reported). */
+export function elementStates(graph: Graph, events: readonly EventLike[]): Map<string, string> {
+  const states = new Map(graph.nodes.map((node) => [node.id, node.state ?? '']));
+  for (const event of events) {
+    if (event.event === 'ELEMENT_RESULT') {
+      const id = String(event.detail['elementId']);
+      const state = [event.detail['deployState'], event.detail['lockState']].filter(Boolean).map(String).join('/');
+      if (state !== '') {
+        states.set(id, state);
+      }
+    }
+  }
+  return states;
+}
+
+/** The operations of a history, oldest first, each with its phases' durations and what it waits for. */
+export function operations(events: readonly EventLike[]): OperationView[] {
+  const byId = new Map<string, EventLike[]>();
+  for (const event of [...events].sort((a, b) => a.sequence - b.sequence)) {
+    if (event.operationId === null) {
+      continue;
+    }
+    const list = byId.get(event.operationId) ?? [];
+    list.push(event);
+    byId.set(event.operationId, list);
+  }
+  return [...byId.entries()]
+    .filter(([, list]) => list.some((event) => event.event === 'ORDERED'))
+    .map(([operationId, list]) => operationView(operationId, list));
+}
+
+function operationView(operationId: string, events: readonly EventLike[]): OperationView {
+  const ordered = events.find((event) => event.event === 'ORDERED')!;
+  const end = events.find((event) => ['COMPLETED', 'FAILED', 'TIMEOUT'].includes(event.event));
+  const phaseStarts = new Map<number, string>();
+  const phaseEnds = new Map<number, string>();
+  const pending = new Set<string>();
+  const dispatched = new Set<string>();
+  let answered = 0;
+  let message: string | null = null;
+  for (const event of events) {
+    const phase = Number(event.detail['phase']);
+    switch (event.event) {
+      case 'PHASE_STARTED':
+      case 'ELEMENTS_DISPATCHED':
+      case 'PHASE_RESENT':
+        if (!phaseStarts.has(phase)) {
+          phaseStarts.set(phase, event.at);
+        }
+        for (const id of ids(event.detail['elementIds'])) {
+          pending.add(id);
+          dispatched.add(id);
+        }
+        break;
+      case 'PHASE_COMPLETED':
+        phaseEnds.set(phase, event.at);
+        break;
+      case 'ELEMENT_RESULT':
+        answered += 1;
+        pending.delete(String(event.detail['elementId']));
+        if (event.detail['result'] === false && typeof event.detail['message'] === 'string') {
+          message = event.detail['message'];
+        }
+        break;
+      case 'FAILED':
+        if (typeof event.detail['message'] === 'string') {
+          message = event.detail['message'];
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  const phases = [...phaseStarts.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([phase, startedAt]) => {
+      const finishedAt = phaseEnds.get(phase) ?? (end && phaseStarts.size === 1 ? end.at : null);
+      return {
+        phase,
+        startedAt,
+        finishedAt,
+        durationMs: finishedAt === null ? null : timeOf(finishedAt) - timeOf(startedAt),
+      };
+    });
+  return {
+    operationId,
+    order: typeof ordered.detail['order'] === 'string' ? ordered.detail['order'] : '',
+    startedAt: ordered.at,
+    outcome: end === undefined ? 'RUNNING' : (end.event as OperationView['outcome']),
+    finishedAt: end?.at ?? null,
+    durationMs: end === undefined ? null : timeOf(end.at) - timeOf(ordered.at),
+    phases,
+    waitingFor: end === undefined ? [...pending] : [],
+    answered,
+    dispatched: dispatched.size,
+    message,
+  };
+}
+
+/** The phases of a graph in the order an order runs them: ascending, or descending for undeploy and delete. */
+export function phaseOrder(graph: Graph, order: string): number[] {
+  const phases = [...new Set(graph.nodes.map((node) => node.startPhase))].sort((a, b) => a - b);
+  return order === 'UNDEPLOY' || order === 'DELETE' ? phases.reverse() : phases;
+}
+
+/** The colour class of a state; the state is always written next to it too. */
+export function stateTone(state: string): 'done' | 'busy' | 'idle' | 'bad' {
+  if (/FAILED|TIMEOUT/.test(state)) {
+    return 'bad';
+  }
+  if (/ING\b|ING\//.test(state) || state === 'running') {
+    return 'busy';
+  }
+  if (/^DEPLOYED|PRIMED|LOCKED$/.test(state)) {
+    return 'done';
+  }
+  return 'idle';
+}
+
+export const seconds = (ms: number | null): string => (ms === null ? '…' : `${(ms / 1000).toFixed(2)} s`);

@@ -1,0 +1,59 @@
+import type { StoredEvent } from '@acm/domain';
+import { TypeOrmUnitOfWork } from '@acm/persistence';
+import type { BeforeApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import { Subject, filter } from 'rxjs';
+import { formatLastMsg } from '../application/views';
+import { maskSensitive } from '../security/sensitive-values';
+
+/** A history event as the stream sends it: the shape of one `events[]` entry of `GET .../history`. */
+export interface LiveEvent {
+  readonly sequence: number;
+  readonly subjectId: string;
+  readonly operationId: string | null;
+  readonly event: string;
+  readonly detail: Record<string, unknown>;
+  readonly at: string;
+}
+
+/**
+ * The history events this replica commits, as they commit. They come from the store's history write path
+ * (never from the engine), so the stream says exactly what `GET .../history` will answer, in sequence order,
+ * with sensitive values masked as the history masks them.
+ */
+@Injectable()
+export class LiveEvents implements BeforeApplicationShutdown {
+  private readonly events = new Subject<LiveEvent>();
+
+  constructor(unitOfWork: TypeOrmUnitOfWork) {
+    unitOfWork.onEventsCommitted((events) => {
+      for (const event of events) {
+        this.events.next(liveEvent(event));
+      }
+    });
+  }
+
+  /** Every event, or those of the given subjects (definition or instance ids). */
+  stream(subjectIds?: ReadonlySet<string>): Observable<LiveEvent> {
+    return subjectIds === undefined
+      ? this.events.asObservable()
+      : this.events.pipe(filter((event) => subjectIds.has(event.subjectId)));
+  }
+
+  /** Open streams end before the HTTP server closes, so they never hold a stop up. */
+  beforeApplicationShutdown(): void {
+    this.events.complete();
+  }
+}
+
+function liveEvent(event: StoredEvent): LiveEvent {
+  return {
+    sequence: event.sequence,
+    subjectId: event.subjectId,
+    operationId: event.operationId,
+    event: event.event,
+    detail: maskSensitive(event.detail),
+    at: formatLastMsg(event.at),
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * What every part of a participant replica shares: its identity, the author's handler, the caches, the
+ * memory of handled orders, the running operations, and the one way out (`publish`). The public
+ * {@link Participant} owns one; inbound dispatch, the revision guard, the order handlers and the element
+ * runner receive it instead of reaching into each other.
+ */
+import { topicFor, encodeMessage } from '@acm/contracts';
+import type {
+  AcElementDeploy,
+  AcElementDto,
+  CompositionElementDto,
+  ParticipantDto,
+  ParticipantMessage,
+  ParticipantSupportedElementType,
+  ParticipantTopics,
+  ToscaConceptIdentifier,
+  Uuid,
+} from '@acm/contracts';
+import { describeError } from '@acm/messaging';
+
+import { ParticipantCache, compositionElementFromDto, dtoElementId } from '../cache';
+import { LruMap } from '../lru';
+import type { OutboundQueue } from '../outbound-queue';
+import { NOT_IMPLEMENTED_MESSAGE, NOT_SUPPORTED_MESSAGE } from '../operations';
+import type { CompositionElement, ElementHandler, ParticipantLogger } from '../types';
+import { FinishedElements } from './finished-elements';
+
+/** What the participant remembers of one handled order. */
+export interface HandledOrder {
+  /** Handler invocations per target (element id, or composition id for prime/deprime). */
+  invocations: Map<string, number>;
+  /** Acks sent for the order, per target ('' for an order-level ack such as "Already deleted"). */
+  acks: Map<string, ParticipantMessage>;
+}
+
+export interface RunningOperation {
+  controller: AbortController;
+  instanceId?: Uuid;
+  compositionId?: Uuid;
+  /** The resend fingerprint of a running element operation (see finished-elements.ts). */
+  fingerprint?: string;
+}
+
+export type ParticipantStatusName = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
+
+export interface ParticipantCoreOptions {
+  participantId: Uuid;
+  replicaId: Uuid;
+  topics: ParticipantTopics;
+  handler: ElementHandler;
+  logger: ParticipantLogger;
+  failUnsupported: boolean;
+  clock: () => Date;
+  idempotenceCapacity: number;
+  supportedTypes: ParticipantSupportedElementType[];
+  outbound: OutboundQueue;
+}
+
+export class ParticipantCore {
+  readonly participantId: Uuid;
+  readonly replicaId: Uuid;
+  readonly topics: ParticipantTopics;
+  readonly handler: ElementHandler;
+  readonly logger: ParticipantLogger;
+  readonly failUnsupported: boolean;
+  readonly clock: () => Date;
+  readonly supportedTypes: ParticipantSupportedElementType[];
+  readonly outbound: OutboundQueue;
+  readonly cache = new ParticipantCache();
+  /** Orders by `messageId` (bounded): a redelivered order never runs a handler again. */
+  readonly handled: LruMap<Uuid, HandledOrder>;
+  /** Results of finished element operations, so a resent phase is answered without acting again. */
+  readonly finished: FinishedElements;
+  readonly running = new Map<string, RunningOperation>();
+  readonly inFlight = new Set<Promise<void>>();
+  status: ParticipantStatusName = 'new';
+  registered = false;
+  startedAtMs = 0;
+
+  constructor(options: ParticipantCoreOptions) {
+    this.participantId = options.participantId;
+    this.replicaId = options.replicaId;
+    this.topics = options.topics;
+    this.handler = options.handler;
+    this.logger = options.logger;
+    this.failUnsupported = options.failUnsupported;
+    this.clock = options.clock;
+    this.supportedTypes = options.supportedTypes;
+    this.outbound = options.outbound;
+    this.handled = new LruMap(options.idempotenceCapacity);
+    this.finished = new FinishedElements(options.idempotenceCapacity);
+  }
+
+  now(): string {
+    return this.clock().toISOString();
+  }
+
+  /** Publishes on the message type's topic; a failed publish is queued and retried, never thrown. */
+  async publish(message: ParticipantMessage): Promise<void> {
+    if (this.status === 'stopped' || this.status === 'new') {
+      this.logger('debug', 'Participant not running; message not sent', { messageType: message.messageType });
+      return;
+    }
+    await this.outbound.publish(topicFor(message.messageType, this.topics), encodeMessage(message));
+  }
+
+  /** Runs handler work outside the record handler, so `whenIdle` and shutdown can wait for it. */
+  track(work: () => Promise<void>): void {
+    const run = work().catch((error: unknown) => {
+      this.logger('error', 'Participant operation failed unexpectedly', { error: describeError(error) });
+    });
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+  }
+
+  /** The answer to an optional operation the handler does not implement. */
+  unsupported(): { ok: true; message: string } | { ok: false; message: string } {
+    return this.failUnsupported
+      ? { ok: false, message: NOT_SUPPORTED_MESSAGE }
+      : { ok: true, message: NOT_IMPLEMENTED_MESSAGE };
+  }
+
+  isMe(participantId: Uuid | undefined): boolean {
+    return participantId !== undefined && participantId.toLowerCase() === this.participantId;
+  }
+
+  myDeploys(list: readonly { participantId: Uuid; acElementList: AcElementDeploy[] }[] | undefined): AcElementDeploy[] {
+    return (list ?? []).filter((entry) => this.isMe(entry.participantId)).flatMap((entry) => entry.acElementList);
+  }
+
+  myDtos(list: readonly ParticipantDto[] | undefined): AcElementDto[] {
+    return (list ?? []).filter((entry) => this.isMe(entry.participantId)).flatMap((entry) => entry.elementDtos);
+  }
+
+  compositionElementFor(
+    compositionId: Uuid | undefined,
+    definition: ToscaConceptIdentifier,
+    dto: CompositionElementDto | undefined,
+  ): CompositionElement {
+    return (
+      this.cache.compositionElement(compositionId, definition) ??
+      compositionElementFromDto(dto, compositionId ?? dto?.compositionId ?? '', definition)
+    );
+  }
+}
+
+export function dtoMap(dtos: readonly AcElementDto[]): Map<Uuid, AcElementDto> {
+  const map = new Map<Uuid, AcElementDto>();
+  for (const dto of dtos) {
+    const id = dtoElementId(dto);
+    if (id !== undefined) {
+      map.set(id, dto);
+    }
+  }
+  return map;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A handler's return value as a result; anything unexpected counts as success (logged by the caller). */
+export function asResult<R extends { ok: boolean }>(outcome: unknown, fallback: R): R {
+  return isObject(outcome) && typeof outcome['ok'] === 'boolean' ? (outcome as unknown as R) : fallback;
+}
+
+/**
+ * Whether an order asks this element to act. The acm-runtime lists in `participantDtoList` only the
+ * elements that still have work (and marks the others' `orderedState` NONE), so a retry after a failure
+ * redoes only what failed; ONAP's runtime lists every element, so nothing changes against it.
+ */
+export function hasWork(
+  elementId: Uuid,
+  dtoById: ReadonlyMap<Uuid, unknown>,
+  deploys: readonly AcElementDeploy[],
+): boolean {
+  if (deploys.some((deploy) => deploy.id === elementId && deploy.orderedState === 'NONE')) {
+    return false;
+  }
+  return dtoById.size === 0 || dtoById.has(elementId);
+}

@@ -1,0 +1,25 @@
+/** Orders remembered by `messageId`: a redelivered order never runs a handler again. */
+import type { Uuid } from '@acm/contracts';
+
+import type { HandledOrder, ParticipantCore } from './core';
+
+/**
+ * Registers a new order, or — for a redelivered one — re-sends the acks already sent and returns
+ * undefined so nothing runs twice.
+ */
+export async function beginOrder(core: ParticipantCore, messageId: Uuid): Promise<HandledOrder | undefined> {
+  const seen = core.handled.get(messageId);
+  if (seen !== undefined) {
+    core.logger('info', 'Redelivered order: re-sending its acks, handlers not run again', {
+      messageId,
+      acks: seen.acks.size,
+    });
+    for (const ack of seen.acks.values()) {
+      await core.publish(ack);
+    }
+    return undefined;
+  }
+  const order: HandledOrder = { invocations: new Map(), acks: new Map() };
+  core.handled.set(messageId, order);
+  return order;
+}

@@ -1,0 +1,142 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { artifactPath, launchChromium } from '../support/browser';
+import type { EmbeddedRuntime } from '../support/readme-walk';
+import { startEmbeddedRuntime } from '../support/readme-walk';
+import { PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
+
+const WAIT = { timeout: 60_000 };
+
+/**
+ * Records, in the page, the order in which graph nodes reach a state, and marks the page so a reload would
+ * show. Page scripts are strings: the test's own compilation has no DOM types.
+ */
+async function recordArrivals(page: Page, state: string): Promise<void> {
+  await page.evaluate(`(() => {
+    const arrivals = [];
+    const seen = new Set();
+    new MutationObserver(() => {
+      for (const node of document.querySelectorAll('g.node')) {
+        const name = node.dataset.elementName;
+        if (node.dataset.state === ${JSON.stringify(state)} && !seen.has(name)) {
+          seen.add(name);
+          arrivals.push({ name, phase: Number(node.dataset.phase) });
+        }
+      }
+    }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+    window.arrivals = arrivals;
+    window.pageInstance = window.pageInstance ?? Math.random();
+  })()`);
+}
+
+const allNodesIn = (page: Page, selector: string): Promise<unknown> =>
+  page.waitForFunction(`document.querySelectorAll('g.node').length === 6 &&
+    document.querySelectorAll('g.node${selector}').length === 6`);
+
+const nodesIn = (page: Page, state: string): Promise<number> => page.locator(`g.node[data-state="${state}"]`).count();
+
+/**
+ * The web console in Debian's Chromium against the runtime as `npm start` runs it, with simulator delays:
+ * everything is done from the page, and the graph changes only through the runtime's pushed events.
+ */
+describe('the web console', () => {
+  let runtime: EmbeddedRuntime;
+  let browser: Browser;
+  let page: Page;
+  let consoleUrl: string;
+
+  beforeAll(async () => {
+    // Each simulated element takes a while, so a phase's end is visible before the next one's.
+    runtime = await startEmbeddedRuntime('console-runtime', { SIMULATOR_TIMERS_MS: '700' });
+    browser = await launchChromium();
+    const context = await browser.newContext({
+      httpCredentials: { username: USER, password: PASSWORD },
+      viewport: { width: 1400, height: 1000 },
+    });
+    page = await context.newPage();
+    consoleUrl = `http://127.0.0.1:${runtime.port}/onap/policy/clamp/acm/console/`;
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await runtime?.stop();
+  });
+
+  it('answers 401 without credentials, like every other path', async () => {
+    const anonymous = await fetch(consoleUrl);
+    expect(anonymous.status).toBe(401);
+    const stream = await fetch(`http://127.0.0.1:${runtime.port}/onap/policy/clamp/acm/v2/events`);
+    expect(stream.status).toBe(401);
+  });
+
+  it('commissions, primes, deploys a three-phase composition phase after phase, and undeploys it', async () => {
+    await page.goto(consoleUrl);
+    await page.locator('[data-live="live"]').waitFor(WAIT);
+
+    await page
+      .getByLabel('Commission a service template (JSON or YAML):')
+      .setInputFiles(join(REPO_ROOT, 'tosca/examples/sim-three-phase.yaml'));
+    const commissioned = await page.getByRole('status').filter({ hasText: 'commissioned' }).textContent(WAIT);
+    const compositionId = /commissioned ([0-9a-f-]{36})/.exec(commissioned ?? '')![1]!;
+    const row = page.locator(`tr[data-composition-id="${compositionId}"]`);
+    await row.locator('.badge', { hasText: 'COMMISSIONED' }).waitFor(WAIT);
+
+    await row.getByRole('button', { name: 'Prime', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm prime' }).click();
+    await row.locator('.badge', { hasText: /^PRIMED$/ }).waitFor(WAIT);
+
+    await row.getByRole('button', { name: 'Elements' }).click();
+    await page
+      .getByLabel('Create an instance from a file (JSON or YAML):')
+      .setInputFiles(join(REPO_ROOT, 'tosca/examples/instances/sim-three-phase.json'));
+    await allNodesIn(page, '[data-state="UNDEPLOYED/NONE"]');
+    await recordArrivals(page, 'DEPLOYED/LOCKED');
+    const pageInstance = await page.evaluate('window.pageInstance');
+
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    // The runtime's plan, read as the dialog opens: the three phases in order.
+    await dialog.locator('[data-plan-step]').nth(2).waitFor(WAIT);
+    expect(await dialog.locator('[data-plan-step]').allTextContents()).toEqual([
+      expect.stringMatching(/^phase 0 starts: acm\.example\.phases\.Phase0[AB], acm\.example\.phases\.Phase0[AB]$/),
+      expect.stringMatching(/^phase 1 starts: .*Phase1[AB], .*Phase1[AB]$/),
+      expect.stringMatching(/^phase 2 starts: .*Phase2[AB], .*Phase2[AB]$/),
+    ]);
+    await page.screenshot({ path: artifactPath('console', '1-deploy-confirmation.png') });
+    await dialog.getByRole('button', { name: 'Confirm deploy' }).click();
+
+    // Mid-deploy: phase 0 is done and the operation waits for phase 1, highlighted in the graph.
+    await page.locator('g.node[data-phase="1"][data-waiting="true"]').first().waitFor(WAIT);
+    expect(await page.locator('g.node[data-phase="2"][data-state="DEPLOYED/LOCKED"]').count()).toBe(0);
+    await page.getByText(/Waiting for: .*Phase1/).waitFor(WAIT);
+    await page.screenshot({ path: artifactPath('console', '2-deploy-phase-1-running.png'), fullPage: true });
+
+    await allNodesIn(page, '[data-state="DEPLOYED/LOCKED"]');
+    const deployed = await page.evaluate<Array<{ name: string; phase: number }>>('window.arrivals');
+    expect(deployed.map((arrival) => arrival.phase)).toEqual([0, 0, 1, 1, 2, 2]);
+    expect(await page.evaluate('window.pageInstance')).toBe(pageInstance);
+    await page.locator('[data-operation="DEPLOY"]', { hasText: 'COMPLETED' }).waitFor(WAIT);
+    await page.locator('.summary .badge', { hasText: /^DEPLOYED$/ }).waitFor(WAIT);
+    const timeline = (await page.locator('[data-operation="DEPLOY"]').textContent()) ?? '';
+    expect(timeline).toMatch(/phase 0: \d+\.\d\d s.*phase 1: \d+\.\d\d s.*phase 2: \d+\.\d\d s/);
+    await page.screenshot({ path: artifactPath('console', '3-deployed.png'), fullPage: true });
+
+    // An order the runtime refuses: its errorDetails next to the button, the page intact.
+    await page.getByRole('button', { name: 'Lock', exact: true }).click();
+    await page.getByRole('dialog').getByText('The runtime would refuse this order').waitFor(WAIT);
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm lock' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Not valid order' }).waitFor(WAIT);
+    expect(await nodesIn(page, 'DEPLOYED/LOCKED')).toBe(6);
+
+    // From the keyboard: the order button, then the dialog's first button (confirm), both with Enter.
+    await page.getByRole('button', { name: 'Undeploy', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm undeploy' }).waitFor(WAIT);
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Confirm undeploy');
+    await page.keyboard.press('Enter');
+    await allNodesIn(page, '[data-state^="UNDEPLOYED"]');
+    await page.locator('[data-operation="UNDEPLOY"]', { hasText: 'COMPLETED' }).waitFor(WAIT);
+    await page.locator('.summary .badge', { hasText: /^UNDEPLOYED$/ }).waitFor(WAIT);
+    await page.screenshot({ path: artifactPath('console', '4-undeployed.png'), fullPage: true });
+  }, 240_000);
+});
