@@ -45,7 +45,6 @@ interface Container {
 }
 
 interface Probe {
-  exec?: { command: string[] };
   httpGet?: { path: string; port: string | number };
 }
 
@@ -152,15 +151,10 @@ function servedPaths(method: keyof HealthController): string[] {
 }
 
 function probePath(probe: Probe | undefined): string {
-  if (probe?.httpGet) {
-    return probe.httpGet.path;
+  if (probe?.httpGet === undefined) {
+    throw new Error(`not an HTTP GET probe: ${JSON.stringify(probe)}`);
   }
-  const script = probe?.exec?.command.join(' ') ?? '';
-  const match = /'http:\/\/127\.0\.0\.1:' \+ process\.env\.PORT \+ '([^']+)'/.exec(script);
-  if (match?.[1] === undefined) {
-    throw new Error(`no actuator URL in probe ${JSON.stringify(probe)}`);
-  }
-  return match[1];
+  return probe.httpGet.path;
 }
 
 describe('helm/acm-runtime', () => {
@@ -312,17 +306,26 @@ describe('helm/acm-runtime', () => {
     );
   });
 
-  it('probes the actuator paths the runtime serves, with credentials while Basic auth is on', () => {
+  it('probes the actuator paths the runtime serves with plain HTTP GETs, Basic auth on or off', () => {
     const withAuth = containerOf(find(render('minimal-values.yaml'), 'Deployment', 'acm-acm-runtime'));
     const open = containerOf(find(render('full-values.yaml'), 'Deployment', 'acm-acm-runtime'));
     for (const container of [withAuth, open]) {
       expect(servedPaths('liveness')).toContain(probePath(container.livenessProbe));
       expect(servedPaths('readiness')).toContain(probePath(container.readinessProbe));
+      expect(container.livenessProbe?.httpGet?.port).toBe('http');
+      expect(container.readinessProbe?.httpGet?.port).toBe('http');
     }
-    const script = withAuth.livenessProbe?.exec?.command.join(' ') ?? '';
-    expect(script).toContain('process.env.RUNTIME_USER');
-    expect(script).toContain('process.env.RUNTIME_PASSWORD');
-    expect(open.livenessProbe?.httpGet?.port).toBe('http');
+  });
+
+  it('keeps the metrics behind the credentials unless metrics.auth is false', () => {
+    const configOf = (values: string): Record<string, string> =>
+      find(render(values), 'ConfigMap', 'acm-acm-runtime')['data'] as Record<string, string>;
+    expect(configOf('minimal-values.yaml')['METRICS_AUTH']).toBe('true');
+    expect(configOf('full-values.yaml')['METRICS_AUTH']).toBe('false');
+    const monitor = find(render('full-values.yaml'), 'ServiceMonitor', 'acm-acm-runtime')['spec'] as {
+      endpoints: Array<{ basicAuth?: unknown }>;
+    };
+    expect(monitor.endpoints[0]?.basicAuth).toBeUndefined();
   });
 
   it('runs as a non-root user on a read-only root file system', () => {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
+import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import type { Test } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
@@ -24,10 +25,13 @@ export interface RuntimeHarness {
   close(): Promise<void>;
 }
 
-export async function startRuntime(env: Record<string, string> = {}): Promise<RuntimeHarness> {
+export async function startRuntime(
+  env: Record<string, string> = {},
+  options: { logDestination?: DestinationStream } = {},
+): Promise<RuntimeHarness> {
   const schema = `t_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const config = loadRuntimeConfig({ DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'error', SIMULATOR: 'false', ...env });
-  const { app } = await createRuntimeApp(config, { schema });
+  const { app } = await createRuntimeApp(config, { schema, ...options });
   await app.init();
   const http = request.agent(app.getHttpServer()).auth(USER, PASSWORD);
   return {

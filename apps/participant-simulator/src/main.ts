@@ -7,6 +7,28 @@ import { createServer } from 'node:http';
 import { answerClientError } from '@acm/input-guards';
 import { KafkaMessageBus } from '@acm/messaging';
 import { SIM_API_PATH, createSimulator, loadSimulatorConfig } from '@acm/simulator';
+import pino from 'pino';
+
+/** JSON lines on standard output like the runtime's; the SDK's and the bus's pluggable loggers write through it. */
+const logger = pino({
+  base: { service: 'acm-participant-simulator' },
+  timestamp: pino.stdTimeFunctions.isoTime,
+  formatters: { level: (label) => ({ level: label }) },
+});
+
+const toPino = (level: 'error' | 'warn' | 'info' | 'debug', message: string, context?: Record<string, unknown>): void =>
+  logger[level](context ?? {}, message);
+
+/** The Kafka client's own chatter (retried leader elections and the like) stays out unless it is a warning. */
+const busLogger = (
+  level: 'error' | 'warn' | 'info' | 'debug',
+  message: string,
+  context?: Record<string, unknown>,
+): void => {
+  if (level === 'error' || level === 'warn') {
+    toPino(level, message, context);
+  }
+};
 
 async function main(): Promise<void> {
   const config = loadSimulatorConfig();
@@ -15,9 +37,11 @@ async function main(): Promise<void> {
     clientId: 'acm-participant-simulator',
     ...(config.kafkaSecurity.ssl ? { ssl: config.kafkaSecurity.ssl } : {}),
     ...(config.kafkaSecurity.sasl ? { sasl: config.kafkaSecurity.sasl } : {}),
+    logger: busLogger,
   });
   const simulator = await createSimulator({
     bus,
+    logger: toPino,
     participantId: config.participantId,
     supportedElementTypes: config.supportedElementTypes,
     topics: config.topics,
@@ -33,7 +57,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
   });
-  console.log(
+  logger.info(
     `ACM participant simulator ${config.participantId} (replica ${simulator.participant.replicaId}) on Kafka ${config.kafkaBrokers.join(',')}; control API http://localhost:${config.port}${SIM_API_PATH}`,
   );
 
@@ -43,7 +67,7 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
-    console.log(`${signal}: deregistering and stopping`);
+    logger.info(`${signal}: deregistering and stopping`);
     void simulator
       .close()
       .then(() => new Promise<void>((resolve) => server.close(() => resolve())))
@@ -51,7 +75,7 @@ async function main(): Promise<void> {
       .then(
         () => process.exit(0),
         (error: unknown) => {
-          console.error(error);
+          logger.error({ err: error }, 'Stopping failed');
           process.exit(1);
         },
       );

@@ -1,7 +1,9 @@
 import { answerClientError } from '@acm/input-guards';
+import { Logger } from '@nestjs/common';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { DestinationStream } from 'pino';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
@@ -15,10 +17,21 @@ import { requestHeaders } from './http/request-headers';
 import { ResponseFormatInterceptor } from './http/response-format.interceptor';
 import { urlCheck } from './http/url-check';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
+import { createLogger, PinoNestLogger } from './observability/logging';
+import { requestContext, requestLog } from './observability/request-log';
 import { RuntimeModule } from './runtime.module';
 
 /** ONAP's servlet context path; controllers add /v2/... under it. */
 export const CONTEXT_PATH = 'onap/policy/clamp/acm';
+
+/** Paths answered without credentials: the probes always, the metrics when METRICS_AUTH is false. */
+export function openPaths(config: RuntimeConfig): ReadonlySet<string> {
+  const paths = ['actuator/health/liveness', 'actuator/health/readiness'];
+  if (!config.metricsAuth) {
+    paths.push('actuator/prometheus', 'metrics');
+  }
+  return new Set(paths.map((path) => `/${CONTEXT_PATH}/${path}`));
+}
 
 export interface RuntimeApp {
   readonly app: INestApplication;
@@ -26,21 +39,33 @@ export interface RuntimeApp {
 }
 
 /** Builds the whole runtime (used by main and by the tests), without listening. */
-export async function createRuntimeApp(config: RuntimeConfig, options: { schema?: string } = {}): Promise<RuntimeApp> {
+export interface RuntimeAppOptions {
+  readonly schema?: string;
+  /** Where the log lines go instead of standard output (tests read them). */
+  readonly logDestination?: DestinationStream;
+}
+
+export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAppOptions = {}): Promise<RuntimeApp> {
+  const logger = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    ...(options.logDestination === undefined ? {} : { destination: options.logDestination }),
+  });
+  const nestLogger = new PinoNestLogger(logger);
+  // Before the database opens: it logs through Nest's Logger before the application exists.
+  Logger.overrideLogger(nestLogger);
   const database = await openDatabase(config, options.schema ?? config.databaseSchema ?? undefined);
-  const app = await NestFactory.create<NestExpressApplication>(RuntimeModule.forRoot({ config, database }), {
+  const app = await NestFactory.create<NestExpressApplication>(RuntimeModule.forRoot({ config, database, logger }), {
     bodyParser: false,
-    logger: ['error', 'warn', 'log', 'debug', 'verbose'].slice(
-      0,
-      ['error', 'warn', 'log', 'debug', 'verbose'].indexOf(config.logLevel) + 1,
-    ) as Array<'error' | 'warn' | 'log' | 'debug' | 'verbose'>,
+    logger: nestLogger,
   });
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);
   app.use(requestHeaders);
+  app.use(requestLog(logger, `/${CONTEXT_PATH}`));
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
-    app.use(basicAuth(config.user, config.password));
+    app.use(basicAuth(config.user, config.password, openPaths(config)));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();
@@ -49,6 +74,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: { schema?
     app.useStaticAssets(consoleFiles, { prefix: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, index: 'index.html' });
   }
   app.use(bodyParser(config.maxBodyBytes));
+  app.use(requestContext);
   app.use(app.get(EmbeddedSimulator).middleware());
   app.setGlobalPrefix(CONTEXT_PATH);
   app.useGlobalFilters(new ErrorFilter());

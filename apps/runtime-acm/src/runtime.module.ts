@@ -4,6 +4,7 @@ import { RandomIdGenerator, SystemClock, TypeOrmUnitOfWork } from '@acm/persiste
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
+import type { Logger as PinoLogger } from 'pino';
 import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
 import { GraphService } from './application/graph.service';
@@ -29,7 +30,11 @@ import { PlanController } from './http/plan.controller';
 import { HealthController } from './http/health.controller';
 import { EventsController } from './http/events.controller';
 import { LiveEvents } from './live/live-events';
+import { OperabilityMetrics } from './metrics/operability-metrics';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
+import { EventLog } from './observability/event-log';
+import { ROOT_LOGGER } from './observability/logging';
+import { ObservedUnitOfWork } from './observability/observed-unit-of-work';
 import { CompositionInstancesController, InstancesController } from './http/instances.controller';
 import { ParticipantsController } from './http/participants.controller';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
@@ -73,6 +78,7 @@ class ShutdownSequence implements OnApplicationShutdown {
 export interface RuntimeModuleOptions {
   readonly config: RuntimeConfig;
   readonly database: Database;
+  readonly logger: PinoLogger;
 }
 
 /** The composition root: binds each port to its adapter from the configuration. */
@@ -98,7 +104,14 @@ export class RuntimeModule {
         { provide: RUNTIME_CONFIG, useValue: options.config },
         { provide: DATABASE, useValue: options.database },
         { provide: TypeOrmUnitOfWork, useValue: unitOfWork },
-        { provide: UnitOfWork, useValue: unitOfWork },
+        {
+          provide: UnitOfWork,
+          useFactory: (metrics: OperabilityMetrics) =>
+            new ObservedUnitOfWork(unitOfWork, [metrics, new EventLog(options.logger)]),
+          inject: [OperabilityMetrics],
+        },
+        { provide: ROOT_LOGGER, useValue: options.logger },
+        OperabilityMetrics,
         { provide: Clock, useClass: SystemClock },
         { provide: IdGenerator, useClass: RandomIdGenerator },
         messageBusProvider,

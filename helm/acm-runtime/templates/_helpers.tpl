@@ -95,20 +95,8 @@ probe runs node (the image's only tool) with RUNTIME_USER / RUNTIME_PASSWORD fro
 Usage: include "acm-runtime.probe" (dict "root" . "path" "/actuator/health/liveness" "timing" .Values.probes.liveness)
 */}}
 {{- define "acm-runtime.probe" -}}
-{{- $url := printf "/onap/policy/clamp/acm%s" .path -}}
-{{- if .root.Values.runtime.basicAuth }}
-exec:
-  command:
-    - node
-    - -e
-    - >-
-      fetch('http://127.0.0.1:' + process.env.PORT + '{{ $url }}', { headers: { authorization: 'Basic ' +
-      Buffer.from(process.env.RUNTIME_USER + ':' + process.env.RUNTIME_PASSWORD).toString('base64') } })
-      .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))
-{{- else }}
 httpGet:
-  path: {{ $url }}
+  path: {{ printf "/onap/policy/clamp/acm%s" .path }}
   port: http
-{{- end }}
 {{ toYaml .timing }}
 {{- end -}}

@@ -118,6 +118,15 @@ export abstract class MessageBus {
 
   /** Closes every subscription and connection; the bus cannot be used afterwards. */
   abstract close(): Promise<void>;
+
+  /** Resolves when the bus can carry records now (readiness probes); rejects with the reason otherwise. */
+  abstract ping(): Promise<void>;
+
+  /**
+   * Records of a topic that a group has not handled yet (end positions minus committed positions, summed over
+   * partitions): the consumer lag. A group that never committed counts from the end of the topic.
+   */
+  abstract lag(topic: string, groupId: string): Promise<number>;
 }
 
 /** Log levels the adapters emit. */

@@ -183,6 +183,14 @@ class FlakyPublishBus extends MessageBus {
   override close(): Promise<void> {
     return Promise.resolve();
   }
+
+  override ping(): Promise<void> {
+    return this.down ? Promise.reject(new Error('broker unreachable')) : this.inner.ping();
+  }
+
+  override lag(topic: string, groupId: string): Promise<number> {
+    return this.inner.lag(topic, groupId);
+  }
 }
 
 describe('Participant during a broker outage', () => {

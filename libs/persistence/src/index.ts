@@ -3,3 +3,5 @@ export { asStoreUnavailable, isDatabaseUnavailable } from './database-unavailabl
 export { TypeOrmStore } from './typeorm-store';
 export type { QueuedRecord } from './engine-repositories';
 export { isTransientDatabaseError } from './transient-errors';
+export { readEngineGauges } from './engine-gauges';
+export type { EngineGauges } from './engine-gauges';

@@ -4,7 +4,7 @@ import type { TestElement } from '@acm/participant-sdk/testing';
 import request from 'supertest';
 
 import { DEFAULT_SIM_PASSWORD, DEFAULT_SIM_USER, SIM_API_PATH } from './control-api';
-import { DropSwitch, MAX_DROP_COUNT, parseDropRequest } from './drop-switch';
+import { DropSwitch, DroppingMessageBus, MAX_DROP_COUNT, parseDropRequest } from './drop-switch';
 import type { DropSwitchState } from './drop-switch';
 import { DEFAULT_SIM_PARTICIPANT_ID, createSimulator } from './simulator';
 import type { Simulator } from './simulator';
@@ -86,6 +86,24 @@ describe('drop switch', () => {
         },
       ],
     });
+  });
+
+  it('passes record-loss listeners to the bus it wraps', () => {
+    class LossyBus extends InMemoryMessageBus {
+      lose(): void {
+        this.reportRecordsLost();
+      }
+    }
+    const inner = new LossyBus({ logger: silent });
+    const wrapped = new DroppingMessageBus(inner, new DropSwitch(), () => ({ participantId: P, replicaId: P }), silent);
+    let losses = 0;
+    const stop = wrapped.onRecordsLost(() => {
+      losses += 1;
+    });
+    inner.lose();
+    stop();
+    inner.lose();
+    expect(losses).toBe(1);
   });
 
   describe('in the simulator', () => {

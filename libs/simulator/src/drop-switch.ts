@@ -163,16 +163,24 @@ export class DroppingMessageBus extends MessageBus {
     super();
   }
 
-  /** A loss is the inner bus's to find: its listeners are the ones told. */
+  /** Losses are the inner bus's to notice: listeners go to it. */
   override onRecordsLost(listener: () => void): () => void {
     return this.inner.onRecordsLost(listener);
   }
 
-  publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
+  override ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  override lag(topic: string, groupId: string): Promise<number> {
+    return this.inner.lag(topic, groupId);
+  }
+
+  override publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
     return this.inner.publish(topic, records);
   }
 
-  subscribe(options: SubscribeOptions): Promise<Subscription> {
+  override subscribe(options: SubscribeOptions): Promise<Subscription> {
     const handler = options.handler;
     return this.inner.subscribe({
       ...options,
@@ -180,7 +188,7 @@ export class DroppingMessageBus extends MessageBus {
     });
   }
 
-  subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
+  override subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
     const handler = options.handler;
     return this.inner.subscribeBatch({
       ...options,
@@ -189,7 +197,7 @@ export class DroppingMessageBus extends MessageBus {
   }
 
   /** The bus belongs to whoever created the simulator; closing it is theirs to do. */
-  close(): Promise<void> {
+  override close(): Promise<void> {
     return Promise.resolve();
   }
 

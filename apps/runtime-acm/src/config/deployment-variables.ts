@@ -14,6 +14,7 @@ export const RUNTIME_VARIABLES: ReadonlySet<string> = new Set([
   'MSG_ENCRYPTION_KEY',
   ...KAFKA_SECURITY_VARIABLES,
   'MAX_PARALLEL_ELEMENTS',
+  'LOG_FORMAT',
 ]);
 
 export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([

@@ -129,3 +129,23 @@ describe('MAX_PARALLEL_ELEMENTS', () => {
     }
   });
 });
+
+describe('log format and metrics auth', () => {
+  it('logs JSON unless standard output is a terminal, and takes LOG_FORMAT when set', () => {
+    expect(loadRuntimeConfig({}, false).logFormat).toBe('json');
+    expect(loadRuntimeConfig({}, true).logFormat).toBe('pretty');
+    expect(loadRuntimeConfig({ LOG_FORMAT: 'json' }, true).logFormat).toBe('json');
+    expect(loadRuntimeConfig({ LOG_FORMAT: 'Pretty' }, false).logFormat).toBe('pretty');
+  });
+
+  it('keeps metrics behind the credentials unless METRICS_AUTH is false', () => {
+    expect(loadRuntimeConfig({}).metricsAuth).toBe(true);
+    expect(loadRuntimeConfig({ METRICS_AUTH: 'false' }).metricsAuth).toBe(false);
+  });
+
+  it('lists every invalid observability setting in one message', () => {
+    expect(() => loadRuntimeConfig({ LOG_FORMAT: 'xml', METRICS_AUTH: 'maybe', LOG_LEVEL: 'loud' })).toThrow(
+      /LOG_LEVEL: must be one of[\s\S]*LOG_FORMAT: must be one of json, pretty, got "xml"[\s\S]*METRICS_AUTH: must be true or false/,
+    );
+  });
+});

@@ -31,6 +31,10 @@ export interface RuntimeConfig {
   readonly toscaCompositionName: string;
   /** LOG_LEVEL: error, warn, log, debug or verbose. */
   readonly logLevel: LogLevelName;
+  /** LOG_FORMAT: json (one object a line) or pretty (for a terminal); unset, pretty only when stdout is a TTY. */
+  readonly logFormat: LogFormat;
+  /** METRICS_AUTH: whether /actuator/prometheus needs the HTTP Basic credentials (when BASIC_AUTH is on). */
+  readonly metricsAuth: boolean;
   /** KAFKA_BOOTSTRAP_SERVERS: comma-separated brokers; when absent an in-process bus is used. */
   readonly kafkaBrokers: string[] | null;
   /**
@@ -81,6 +85,9 @@ export interface RuntimeConfig {
 export const PROPERTY_VALIDATION_MODES = ['strict', 'warn', 'off'] as const;
 export type PropertyValidationMode = (typeof PROPERTY_VALIDATION_MODES)[number];
 
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export const LOG_LEVEL_NAMES = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
 
@@ -96,6 +103,7 @@ export const DEFAULTS = {
   TOSCA_ELEMENT_NAME: 'org.onap.policy.clamp.acm.AutomationCompositionElement',
   TOSCA_COMPOSITION_NAME: 'org.onap.policy.clamp.acm.AutomationComposition',
   LOG_LEVEL: 'log',
+  METRICS_AUTH: 'true',
   KAFKA_GROUP_ID: 'acm-runtime',
   RUNTIME_OPERATION_TOPIC: 'policy-acruntime-participant',
   RUNTIME_SYNC_TOPIC: 'acm-ppnt-sync',
@@ -145,12 +153,22 @@ class ConfigProblems {
   }
 }
 
-/** Builds the configuration, or throws one error that lists every invalid variable. */
-export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
+/**
+ * Builds the configuration, or throws one error that lists every invalid variable. `terminal` tells whether
+ * standard output is a TTY (the default log format depends on it).
+ */
+export function loadRuntimeConfig(
+  env: Env = process.env,
+  terminal: boolean = process.stdout.isTTY === true,
+): RuntimeConfig {
   const check = new ConfigProblems();
   const logLevel = check.text(env, 'LOG_LEVEL');
   if (!(LOG_LEVEL_NAMES as readonly string[]).includes(logLevel)) {
     check.problems.push(`LOG_LEVEL: must be one of ${LOG_LEVEL_NAMES.join(', ')}, got "${logLevel}"`);
+  }
+  const logFormat = env['LOG_FORMAT']?.trim().toLowerCase() || (terminal ? 'pretty' : 'json');
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    check.problems.push(`LOG_FORMAT: must be one of ${LOG_FORMATS.join(', ')}, got "${env['LOG_FORMAT'] ?? ''}"`);
   }
   const schema = env['DATABASE_SCHEMA']?.trim() ? env['DATABASE_SCHEMA'].trim() : null;
   if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
@@ -189,6 +207,8 @@ export function loadRuntimeConfig(env: Env = process.env): RuntimeConfig {
     toscaElementName: check.text(env, 'TOSCA_ELEMENT_NAME'),
     toscaCompositionName: check.text(env, 'TOSCA_COMPOSITION_NAME'),
     logLevel: logLevel as LogLevelName,
+    logFormat: logFormat as LogFormat,
+    metricsAuth: check.boolean(env, 'METRICS_AUTH'),
     kafkaBrokers: kafkaBrokers,
     kafkaSecurity: kafka.security,
     kafkaGroupId: check.text(env, 'KAFKA_GROUP_ID'),

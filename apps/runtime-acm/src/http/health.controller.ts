@@ -1,4 +1,5 @@
 import { UnitOfWork } from '@acm/domain';
+import { MessageBus } from '@acm/messaging';
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -11,34 +12,39 @@ import { RuntimeMetrics } from '../metrics/runtime-metrics';
 export class HealthController {
   constructor(
     private readonly unitOfWork: UnitOfWork,
+    private readonly bus: MessageBus,
     private readonly metrics: RuntimeMetrics,
   ) {}
 
+  /** The database and the bus, each UP or DOWN with the reason (the reason only behind credentials). */
+  private async components(): Promise<{ db: Component; kafka: Component }> {
+    const [db, kafka] = await Promise.all([component(this.unitOfWork.ping()), component(this.bus.ping())]);
+    return { db, kafka };
+  }
+
   @Get(['actuator/health', 'health'])
-  @ApiOperation({ summary: 'Health: UP when the database answers' })
+  @ApiOperation({ summary: 'Health: UP when the database and the message bus answer, with the reason of a DOWN' })
   async health(@Res({ passthrough: true }) response: Response): Promise<unknown> {
-    const db = await this.unitOfWork.ping().then(
-      () => ({ status: 'UP' }),
-      (error: unknown) => ({
-        status: 'DOWN',
-        details: { error: error instanceof Error ? error.message : String(error) },
-      }),
-    );
-    const status = db.status;
+    const { db, kafka } = await this.components();
+    const status = db.status === 'UP' && kafka.status === 'UP' ? 'UP' : 'DOWN';
     response.status(status === 'UP' ? 200 : 503);
-    return { status, components: { db, ping: { status: 'UP' } } };
+    return { status, components: { db, kafka, ping: { status: 'UP' } } };
   }
 
   @Get('actuator/health/liveness')
-  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOperation({ summary: 'Liveness: the process answers (no credentials needed)' })
   liveness(): unknown {
     return { status: 'UP' };
   }
 
+  /** Open to probes without credentials, so it says UP or DOWN and nothing else. */
   @Get('actuator/health/readiness')
-  @ApiOperation({ summary: 'Readiness: the database answers' })
-  readiness(@Res({ passthrough: true }) response: Response): Promise<unknown> {
-    return this.health(response);
+  @ApiOperation({ summary: 'Readiness: the database and the message bus answer (no credentials needed)' })
+  async readiness(@Res({ passthrough: true }) response: Response): Promise<unknown> {
+    const { db, kafka } = await this.components();
+    const status = db.status === 'UP' && kafka.status === 'UP' ? 'UP' : 'DOWN';
+    response.status(status === 'UP' ? 200 : 503);
+    return { status };
   }
 
   @Get(['actuator/prometheus', 'metrics'])
@@ -47,4 +53,19 @@ export class HealthController {
   async prometheus(@Res() response: Response): Promise<void> {
     response.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
   }
+}
+
+interface Component {
+  status: 'UP' | 'DOWN';
+  details?: { error: string };
+}
+
+function component(ping: Promise<void>): Promise<Component> {
+  return ping.then(
+    (): Component => ({ status: 'UP' }),
+    (error: unknown): Component => ({
+      status: 'DOWN',
+      details: { error: error instanceof Error ? error.message : String(error) },
+    }),
+  );
 }

@@ -1,14 +1,17 @@
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
 import { defaultGroupId } from '@acm/participant-sdk';
+import type { ParticipantLogger } from '@acm/participant-sdk';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger as PinoLogger } from 'pino';
 import type { Simulator } from '@acm/simulator';
 import { DEFAULT_SIM_PARTICIPANT_ID, createSimulator, parseSupportedElementTypes } from '@acm/simulator';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import { DATABASE } from '../database/database';
 import type { Database } from '../database/database';
 import { OperationEngine } from '../engine/operation-engine';
+import { ROOT_LOGGER } from '../observability/logging';
 import { ParticipantProtocolService } from '../engine/participant-protocol.service';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { ParticipantInboxListener } from './participant-inbox.listener';
@@ -21,6 +24,11 @@ const HEARTBEATS_PER_STATUS_WAIT = 4;
  * can prime and deploy ONAP's simulator compositions with nothing else running. It is the same simulator
  * as `npm run start:simulator`, on the in-process bus, and its control API is served by the runtime.
  */
+/** The SDK's pluggable logger onto the runtime's: the built-in participant's lines are JSON like the rest. */
+function participantLogger(logger: PinoLogger): ParticipantLogger {
+  return (level, message, context) => logger[level](context ?? {}, message);
+}
+
 @Injectable()
 export class EmbeddedSimulator implements OnApplicationBootstrap {
   private readonly logger = new Logger('Simulator');
@@ -33,6 +41,7 @@ export class EmbeddedSimulator implements OnApplicationBootstrap {
     @Inject(DATABASE) private readonly database: Database,
     private readonly participants: ParticipantProtocolService,
     private readonly engine: OperationEngine,
+    @Inject(ROOT_LOGGER) private readonly rootLogger: PinoLogger,
   ) {}
 
   /** Serves the simulator's control API (ONAP's /onap/policy/simparticipant/v2) once it runs. */
@@ -68,6 +77,7 @@ export class EmbeddedSimulator implements OnApplicationBootstrap {
       // Its heartbeat is cheap in-process; well within MAX_STATUS_WAIT, so a busy runtime never sees it silent.
       heartbeatMs: Math.max(1, Math.floor(this.config.maxStatusWaitMs / HEARTBEATS_PER_STATUS_WAIT)),
       auth: false,
+      logger: participantLogger(this.rootLogger.child({ context: 'Participant' })),
     });
     this.logger.log(
       `Built-in simulator participant ${this.simulator.participant.participantId} serves ${this.config.simulatorElementTypes}`,

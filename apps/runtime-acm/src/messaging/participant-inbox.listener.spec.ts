@@ -5,6 +5,8 @@ import type { IncomingRecord } from '@acm/messaging';
 import { InMemoryMessageBus } from '@acm/messaging';
 import { Logger } from '@nestjs/common';
 
+import type { Database } from '../database/database';
+import { OperabilityMetrics } from '../metrics/operability-metrics';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { EngineMetrics } from '../engine/engine-metrics';
 import { ParticipantProtocolService } from '../engine/participant-protocol.service';
@@ -72,7 +74,11 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
 
   async function setUp() {
     const fixture = new EngineFixture();
-    const metrics = new EngineMetrics(new RuntimeMetrics());
+    const runtimeMetrics = new RuntimeMetrics();
+    const metrics = new EngineMetrics(runtimeMetrics);
+    const bus = new InMemoryMessageBus();
+    // The database is read only when the gauges are scraped, which these tests never do.
+    const operability = new OperabilityMetrics(runtimeMetrics, null as unknown as Database, fixture.config, bus);
     const counting = new CountingUnitOfWork(fixture.unitOfWork);
     const participants = new ParticipantProtocolService(
       fixture.config,
@@ -84,11 +90,12 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
     );
     const listener = new ParticipantInboxListener(
       fixture.config,
-      new InMemoryMessageBus(),
+      bus,
       counting,
       fixture.engine,
       participants,
       metrics,
+      operability,
     );
     // The replica is known before the batch: its heartbeats are then plain updates.
     await listener.receive(recordOf(statusOf()));

@@ -12,6 +12,14 @@ import { EngineMetrics } from '../engine/engine-metrics';
 import { OperationEngine } from '../engine/operation-engine';
 import type { EngineInput } from '../engine/operation-engine';
 import { ParticipantProtocolService, carriesReport } from '../engine/participant-protocol.service';
+import { OperabilityMetrics } from '../metrics/operability-metrics';
+import { withRequestContext } from '../observability/request-context';
+
+const ACKS: ReadonlySet<string> = new Set([
+  'AUTOMATION_COMPOSITION_DEPLOY_ACK',
+  'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+  'PARTICIPANT_PRIME_ACK',
+]);
 
 /** A run of a batch's messages applied together: ACKs through the engine, STATUS reports through the protocol. */
 type Run = { kind: 'ACKS'; inputs: EngineInput[] } | { kind: 'REPORTS'; reports: ParticipantStatus[] };
@@ -43,6 +51,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     private readonly engine: OperationEngine,
     private readonly participants: ParticipantProtocolService,
     private readonly metrics: EngineMetrics,
+    private readonly operability: OperabilityMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -68,10 +77,14 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     }
     let run: Run | null = null;
     const runs: Run[] = [];
+    const acked: Array<{ type: string; timestamp: string }> = [];
     for (const record of records) {
       const message = this.accept(record);
       if (message === null) {
         continue;
+      }
+      if (ACKS.has(message.messageType)) {
+        acked.push({ type: message.messageType, timestamp: record.timestamp });
       }
       if (message.messageType === 'PARTICIPANT_STATUS') {
         if (run?.kind !== 'REPORTS') {
@@ -94,10 +107,23 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
       } else {
         await this.applyTogether(runs.splice(0));
         run = null;
-        await this.dispatch(message);
+        await withRequestContext({ messageType: message.messageType }, () => this.dispatch(message));
       }
     }
-    await this.applyTogether(runs);
+    const types = [
+      ...new Set(
+        runs.flatMap((each) => (each.kind === 'ACKS' ? acked.map((ack) => ack.type) : ['PARTICIPANT_STATUS'])),
+      ),
+    ];
+    await withRequestContext({ messageType: types.join('+') }, () => this.applyTogether(runs));
+    for (const { type, timestamp } of acked) {
+      this.observeAckApplied(type, timestamp);
+    }
+  }
+
+  /** From the record's time on the bus (the participant's send) to the commit of its application. */
+  private observeAckApplied(type: string, timestamp: string): void {
+    this.operability.ackApplySeconds.observe({ type }, Math.max(0, Date.now() - Number(timestamp)) / 1000);
   }
 
   /** One transaction for the runs, in order; the reports' heartbeats first, each one statement, outside it. */
@@ -125,7 +151,10 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
       return;
     }
     try {
-      await this.dispatch(message);
+      await withRequestContext({ messageType: message.messageType }, () => this.dispatch(message));
+      if (ACKS.has(message.messageType)) {
+        this.observeAckApplied(message.messageType, record.timestamp);
+      }
     } catch (error) {
       if (isDomainError(error)) {
         this.metrics.messagesIgnored.inc({ reason: error.code });

@@ -231,6 +231,22 @@ export class InMemoryMessageBus extends MessageBus {
     });
   }
 
+  override ping(): Promise<void> {
+    return settle(() => this.assertOpen());
+  }
+
+  override lag(topicName: string, groupId: string): Promise<number> {
+    return settle(() => {
+      this.assertOpen();
+      const topic = this.topics.get(topicName);
+      const group = topic?.groups.get(groupId);
+      if (topic === undefined || group === undefined) {
+        return 0;
+      }
+      return topic.partitions.reduce((sum, log, partition) => sum + log.length - (group.positions[partition] ?? 0), 0);
+    });
+  }
+
   /**
    * Resolves once every record published so far was handled by every group that has a member (records
    * published meanwhile are waited for too). A process that closes the bus after this loses nothing it

@@ -41,6 +41,21 @@ describe('KafkaMessageBus specifics', () => {
     }
   });
 
+  it('rejects a ping within its bound when the broker is unreachable', async () => {
+    const bus = new KafkaMessageBus({
+      brokers: ['127.0.0.1:1'],
+      connectionTimeout: 200,
+      // About 1 + 2 + 4 s of retries: longer than the ping's bound, short enough for close() to end.
+      retry: { retries: 3, initialRetryTime: 1_000 },
+      logger: () => undefined,
+    });
+    try {
+      await expect(bus.ping()).rejects.toThrow('Kafka did not answer within 3000 ms');
+    } finally {
+      await bus.close();
+    }
+  });
+
   it('fails subscribe with a clear error when the broker is unreachable', async () => {
     const bus = new KafkaMessageBus({
       brokers: ['127.0.0.1:1'],

@@ -161,6 +161,8 @@ function headersToStrings(headers: IHeaders | undefined): Record<string, string>
 }
 
 const TOPIC_READY_TIMEOUT_MS = 10_000;
+/** How long a readiness ping waits for the cluster to answer. */
+const PING_TIMEOUT_MS = 3_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -669,6 +671,41 @@ export class KafkaMessageBus extends MessageBus {
         }
       }),
     );
+  }
+
+  /**
+   * Asks the cluster for its brokers through the admin client. Bounded by PING_TIMEOUT_MS: kafkajs retries a
+   * broker it cannot reach for longer than a probe waits, and a probe must answer.
+   */
+  override async ping(): Promise<void> {
+    this.assertOpen();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Kafka did not answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([
+        (async () => {
+          const admin = await this.admin.get();
+          await admin.describeCluster();
+        })(),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  override async lag(topic: string, groupId: string): Promise<number> {
+    this.assertOpen();
+    const admin = await this.admin.get();
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const positions = new Map((committed?.partitions ?? []).map((entry) => [entry.partition, Number(entry.offset)]));
+    const ends = await admin.fetchTopicOffsets(topic);
+    return ends.reduce((sum, end) => {
+      const position = positions.get(end.partition) ?? -1;
+      return position < 0 ? sum : sum + Math.max(0, Number(end.high) - position);
+    }, 0);
   }
 
   private assertOpen(): void {

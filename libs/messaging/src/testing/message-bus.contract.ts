@@ -75,6 +75,21 @@ class Inbox {
 const unique = (prefix: string): string => `${prefix}-${randomUUID()}`;
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls `read` until `accept` takes its value; fails with the last value once `timeoutMs` passed. */
+async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
+    }
+    await delay(50);
+  }
+}
+
 /** Registers the contract suite for one adapter. `factory` is called once per test. */
 export function describeMessageBusContract(
   name: string,
@@ -392,6 +407,45 @@ export function describeMessageBusContract(
       );
       await inbox.waitForCount(values.length, timeout);
       expect(inbox.values()).toEqual(values);
+    });
+
+    it('answers a ping while open and refuses once closed', async () => {
+      await expect(bus.ping()).resolves.toBeUndefined();
+      await bus.close();
+      await expect(bus.ping()).rejects.toThrow();
+    });
+
+    it('reports the records a group has not handled yet as its lag, and none once they are handled', async () => {
+      const topic = unique('contract-lag');
+      const groupId = unique('group-lag');
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const inbox = new Inbox();
+      await subscribe(topic, groupId, async (record) => {
+        await held;
+        await inbox.handler(record);
+      });
+      await bus.publish(topic, [
+        { key: 'k', value: '1' },
+        { key: 'k', value: '2' },
+        { key: 'k', value: '3' },
+      ]);
+      // The first record is held in its handler, so none of the three is committed.
+      await until(
+        () => bus.lag(topic, groupId),
+        (lag) => lag === 3,
+        timeout,
+      );
+      release();
+      await inbox.waitForCount(3, timeout);
+      await until(
+        () => bus.lag(topic, groupId),
+        (lag) => lag === 0,
+        timeout,
+      );
+      expect(await bus.lag(topic, unique('group-unknown'))).toBe(0);
     });
 
     it('subscribeBatch hands over the ready records of a partition together, in publish order', async () => {

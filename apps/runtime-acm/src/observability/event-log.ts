@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import type { CommitObserver, CommittedEvent, ReplicaChange } from './observed-unit-of-work';
+
+/** Detail fields copied to a log line: identifiers, states and results, never properties or their problems. */
+const DETAIL_FIELDS = [
+  'order',
+  'phase',
+  'messageId',
+  'elementId',
+  'participantId',
+  'deployState',
+  'lockState',
+  'state',
+  'result',
+  'message',
+] as const;
+
+const WARNINGS = new Set(['FAILED', 'TIMEOUT', 'PROPERTY_PROBLEMS']);
+
+/**
+ * One log line per history event as it commits (order, phase start and end, element result, resend, timeout,
+ * completion, failure) and per participant replica state change, each with the composition, instance and operation.
+ */
+export class EventLog implements CommitObserver {
+  private readonly log: Logger;
+
+  constructor(logger: Logger) {
+    this.log = logger.child({ context: 'Engine' });
+  }
+
+  committed(events: readonly CommittedEvent[], replicas: readonly ReplicaChange[]): void {
+    for (const event of events) {
+      const fields: Record<string, unknown> = {
+        event: event.event,
+        compositionId: event.compositionId,
+        instanceId: event.instanceId,
+        operationId: event.operationId,
+      };
+      for (const key of DETAIL_FIELDS) {
+        if (event.detail[key] !== undefined) {
+          fields[key] = event.detail[key];
+        }
+      }
+      if (Array.isArray(event.detail['elementIds'])) {
+        fields['elementIds'] = event.detail['elementIds'];
+      }
+      if (Array.isArray(event.detail['problems'])) {
+        fields['problems'] = event.detail['problems'].length;
+      }
+      const line = describe(event);
+      if (WARNINGS.has(event.event)) {
+        this.log.warn(fields, line);
+      } else {
+        this.log.info(fields, line);
+      }
+    }
+    for (const change of replicas) {
+      this.log.info(
+        { event: 'PARTICIPANT_STATE', ...change },
+        `participant ${change.participantId} replica ${change.replicaId ?? '(silent ones)'}: ${change.from ?? 'NEW'} -> ${change.to}`,
+      );
+    }
+  }
+}
+
+function describe(event: CommittedEvent): string {
+  const subject = event.instanceId !== null ? `instance ${event.instanceId}` : `composition ${event.subjectId}`;
+  const detail = event.detail;
+  switch (event.event) {
+    case 'ORDERED':
+      return `${String(detail['order'])} ordered on ${subject}`;
+    case 'PHASE_STARTED':
+    case 'PHASE_RESENT':
+    case 'PHASE_COMPLETED':
+      return `${event.event} phase ${String(detail['phase'])} of ${subject}`;
+    case 'ELEMENT_RESULT':
+      return `element ${String(detail['elementId'])} of ${subject}: ${String(detail['deployState'])}/${String(detail['lockState'])}${detail['result'] === false ? ' FAILED' : ''}`;
+    default:
+      return `${event.event} ${subject}`;
+  }
+}

@@ -1,0 +1,103 @@
+import type { Participant, Store } from '@acm/domain';
+import { UnitOfWork } from '@acm/domain';
+import type { CommittedEvent, ReplicaChange } from './observed-unit-of-work';
+import { ObservedUnitOfWork } from './observed-unit-of-work';
+
+/** Just the repository methods the watch wraps; the rest of a store is not needed here. */
+function fakeStore(): Store {
+  const participants = new Map<string, Participant>();
+  return {
+    definitions: {
+      find: (id: string) => Promise.resolve({ value: { compositionId: id }, version: 1 }),
+    },
+    instances: {
+      findForUpdate: (id: string) =>
+        Promise.resolve({ value: { instanceId: id, compositionId: `c-of-${id}` }, version: 1 }),
+    },
+    participants: {
+      find: (id: string) => Promise.resolve(participants.get(id) ?? null),
+      save: (participant: Participant) => {
+        participants.set(participant.participantId, structuredClone(participant));
+        return Promise.resolve();
+      },
+    },
+    events: { append: () => Promise.resolve() },
+  } as unknown as Store;
+}
+
+class FakeUnitOfWork extends UnitOfWork {
+  readonly store = fakeStore();
+  override transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    return work(this.store);
+  }
+  override read<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    return work(this.store);
+  }
+  override ping(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function observed(): { unitOfWork: ObservedUnitOfWork; seen: Array<[CommittedEvent[], ReplicaChange[]]> } {
+  const seen: Array<[CommittedEvent[], ReplicaChange[]]> = [];
+  const unitOfWork = new ObservedUnitOfWork(new FakeUnitOfWork(), [
+    { committed: (events, replicas) => seen.push([[...events], [...replicas]]) },
+  ]);
+  return { unitOfWork, seen };
+}
+
+const event = (subjectId: string, name: string) => ({ subjectId, operationId: 'o-1', event: name, detail: {}, at: 1 });
+
+describe(ObservedUnitOfWork.name, () => {
+  it('reports committed events with the composition and instance the transaction read', async () => {
+    const { unitOfWork, seen } = observed();
+    await unitOfWork.transaction(async (store) => {
+      await store.instances.findForUpdate('i-1');
+      await store.definitions.find('c-2');
+      await store.events.append([event('i-1', 'ORDERED'), event('c-2', 'COMPLETED'), event('x', 'OTHER')]);
+    });
+    expect(seen).toEqual([
+      [
+        [
+          expect.objectContaining({ event: 'ORDERED', instanceId: 'i-1', compositionId: 'c-of-i-1' }),
+          expect.objectContaining({ event: 'COMPLETED', instanceId: null, compositionId: 'c-2' }),
+          expect.objectContaining({ event: 'OTHER', instanceId: null, compositionId: null }),
+        ],
+        [],
+      ],
+    ]);
+  });
+
+  it('reports nothing for a transaction that failed, or one that wrote no event', async () => {
+    const { unitOfWork, seen } = observed();
+    await expect(
+      unitOfWork.transaction(async (store) => {
+        await store.events.append([event('i-1', 'ORDERED')]);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await unitOfWork.transaction(async (store) => store.instances.findForUpdate('i-1'));
+    expect(seen).toEqual([]);
+  });
+
+  it('reports a replica whose state a save changed, and not one it left as it was', async () => {
+    const { unitOfWork, seen } = observed();
+    const participant = (state: 'ON_LINE' | 'OFF_LINE'): Participant => ({
+      participantId: 'p-1',
+      participantSupportedElementTypes: {},
+      replicas: { 'r-1': { replicaId: 'r-1', participantState: state, lastMsg: 0 } },
+    });
+    const save = (state: 'ON_LINE' | 'OFF_LINE') =>
+      unitOfWork.transaction(async (store) => {
+        await store.participants.find('p-1');
+        await store.participants.save(participant(state));
+      });
+    await save('ON_LINE');
+    await save('ON_LINE');
+    await save('OFF_LINE');
+    expect(seen.map(([, replicas]) => replicas)).toEqual([
+      [{ participantId: 'p-1', replicaId: 'r-1', from: null, to: 'ON_LINE' }],
+      [{ participantId: 'p-1', replicaId: 'r-1', from: 'ON_LINE', to: 'OFF_LINE' }],
+    ]);
+  });
+});

@@ -1,0 +1,23 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What every log line written while serving one request or one participant message carries. */
+export interface RequestContext {
+  /** X-ONAP-RequestID of the REST request, when the work started from one. */
+  readonly requestId?: string;
+  /** The user of HTTP Basic auth. */
+  readonly user?: string;
+  /** The participant message being handled (its messageType), when the work started from Kafka. */
+  readonly messageType?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** Runs `work` with `context` visible to everything it calls, synchronously or not. */
+export function withRequestContext<T>(context: RequestContext, work: () => T): T {
+  return storage.run(context, work);
+}
+
+/** The context of the work in progress, if any. */
+export function currentRequestContext(): RequestContext | undefined {
+  return storage.getStore();
+}
