@@ -67,8 +67,8 @@ describe('GET .../compositions/{id}/docs (PostgreSQL)', () => {
     const response = await runtime.http.get('/onap/policy/clamp/acm/v3/api-docs').expect(200);
     const paths = (response.body as { paths: Record<string, Record<string, { parameters?: unknown[] }>> }).paths;
 
-    expect(paths['/onap/policy/clamp/acm/v2/compositions/{compositionId}/docs']?.['get']).toBeDefined();
-    expect(paths['/onap/policy/clamp/acm/v2/compositions/{compositionId}/instances']?.['post']?.parameters).toEqual(
+    expect(paths['/v2/compositions/{compositionId}/docs']?.['get']).toBeDefined();
+    expect(paths['/v2/compositions/{compositionId}/instances']?.['post']?.parameters).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'dryRun', in: 'query', required: false })]),
     );
   });

@@ -745,7 +745,10 @@ describe('REST API on PostgreSQL', () => {
 
     it('serves the OpenAPI document with every v2 path', async () => {
       const response = await runtime.http.get('/onap/policy/clamp/acm/v3/api-docs').expect(200);
-      const paths = Object.keys((response.body as { paths: Record<string, unknown> }).paths);
+      const document = response.body as { servers: Array<{ url: string }>; paths: Record<string, unknown> };
+      // Paths are relative to the server, as in ONAP's own document.
+      expect(document.servers.map((server) => server.url)).toEqual(['/onap/policy/clamp/acm']);
+      const paths = Object.keys(document.paths).map((path) => `${document.servers[0]?.url}${path}`);
       expect(paths).toEqual(
         expect.arrayContaining([
           '/onap/policy/clamp/acm/v2/compositions',

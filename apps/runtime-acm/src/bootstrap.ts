@@ -4,7 +4,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
 import { openDatabase } from './database/database';
@@ -12,6 +12,7 @@ import { basicAuth } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
 import { ErrorFilter } from './http/error.filter';
+import { openApiDocument } from './http/openapi';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { requestHeaders } from './http/request-headers';
 import { ResponseFormatInterceptor } from './http/response-format.interceptor';
@@ -79,15 +80,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.setGlobalPrefix(CONTEXT_PATH);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalInterceptors(new ResponseFormatInterceptor());
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('ACM runtime')
-      .setDescription('Automation composition runtime, wire-compatible with ONAP CLAMP ACM (v2 API)')
-      .setVersion('1.0.0')
-      .addBasicAuth()
-      .build(),
-  );
+  const document = openApiDocument(app, CONTEXT_PATH);
   SwaggerModule.setup(`${CONTEXT_PATH}/swagger-ui`, app, document, {
     jsonDocumentUrl: `${CONTEXT_PATH}/v3/api-docs`,
     yamlDocumentUrl: `${CONTEXT_PATH}/v3/api-docs.yaml`,

@@ -23,20 +23,13 @@ import { OperationEngine } from './engine/operation-engine';
 import { EffectWriter } from './engine/effect-writer';
 import { OperationSteps } from './engine/operation-steps';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
-import { CompositionsController } from './http/compositions.controller';
-import { HistoryController } from './http/history.controller';
-import { GraphController } from './http/graph.controller';
-import { PlanController } from './http/plan.controller';
-import { HealthController } from './http/health.controller';
-import { EventsController } from './http/events.controller';
+import { HTTP_CONTROLLERS } from './http/controllers';
 import { LiveEvents } from './live/live-events';
 import { OperabilityMetrics } from './metrics/operability-metrics';
-import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { EventLog } from './observability/event-log';
 import { ROOT_LOGGER } from './observability/logging';
 import { ObservedUnitOfWork } from './observability/observed-unit-of-work';
-import { CompositionInstancesController, InstancesController } from './http/instances.controller';
-import { ParticipantsController } from './http/participants.controller';
+import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { messageBusProvider } from './messaging/message-bus.provider';
 import { OutboxRelay } from './messaging/outbox-relay';
@@ -89,17 +82,7 @@ export class RuntimeModule {
     return {
       module: RuntimeModule,
       imports: [ScheduleModule.forRoot()],
-      controllers: [
-        CompositionsController,
-        CompositionInstancesController,
-        InstancesController,
-        ParticipantsController,
-        HealthController,
-        HistoryController,
-        GraphController,
-        EventsController,
-        PlanController,
-      ],
+      controllers: [...HTTP_CONTROLLERS],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: options.config },
         { provide: DATABASE, useValue: options.database },

@@ -7,10 +7,13 @@ import { maskSensitive } from '../security/sensitive-values';
  * Jackson NON_NULL setting does.
  */
 
-function withoutNulls<T extends object>(value: T): Partial<T> {
+/** A view's fields: the null ones are left out. */
+export type WithoutNulls<T> = { [K in keyof T]?: Exclude<T[K], null> };
+
+function withoutNulls<T extends object>(value: T): WithoutNulls<T> {
   return Object.fromEntries(
     Object.entries(value).filter(([, item]) => item !== null && item !== undefined),
-  ) as Partial<T>;
+  ) as WithoutNulls<T>;
 }
 
 /** ONAP prints times as java.sql.Timestamp text; we print the same form in UTC (docs/compatibility.md). */
@@ -18,7 +21,7 @@ export function formatLastMsg(epochMs: number): string {
   return new Date(epochMs).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-export function definitionView(definition: CompositionDefinition): Record<string, unknown> {
+export function definitionView(definition: CompositionDefinition) {
   return {
     compositionId: definition.compositionId,
     serviceTemplate: definition.serviceTemplate,
@@ -33,7 +36,7 @@ export function definitionView(definition: CompositionDefinition): Record<string
 }
 
 /** Sensitive values are masked unless `disclose` was granted by SensitiveValues.disclosure. */
-export function elementView(element: InstanceElement, disclose: Disclosure = maskSensitive): Record<string, unknown> {
+export function elementView(element: InstanceElement, disclose: Disclosure = maskSensitive) {
   return withoutNulls({
     id: element.id,
     definition: element.definition,
@@ -52,10 +55,7 @@ export function elementView(element: InstanceElement, disclose: Disclosure = mas
   });
 }
 
-export function instanceView(
-  instance: AutomationComposition,
-  disclose: Disclosure = maskSensitive,
-): Record<string, unknown> {
+export function instanceView(instance: AutomationComposition, disclose: Disclosure = maskSensitive) {
   return withoutNulls({
     name: instance.name,
     version: instance.version,
@@ -79,14 +79,11 @@ export function instanceView(
   });
 }
 
-export function instancesView(
-  instances: readonly AutomationComposition[],
-  disclose: Disclosure = maskSensitive,
-): Record<string, unknown> {
+export function instancesView(instances: readonly AutomationComposition[], disclose: Disclosure = maskSensitive) {
   return { automationCompositionList: instances.map((instance) => instanceView(instance, disclose)) };
 }
 
-export function participantView(participant: Participant): Record<string, unknown> {
+export function participantView(participant: Participant) {
   return {
     participantId: participant.participantId,
     participantSupportedElementTypes: participant.participantSupportedElementTypes,
@@ -102,3 +99,9 @@ export function participantView(participant: Participant): Record<string, unknow
     ),
   };
 }
+
+export type DefinitionView = ReturnType<typeof definitionView>;
+export type ElementView = ReturnType<typeof elementView>;
+export type InstanceView = ReturnType<typeof instanceView>;
+export type InstancesView = ReturnType<typeof instancesView>;
+export type ParticipantView = ReturnType<typeof participantView>;

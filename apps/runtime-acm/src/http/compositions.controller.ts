@@ -1,15 +1,26 @@
-import { PRIME_ORDERS } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CommissioningService } from '../application/commissioning.service';
 import { DefinitionDocsService } from '../application/definition-docs.service';
 import { definitionView } from '../application/views';
+import type { DefinitionView } from '../application/views';
+import {
+  AcTypeStateUpdate,
+  AutomationCompositionDefinition,
+  CommissioningResponse,
+  ToscaServiceTemplate,
+  ToscaServiceTemplates,
+} from './dto/composition.dto';
+import { COMMISSIONING_RESPONSE_EXAMPLE, SERVICE_TEMPLATE_EXAMPLE } from './dto/examples';
 import { locationOf } from './location';
-import { asObject, optionalOrder, optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
+import { ApiController, ApiJsonOrYamlBody, ApiPaging, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
+import { optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
+import { validatedBody } from './validated-body';
 
-@ApiTags('Automation Composition Definition')
-@ApiBasicAuth()
+const COMPOSITION_ID = 'The compositionId the commissioning answered';
+
+@ApiController(TAGS.definition)
 @Controller('v2/compositions')
 export class CompositionsController {
   constructor(
@@ -18,8 +29,17 @@ export class CompositionsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List composition definitions, optionally by participant, name and version' })
-  async list(@Query() query: Record<string, unknown>): Promise<unknown> {
+  @ApiOperation({
+    operationId: 'queryCompositionDefinitions',
+    summary: 'List composition definitions, optionally by participant, name and version',
+  })
+  @ApiQuery({ name: 'participantId', required: false, schema: { type: 'string', format: 'uuid' } })
+  @ApiQuery({ name: 'name', required: false, description: 'Service template name', schema: { type: 'string' } })
+  @ApiQuery({ name: 'version', required: false, description: 'Service template version', schema: { type: 'string' } })
+  @ApiPaging()
+  @ApiOkResponse({ type: ToscaServiceTemplates, description: 'The service templates that match' })
+  @ApiRefusals(400)
+  async list(@Query() query: Record<string, unknown>): Promise<ToscaServiceTemplates> {
     const definitions = await this.commissioning.list({
       participantId: optionalUuid('participantId', query['participantId']),
       name: optionalString('name', query['name']),
@@ -31,12 +51,25 @@ export class CompositionsController {
 
   @Post()
   @ApiOperation({
-    summary: 'Commission a TOSCA service template (JSON or YAML); with metadata.compositionId, update it',
+    operationId: 'createCompositionDefinitions',
+    summary: 'Commission a TOSCA service template; with metadata.compositionId, update that definition',
   })
-  @ApiBody({ schema: { type: 'object', description: 'TOSCA service template' } })
-  @ApiResponse({ status: 201, description: 'Commissioned; Location names the new definition' })
-  @ApiResponse({ status: 200, description: 'Updated' })
-  async commission(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
+  @ApiJsonOrYamlBody(ToscaServiceTemplate, 'The service template to commission', {
+    minimal: { summary: 'One element served by the simulator participant', value: SERVICE_TEMPLATE_EXAMPLE },
+  })
+  @ApiResponse({
+    status: 201,
+    type: CommissioningResponse,
+    description: 'Commissioned; the Location header names the new definition',
+    example: COMMISSIONING_RESPONSE_EXAMPLE,
+  })
+  @ApiOkResponse({ type: CommissioningResponse, description: 'Updated (metadata.compositionId named it)' })
+  @ApiRefusals(404)
+  async commission(
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CommissioningResponse> {
     const { created, response: result } = await this.commissioning.commission(body);
     if (created) {
       response.status(201).location(locationOf(request, result.compositionId));
@@ -47,14 +80,25 @@ export class CompositionsController {
   }
 
   @Get(':compositionId')
-  @ApiOperation({ summary: 'Get one composition definition' })
-  async get(@Param('compositionId') compositionId: string): Promise<unknown> {
+  @ApiOperation({ operationId: 'getCompositionDefinition', summary: 'Get one composition definition' })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiOkResponse({ type: AutomationCompositionDefinition, description: 'The definition and its state' })
+  @ApiRefusals(400, 404)
+  async get(@Param('compositionId') compositionId: string): Promise<DefinitionView> {
     return definitionView(await this.commissioning.get(parseUuid('compositionId', compositionId)));
   }
 
   @Get(':compositionId/docs')
-  @ApiOperation({ summary: 'Documentation generated from the definition: Markdown, or HTML with Accept: text/html' })
-  @ApiProduces('text/markdown', 'text/html')
+  @ApiOperation({
+    operationId: 'getCompositionDefinitionDocs',
+    summary: 'Beyond ONAP: documentation generated from the definition, Markdown or (Accept: text/html) HTML',
+  })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiOkResponse({
+    description: 'The page',
+    content: { 'text/markdown': { schema: { type: 'string' } }, 'text/html': { schema: { type: 'string' } } },
+  })
+  @ApiRefusals(400, 404)
   async documentation(
     @Param('compositionId') compositionId: string,
     @Req() request: Request,
@@ -70,17 +114,31 @@ export class CompositionsController {
 
   @Put(':compositionId')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Prime or deprime a composition definition' })
-  @ApiBody({ schema: { type: 'object', properties: { primeOrder: { type: 'string', enum: [...PRIME_ORDERS] } } } })
+  @ApiOperation({
+    operationId: 'compositionDefinitionPriming',
+    summary: 'Prime or deprime a composition definition; poll it until state is PRIMED or COMMISSIONED',
+  })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiJsonOrYamlBody(AcTypeStateUpdate, 'The order', {
+    prime: { summary: 'Prime', value: { primeOrder: 'PRIME' } },
+    deprime: { summary: 'Deprime', value: { primeOrder: 'DEPRIME' } },
+  })
+  @ApiAcceptedResponse({ description: 'Ordered; the order runs in the background' })
+  @ApiRefusals(404, 409)
   async order(@Param('compositionId') compositionId: string, @Body() body: unknown): Promise<void> {
-    const order = asObject('body', body);
-    const primeOrder = optionalOrder('primeOrder', PRIME_ORDERS, order['primeOrder'], 'NONE');
-    await this.commissioning.order(parseUuid('compositionId', compositionId), primeOrder);
+    const { primeOrder } = validatedBody(AcTypeStateUpdate, body);
+    await this.commissioning.order(parseUuid('compositionId', compositionId), primeOrder ?? 'NONE');
   }
 
   @Delete(':compositionId')
-  @ApiOperation({ summary: 'Delete a COMMISSIONED composition definition that no instance uses' })
-  delete(@Param('compositionId') compositionId: string): Promise<unknown> {
+  @ApiOperation({
+    operationId: 'deleteCompositionDefinition',
+    summary: 'Delete a COMMISSIONED composition definition that no instance uses',
+  })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiOkResponse({ type: CommissioningResponse, description: 'Deleted' })
+  @ApiRefusals(400, 404)
+  delete(@Param('compositionId') compositionId: string): Promise<CommissioningResponse> {
     return this.commissioning.delete(parseUuid('compositionId', compositionId));
   }
 }

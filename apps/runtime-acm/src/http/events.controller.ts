@@ -1,15 +1,15 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProduces, ApiQuery } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { LiveEvents } from '../live/live-events';
+import { ApiController, TAGS } from './openapi';
 import { parseUuidList } from './request-parsing';
 
 /** Idle streams get a comment now and then, so proxies and browsers do not drop them. */
 const KEEP_ALIVE_MS = 15_000;
 
 /** Beyond ONAP: the history as it is written, pushed as server-sent events (the console's live view). */
-@ApiTags('History')
-@ApiBasicAuth()
+@ApiController(TAGS.history)
 @Controller('v2')
 export class EventsController {
   constructor(private readonly live: LiveEvents) {}

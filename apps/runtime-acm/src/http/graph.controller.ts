@@ -1,11 +1,13 @@
 import { GRAPH_FORMATS } from '@acm/tosca';
 import type { GraphFormat } from '@acm/tosca';
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, getSchemaPath } from '@nestjs/swagger';
 import type { CompositionGraph } from '@acm/tosca';
 import type { RenderedGraph } from '../application/graph.service';
 import { GraphService } from '../application/graph.service';
 import { invalid, parseUuid } from './request-parsing';
+import { CompositionGraph as CompositionGraphDto } from './dto/graph.dto';
+import { ApiController, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
 import { TextBody } from './text-body';
 
 const MEDIA_TYPES = { dot: 'text/vnd.graphviz', mermaid: 'text/vnd.mermaid' } as const;
@@ -26,15 +28,32 @@ function answer(rendered: RenderedGraph): CompositionGraph | TextBody {
 }
 
 /** Beyond ONAP: the dependency graph of a composition and of an instance (`tofu graph`). */
-@ApiTags('Graph')
-@ApiBasicAuth()
+/** The graph's answer in each format: JSON or YAML (Accept) for json, text for dot and mermaid. */
+const GRAPH_ANSWER = {
+  description: 'The graph; dot and mermaid answer text of their own media types',
+  content: {
+    'application/json': { schema: { $ref: getSchemaPath(CompositionGraphDto) } },
+    'application/yaml': { schema: { $ref: getSchemaPath(CompositionGraphDto) } },
+    [MEDIA_TYPES.dot]: { schema: { type: 'string' } },
+    [MEDIA_TYPES.mermaid]: { schema: { type: 'string' } },
+  },
+};
+
+@ApiController(TAGS.graph)
+@ApiExtraModels(CompositionGraphDto)
 @Controller('v2/compositions/:compositionId')
 export class GraphController {
   constructor(private readonly graphs: GraphService) {}
 
   @Get('graph')
-  @ApiOperation({ summary: 'Elements by start phase with their dependsOn edges (json, dot or mermaid)' })
-  @ApiQuery({ name: 'format', required: false, enum: GRAPH_FORMATS })
+  @ApiOperation({
+    operationId: 'getCompositionDefinitionGraph',
+    summary: 'Elements by start phase with their dependsOn edges (json, dot or mermaid)',
+  })
+  @ApiUuidParam('compositionId', 'The compositionId of the definition')
+  @ApiQuery({ name: 'format', required: false, schema: { type: 'string', enum: [...GRAPH_FORMATS], default: 'json' } })
+  @ApiOkResponse(GRAPH_ANSWER)
+  @ApiRefusals(400, 404)
   async definition(
     @Param('compositionId') compositionId: string,
     @Query('format') format: unknown,
@@ -43,8 +62,15 @@ export class GraphController {
   }
 
   @Get('instances/:instanceId/graph')
-  @ApiOperation({ summary: 'The instance graph: each element with its current deployState/lockState' })
-  @ApiQuery({ name: 'format', required: false, enum: GRAPH_FORMATS })
+  @ApiOperation({
+    operationId: 'getCompositionInstanceGraph',
+    summary: 'The instance graph: each element with its current deployState/lockState',
+  })
+  @ApiUuidParam('compositionId', 'The compositionId of the definition')
+  @ApiUuidParam('instanceId', 'The instanceId of the instance')
+  @ApiQuery({ name: 'format', required: false, schema: { type: 'string', enum: [...GRAPH_FORMATS], default: 'json' } })
+  @ApiOkResponse(GRAPH_ANSWER)
+  @ApiRefusals(400, 404)
   async instance(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,

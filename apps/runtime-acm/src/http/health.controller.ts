@@ -1,13 +1,14 @@
 import { UnitOfWork } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
 import { Controller, Get, Header, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { Health } from './dto/health.dto';
+import { ApiController, TAGS } from './openapi';
 
 /** ONAP's actuator endpoints, at the same paths, plus /metrics for Prometheus defaults. */
-@ApiTags('Actuator')
-@ApiBasicAuth()
+@ApiController(TAGS.actuator)
 @Controller()
 export class HealthController {
   constructor(
@@ -23,8 +24,13 @@ export class HealthController {
   }
 
   @Get(['actuator/health', 'health'])
-  @ApiOperation({ summary: 'Health: UP when the database and the message bus answer, with the reason of a DOWN' })
-  async health(@Res({ passthrough: true }) response: Response): Promise<unknown> {
+  @ApiOperation({
+    operationId: 'health',
+    summary: 'Health: UP when the database and the message bus answer, with the reason of a DOWN',
+  })
+  @ApiOkResponse({ type: Health, description: 'UP' })
+  @ApiServiceUnavailableResponse({ type: Health, description: 'DOWN: the database or the message bus does not answer' })
+  async health(@Res({ passthrough: true }) response: Response): Promise<Health> {
     const { db, kafka } = await this.components();
     const status = db.status === 'UP' && kafka.status === 'UP' ? 'UP' : 'DOWN';
     response.status(status === 'UP' ? 200 : 503);
@@ -32,15 +38,21 @@ export class HealthController {
   }
 
   @Get('actuator/health/liveness')
-  @ApiOperation({ summary: 'Liveness: the process answers (no credentials needed)' })
-  liveness(): unknown {
+  @ApiOperation({ operationId: 'liveness', summary: 'Liveness: the process answers (no credentials needed)' })
+  @ApiOkResponse({ type: Health, description: 'UP' })
+  liveness(): Health {
     return { status: 'UP' };
   }
 
   /** Open to probes without credentials, so it says UP or DOWN and nothing else. */
   @Get('actuator/health/readiness')
-  @ApiOperation({ summary: 'Readiness: the database and the message bus answer (no credentials needed)' })
-  async readiness(@Res({ passthrough: true }) response: Response): Promise<unknown> {
+  @ApiOperation({
+    operationId: 'readiness',
+    summary: 'Readiness: the database and the message bus answer (no credentials needed)',
+  })
+  @ApiOkResponse({ type: Health, description: 'UP' })
+  @ApiServiceUnavailableResponse({ type: Health, description: 'DOWN: the database or the message bus does not answer' })
+  async readiness(@Res({ passthrough: true }) response: Response): Promise<Health> {
     const { db, kafka } = await this.components();
     const status = db.status === 'UP' && kafka.status === 'UP' ? 'UP' : 'DOWN';
     response.status(status === 'UP' ? 200 : 503);

@@ -3,7 +3,7 @@ import { MAX_PARALLEL_ELEMENTS_FIELD, parallelismProblem } from '@acm/domain';
 import { excerpt, shortText } from '@acm/input-guards';
 import { nameProblem, versionProblem } from '@acm/tosca';
 import type { InstanceRequest } from '../application/instantiation.service';
-import { asObject, invalid, isUuid, optionalObject, optionalText } from './request-parsing';
+import { invalid, isUuid, optionalObject, optionalText } from './request-parsing';
 
 /**
  * Checks the shape of an AutomationComposition body and collects every problem with its field path.
@@ -129,9 +129,4 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
 
 function withField(field: string, problem: string | undefined): string | undefined {
   return problem === undefined ? undefined : `${field}: ${problem}`;
-}
-
-/** The body of PUT .../instances/{id}, each order checked against its vocabulary. */
-export function asStateUpdateBody(body: unknown): Record<string, unknown> {
-  return asObject('body', body);
 }

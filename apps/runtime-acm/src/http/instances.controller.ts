@@ -1,23 +1,46 @@
-import {
-  DEPLOY_ORDERS,
-  DEPLOY_STATES,
-  INSTANCE_SORT_FIELDS,
-  LOCK_ORDERS,
-  STATE_CHANGE_RESULTS,
-  SUB_ORDERS,
-} from '@acm/domain';
+import { DEPLOY_STATES, INSTANCE_SORT_FIELDS, STATE_CHANGE_RESULTS } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { InstantiationService } from '../application/instantiation.service';
+import type {
+  InstancePreview as InstancePreviewAnswer,
+  InstantiationResponse as InstantiationAnswer,
+} from '../application/instantiation.service';
 import { instanceView, instancesView } from '../application/views';
+import type { InstanceView, InstancesView } from '../application/views';
+import {
+  AcInstanceStateUpdate,
+  AutomationComposition,
+  AutomationCompositions,
+  InstancePreview,
+  InstantiationResponse,
+} from './dto/instance.dto';
+import { INSTANCE_EXAMPLE, INSTANTIATION_RESPONSE_EXAMPLE } from './dto/examples';
+import {
+  ApiController,
+  ApiJsonOrYamlBody,
+  ApiPaging,
+  ApiRefusals,
+  ApiShowSensitive,
+  ApiUuidParam,
+  TAGS,
+} from './openapi';
 import { SensitiveValues } from '../security/sensitive-values';
 import { parseShowSensitive } from './show-sensitive';
-import { asStateUpdateBody, parseInstanceBody } from './instance-body';
+import { parseInstanceBody } from './instance-body';
 import { locationOf } from './location';
+import { validatedBody } from './validated-body';
 import {
   invalid,
-  optionalOrder,
   optionalString,
   optionalUuid,
   parseEnumList,
@@ -36,8 +59,13 @@ function parseDryRun(value: unknown): boolean {
   throw invalid(`dryRun: must be true or false, got ${JSON.stringify(value)}`);
 }
 
-@ApiTags('Automation Composition Instance')
-@ApiBasicAuth()
+const COMPOSITION_ID = 'The compositionId of the definition';
+const INSTANCE_ID = 'The instanceId the creation answered';
+
+/** What a dry run answers: the instance as the views show it. */
+type PreviewView = Omit<InstancePreviewAnswer, 'automationComposition'> & { automationComposition: InstanceView };
+
+@ApiController(TAGS.instance)
 @Controller('v2/compositions/:compositionId/instances')
 export class CompositionInstancesController {
   constructor(
@@ -46,8 +74,18 @@ export class CompositionInstancesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the instances of a composition definition' })
-  async list(@Param('compositionId') compositionId: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+  @ApiOperation({ operationId: 'queryCompositionInstances', summary: 'List the instances of a composition definition' })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiQuery({ name: 'name', required: false, description: 'Instance name', schema: { type: 'string' } })
+  @ApiQuery({ name: 'version', required: false, description: 'Instance version', schema: { type: 'string' } })
+  @ApiPaging()
+  @ApiShowSensitive()
+  @ApiOkResponse({ type: AutomationCompositions, description: 'The instances that match, by name' })
+  @ApiRefusals(400)
+  async list(
+    @Param('compositionId') compositionId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<InstancesView> {
     const instances = await this.instantiation.list({
       compositionId: parseUuid('compositionId', compositionId),
       name: optionalString('name', query['name']),
@@ -60,23 +98,41 @@ export class CompositionInstancesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an instance; with instanceId, update it; with ?dryRun=true, only validate' })
-  @ApiBody({ schema: { type: 'object', description: 'AutomationComposition' } })
-  @ApiResponse({ status: 201, description: 'Created; Location names the new instance' })
-  @ApiResponse({ status: 200, description: 'Updated, or (dryRun) the instance a creation would store' })
+  @ApiOperation({
+    operationId: 'createCompositionInstance',
+    summary: 'Create an instance; with instanceId, update it (or migrate it with compositionTargetId)',
+    description: 'With ?dryRun=true (beyond ONAP), only check a creation and answer what it would store.',
+  })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
   @ApiQuery({
     name: 'dryRun',
     required: false,
-    type: Boolean,
-    description: 'true: validate the creation and answer what would be stored, storing nothing',
+    schema: { type: 'boolean', default: false },
+    description: 'true: check the creation and answer what would be stored, storing nothing',
   })
+  @ApiJsonOrYamlBody(AutomationComposition, 'The instance; its compositionId must be the one of the path', {
+    minimal: { summary: 'An instance of the example composition', value: INSTANCE_EXAMPLE },
+  })
+  @ApiResponse({
+    status: 201,
+    type: InstantiationResponse,
+    description: 'Created; the Location header names the new instance',
+    example: INSTANTIATION_RESPONSE_EXAMPLE,
+  })
+  @ApiOkResponse({
+    description:
+      'Updated (InstantiationResponse), or with dryRun the instance a creation would store (InstancePreview)',
+    schema: { oneOf: [{ $ref: getSchemaPath(InstantiationResponse) }, { $ref: getSchemaPath(InstancePreview) }] },
+  })
+  @ApiExtraModels(InstancePreview)
+  @ApiRefusals(404, 409)
   async createOrUpdate(
     @Param('compositionId') compositionId: string,
     @Query('dryRun') dryRun: unknown,
     @Body() body: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<unknown> {
+  ): Promise<InstantiationAnswer | PreviewView> {
     const pathId = parseUuid('compositionId', compositionId);
     const parsed = parseInstanceBody(body);
     if (parseDryRun(dryRun)) {
@@ -97,12 +153,17 @@ export class CompositionInstancesController {
   }
 
   @Get(':instanceId')
-  @ApiOperation({ summary: 'Get one instance' })
+  @ApiOperation({ operationId: 'getCompositionInstance', summary: 'Get one instance' })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiUuidParam('instanceId', INSTANCE_ID)
+  @ApiShowSensitive()
+  @ApiOkResponse({ type: AutomationComposition, description: 'The instance and its state' })
+  @ApiRefusals(400, 404)
   async get(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
     @Query() query: Record<string, unknown>,
-  ): Promise<unknown> {
+  ): Promise<InstanceView> {
     const disclose = this.sensitive.disclosure(parseShowSensitive(query));
     return instanceView(
       await this.instantiation.get(parseUuid('compositionId', compositionId), parseUuid('instanceId', instanceId)),
@@ -112,40 +173,31 @@ export class CompositionInstancesController {
 
   @Put(':instanceId')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Order a state change: deployOrder, lockOrder or subOrder' })
-  @ApiBody({
-    schema: {
-      type: 'object',
-      properties: {
-        deployOrder: { type: 'string', enum: [...DEPLOY_ORDERS] },
-        lockOrder: { type: 'string', enum: [...LOCK_ORDERS] },
-        subOrder: { type: 'string', enum: [...SUB_ORDERS] },
-      },
-    },
+  @ApiOperation({
+    operationId: 'compositionInstanceState',
+    summary: 'Order a state change (deployOrder, lockOrder or subOrder); poll the instance until it is done',
   })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiUuidParam('instanceId', INSTANCE_ID)
+  @ApiJsonOrYamlBody(AcInstanceStateUpdate, 'The order', {
+    deploy: { summary: 'Deploy', value: { deployOrder: 'DEPLOY' } },
+    undeploy: { summary: 'Undeploy', value: { deployOrder: 'UNDEPLOY' } },
+    lock: { summary: 'Lock', value: { lockOrder: 'LOCK' } },
+    unlock: { summary: 'Unlock', value: { lockOrder: 'UNLOCK' } },
+  })
+  @ApiAcceptedResponse({ description: 'Ordered; the order runs in the background' })
+  @ApiRefusals(404, 409)
   async changeState(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
     @Body() body: unknown,
   ): Promise<void> {
-    const input = asStateUpdateBody(body);
-    const problems: string[] = [];
-    const read = <const T extends readonly string[]>(name: string, vocabulary: T): T[number] => {
-      try {
-        return optionalOrder(name, vocabulary, input[name], 'NONE');
-      } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error));
-        return 'NONE';
-      }
-    };
+    const order = validatedBody(AcInstanceStateUpdate, body);
     const update = {
-      deployOrder: read('deployOrder', DEPLOY_ORDERS),
-      lockOrder: read('lockOrder', LOCK_ORDERS),
-      subOrder: read('subOrder', SUB_ORDERS),
-    };
-    if (problems.length > 0) {
-      throw invalid(problems.join('\n'));
-    }
+      deployOrder: order.deployOrder ?? 'NONE',
+      lockOrder: order.lockOrder ?? 'NONE',
+      subOrder: order.subOrder ?? 'NONE',
+    } as const;
     await this.instantiation.changeState(
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),
@@ -155,14 +207,31 @@ export class CompositionInstancesController {
 
   @Delete(':instanceId')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Delete an UNDEPLOYED instance (asynchronous: DELETING, then gone)' })
-  delete(@Param('compositionId') compositionId: string, @Param('instanceId') instanceId: string): Promise<unknown> {
+  @ApiOperation({
+    operationId: 'deleteCompositionInstance',
+    summary: 'Delete an UNDEPLOYED instance (asynchronous: DELETING, then 404)',
+  })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiUuidParam('instanceId', INSTANCE_ID)
+  @ApiAcceptedResponse({ type: InstantiationResponse, description: 'Deleting' })
+  @ApiRefusals(400, 404, 409)
+  delete(
+    @Param('compositionId') compositionId: string,
+    @Param('instanceId') instanceId: string,
+  ): Promise<InstantiationAnswer> {
     return this.instantiation.delete(parseUuid('compositionId', compositionId), parseUuid('instanceId', instanceId));
   }
 
   @Post(':instanceId/rollback')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Roll back a failed or timed-out update or migration' })
+  @ApiOperation({
+    operationId: 'rollbackCompositionInstance',
+    summary: 'Roll back a failed or timed-out update or migration',
+  })
+  @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiUuidParam('instanceId', INSTANCE_ID)
+  @ApiAcceptedResponse({ description: 'Ordered; the rollback runs in the background' })
+  @ApiRefusals(400, 404, 409)
   async rollback(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
@@ -171,8 +240,7 @@ export class CompositionInstancesController {
   }
 }
 
-@ApiTags('Automation Composition Instance')
-@ApiBasicAuth()
+@ApiController(TAGS.instance)
 @Controller('v2/instances')
 export class InstancesController {
   constructor(
@@ -181,8 +249,36 @@ export class InstancesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List instances across definitions, with filters, sorting and paging' })
-  async list(@Query() query: Record<string, unknown>): Promise<unknown> {
+  @ApiOperation({
+    operationId: 'queryCompositionInstancesByFilter',
+    summary: 'List instances across definitions, with filters, sorting and paging',
+  })
+  @ApiQuery({ name: 'participantId', required: false, schema: { type: 'string', format: 'uuid' } })
+  @ApiQuery({
+    name: 'instanceIds',
+    required: false,
+    description: 'Comma-separated instance ids',
+    schema: { type: 'string' },
+  })
+  @ApiQuery({
+    name: 'deployState',
+    required: false,
+    description: `Comma-separated, each one of ${DEPLOY_STATES.join(', ')}`,
+    schema: { type: 'string' },
+  })
+  @ApiQuery({
+    name: 'stateChangeResult',
+    required: false,
+    description: `Comma-separated, each one of ${STATE_CHANGE_RESULTS.join(', ')}`,
+    schema: { type: 'string' },
+  })
+  @ApiQuery({ name: 'sort', required: false, schema: { type: 'string', enum: [...INSTANCE_SORT_FIELDS] } })
+  @ApiQuery({ name: 'sortOrder', required: false, schema: { type: 'string', enum: ['ASC', 'DESC'] } })
+  @ApiPaging()
+  @ApiShowSensitive()
+  @ApiOkResponse({ type: AutomationCompositions, description: 'The instances that match' })
+  @ApiRefusals(400)
+  async list(@Query() query: Record<string, unknown>): Promise<InstancesView> {
     const sortOrder = optionalString('sortOrder', query['sortOrder'])?.toUpperCase();
     if (sortOrder !== undefined && sortOrder !== 'ASC' && sortOrder !== 'DESC') {
       throw invalid(`sortOrder: must be ASC or DESC, got "${sortOrder}"`);

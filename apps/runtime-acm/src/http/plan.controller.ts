@@ -1,8 +1,9 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { DefinitionOrder } from '@acm/domain';
 import type { DefinitionPlan, InstancePlan, PlannedOrder } from '../application/plan.service';
 import { PLANNED_ORDERS, PlanService, TARGETED_ORDERS } from '../application/plan.service';
+import { ApiController, TAGS } from './openapi';
 import { invalid, optionalString, optionalUuid, parseUuid } from './request-parsing';
 
 function parseOrder(value: unknown): PlannedOrder {
@@ -43,8 +44,7 @@ function parseDefinitionOrder(value: unknown): DefinitionOrder {
 }
 
 /** Beyond ONAP: what an order would do, step by step, before it is given (`tofu plan`). */
-@ApiTags('Plan')
-@ApiBasicAuth()
+@ApiController(TAGS.plan)
 @Controller('v2/compositions/:compositionId')
 export class PlanController {
   constructor(private readonly plans: PlanService) {}

@@ -113,19 +113,3 @@ export function optionalText(name: string, value: unknown): string | null {
   }
   return value;
 }
-
-/** One value of a vocabulary; absent means the vocabulary's NONE. */
-export function optionalOrder<const T extends readonly string[]>(
-  name: string,
-  vocabulary: T,
-  value: unknown,
-  absent: T[number],
-): T[number] {
-  if (value === undefined || value === null) {
-    return absent;
-  }
-  if (!isOneOf(vocabulary, value)) {
-    throw invalid(`${name}: ${excerpt(value)} is not one of ${vocabulary.join(', ')}`);
-  }
-  return value;
-}

@@ -1,0 +1,25 @@
+import type { Type } from '@nestjs/common';
+import { CompositionsController } from './compositions.controller';
+import { EventsController } from './events.controller';
+import { GraphController } from './graph.controller';
+import { HealthController } from './health.controller';
+import { HistoryController } from './history.controller';
+import { CompositionInstancesController, InstancesController } from './instances.controller';
+import { ParticipantsController } from './participants.controller';
+import { PlanController } from './plan.controller';
+
+/**
+ * Every REST controller of the runtime. The runtime module serves them and the OpenAPI document describes them, so
+ * a route added here is served and documented at once (docs/architecture.md, "Adding a route").
+ */
+export const HTTP_CONTROLLERS: readonly Type[] = [
+  CompositionsController,
+  CompositionInstancesController,
+  InstancesController,
+  ParticipantsController,
+  HealthController,
+  HistoryController,
+  GraphController,
+  PlanController,
+  EventsController,
+];

@@ -1,0 +1,199 @@
+import {
+  DEPLOY_ORDERS,
+  DEPLOY_STATES,
+  LOCK_ORDERS,
+  LOCK_STATES,
+  MIGRATION_STATES,
+  STATE_CHANGE_RESULTS,
+  SUB_ORDERS,
+  SUB_STATES,
+} from '@acm/domain';
+import type {
+  JsonObject,
+  DeployOrder,
+  DeployState,
+  LockOrder,
+  LockState,
+  MigrationState,
+  StateChangeResult,
+  SubOrder,
+  SubState,
+} from '@acm/domain';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { notOneOf } from '../validated-body';
+import type { InstantiationResponse as InstantiationAnswer } from '../../application/instantiation.service';
+import type { ElementView, InstanceView, InstancesView } from '../../application/views';
+import { ToscaConceptIdentifier } from './composition.dto';
+import { EXAMPLE_INSTANCE_ID, INSTANTIATION_RESPONSE_EXAMPLE } from './examples';
+
+const OPEN_MAP = { type: 'object', additionalProperties: true } as const;
+/** Set by the runtime: shown in answers, ignored in a request body. */
+const ANSWERED = { readOnly: true } as const;
+
+/** One element of an instance (ONAP AutomationCompositionElement). */
+export class AutomationCompositionElement implements ElementView {
+  @ApiProperty({ format: 'uuid', description: 'The element id; the key of the elements map may be given instead' })
+  id!: string;
+
+  @ApiProperty({ type: ToscaConceptIdentifier, description: 'The element node template it instantiates' })
+  definition!: ToscaConceptIdentifier;
+
+  @ApiPropertyOptional()
+  description?: string;
+
+  @ApiPropertyOptional({
+    ...OPEN_MAP,
+    description: "The element's properties; the definition's metadata.sensitive ones are masked in answers",
+  })
+  properties?: JsonObject;
+
+  @ApiPropertyOptional({ ...ANSWERED, format: 'uuid' })
+  participantId?: string;
+
+  @ApiPropertyOptional({ ...ANSWERED, enum: DEPLOY_STATES, enumName: 'DeployState' })
+  deployState?: DeployState;
+
+  @ApiPropertyOptional({ ...ANSWERED, enum: LOCK_STATES, enumName: 'LockState' })
+  lockState?: LockState;
+
+  @ApiPropertyOptional({ ...ANSWERED, enum: SUB_STATES, enumName: 'SubState' })
+  subState?: SubState;
+
+  @ApiPropertyOptional({ ...ANSWERED, enum: MIGRATION_STATES, enumName: 'MigrationState' })
+  migrationState?: MigrationState;
+
+  @ApiPropertyOptional({ ...ANSWERED, type: 'integer' })
+  stage?: number;
+
+  @ApiPropertyOptional({ ...ANSWERED })
+  operationalState?: string;
+
+  @ApiPropertyOptional({ ...ANSWERED })
+  useState?: string;
+
+  @ApiPropertyOptional({ ...ANSWERED, description: "The participant's last message about the element" })
+  message?: string;
+
+  @ApiPropertyOptional({ ...ANSWERED, ...OPEN_MAP, description: 'What the participant reported' })
+  outProperties?: JsonObject;
+}
+
+/** An instance of a composition definition (ONAP AutomationComposition). */
+@ApiExtraModels(AutomationCompositionElement)
+export class AutomationComposition implements InstanceView {
+  @ApiProperty({ example: 'MinimalInstance' })
+  name!: string;
+
+  @ApiProperty({ example: '1.0.0' })
+  version!: string;
+
+  @ApiProperty({ format: 'uuid', description: 'Must be the compositionId of the path' })
+  compositionId!: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Given in a POST, an update (or a migration with a target)' })
+  instanceId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'The definition to migrate to' })
+  compositionTargetId?: string;
+
+  @ApiPropertyOptional({ description: 'With compositionTargetId: only check the migration' })
+  precheck?: boolean;
+
+  @ApiPropertyOptional()
+  description?: string;
+
+  @ApiPropertyOptional()
+  derived_from?: string;
+
+  @ApiPropertyOptional({ ...OPEN_MAP })
+  metadata?: JsonObject;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(AutomationCompositionElement) },
+    description: 'By element id',
+  })
+  elements!: Record<string, AutomationCompositionElement>;
+
+  @ApiPropertyOptional({ ...ANSWERED, enum: DEPLOY_STATES, enumName: 'DeployState' })
+  deployState?: DeployState;
+
+  @ApiPropertyOptional({ ...ANSWERED, enum: LOCK_STATES, enumName: 'LockState' })
+  lockState?: LockState;
+
+  @ApiPropertyOptional({ ...ANSWERED, enum: SUB_STATES, enumName: 'SubState' })
+  subState?: SubState;
+
+  @ApiPropertyOptional({ ...ANSWERED, enum: STATE_CHANGE_RESULTS, enumName: 'StateChangeResult' })
+  stateChangeResult?: StateChangeResult;
+
+  @ApiPropertyOptional({ ...ANSWERED, type: 'integer', description: 'The start phase in progress' })
+  phase?: number;
+
+  @ApiPropertyOptional({ ...ANSWERED, example: '2026-12-01 11:30:15.123', description: 'UTC' })
+  lastMsg?: string;
+
+  @ApiPropertyOptional({ ...ANSWERED, format: 'uuid' })
+  revisionId?: string;
+}
+
+/** The answer of the instance lists (ONAP AutomationCompositions). */
+export class AutomationCompositions implements InstancesView {
+  @ApiProperty({ type: [AutomationComposition] })
+  automationCompositionList!: AutomationComposition[];
+}
+
+/** The answer of an instance create, update, migration or delete (ONAP InstantiationResponse). */
+export class InstantiationResponse implements InstantiationAnswer {
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_INSTANCE_ID })
+  instanceId!: string;
+
+  @ApiProperty({ type: ToscaConceptIdentifier, example: INSTANTIATION_RESPONSE_EXAMPLE.affectedAutomationComposition })
+  affectedAutomationComposition!: ToscaConceptIdentifier;
+}
+
+/** The body of PUT .../instances/{instanceId}: one order at a time (ONAP AcInstanceStateUpdate). */
+export class AcInstanceStateUpdate {
+  @ApiPropertyOptional({ enum: DEPLOY_ORDERS, enumName: 'DeployOrder', description: 'Absent: NONE' })
+  @IsOptional()
+  @IsIn(DEPLOY_ORDERS, { message: notOneOf(DEPLOY_ORDERS) })
+  deployOrder?: DeployOrder;
+
+  @ApiPropertyOptional({ enum: LOCK_ORDERS, enumName: 'LockOrder', description: 'Absent: NONE' })
+  @IsOptional()
+  @IsIn(LOCK_ORDERS, { message: notOneOf(LOCK_ORDERS) })
+  lockOrder?: LockOrder;
+
+  @ApiPropertyOptional({ enum: SUB_ORDERS, enumName: 'SubOrder', description: 'Absent: NONE' })
+  @IsOptional()
+  @IsIn(SUB_ORDERS, { message: notOneOf(SUB_ORDERS) })
+  subOrder?: SubOrder;
+}
+
+/** A problem the TOSCA reader found, with where it is. */
+export class ToscaProblem {
+  @ApiProperty({ example: 'elements["5e1f0000-0000-4000-8000-000000000e01"].properties.baseUrl' })
+  path!: string;
+
+  @ApiProperty({ description: 'The rule that was broken' })
+  rule!: string;
+
+  @ApiProperty()
+  message!: string;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  line?: number;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  column?: number;
+}
+
+/** Beyond ONAP: the answer of POST .../instances?dryRun=true, what a creation would store. */
+export class InstancePreview {
+  @ApiProperty({ type: AutomationComposition })
+  automationComposition!: AutomationComposition;
+
+  @ApiProperty({ type: [ToscaProblem], description: 'Problems PROPERTY_VALIDATION=warn lets through' })
+  propertyProblems!: ToscaProblem[];
+}

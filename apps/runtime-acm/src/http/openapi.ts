@@ -1,0 +1,230 @@
+import { applyDecorators } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
+import {
+  ApiBasicAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiParam,
+  ApiQuery,
+  ApiResponse,
+  ApiTags,
+  DocumentBuilder,
+  getSchemaPath,
+  SwaggerModule,
+} from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { SimpleResponse } from './dto/errors.dto';
+
+type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
+type ParameterObject = Extract<NonNullable<Operation['parameters']>[number], { in: string }>;
+
+/**
+ * The OpenAPI document is generated from the controllers' decorators and the DTO classes, nothing else: these
+ * helpers keep each route's description to a few lines (docs/architecture.md, "Adding a route").
+ */
+
+/** The media types ONAP's runtime reads and answers; the body parser and the response interceptor do both. */
+export const BODY_TYPES = ['application/json', 'application/yaml'] as const;
+
+export const TAGS = {
+  definition: {
+    name: 'Automation Composition Definition',
+    description: 'Commission, prime, deprime and delete automation composition definitions (TOSCA service templates)',
+  },
+  instance: {
+    name: 'Automation Composition Instance',
+    description: 'Create, update, migrate, deploy, lock and delete automation composition instances',
+  },
+  participant: {
+    name: 'Participant Monitoring',
+    description: 'The participants that registered, what they serve, and status or sync requests to them',
+  },
+  history: { name: 'History', description: 'Beyond ONAP: who ordered what, each phase and each element result' },
+  graph: { name: 'Graph', description: 'Beyond ONAP: the dependency graph of a composition and of an instance' },
+  plan: { name: 'Plan', description: 'Beyond ONAP: the steps an order would run, before it is given' },
+  control: {
+    name: 'Control',
+    description: 'Beyond ONAP: cancel, pause and resume running work, and what the running operation waits for',
+  },
+  actuator: { name: 'Actuator', description: "Probes at ONAP's actuator paths" },
+} as const;
+
+type Tag = (typeof TAGS)[keyof typeof TAGS];
+
+/** What each refusal means; every one answers ONAP's SimpleResponse as JSON. */
+const REFUSALS = {
+  400: 'Bad Request: a path, query or body field broke a rule; errorDetails names each one',
+  401: 'Unauthorized: HTTP Basic credentials missing or wrong',
+  404: 'Not Found: no such definition, instance or participant',
+  409: 'Conflict: a participant it needs is off line, or a concurrent change won',
+  413: 'Payload Too Large: the body is over MAX_BODY_BYTES',
+  415: 'Unsupported Media Type: send application/json or application/yaml',
+  503: 'Service Unavailable: the database does not answer; retry after Retry-After seconds',
+} as const;
+
+export type RefusalStatus = keyof typeof REFUSALS;
+
+/** The refusals a route can answer besides those every route can (401, 503). */
+export function ApiRefusals(...statuses: RefusalStatus[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: REFUSALS[status],
+        content: { 'application/json': { schema: { $ref: getSchemaPath(SimpleResponse) } } },
+      }),
+    ),
+  );
+}
+
+/** A controller of the v2 API: its tag, HTTP Basic and the refusals any route may answer. */
+export function ApiController(tag: Tag): ClassDecorator {
+  return applyDecorators(ApiTags(tag.name), ApiBasicAuth(), ApiExtraModels(SimpleResponse), ApiRefusals(401, 503));
+}
+
+/** A request body in JSON or YAML, refused with 400, 413 or 415 when it cannot be read. */
+export function ApiJsonOrYamlBody(
+  type: new () => object,
+  description: string,
+  examples: Record<string, { summary: string; value: unknown }>,
+): MethodDecorator {
+  return applyDecorators(
+    ApiConsumes(...BODY_TYPES),
+    ApiBody({ type, description, required: true, examples }),
+    ApiRefusals(400, 413, 415),
+  );
+}
+
+/** A path parameter that must be a UUID (400 otherwise). */
+export function ApiUuidParam(name: string, description: string): MethodDecorator {
+  return ApiParam({ name, description, schema: { type: 'string', format: 'uuid' } });
+}
+
+/** ONAP's paging: both or neither. */
+export function ApiPaging(): MethodDecorator {
+  return applyDecorators(
+    ApiQuery({
+      name: 'page',
+      required: false,
+      description: 'Zero-based page number; applies only with size',
+      schema: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    }),
+    ApiQuery({
+      name: 'size',
+      required: false,
+      description: 'Page size; applies only with page',
+      schema: { type: 'integer', minimum: 1, maximum: 10_000 },
+    }),
+  );
+}
+
+/** `showSensitive=true` asks for sensitive properties in clear, granted only by configuration. */
+export function ApiShowSensitive(): MethodDecorator {
+  return ApiQuery({
+    name: 'showSensitive',
+    required: false,
+    description: 'true: sensitive properties in clear, when SHOW_SENSITIVE allows it (masked otherwise)',
+    schema: { type: 'boolean', default: false },
+  });
+}
+
+const REQUEST_ID: ParameterObject = {
+  name: 'X-ONAP-RequestID',
+  in: 'header',
+  required: false,
+  description: 'Request id for tracing; answered back in the response header of the same name (a new one if absent)',
+  schema: { type: 'string', format: 'uuid' },
+};
+
+/** ONAP's response headers, on every answer (http/request-headers.ts sets them). */
+const RESPONSE_HEADERS = {
+  'X-LatestVersion': { description: 'Latest API version', schema: { type: 'string', example: '1.0.0' } },
+  'X-MinorVersion': { description: 'API minor version', schema: { type: 'string', example: '0' } },
+  'X-PatchVersion': { description: 'API patch version', schema: { type: 'string', example: '0' } },
+  'X-ONAP-RequestID': { description: 'The request id', schema: { type: 'string', format: 'uuid' } },
+};
+
+/** Builds the document the runtime serves at /v3/api-docs; paths are relative to the server, as in ONAP's. */
+export function openApiDocument(app: INestApplication, contextPath: string): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('ACM runtime')
+    .setDescription(
+      'Automation composition runtime, wire-compatible with the v2 API of ONAP CLAMP ACM. Bodies are JSON or YAML ' +
+        '(Content-Type), answers JSON or YAML (Accept). Orders answer 202 and run in the background: poll the ' +
+        'definition or instance until its state and stateChangeResult say it is done.',
+    )
+    .setVersion('1.0.0')
+    .setLicense('Apache 2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+    .addServer(`/${contextPath}`, 'This runtime')
+    .addBasicAuth();
+  for (const tag of Object.values(TAGS)) {
+    builder.addTag(tag.name, tag.description);
+  }
+  const document = SwaggerModule.createDocument(app, builder.build(), { ignoreGlobalPrefix: true });
+  document.components = { ...document.components, headers: RESPONSE_HEADERS };
+  const operationIds = new Set<string>();
+  for (const [route, path] of Object.entries(document.paths)) {
+    for (const operation of [path.get, path.put, path.post, path.delete]) {
+      if (operation === undefined) {
+        continue;
+      }
+      // A route served at two paths (/actuator/health and /health) is one method: the alias gets an id of its own.
+      if (operation.operationId !== undefined && operationIds.has(operation.operationId)) {
+        operation.operationId = `${operation.operationId}At${route.replace(/[^A-Za-z0-9]+(.)?/g, (_, next?: string) => (next ?? '').toUpperCase())}`;
+      }
+      operationIds.add(operation.operationId ?? '');
+      operation.parameters = [...(operation.parameters ?? []), REQUEST_ID];
+      for (const response of Object.values(operation.responses)) {
+        if (response === undefined || '$ref' in response) {
+          continue;
+        }
+        // The response interceptor answers any object body in YAML to a client that prefers it.
+        const json = response.content?.['application/json'];
+        if (json !== undefined && response.content?.['application/yaml'] === undefined && !isRefusal(response)) {
+          response.content = { ...response.content, 'application/yaml': json };
+        }
+        response.headers = Object.fromEntries(
+          Object.keys(RESPONSE_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+        );
+      }
+    }
+  }
+  collapseLoneAllOf(document.components.schemas);
+  return document;
+}
+
+function isRefusal(response: { content?: Record<string, { schema?: unknown }> }): boolean {
+  const schema = response.content?.['application/json']?.schema;
+  return (
+    typeof schema === 'object' && schema !== null && '$ref' in schema && schema.$ref === getSchemaPath(SimpleResponse)
+  );
+}
+
+/**
+ * The generator wraps every enum reference in a one-entry `allOf`; without a sibling keyword (readOnly,
+ * description) the reference alone says the same, and linters ask for it.
+ */
+function collapseLoneAllOf(node: unknown): void {
+  if (typeof node !== 'object' || node === null) {
+    return;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (isLoneAllOf(value)) {
+      (node as Record<string, unknown>)[key] = value.allOf[0];
+    } else {
+      collapseLoneAllOf(value);
+    }
+  }
+}
+
+function isLoneAllOf(value: unknown): value is { allOf: [unknown] } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.keys(value).length === 1 &&
+    'allOf' in value &&
+    Array.isArray(value.allOf) &&
+    value.allOf.length === 1
+  );
+}
