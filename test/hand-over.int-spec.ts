@@ -42,6 +42,8 @@ describe('hand-over of a silent replica’s work', () => {
       HEART_BEAT: String(HEART_BEAT),
       MAX_STATUS_WAIT: String(MAX_STATUS_WAIT),
       MAX_OPERATION_WAIT: String(7 * MAX_STATUS_WAIT),
+      // Hand-over alone: the resend after MAX_WAIT_MS (days of fake time pass here) has specs of its own.
+      MAX_WAIT_MS: '0',
     });
     jest.spyOn(runtime.app.get(Clock), 'now').mockImplementation(() => now);
     participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);

@@ -12,6 +12,7 @@ import { PlanService } from './application/plan.service';
 import { DefinitionDocsService } from './application/definition-docs.service';
 import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
+import { ControlService } from './application/control.service';
 import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './engine/template-reader';
 import { RUNTIME_CONFIG } from './config/runtime.config';
@@ -109,6 +110,7 @@ export class RuntimeModule {
         InstanceProperties,
         DefinitionDocsService,
         InstantiationService,
+        ControlService,
         ParticipantsService,
         HistoryService,
         EffectWriter,

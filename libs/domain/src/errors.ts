@@ -17,6 +17,12 @@ export const DOMAIN_ERROR_CODES = [
   'PARTICIPANT_OFFLINE',
   /** Another order changed the same object first; the caller may read again and retry. */
   'CONCURRENT_MODIFICATION',
+  /** A control request (cancel, pause, resume) finds no running operation to act on. */
+  'NOTHING_RUNNING',
+  /** A signal carries no valid credentials or token. */
+  'UNAUTHENTICATED',
+  /** A signal's token does not grant this element (or has expired); whether the element exists is not said. */
+  'FORBIDDEN',
   /** The store cannot be reached (down, restarting, unreachable); nothing was changed and the caller may retry. */
   'STORE_UNAVAILABLE',
 ] as const;

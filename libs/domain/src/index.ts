@@ -17,6 +17,7 @@ export * from './engine/stage-planner';
 export * from './engine/order-cascade';
 export * from './engine/deadlines';
 export * from './engine/hand-over';
+export * from './control';
 export * from './operation/effects';
 export * from './operation/topology';
 export * from './operation/dispatch';

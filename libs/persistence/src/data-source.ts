@@ -17,6 +17,7 @@ import { OperationsOutboxEvents1764490000000 } from './migrations/1764490000000-
 import { RollbackSnapshot1764500000000 } from './migrations/1764500000000-RollbackSnapshot';
 import { MessageAnswers1764520000000 } from './migrations/1764520000000-MessageAnswers';
 import { MessageElements1764530000000 } from './migrations/1764530000000-MessageElements';
+import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   RollbackSnapshot1764500000000,
   MessageAnswers1764520000000,
   MessageElements1764530000000,
+  OperationControl1764612000000,
 ];
 
 export interface DatabaseOptions {

@@ -24,10 +24,21 @@ interface OperationRow {
   started_at: Date;
   deadline_at: Date;
   finished_at: Date | null;
+  progress_at: Date;
+  resent: number;
+  paused_at: Date | null;
+  paused_ms: string | number;
+  retried: number;
+  retry_at: Date | null;
 }
 
 const OPERATION_COLUMNS =
-  'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at';
+  'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at, ' +
+  'progress_at, resent, paused_at, paused_ms, retried, retry_at';
+
+function epochOrNull(date: Date | null): number | null {
+  return date === null ? null : new Date(date).getTime();
+}
 
 function operationOf(row: OperationRow): Operation {
   return operationFromRecord({
@@ -40,7 +51,15 @@ function operationOf(row: OperationRow): Operation {
     phase: row.phase,
     startedAt: new Date(row.started_at).getTime(),
     deadlineAt: new Date(row.deadline_at).getTime(),
-    finishedAt: row.finished_at === null ? null : new Date(row.finished_at).getTime(),
+    finishedAt: epochOrNull(row.finished_at),
+    control: {
+      progressAt: new Date(row.progress_at).getTime(),
+      resent: row.resent,
+      pausedAt: epochOrNull(row.paused_at),
+      pausedMs: Number(row.paused_ms),
+      retried: row.retried,
+      retryAt: epochOrNull(row.retry_at),
+    },
   });
 }
 
@@ -48,12 +67,25 @@ function dateOrNull(epochMs: number | null): Date | null {
   return epochMs === null ? null : new Date(epochMs);
 }
 
+function controlValues(operation: Operation): unknown[] {
+  const { control } = operation;
+  return [
+    new Date(control.progressAt),
+    control.resent,
+    dateOrNull(control.pausedAt),
+    control.pausedMs,
+    control.retried,
+    dateOrNull(control.retryAt),
+  ];
+}
+
 export class SqlOperationRepository implements OperationRepository {
   constructor(private readonly manager: EntityManager) {}
 
   async insert(operation: Operation): Promise<void> {
     await this.manager.query(
-      `INSERT INTO acm_operation (${OPERATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      `INSERT INTO acm_operation (${OPERATION_COLUMNS})
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       [
         operation.operationId,
         operation.targetKind,
@@ -65,13 +97,15 @@ export class SqlOperationRepository implements OperationRepository {
         new Date(operation.startedAt),
         new Date(operation.deadlineAt),
         dateOrNull(operation.finishedAt),
+        ...controlValues(operation),
       ],
     );
   }
 
   async update(operation: Operation): Promise<void> {
     await this.manager.query(
-      `UPDATE acm_operation SET state = $2, timed_out = $3, phase = $4, deadline_at = $5, finished_at = $6
+      `UPDATE acm_operation SET state = $2, timed_out = $3, phase = $4, deadline_at = $5, finished_at = $6,
+         progress_at = $7, resent = $8, paused_at = $9, paused_ms = $10, retried = $11, retry_at = $12
        WHERE operation_id = $1`,
       [
         operation.operationId,
@@ -80,6 +114,7 @@ export class SqlOperationRepository implements OperationRepository {
         operation.phase,
         new Date(operation.deadlineAt),
         dateOrNull(operation.finishedAt),
+        ...controlValues(operation),
       ],
     );
   }
@@ -180,9 +215,17 @@ export class SqlOperationRepository implements OperationRepository {
   async findOverdue(now: number, limit: number): Promise<Operation[]> {
     const rows: OperationRow[] = await this.manager.query(
       `SELECT ${OPERATION_COLUMNS} FROM acm_operation
-       WHERE state = 'RUNNING' AND NOT timed_out AND deadline_at < $1
+       WHERE state = 'RUNNING' AND NOT timed_out AND deadline_at < $1 AND paused_at IS NULL
        ORDER BY deadline_at LIMIT $2`,
       [new Date(now), limit],
+    );
+    return rows.map(operationOf);
+  }
+
+  async listRunning(limit: number): Promise<Operation[]> {
+    const rows: OperationRow[] = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE state = 'RUNNING' ORDER BY progress_at, operation_id LIMIT $1`,
+      [limit],
     );
     return rows.map(operationOf);
   }

@@ -12,6 +12,7 @@ import {
   DomainError,
   IdGenerator,
   UnitOfWork,
+  assertControlSettings,
   assertDefinitionEditable,
   assertParticipantsOnline,
   assignParticipants,
@@ -61,6 +62,7 @@ export class CommissioningService {
   /** Creates a definition, or replaces one when the template's metadata names its compositionId. */
   async commission(body: unknown): Promise<{ created: boolean; response: CommissioningResponse }> {
     const info = this.templates.read(body);
+    assertControlSettings(info.metadata, 'metadata');
     const template = body as ServiceTemplate;
     const existingId = compositionIdOf(template);
     if (existingId !== undefined) {

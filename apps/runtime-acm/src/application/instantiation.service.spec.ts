@@ -106,6 +106,42 @@ describe('InstantiationService with the engine (in-memory store, fake clock)', (
     expect(operation).toMatchObject({ order: 'DEPLOY', state: 'COMPLETED', finishedAt: operation!.startedAt + 4_500 });
   });
 
+  it('"supersede": true lets UNDEPLOY cancel a running DEPLOY; without it ONAP refusal stays', async () => {
+    const { fixture, service, compositionId, instanceId } = await setUp();
+    const undeploy = { deployOrder: 'UNDEPLOY', lockOrder: 'NONE', subOrder: 'NONE' } as const;
+    await service.changeState(compositionId, instanceId, {
+      deployOrder: 'DEPLOY',
+      lockOrder: 'NONE',
+      subOrder: 'NONE',
+    });
+    const [phase0] = (await fixture.take()).filter(
+      (message) => message.messageType === 'AUTOMATION_COMPOSITION_DEPLOY',
+    );
+    const before = await service.get(compositionId, instanceId);
+    expect((await refusal(service.changeState(compositionId, instanceId, undeploy))).code).toBe('ORDER_NOT_ALLOWED');
+
+    fixture.clock.advance(100);
+    await service.changeState(compositionId, instanceId, undeploy, true);
+    const superseding = await service.get(compositionId, instanceId);
+    expect(superseding).toMatchObject({ deployState: 'UNDEPLOYING', stateChangeResult: 'NO_ERROR' });
+    expect(superseding.revisionId).not.toBe(before.revisionId);
+    // The superseded deploy's late answer changes nothing.
+    await fixture.engine.applyInstanceAck(fixture.ackOf(phase0!, P1, DEPLOYED));
+    expect((await service.get(compositionId, instanceId)).deployState).toBe('UNDEPLOYING');
+    const states = (await fixture.unitOfWork.read((store) => store.operations.history(instanceId, 5))).map(
+      (operation) => [operation.order, operation.state],
+    );
+    expect(states).toEqual([
+      ['UNDEPLOY', 'RUNNING'],
+      ['DEPLOY', 'SUPERSEDED'],
+    ]);
+    // Nothing runs: the flag changes nothing, the table decides.
+    expect(
+      (await refusal(service.changeState(compositionId, instanceId, { ...undeploy, deployOrder: 'DELETE' }, true)))
+        .code,
+    ).toBe('ORDER_NOT_ALLOWED');
+  });
+
   it('after a timeout the same order is accepted again, supersedes the timed-out operation and completes', async () => {
     const { fixture, service, compositionId, instanceId } = await setUp();
     await service.changeState(compositionId, instanceId, {

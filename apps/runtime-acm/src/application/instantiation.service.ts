@@ -14,6 +14,7 @@ import {
   DomainError,
   IdGenerator,
   UnitOfWork,
+  assertControlSettings,
   assertDeployable,
   assertParticipantsOnline,
   checkOrderMayStart,
@@ -23,6 +24,7 @@ import {
   planMigrationRevert,
   planUpdateRevert,
   resolveStateChange,
+  supersedingKey,
   validateInstanceElements,
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
@@ -113,6 +115,7 @@ export class InstantiationService {
       Object.values(definition.elementStateMap).map((state) => state.participantId),
     );
     this.validateAgainstDefinition(definition, request);
+    assertControlSettings(request.metadata, 'metadata');
     const checked = this.properties.check(definition, request.elements);
     await this.assertFree(store, request);
     const instance: AutomationComposition = {
@@ -353,11 +356,23 @@ export class InstantiationService {
     return this.unitOfWork.read((store) => store.instances.list(query));
   }
 
-  /** PUT state change: DEPLOY, UNDEPLOY, LOCK, UNLOCK, PREPARE or REVIEW. */
-  async changeState(pathCompositionId: string, instanceId: string, update: InstanceStateUpdate): Promise<void> {
+  /**
+   * PUT state change: DEPLOY, UNDEPLOY, LOCK, UNLOCK, PREPARE or REVIEW. With `supersede` (beyond ONAP, Heat's new
+   * traversal) an order refused only because an operation runs cancels that operation and starts from the
+   * elements' current states; it is checked as ONAP checks an order after a failure (`supersedingKey`).
+   */
+  async changeState(
+    pathCompositionId: string,
+    instanceId: string,
+    update: InstanceStateUpdate,
+    supersede = false,
+  ): Promise<void> {
     await this.unitOfWork.transaction(async (store) => {
-      const found = await this.findInstance(store, instanceId, pathCompositionId);
-      const order = resolveStateChange(update, found.value);
+      const stored = await this.findInstance(store, instanceId, pathCompositionId);
+      const order = resolveStateChange(update, supersede ? supersedingKey(stored.value) : stored.value);
+      const superseding = supersede && supersedingKey(stored.value) !== stored.value;
+      // A new revision, so a participant does not take the new order for a resend of the one it still runs.
+      const found = superseding ? { ...stored, value: { ...stored.value, revisionId: this.ids.uuid() } } : stored;
       if (order === 'DEPLOY') {
         assertDeployable(found.value);
       }

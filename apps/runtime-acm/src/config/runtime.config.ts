@@ -1,3 +1,4 @@
+import { RESEND_LIMITS } from '@acm/domain';
 import { readKafkaSecurity } from '@acm/messaging';
 import type { KafkaSecurity } from '@acm/messaging';
 
@@ -53,6 +54,12 @@ export interface RuntimeConfig {
   readonly maxStatusWaitMs: number;
   /** MAX_OPERATION_WAIT: default operation timeout when no element or metadata sets one. */
   readonly maxOperationWaitMs: number;
+  /** MAX_WAIT_MS: silence of an open phase after which supervision sends it again (0: never). */
+  readonly maxWaitMs: number;
+  /** MAX_RETRY_COUNT: how many times a silent phase is sent again, the delay doubling each time. */
+  readonly maxRetryCount: number;
+  /** NO_PROGRESS_TIMEOUT: an element silent for longer is reported stuck, not failed (0: off). */
+  readonly noProgressTimeoutMs: number;
   /** MAX_PARALLEL_ELEMENTS: most elements of one operation in flight at once; null (unset) for no limit. */
   readonly maxParallelElements: number | null;
   /** MAX_PARTICIPANTS: participants with an ON_LINE replica beyond which a new participant is refused. */
@@ -110,6 +117,9 @@ export const DEFAULTS = {
   HEART_BEAT: '5000',
   MAX_STATUS_WAIT: '150000',
   MAX_OPERATION_WAIT: '200000',
+  MAX_WAIT_MS: '20000',
+  MAX_RETRY_COUNT: '3',
+  NO_PROGRESS_TIMEOUT: '0',
   MAX_PARTICIPANTS: '1000',
   MAX_PARTICIPANT_REPLICAS: '64',
   REGISTRATION_RATE_LIMIT: '600',
@@ -217,6 +227,9 @@ export function loadRuntimeConfig(
     heartBeatMs: check.integer(env, 'HEART_BEAT', 100, 24 * 3600 * 1000),
     maxStatusWaitMs: check.integer(env, 'MAX_STATUS_WAIT', 100, 7 * 24 * 3600 * 1000),
     maxOperationWaitMs: check.integer(env, 'MAX_OPERATION_WAIT', 100, 7 * 24 * 3600 * 1000),
+    maxWaitMs: check.integer(env, 'MAX_WAIT_MS', 0, RESEND_LIMITS.maxWaitMs),
+    maxRetryCount: check.integer(env, 'MAX_RETRY_COUNT', 0, RESEND_LIMITS.maxRetryCount),
+    noProgressTimeoutMs: check.integer(env, 'NO_PROGRESS_TIMEOUT', 0, 7 * 24 * 3600 * 1000),
     maxParallelElements,
     maxParticipants: check.integer(env, 'MAX_PARTICIPANTS', 1, 1_000_000),
     maxParticipantReplicas: check.integer(env, 'MAX_PARTICIPANT_REPLICAS', 1, 100_000),

@@ -144,6 +144,30 @@ export class EffectWriter {
     await this.write(store, subjectId, step, now, () => null);
   }
 
+  private countControl(effect: Extract<OperationEffect, { kind: 'COUNT_CONTROL' }>): void {
+    const { metrics } = this;
+    switch (effect.control) {
+      case 'RESEND':
+        return metrics.resends.inc({ order: effect.order }, effect.count);
+      case 'RETRY':
+        return metrics.retries.inc({ order: effect.order }, effect.count);
+      case 'CANCEL':
+        return metrics.cancels.inc(
+          {
+            target: effect.order === 'PRIME' || effect.order === 'DEPRIME' ? 'DEFINITION' : 'INSTANCE',
+            rollback: String(effect.rollback ?? false),
+          },
+          effect.count,
+        );
+      case 'PAUSE':
+        return metrics.pauses.inc({ action: 'pause' }, effect.count);
+      case 'RESUME':
+        return metrics.pauses.inc({ action: 'resume' }, effect.count);
+      case 'NO_PROGRESS':
+        return metrics.stuck.inc(effect.count);
+    }
+  }
+
   private async write(
     store: Store,
     subjectId: string,
@@ -199,6 +223,9 @@ export class EffectWriter {
           if (effect.seconds !== null) {
             this.metrics.operationSeconds.observe({ order: effect.order }, effect.seconds);
           }
+          break;
+        case 'COUNT_CONTROL':
+          this.countControl(effect);
           break;
         case 'IGNORE':
           this.ignored([effect]);

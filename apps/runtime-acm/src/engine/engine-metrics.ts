@@ -12,6 +12,11 @@ export class EngineMetrics {
   readonly messagesRejected: Counter<'code'>;
   readonly messagesSent: Counter<'topic'>;
   readonly registrationsRefused: Counter<'reason'>;
+  readonly resends: Counter<'order'>;
+  readonly retries: Counter<'order'>;
+  readonly cancels: Counter<'target' | 'rollback'>;
+  readonly pauses: Counter<'action'>;
+  readonly stuck: Counter;
 
   constructor(runtime: RuntimeMetrics) {
     const registers = [runtime.registry];
@@ -56,6 +61,35 @@ export class EngineMetrics {
       name: 'acm_participant_registrations_refused_total',
       help: 'REGISTER or first STATUS of a new participant or replica refused by the registration limits, by reason',
       labelNames: ['reason'],
+      registers,
+    });
+    this.resends = new Counter({
+      name: 'acm_phase_resends_total',
+      help: 'Open phases sent again after maxWaitMs without an answer, by order',
+      labelNames: ['order'],
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'acm_element_retries_total',
+      help: 'Retries of failed elements scheduled by a retry policy, by order',
+      labelNames: ['order'],
+      registers,
+    });
+    this.cancels = new Counter({
+      name: 'acm_operation_cancels_total',
+      help: 'Running operations cancelled, by target kind and whether a rollback followed',
+      labelNames: ['target', 'rollback'],
+      registers,
+    });
+    this.pauses = new Counter({
+      name: 'acm_operation_pauses_total',
+      help: 'Operations paused and resumed, by action',
+      labelNames: ['action'],
+      registers,
+    });
+    this.stuck = new Counter({
+      name: 'acm_elements_no_progress_total',
+      help: 'Elements reported with no ACK or progress for their noProgressTimeoutMs (not failed)',
       registers,
     });
   }

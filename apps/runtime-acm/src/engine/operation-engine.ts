@@ -3,6 +3,7 @@ import type {
   AutomationComposition,
   CompositionDefinition,
   DefinitionOrder,
+  InstanceInput,
   InstanceOperation,
   InstanceOrder,
   LostReplicas,
@@ -11,7 +12,15 @@ import type {
   Store,
   Versioned,
 } from '@acm/domain';
-import { Clock, UnitOfWork, hasUnfinishedWorkOf, ignore, operationOfAck } from '@acm/domain';
+import {
+  Clock,
+  UnitOfWork,
+  cancelDefinitionOperation,
+  hasUnfinishedWorkOf,
+  ignore,
+  needsSupervision,
+  operationOfAck,
+} from '@acm/domain';
 import { metadataTimeoutMs } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { EffectWriter } from './effect-writer';
@@ -184,6 +193,120 @@ export class OperationEngine {
       );
     }
     return resent;
+  }
+
+  // ---- Control of running work (issue 12): inputs of the state machine, decided in the domain ----
+
+  /**
+   * Cancels the running operation of an instance inside the caller's transaction (with `rollback`, the reverse
+   * order then starts); resolves with the instance as the cancel left it.
+   */
+  async cancelInstance(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+    rollback: boolean,
+  ): Promise<AutomationComposition> {
+    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const dispatched = running
+      ? await this.dispatchedByOperation(store, found.value.instanceId, running.operationId)
+      : new Set<string>();
+    const input: InstanceInput = { kind: 'CANCEL', rollback, dispatched };
+    const target = { found, definition, running, order: running?.order ?? null };
+    return (await this.steps.instance(store, target, input)).target;
+  }
+
+  /** Pauses the running operation of an instance: nothing new is dispatched, its deadlines stop. */
+  async pauseInstance(store: Store, found: Versioned<AutomationComposition>, definition: CompositionDefinition) {
+    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const target = { found, definition, running, order: running?.order ?? null };
+    await this.steps.instance(store, target, { kind: 'PAUSE' });
+  }
+
+  /** Resumes a paused operation where it stopped. */
+  async resumeInstance(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+  ): Promise<void> {
+    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const dispatched = running ? await this.steps.dispatchedIn(store, running) : new Set<string>();
+    const input: InstanceInput = { kind: 'RESUME', dispatched };
+    const target = { found, definition, running, order: running?.order ?? null };
+    await this.steps.instance(store, target, input);
+  }
+
+  /** Cancels a running prime or deprime inside the caller's transaction. */
+  async cancelDefinition(store: Store, found: Versioned<CompositionDefinition>): Promise<CompositionDefinition> {
+    const now = this.clock.now();
+    const running = await store.operations.findRunning(found.value.compositionId);
+    const step = cancelDefinitionOperation(found.value, running?.targetKind === 'DEFINITION' ? running : null, now);
+    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(found.value), now);
+    return step.target;
+  }
+
+  /**
+   * One supervision pass over the running instance operations: due retries, resends of silent phases,
+   * no-progress reports. Each operation is decided under its instance's lock, as an ACK is.
+   */
+  async superviseRunning(limit = 100): Promise<number> {
+    const candidates = await this.unitOfWork.read((store) => store.operations.listRunning(limit));
+    let acted = 0;
+    for (const candidate of candidates) {
+      if (candidate.targetKind !== 'INSTANCE' || candidate.control.pausedAt !== null || candidate.timedOut) {
+        continue;
+      }
+      acted += await this.unitOfWork.transaction(async (store) => {
+        const found = await store.instances.findForUpdate(candidate.targetId);
+        const operation = asInstanceOperation(await store.operations.find(candidate.operationId));
+        const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+        if (!found || !definition || operation?.state !== 'RUNNING') {
+          return 0;
+        }
+        const now = this.clock.now();
+        if (!needsSupervision(found.value, operation, now, this.steps.controlSettings(found.value, definition.value))) {
+          return 0;
+        }
+        const messages = (await store.operations.phaseMessages(operation.operationId, operation.phase)).map(
+          (message) => ({
+            messageId: message.messageId,
+            answeredBy: message.answeredBy.map((answer) => answer.replicaId),
+            covered: message.elementIds === null ? null : new Set(message.elementIds),
+          }),
+        );
+        const history = (await store.events.list(found.value.instanceId, 10000)).filter(
+          (event) => event.operationId === operation.operationId,
+        );
+        const idsOf = (value: unknown): string[] =>
+          Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
+        const retrying = history
+          .filter((event) => event.event === 'RETRY_SCHEDULED' && event.detail['attempt'] === operation.control.retried)
+          .flatMap((event) => idsOf(event.detail['elementIds']));
+        const sinceProgress = Math.max(operation.control.progressAt, found.value.lastMsg);
+        const reported = new Set(
+          history
+            .filter((event) => event.event === 'NO_PROGRESS' && event.at >= sinceProgress)
+            .flatMap((event) => idsOf(event.detail['elementIds'])),
+        );
+        const input: InstanceInput = { kind: 'SUPERVISE', messages, retrying, reported };
+        const target = { found, definition: definition.value, running: operation, order: operation.order };
+        const step = await this.steps.instance(store, target, input);
+        return step.effects.length > 0 ? 1 : 0;
+      });
+    }
+    return acted;
+  }
+
+  /** Every element the messages of an operation set going, over all its phases (what a rollback reverses). */
+  private async dispatchedByOperation(store: Store, instanceId: string, operationId: string): Promise<Set<string>> {
+    const dispatched = new Set<string>();
+    for (const event of await store.events.list(instanceId, 10000)) {
+      const ids = event.detail['elementIds'];
+      if (event.operationId === operationId && typeof event.detail['messageId'] === 'string' && Array.isArray(ids)) {
+        ids.filter((id): id is string => typeof id === 'string').forEach((id) => dispatched.add(id));
+      }
+    }
+    return dispatched;
   }
 
   private async applyInstanceAckIn(store: Store, wire: AutomationCompositionDeployAck): Promise<void> {

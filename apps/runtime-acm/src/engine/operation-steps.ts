@@ -1,6 +1,7 @@
 import type {
   AutomationComposition,
   CompositionDefinition,
+  ControlSettings,
   DefinitionInput,
   DefinitionOperation,
   DefinitionStep,
@@ -12,7 +13,17 @@ import type {
   Store,
   Versioned,
 } from '@acm/domain';
-import { Clock, IdGenerator, decideDefinition, decideInstance, parallelismLimit, timeOutOperation } from '@acm/domain';
+import {
+  Clock,
+  IdGenerator,
+  decideDefinition,
+  decideInstance,
+  effectiveRetryPolicy,
+  parallelismLimit,
+  parseRetryPolicy,
+  resendSettingsOf,
+  timeOutOperation,
+} from '@acm/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -64,6 +75,7 @@ export class OperationSteps {
       defaultTimeoutMs: this.config.maxOperationWaitMs,
       maxParallelElements,
       newId: () => this.ids.uuid(),
+      control: this.controlSettings(found.value, definition),
     });
     await this.writer.saveInstance(store, found, step, { definition, info, context }, now);
     return step;
@@ -96,8 +108,23 @@ export class OperationSteps {
     return alone !== null;
   }
 
+  /** The control settings of one instance (issue 12): its retry policy over its definition's, resends, no-progress. */
+  controlSettings(instance: AutomationComposition, definition: CompositionDefinition): ControlSettings {
+    const metadata = this.templates.readDefinition(definition).metadata;
+    const policyOf = (from: Readonly<Record<string, unknown>> | null) =>
+      parseRetryPolicy(from?.['retryPolicy'], 'metadata.retryPolicy').policy;
+    return {
+      retryPolicy: effectiveRetryPolicy(policyOf(instance.metadata), policyOf(metadata)),
+      resend: resendSettingsOf(metadata, {
+        maxWaitMs: this.config.maxWaitMs,
+        maxRetryCount: this.config.maxRetryCount,
+      }).settings,
+      noProgressTimeoutMs: this.config.noProgressTimeoutMs,
+    };
+  }
+
   /** The elements the messages of the operation's open phase set going so far. */
-  private async dispatchedIn(store: Store, operation: InstanceOperation): Promise<ReadonlySet<string>> {
+  async dispatchedIn(store: Store, operation: InstanceOperation): Promise<ReadonlySet<string>> {
     const messages = await store.operations.phaseMessages(operation.operationId, operation.phase);
     return new Set(messages.flatMap((message) => message.elementIds ?? []));
   }

@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { CompositionsController } from './compositions.controller';
+import { ControlController } from './control.controller';
 import { EventsController } from './events.controller';
 import { GraphController } from './graph.controller';
 import { HealthController } from './health.controller';
@@ -22,4 +23,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   GraphController,
   PlanController,
   EventsController,
+  ControlController,
 ];

@@ -17,7 +17,12 @@ export function statusOf(code: DomainErrorCode): number {
       return HttpStatus.NOT_FOUND;
     case 'PARTICIPANT_OFFLINE':
     case 'CONCURRENT_MODIFICATION':
+    case 'NOTHING_RUNNING':
       return HttpStatus.CONFLICT;
+    case 'UNAUTHENTICATED':
+      return HttpStatus.UNAUTHORIZED;
+    case 'FORBIDDEN':
+      return HttpStatus.FORBIDDEN;
     case 'STORE_UNAVAILABLE':
       return HttpStatus.SERVICE_UNAVAILABLE;
   }

@@ -175,7 +175,8 @@ export class CompositionInstancesController {
   @HttpCode(202)
   @ApiOperation({
     operationId: 'compositionInstanceState',
-    summary: 'Order a state change (deployOrder, lockOrder or subOrder); poll the instance until it is done',
+    summary:
+      'Order a state change (deployOrder, lockOrder or subOrder); poll the instance until it is done (`supersede`: beyond ONAP)',
   })
   @ApiUuidParam('compositionId', COMPOSITION_ID)
   @ApiUuidParam('instanceId', INSTANCE_ID)
@@ -202,6 +203,7 @@ export class CompositionInstancesController {
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),
       update,
+      order.supersede === true,
     );
   }
 

@@ -11,9 +11,10 @@ import { OutboxRelay } from '../messaging/outbox-relay';
 const SUPERVISION = 'supervision';
 
 /**
- * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, mark silent replicas OFF_LINE and
- * hand their work over, send messages a crash left in the outbox. Phases never wait for it. When the bus
- * reports that the broker lost records (it came back as a new cluster), open phases are sent again at once.
+ * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, start due retries, resend silent phases,
+ * report stuck elements, mark silent replicas OFF_LINE and hand their work over, send messages a crash left in
+ * the outbox. Phases never wait for it. When the bus reports that the broker lost records (it came back as a new
+ * cluster), open phases are sent again at once.
  */
 @Injectable()
 export class SupervisionScheduler implements OnApplicationBootstrap {
@@ -92,6 +93,8 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     }
     try {
       await this.engine.timeOutOverdue();
+      // Control of running work: due retries, resends of silent phases, no-progress reports.
+      await this.engine.superviseRunning();
       const silent = await this.participants.markSilentReplicas(this.config.maxStatusWaitMs);
       for (const participantId of silent) {
         await this.engine.handOverLostWork(participantId, (replica) => replica.participantState === 'OFF_LINE');

@@ -2,12 +2,14 @@ import type { CompositionDefinition, NodeTemplateState } from '../model';
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
 import { DEFINITION_ORDER_EFFECT } from '../definition/definition-lifecycle';
 import type { DefinitionOperation } from '../ports/engine.port';
+import { freshControl } from '../ports/engine.port';
 import type { AcTypeState, StateChangeResult } from '../states';
 import type { OperationEffect } from './effects';
 import { ignore, recordEvent } from './effects';
 import type { AnsweredMessage, OperationWrite } from './instance-operation';
 import { operationOfAck } from './instance-operation';
 import { timeOutOperation } from './timeout';
+import { assertDefinitionRuns } from '../control/cancel';
 
 /** A PRIME_ACK, as the engine needs it. */
 export interface PrimeAck {
@@ -69,6 +71,7 @@ export function decideDefinition(
         startedAt: now,
         deadlineAt: now + (input.timeoutMs ?? context.defaultTimeoutMs),
         finishedAt: null,
+        control: freshControl(now),
       };
       return {
         target,
@@ -199,5 +202,28 @@ function applyPrimeAck(
     operation: completed,
     operations: [{ operation: completed, isNew: false }],
     effects,
+  };
+}
+
+/**
+ * Cancels a running prime or deprime (issue 12): the definition is left PRIMING/DEPRIMING with FAILED, ONAP's
+ * state from which PRIME and DEPRIME both apply; answers that arrive later are stale.
+ */
+export function cancelDefinitionOperation(
+  target: CompositionDefinition,
+  running: DefinitionOperation | null,
+  now: number,
+): DefinitionStep {
+  assertDefinitionRuns('cancel', target, running !== null);
+  const operation: DefinitionOperation = { ...running!, state: 'CANCELLED', finishedAt: now };
+  return {
+    target: { ...target, stateChangeResult: 'FAILED', lastMsg: now },
+    operation,
+    operations: [{ operation, isNew: false }],
+    effects: [
+      recordEvent('CANCELLED', { operationId: operation.operationId, order: operation.order }),
+      { kind: 'COUNT_FINISHED', order: operation.order, result: 'CANCELLED', seconds: null },
+      { kind: 'COUNT_CONTROL', control: 'CANCEL', order: operation.order, count: 1, rollback: false },
+    ],
   };
 }

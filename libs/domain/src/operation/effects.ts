@@ -3,10 +3,10 @@ import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
 
 /** Which history event a phase message is recorded as. */
-export type DispatchEvent = 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED' | 'PHASE_RESENT';
+export type DispatchEvent = 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED' | 'PHASE_RESENT' | 'RETRY_STARTED';
 
 /** How an operation ended, as counted in the metrics. */
-export type FinishResult = 'COMPLETED' | 'FAILED' | 'TIMEOUT';
+export type FinishResult = 'COMPLETED' | 'FAILED' | 'TIMEOUT' | 'CANCELLED';
 
 /** Which composition a message carries: the instance's own, or the other one of a migration. */
 export type CompositionRole = 'OWN' | 'OTHER';
@@ -91,6 +91,16 @@ export interface IgnoreEffect {
   readonly message: string;
 }
 
+/** Control of running work happened (issue 12): counted in its Prometheus counter. */
+export interface CountControlEffect {
+  readonly kind: 'COUNT_CONTROL';
+  readonly control: 'RESEND' | 'RETRY' | 'CANCEL' | 'PAUSE' | 'RESUME' | 'NO_PROGRESS';
+  readonly order: InstanceOrder | DefinitionOrder;
+  readonly count: number;
+  /** CANCEL only: whether the reverse order follows. */
+  readonly rollback?: boolean;
+}
+
 /** What a step of an operation asks the world to do; the engine's shell turns each into rows and metrics. */
 export type OperationEffect =
   | SendPhaseEffect
@@ -100,6 +110,7 @@ export type OperationEffect =
   | RecordEventEffect
   | RecordAnswerEffect
   | CountFinishedEffect
+  | CountControlEffect
   | IgnoreEffect;
 
 export function recordEvent(event: string, detail: Record<string, unknown>): RecordEventEffect {

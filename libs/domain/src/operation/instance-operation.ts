@@ -3,6 +3,14 @@ import type { InstanceOrder } from '../instance/instance-lifecycle';
 import { completedStateOf, transitionalStateFor } from '../instance/instance-lifecycle';
 import { firstPhase } from '../instance/phases';
 import type { InstanceOperation, Operation } from '../ports/engine.port';
+import { freshControl } from '../ports/engine.port';
+import { DomainError } from '../errors';
+import type { ResendSettings } from '../control/resend-schedule';
+import { decideResend } from '../control/resend-schedule';
+import type { RetryPolicy } from '../control/retry-policy';
+import { decideRetry } from '../control/retry-policy';
+import { noProgressTimeoutOf, stuckElements } from '../control/no-progress';
+import { assertSomethingRuns, cancelledInstance, planCancelRollback } from '../control/cancel';
 import type { StateChangeResult } from '../states';
 import type { ElementReport, StartPhaseOf } from '../engine/phase-planner';
 import { applyAck, decideNextPhase, elementsInPhase, isElementTransitional } from '../engine/phase-planner';
@@ -71,6 +79,22 @@ export type InstanceInput =
       readonly dispatched: ReadonlySet<string> | null;
     }
   | { readonly kind: 'TICK' }
+  /** Cancel the running operation; `dispatched`: every element its messages set going (for a rollback). */
+  | { readonly kind: 'CANCEL'; readonly rollback: boolean; readonly dispatched: ReadonlySet<string> }
+  | { readonly kind: 'PAUSE' }
+  /** Resume a paused operation; `dispatched`: the elements of the open phase its messages set going so far. */
+  | { readonly kind: 'RESUME'; readonly dispatched: ReadonlySet<string> }
+  /**
+   * A supervision pass over a running operation: a due retry, a resend of a silent phase, a no-progress report.
+   * The shell reads the open phase's messages, the elements the scheduled retry covers and those already
+   * reported stuck since the last progress.
+   */
+  | {
+      readonly kind: 'SUPERVISE';
+      readonly messages: readonly OpenPhaseMessage[];
+      readonly retrying: readonly string[];
+      readonly reported: ReadonlySet<string>;
+    }
   | {
       readonly kind: 'REPLICA_LOST';
       readonly participantId: string;
@@ -86,6 +110,18 @@ export interface InstanceStepContext {
   /** Most elements of one operation in flight at once; null for no limit (ONAP). */
   readonly maxParallelElements: number | null;
   readonly newId: () => string;
+  /** Control of running work (issue 12); absent: no retries, no resends, no no-progress reports. */
+  readonly control?: ControlSettings;
+}
+
+/** The settings of the control of running work for one operation, resolved by the shell from configuration. */
+export interface ControlSettings {
+  /** The instance's retryPolicy, else its definition's; null: a failure fails the operation (ONAP). */
+  readonly retryPolicy: RetryPolicy | null;
+  /** MAX_WAIT_MS / MAX_RETRY_COUNT, or the definition's metadata. */
+  readonly resend: ResendSettings;
+  /** NO_PROGRESS_TIMEOUT (an element's `noProgressTimeoutMs` property wins). */
+  readonly noProgressTimeoutMs: number;
 }
 
 /** An operation written by a step: inserted when new, updated otherwise. */
@@ -139,6 +175,14 @@ export function decideInstance(
       return tick(target, running, now);
     case 'REPLICA_LOST':
       return handOver(target, running, input, now, context);
+    case 'CANCEL':
+      return cancel(target, running, input, now, context);
+    case 'PAUSE':
+      return pauseOperation(target, running, now);
+    case 'RESUME':
+      return resumeOperation(target, running, input, now, context);
+    case 'SUPERVISE':
+      return supervise(target, running, input, now, context);
   }
 }
 
@@ -185,9 +229,10 @@ function startOrder(
   order: InstanceOrder,
   now: number,
   context: InstanceStepContext,
+  startWith?: Record<string, InstanceElement>,
 ): InstanceStep {
   const during = transitionalStateFor(order);
-  const elements = cascadeOrder(target, order);
+  const elements = startWith ?? cascadeOrder(target, order);
   const startPhaseOf = phaseLookup(order, context.templates);
   const pendingPhases = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
   const phase = firstPhase(order, pendingPhases);
@@ -202,6 +247,7 @@ function startOrder(
     startedAt: now,
     deadlineAt: phaseDeadline({ deployState: during.deployState, elements }, now, context.defaultTimeoutMs),
     finishedAt: null,
+    control: freshControl(now),
   };
   const started: AutomationComposition = {
     ...target,
@@ -248,18 +294,16 @@ function applyInstanceAck(
   const { ack, answered } = input;
   const instanceId = target.instanceId;
   const operation = operationOfAck(answered, running);
-  // A FAILED operation still records the results of its other elements (as ONAP does); it never advances...
-  if (
-    !operation ||
-    operation.targetKind !== 'INSTANCE' ||
-    (operation.state !== 'RUNNING' && operation.state !== 'FAILED')
-  ) {
+  // A FAILED or CANCELLED operation still records the results of its elements in flight (as ONAP does for a
+  // failed one); it never advances...
+  const recordsOnly = operation?.state === 'FAILED' || operation?.state === 'CANCELLED';
+  if (!operation || operation.targetKind !== 'INSTANCE' || (operation.state !== 'RUNNING' && !recordsOnly)) {
     return unchanged(target, [
       ignore('STALE', `ACK for instance ${instanceId} answers an operation that is no longer running`),
     ]);
   }
   // ...but only while no newer order (a retry, a rollback) runs: then its late answers are stale.
-  if (operation.state === 'FAILED' && running && running.operationId !== operation.operationId) {
+  if (recordsOnly && running && running.operationId !== operation.operationId) {
     return unchanged(target, [
       ignore('STALE', `ACK for instance ${instanceId} answers a failed operation a newer order replaced`),
     ]);
@@ -318,6 +362,18 @@ function applyInstanceAck(
     );
   }
   const updated: AutomationComposition = { ...target, elements: application.elements, lastMsg: now };
+  if (application.failed && !precheckFailed && operation.state === 'RUNNING' && target.stateChangeResult !== 'FAILED') {
+    const reportedFailed = new Set(
+      ack.reports.filter((report) => report.result === false).map((report) => report.elementId),
+    );
+    const failedIds = application.applied.filter(
+      (id) => application.elements[id] !== undefined && (ack.stateChangeResult === 'FAILED' || reportedFailed.has(id)),
+    );
+    const retry = scheduleRetry(updated, operation, failedIds, now, context);
+    if (retry) {
+      return { ...retry, effects: [...effects, ...retry.effects] };
+    }
+  }
   if (application.failed || precheckFailed || target.stateChangeResult === 'FAILED') {
     const failed: AutomationComposition = { ...updated, stateChangeResult: 'FAILED' };
     if (operation.state !== 'RUNNING' || target.stateChangeResult === 'FAILED') {
@@ -341,6 +397,11 @@ function applyInstanceAck(
   const openPhase = operation.phase ?? phase;
   const decision = decideNextPhase(order, openPhase, application.elements, startPhaseOf);
   const waits = waitsOf(order, application.elements, context.templates);
+  // A paused operation records answers but dispatches nothing new; its resume picks up from here.
+  const paused = operation.control.pausedAt !== null;
+  if (paused && decision.kind !== 'COMPLETE') {
+    return { target: updated, removed: false, operation, operations: [], effects };
+  }
   switch (decision.kind) {
     case 'WAIT': {
       // What this ACK completed may unblock elements of the open phase (dependsOn, or a parallelism limit).
@@ -368,6 +429,8 @@ function applyInstanceAck(
         ...operation,
         phase: decision.phase,
         deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
+        // A new phase is progress: its resends count from zero.
+        control: { ...operation.control, progressAt: now, resent: 0 },
       };
       const { dispatch } = nextDispatch({
         elements: advanced.elements,
@@ -562,4 +625,367 @@ function handOver(
   }
   const moved: InstanceOperation = { ...running, deadlineAt: phaseDeadline(target, now, context.defaultTimeoutMs) };
   return { target, removed: false, operation: moved, operations: [{ operation: moved, isNew: false }], effects };
+}
+
+// ---- Control of running work (issue 12): cancel, pause, resume, retries, resends, no-progress ----
+// The rules themselves are in libs/domain/src/control; these steps apply them to the operation.
+
+function countControl(
+  control: Extract<OperationEffect, { kind: 'COUNT_CONTROL' }>['control'],
+  order: InstanceOrder,
+  count = 1,
+  rollback?: boolean,
+): OperationEffect {
+  return { kind: 'COUNT_CONTROL', control, order, count, ...(rollback === undefined ? {} : { rollback }) };
+}
+
+/**
+ * Cancel: nothing new is dispatched, answers in flight are still recorded (the operation is CANCELLED, which
+ * records only), and the instance keeps the order's transitional state with FAILED, from where ONAP's orders
+ * apply. With `rollback`, the reverse order starts for what the cancelled operation completed or had in flight.
+ */
+function cancel(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'CANCEL' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  assertSomethingRuns('cancel', target, running !== null);
+  const operation = running!;
+  const plan = input.rollback ? planCancelRollback(target, operation.order, input.dispatched) : null;
+  if (input.rollback && plan === null) {
+    throw new DomainError(
+      'ORDER_NOT_ALLOWED',
+      `Cannot cancel ${operation.order} with rollback=true: ${operation.order} has no reverse order; cancel ` +
+        'without rollback (the instance is then left FAILED, from where ONAP orders apply)',
+      { order: operation.order, rollback: true },
+    );
+  }
+  const ended: InstanceOperation = { ...operation, state: 'CANCELLED', finishedAt: now };
+  // A new revision, as after every failed transition: a participant tells the next order from the cancelled one
+  // (the SDK would otherwise take a re-issued DEPLOY for a resend of the deploy it is still running).
+  const cancelled = { ...cancelledInstance(target, now), revisionId: context.newId() };
+  const effects: OperationEffect[] = [
+    recordEvent('CANCELLED', {
+      operationId: operation.operationId,
+      order: operation.order,
+      phase: operation.phase,
+      rollback: input.rollback,
+    }),
+    { kind: 'COUNT_FINISHED', order: operation.order, result: 'CANCELLED', seconds: null },
+    countControl('CANCEL', operation.order, 1, input.rollback),
+  ];
+  if (plan === null) {
+    effects.push(syncOwn(cancelled));
+    return {
+      target: cancelled,
+      removed: false,
+      operation: ended,
+      operations: [{ operation: ended, isNew: false }],
+      effects,
+    };
+  }
+  const reverse = startOrder(cancelled, null, plan.order, now, context, plan.elements);
+  return {
+    ...reverse,
+    operations: [{ operation: ended, isNew: false }, ...reverse.operations],
+    effects: [...effects, ...reverse.effects],
+  };
+}
+
+/** Pause: the operation dispatches nothing new and its deadlines stop; pausing a paused one changes nothing. */
+function pauseOperation(target: AutomationComposition, running: InstanceOperation | null, now: number): InstanceStep {
+  assertSomethingRuns('pause', target, running !== null);
+  const operation = running!;
+  if (operation.control.pausedAt !== null) {
+    return unchanged(target, [], operation);
+  }
+  const paused: InstanceOperation = { ...operation, control: { ...operation.control, pausedAt: now } };
+  return {
+    target,
+    removed: false,
+    operation: paused,
+    operations: [{ operation: paused, isNew: false }],
+    effects: [recordEvent('PAUSED', { phase: operation.phase }), countControl('PAUSE', operation.order)],
+  };
+}
+
+/**
+ * Resume exactly where it stopped: the deadline (and a scheduled retry) move by the time spent paused, and what
+ * the answers recorded meanwhile made due goes out now: the next phase, elements whose dependencies are done,
+ * or the completion.
+ */
+function resumeOperation(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'RESUME' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  assertSomethingRuns('resume', target, running !== null);
+  const operation = running!;
+  const pausedAt = operation.control.pausedAt;
+  if (pausedAt === null) {
+    throw new DomainError(
+      'NOTHING_RUNNING',
+      `Cannot resume the instance: its ${operation.order} is running, not paused; allowed now: pause, cancel`,
+      { action: 'resume', order: operation.order, allowedNow: ['pause', 'cancel'] },
+    );
+  }
+  const shiftMs = Math.max(0, now - pausedAt);
+  const resumed: InstanceOperation = {
+    ...operation,
+    deadlineAt: operation.deadlineAt + shiftMs,
+    control: {
+      ...operation.control,
+      pausedAt: null,
+      pausedMs: operation.control.pausedMs + shiftMs,
+      progressAt: now,
+      retryAt: operation.control.retryAt === null ? null : operation.control.retryAt + shiftMs,
+    },
+  };
+  const effects: OperationEffect[] = [
+    recordEvent('RESUMED', { phase: operation.phase, pausedMs: shiftMs }),
+    countControl('RESUME', operation.order),
+  ];
+  const order = operation.order;
+  const startPhaseOf = phaseLookup(order, context.templates);
+  const openPhase = operation.phase ?? 0;
+  const decision = decideNextPhase(order, openPhase, target.elements, startPhaseOf);
+  const waits = waitsOf(order, target.elements, context.templates);
+  if (decision.kind === 'COMPLETE') {
+    effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
+    const done = complete(target, resumed, effects, now, context);
+    return { ...done, operations: [{ operation: done.operation, isNew: false }] };
+  }
+  if (decision.kind === 'ADVANCE') {
+    effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
+    const advanced: AutomationComposition = { ...target, phase: decision.phase, lastMsg: now };
+    const moved: InstanceOperation = {
+      ...resumed,
+      phase: decision.phase,
+      deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
+    };
+    const { dispatch } = nextDispatch({
+      elements: advanced.elements,
+      phase: decision.phase,
+      startPhaseOf,
+      waits,
+      inFlight: [],
+      limit: context.maxParallelElements,
+    });
+    effects.push(
+      sendPhase(advanced, decision.phase, startPhaseOf, {
+        describe: describedWith(advanced.elements, decision.phase, startPhaseOf, dispatch),
+      }),
+    );
+    return {
+      target: advanced,
+      removed: false,
+      operation: moved,
+      operations: [{ operation: moved, isNew: false }],
+      effects,
+    };
+  }
+  const inFlight = [...input.dispatched].filter((id) => {
+    const element = target.elements[id];
+    return element !== undefined && isElementTransitional(element) && startPhaseOf(element) === openPhase;
+  });
+  const { dispatch } = nextDispatch({
+    elements: target.elements,
+    phase: openPhase,
+    startPhaseOf,
+    waits,
+    inFlight,
+    limit: context.maxParallelElements,
+  });
+  const due = new Set([...dispatch].filter((id) => !input.dispatched.has(id)));
+  if (due.size > 0) {
+    effects.push(sendPhase(target, openPhase, startPhaseOf, { describe: due, event: 'ELEMENTS_DISPATCHED' }));
+  }
+  return { target, removed: false, operation: resumed, operations: [{ operation: resumed, isNew: false }], effects };
+}
+
+/**
+ * A FAILED element result under a retry policy: instead of failing the operation, the failed elements go back
+ * into transition and are sent again, alone, after the backoff. Failures while a retry is pending join it. Null
+ * when no retry applies (no policy, limit reached, an order that is not phased).
+ */
+function scheduleRetry(
+  updated: AutomationComposition,
+  operation: InstanceOperation,
+  failedIds: readonly string[],
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep | null {
+  const policy = context.control?.retryPolicy ?? null;
+  if (!RETRYABLE_ORDERS.has(operation.order) || failedIds.length === 0 || policy === null) {
+    return null;
+  }
+  const pending = operation.control.retryAt;
+  const decision =
+    pending !== null
+      ? { kind: 'RETRY' as const, attempt: operation.control.retried, delayMs: pending - now, dueAt: pending }
+      : decideRetry(policy, operation.control.retried, now);
+  if (decision.kind === 'GIVE_UP') {
+    return null;
+  }
+  const during = transitionalStateFor(operation.order);
+  const elements = { ...updated.elements };
+  for (const id of failedIds) {
+    elements[id] = { ...elements[id]!, ...during };
+  }
+  const scheduled: InstanceOperation = {
+    ...operation,
+    control: { ...operation.control, retried: decision.attempt, retryAt: decision.dueAt },
+  };
+  const effects: OperationEffect[] = [
+    recordEvent('RETRY_SCHEDULED', {
+      attempt: decision.attempt,
+      delayMs: decision.delayMs,
+      elementIds: [...failedIds],
+      message: updated.elements[failedIds[0]!]?.message ?? null,
+    }),
+  ];
+  if (pending === null) {
+    effects.push(countControl('RETRY', operation.order));
+  }
+  return {
+    target: { ...updated, elements },
+    removed: false,
+    operation: scheduled,
+    operations: [{ operation: scheduled, isNew: false }],
+    effects,
+  };
+}
+
+/** Orders whose failed elements a retry policy may send again (one phase message each, per start phase). */
+const RETRYABLE_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK']);
+
+/** The last progress of the open phase: its opening, a dispatch, a resend or retry, an answer, a resume. */
+function lastProgressOf(target: AutomationComposition, operation: InstanceOperation): number {
+  return Math.max(operation.control.progressAt, target.lastMsg);
+}
+
+/** Whether a supervision pass may find something to do, so the shell reads what SUPERVISE needs only then. */
+export function needsSupervision(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  now: number,
+  settings: ControlSettings,
+): boolean {
+  if (!running || running.control.pausedAt !== null || running.timedOut || running.order === 'MIGRATE_PRECHECK') {
+    return false;
+  }
+  if (running.control.retryAt !== null) {
+    return running.control.retryAt <= now;
+  }
+  const lastProgressAt = lastProgressOf(target, running);
+  const resentSoFar = target.lastMsg > running.control.progressAt ? 0 : running.control.resent;
+  if (decideResend(settings.resend, { lastProgressAt, resentSoFar }, now).kind === 'RESEND') {
+    return true;
+  }
+  return Object.values(target.elements).some((element) => {
+    const timeoutMs = noProgressTimeoutOf(element.properties, settings.noProgressTimeoutMs);
+    return isElementTransitional(element) && timeoutMs !== null && now - lastProgressAt >= timeoutMs;
+  });
+}
+
+/**
+ * One supervision pass: a due retry sends the failed elements again (new messageId: the participant must act
+ * again); otherwise an open phase silent for maxWaitMs goes out again under its original messageIds, describing
+ * only unfinished elements, with a doubling delay up to maxRetryCount, the deadline unchanged; elements silent past
+ * their no-progress timeout are reported once per silence.
+ */
+function supervise(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'SUPERVISE' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  const settings = context.control;
+  if (!running || !settings || !needsSupervision(target, running, now, settings)) {
+    return unchanged(target);
+  }
+  const order = running.order;
+  const phase = running.phase ?? 0;
+  const startPhaseOf = phaseLookup(order, context.templates);
+  if (running.control.retryAt !== null) {
+    const again = input.retrying.filter((id) => {
+      const element = target.elements[id];
+      return element !== undefined && isElementTransitional(element) && startPhaseOf(element) === phase;
+    });
+    // The attempt starts now: the phase's clock restarts, as for any phase ONAP opens.
+    const moved: InstanceOperation = {
+      ...running,
+      deadlineAt: phaseDeadline(target, now, context.defaultTimeoutMs),
+      control: { ...running.control, retryAt: null, progressAt: now, resent: 0 },
+    };
+    const effects: OperationEffect[] = [];
+    if (again.length > 0) {
+      effects.push(
+        sendPhase(target, phase, startPhaseOf, {
+          describe: describedWith(target.elements, phase, startPhaseOf, new Set(again)),
+          event: 'RETRY_STARTED',
+        }),
+        recordEvent('RETRY_ATTEMPT', { attempt: running.control.retried, elementIds: again }),
+      );
+    }
+    return { target, removed: false, operation: moved, operations: [{ operation: moved, isNew: false }], effects };
+  }
+  const effects: OperationEffect[] = [];
+  let operation = running;
+  const lastProgressAt = lastProgressOf(target, running);
+  const resentSoFar = target.lastMsg > running.control.progressAt ? 0 : running.control.resent;
+  const decision = decideResend(settings.resend, { lastProgressAt, resentSoFar }, now);
+  if (decision.kind === 'RESEND') {
+    const unfinished = new Set(elementsInPhase(target.elements, phase, startPhaseOf).map((element) => element.id));
+    const described: string[] = [];
+    for (const message of input.messages) {
+      const covered = message.covered;
+      const mine = [...unfinished].filter((id) => covered === null || covered.has(id));
+      if (mine.length === 0) {
+        continue;
+      }
+      described.push(...mine);
+      effects.push(
+        sendPhase(target, phase, startPhaseOf, {
+          describe: describedWith(target.elements, phase, startPhaseOf, new Set(mine)),
+          resentMessageId: message.messageId,
+        }),
+      );
+    }
+    effects.push(
+      recordEvent('RESENT', { phase, attempt: decision.attempt, elementIds: described, nextDueAt: decision.nextDueAt }),
+      countControl('RESEND', order),
+    );
+    // The deadline stays: after the last resend, the operation's usual TIMEOUT.
+    operation = { ...running, control: { ...running.control, resent: decision.attempt, progressAt: now } };
+  }
+  const stuck = stuckElements(
+    Object.values(target.elements)
+      .filter((element) => isElementTransitional(element) && !input.reported.has(element.id))
+      .map((element) => ({
+        elementId: element.id,
+        lastProgressAt,
+        timeoutMs: noProgressTimeoutOf(element.properties, settings.noProgressTimeoutMs),
+        reported: false,
+      })),
+    now,
+    settings.noProgressTimeoutMs,
+  );
+  if (stuck.length > 0) {
+    effects.push(
+      recordEvent('NO_PROGRESS', {
+        phase,
+        elementIds: stuck.map((element) => element.elementId),
+        silentForMs: Math.max(...stuck.map((element) => element.silentForMs)),
+      }),
+      countControl('NO_PROGRESS', order, stuck.length),
+    );
+  }
+  const operations = operation === running ? [] : [{ operation, isNew: false }];
+  return { target, removed: false, operation, operations, effects };
 }

@@ -2,9 +2,17 @@ import type { Operation } from '../ports/engine.port';
 import type { OperationEffect } from './effects';
 import { recordEvent } from './effects';
 
-/** Whether a supervision tick at `now` finds the operation past its deadline and not yet flagged. */
+/**
+ * Whether a supervision tick at `now` finds the operation past its deadline and not yet flagged. A paused
+ * operation is never overdue: its deadline moves by the pause when it resumes.
+ */
 export function isOverdue(operation: Operation, now: number): boolean {
-  return operation.state === 'RUNNING' && !operation.timedOut && operation.deadlineAt < now;
+  return (
+    operation.state === 'RUNNING' &&
+    !operation.timedOut &&
+    operation.deadlineAt < now &&
+    operation.control.pausedAt === null
+  );
 }
 
 /**

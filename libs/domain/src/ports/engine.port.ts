@@ -2,7 +2,7 @@ import type { InstanceOrder } from '../instance/instance-lifecycle';
 import { INSTANCE_ORDERS } from '../instance/instance-lifecycle';
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
 
-export type OperationState = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'SUPERSEDED';
+export type OperationState = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'SUPERSEDED' | 'CANCELLED';
 
 interface OperationFields {
   readonly operationId: string;
@@ -14,6 +14,8 @@ interface OperationFields {
   readonly startedAt: number;
   deadlineAt: number;
   finishedAt: number | null;
+  /** What supervision needs to resend, retry and pause it (issue 12, libs/domain/src/control). */
+  control: OperationControl;
   /** The open phase or stage of an instance operation; always null for a definition's. */
   phase: number | null;
 }
@@ -60,6 +62,27 @@ export function operationFromRecord(record: OperationRecord): Operation {
     return { ...fields, targetKind, order, phase: null };
   }
   throw new Error(`operation ${record.operationId} has order ${order} for a ${targetKind} target`);
+}
+
+/** The control clocks and counters of an operation. */
+export interface OperationControl {
+  /** Epoch ms of the open phase's last progress: opened, dispatched, answered, resent, retried or resumed. */
+  progressAt: number;
+  /** Resends of the open phase since that progress (MAX_RETRY_COUNT bounds them). */
+  resent: number;
+  /** Epoch ms of the pause in progress; null while running. */
+  pausedAt: number | null;
+  /** Paused time already over, summed. */
+  pausedMs: number;
+  /** Automatic retries of failed elements so far (retryPolicy.limit bounds them). */
+  retried: number;
+  /** Epoch ms when the scheduled retry of the failed elements is due; null when none is scheduled. */
+  retryAt: number | null;
+}
+
+/** A new operation's control state. */
+export function freshControl(now: number): OperationControl {
+  return { progressAt: now, resent: 0, pausedAt: null, pausedMs: 0, retried: 0, retryAt: null };
 }
 
 /** A message on its way to the bus, written in the same transaction as the state that caused it. */
@@ -109,10 +132,15 @@ export interface OperationRepository {
   /** Removes and returns the probes started before `before` (one replica takes each). */
   takeProbes(before: number): Promise<Array<{ participantId: string; probedAt: number }>>;
   /**
-   * Running, not yet timed-out operations past their deadline, unlocked: the caller locks each target
+   * Running, not paused, not yet timed-out operations past their deadline, unlocked: the caller locks each target
    * first (as an ACK does) and reads the operation again under that lock.
    */
   findOverdue(now: number, limit: number): Promise<Operation[]>;
+  /**
+   * Running operations, unlocked, least recently progressed first: supervision decides resends and retries
+   * for each (libs/domain/src/control) after locking its target and reading it again.
+   */
+  listRunning(limit: number): Promise<Operation[]>;
   /** Finished operations of a target, newest first. */
   history(targetId: string, limit: number): Promise<Operation[]>;
 }

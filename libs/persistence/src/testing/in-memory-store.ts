@@ -737,6 +737,7 @@ class InMemoryOperationRepository implements OperationRepository {
         phase: operation.phase,
         deadlineAt: operation.deadlineAt,
         finishedAt: operation.finishedAt,
+        control: operation.control,
       });
     });
   }
@@ -848,8 +849,21 @@ class InMemoryOperationRepository implements OperationRepository {
       this.db
         .scan(tx, 'operation')
         .map(([, row]) => row)
-        .filter((row) => row.state === 'RUNNING' && !row.timedOut && row.deadlineAt < now)
+        .filter(
+          (row) => row.state === 'RUNNING' && !row.timedOut && row.deadlineAt < now && row.control.pausedAt === null,
+        )
         .sort((a, b) => a.deadlineAt - b.deadlineAt)
+        .slice(0, limit),
+    );
+  }
+
+  listRunning(limit: number): Promise<Operation[]> {
+    return this.session.run((tx) =>
+      this.db
+        .scan(tx, 'operation')
+        .map(([, row]) => row)
+        .filter((row) => row.state === 'RUNNING')
+        .sort((a, b) => a.control.progressAt - b.control.progressAt || (a.operationId < b.operationId ? -1 : 1))
         .slice(0, limit),
     );
   }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { DomainError, operationFromRecord } from '@acm/domain';
+import { DomainError, freshControl, operationFromRecord } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
@@ -120,6 +120,7 @@ function operationOf(targetId: string, overrides: Partial<OperationRecord> = {})
     startedAt: 1_764_000_000_000,
     deadlineAt: NOT_DUE,
     finishedAt: null,
+    control: freshControl(1_764_000_000_000),
     ...overrides,
   });
 }
@@ -789,6 +790,14 @@ export function describeStoreContract(
           phase: 2,
           deadlineAt: 1_764_000_100_000,
           finishedAt: 1_764_000_050_000,
+          control: {
+            progressAt: 1_764_000_040_000,
+            resent: 2,
+            pausedAt: 1_764_000_045_000,
+            pausedMs: 1_234,
+            retried: 1,
+            retryAt: 1_764_000_060_000,
+          },
         };
         await inTransaction((store) => store.operations.update(finished));
         await read(async (store) => {
@@ -873,6 +882,45 @@ export function describeStoreContract(
           expect(await read((store) => store.operations.findOverdue(1_100, 100))).toEqual([]);
         } finally {
           await finish([...due, ...notDueYet, ...timedOut]);
+        }
+      });
+
+      it('leaves a paused operation out of the overdue ones: paused time does not count against its deadline', async () => {
+        const [paused, running] = await overdue([1_000, 1_000]);
+        try {
+          await inTransaction((store) =>
+            store.operations.update({ ...paused!, control: { ...paused!.control, pausedAt: 900 } }),
+          );
+          const found = (await read((store) => store.operations.findOverdue(5_000, 100))).map((o) => o.operationId);
+          expect(found).toContain(running!.operationId);
+          expect(found).not.toContain(paused!.operationId);
+        } finally {
+          await finish([paused!, running!]);
+        }
+      });
+
+      it('lists running operations least recently progressed first, up to the limit', async () => {
+        const operations = [300, 100, 200].map((progressAt) =>
+          operationOf(randomUUID(), { control: { ...freshControl(progressAt) } }),
+        );
+        const finished = operationOf(randomUUID(), { control: freshControl(50) });
+        await inTransaction(async (store) => {
+          for (const operation of [...operations, finished]) {
+            await store.operations.insert(operation);
+          }
+        });
+        await finish([finished]);
+        try {
+          const ours = new Set(operations.map((o) => o.operationId));
+          const listed = await read((store) => store.operations.listRunning(1_000));
+          expect(listed.filter((o) => ours.has(o.operationId)).map((o) => o.control.progressAt)).toEqual([
+            100, 200, 300,
+          ]);
+          expect(listed.map((o) => o.operationId)).not.toContain(finished.operationId);
+          const limited = await read((store) => store.operations.listRunning(2));
+          expect(limited.map((o) => o.control.progressAt)).toEqual([100, 200]);
+        } finally {
+          await finish(operations);
         }
       });
 

@@ -20,8 +20,9 @@ import type {
   SubState,
 } from '@acm/domain';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { notOneOf } from '../validated-body';
+import { excerpt } from '@acm/input-guards';
 import type { InstantiationResponse as InstantiationAnswer } from '../../application/instantiation.service';
 import type { ElementView, InstanceView, InstancesView } from '../../application/views';
 import { ToscaConceptIdentifier } from './composition.dto';
@@ -169,6 +170,14 @@ export class AcInstanceStateUpdate {
   @IsOptional()
   @IsIn(SUB_ORDERS, { message: notOneOf(SUB_ORDERS) })
   subOrder?: SubOrder;
+
+  @ApiPropertyOptional({
+    type: 'boolean',
+    description: 'Beyond ONAP: cancel the running operation and start this order from the current states',
+  })
+  @IsOptional()
+  @IsBoolean({ message: ({ value }: { value: unknown }) => `supersede: must be true or false, got ${excerpt(value)}` })
+  supersede?: boolean;
 }
 
 /** A problem the TOSCA reader found, with where it is. */

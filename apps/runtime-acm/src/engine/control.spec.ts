@@ -1,0 +1,537 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { AutomationCompositionDeployAck, ParticipantMessage } from '@acm/contracts';
+import { decodeMessage } from '@acm/contracts';
+import { Clock, IdGenerator, isOrderAllowed } from '@acm/domain';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  InstanceElement,
+  InstanceOrder,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import { InMemoryUnitOfWork } from '@acm/persistence/testing';
+import { parseServiceTemplate } from '@acm/tosca';
+import { Logger } from '@nestjs/common';
+
+import { loadRuntimeConfig } from '../config/runtime.config';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { EffectWriter } from './effect-writer';
+import { EngineMetrics } from './engine-metrics';
+import { OperationEngine } from './operation-engine';
+import { OperationSteps } from './operation-steps';
+import { TemplateReader } from './template-reader';
+
+/** Time only moves when the test says so. */
+class FakeClock extends Clock {
+  constructor(private current: number) {
+    super();
+  }
+
+  override now(): number {
+    return this.current;
+  }
+
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+class CountingIds extends IdGenerator {
+  private next = 1;
+
+  override uuid(): string {
+    return `00000000-0000-4000-8000-${String(this.next++).padStart(12, '0')}`;
+  }
+}
+
+const REPO_ROOT = join(__dirname, '..', '..', '..', '..');
+const PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c03';
+const COMPOSITION = 'c0000000-0000-4000-8000-000000000001';
+const INSTANCE = 'a0000000-0000-4000-8000-000000000001';
+const T0 = 1_764_000_000_000;
+
+interface NodeTemplate {
+  version: string;
+  properties?: { startPhase?: number };
+}
+
+interface Options {
+  env?: Record<string, string>;
+  definitionMetadata?: Record<string, unknown>;
+  elementProperties?: Record<string, unknown>;
+}
+
+/** A six-element, three-phase instance (phases 0, 0, 1, 1, 2, 2) on one participant, driven by hand. */
+async function harness(options: Options = {}) {
+  const config = loadRuntimeConfig({ LOG_LEVEL: 'error', MAX_WAIT_MS: '0', ...options.env });
+  const clock = new FakeClock(T0);
+  const unitOfWork = new InMemoryUnitOfWork();
+  const templates = new TemplateReader(config);
+  const runtimeMetrics = new RuntimeMetrics();
+  const ids = new CountingIds();
+  const writer = new EffectWriter(config, ids, new EngineMetrics(runtimeMetrics));
+  const steps = new OperationSteps(config, templates, clock, ids, writer);
+  const engine = new OperationEngine(unitOfWork, templates, clock, steps, writer);
+  const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, 'tosca/examples/sim-three-phase.yaml'), 'utf8'));
+  if (!parsed.ok) {
+    throw new Error('the example template does not parse');
+  }
+  const template = { ...parsed.template, metadata: options.definitionMetadata ?? {} };
+  const nodeTemplates = (template.topology_template as { node_templates: Record<string, NodeTemplate> }).node_templates;
+  const names = templates.read(template).elements.map((element) => element.name);
+  const definition: CompositionDefinition = {
+    compositionId: COMPOSITION,
+    name: 'sim-three-phase',
+    version: '1.0.0',
+    serviceTemplate: template,
+    state: 'PRIMED',
+    stateChangeResult: 'NO_ERROR',
+    lastMsg: T0,
+    elementStateMap: Object.fromEntries(
+      names.map((name, index) => [
+        name,
+        {
+          nodeTemplateStateId: `d0000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+          participantId: PARTICIPANT,
+          nodeTemplateId: { name, version: nodeTemplates[name]!.version },
+          state: 'PRIMED' as const,
+          message: null,
+          outProperties: {},
+        },
+      ]),
+    ),
+    revisionId: 'e0000000-0000-4000-8000-000000000001',
+  };
+  const elements: InstanceElement[] = names.map((name, index) => ({
+    id: `b0000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+    definition: { name, version: nodeTemplates[name]!.version },
+    participantId: PARTICIPANT,
+    deployState: 'UNDEPLOYED',
+    lockState: 'NONE',
+    subState: 'NONE',
+    migrationState: 'DEFAULT',
+    stage: null,
+    operationalState: null,
+    useState: null,
+    description: null,
+    message: null,
+    properties: options.elementProperties ?? {},
+    outProperties: {},
+  }));
+  const phaseOf = new Map(
+    elements.map((element) => [element.id, nodeTemplates[element.definition.name]!.properties?.startPhase ?? 0]),
+  );
+  const idsInPhase = (phase: number): string[] =>
+    elements.filter((element) => phaseOf.get(element.id) === phase).map((element) => element.id);
+  const instance: AutomationComposition = {
+    instanceId: INSTANCE,
+    compositionId: COMPOSITION,
+    compositionTargetId: null,
+    name: 'SimThreePhaseInstance',
+    version: '1.0.0',
+    description: null,
+    derivedFrom: null,
+    metadata: null,
+    precheck: null,
+    deployState: 'UNDEPLOYED',
+    lockState: 'NONE',
+    subState: 'NONE',
+    stateChangeResult: 'NO_ERROR',
+    phase: null,
+    lastMsg: T0,
+    revisionId: 'e0000000-0000-4000-8000-000000000002',
+    elements: Object.fromEntries(elements.map((element) => [element.id, element])),
+  };
+  await unitOfWork.transaction(async (store) => {
+    await store.definitions.insert(definition);
+    await store.instances.insert(instance);
+  });
+
+  interface PhaseMessage {
+    messageId: string;
+    messageType: string;
+    startPhase: number;
+    described: string[];
+  }
+  /** The phase messages queued since the last call, with the element ids each describes. */
+  const take = async (): Promise<PhaseMessage[]> => {
+    const queued = unitOfWork.queuedOutbox();
+    await unitOfWork.deleteOutbox(queued.map((record) => record.id));
+    return queued.flatMap((record) => {
+      const decoded = decodeMessage(record.value);
+      if (!decoded.ok) {
+        return [];
+      }
+      const message: ParticipantMessage = decoded.message;
+      if (
+        message.messageType !== 'AUTOMATION_COMPOSITION_DEPLOY' &&
+        message.messageType !== 'AUTOMATION_COMPOSITION_STATE_CHANGE'
+      ) {
+        return [];
+      }
+      const described = (message.participantDtoList ?? []).flatMap((entry) =>
+        entry.elementDtos.map((dto) => dto.instanceElement?.elementId ?? dto.instanceElementTarget?.elementId ?? ''),
+      );
+      // What the message asks of its phase: elements of other phases are described for the participant's cache.
+      const inPhase = described.filter((id) => phaseOf.get(id) === message.startPhase);
+      return [
+        {
+          messageId: message.messageId,
+          messageType: message.messageType,
+          startPhase: message.startPhase,
+          described: inPhase,
+        },
+      ];
+    });
+  };
+  const current = async (): Promise<AutomationComposition> =>
+    (await unitOfWork.read((store) => store.instances.find(INSTANCE)))!.value;
+  const running = () => unitOfWork.read((store) => store.operations.findRunning(INSTANCE));
+  const events = async () => unitOfWork.read((store) => store.events.list(INSTANCE, 1000));
+  const eventsNamed = async (name: string) => (await events()).filter((event) => event.event === name);
+  /** The participant's answer, for the given elements, to a phase message. */
+  const ack = (
+    messageId: string,
+    ids: readonly string[],
+    state: { deployState: 'DEPLOYED' | 'UNDEPLOYED'; lockState: 'LOCKED' | 'NONE' } = {
+      deployState: 'DEPLOYED',
+      lockState: 'LOCKED',
+    },
+    failed = false,
+  ): Promise<void> => {
+    const answer: AutomationCompositionDeployAck = {
+      messageType: 'AUTOMATION_COMPOSITION_DEPLOY_ACK',
+      responseTo: messageId,
+      automationCompositionId: INSTANCE,
+      participantId: PARTICIPANT,
+      stateChangeResult: failed ? 'FAILED' : 'NO_ERROR',
+      ...(failed ? { message: 'boom' } : {}),
+      automationCompositionResultMap: Object.fromEntries(ids.map((id) => [id, { ...state, result: !failed }])),
+    };
+    return engine.applyInstanceAck(answer);
+  };
+  const order = (name: InstanceOrder) =>
+    unitOfWork.transaction(async (store) => {
+      const found = await store.instances.findForUpdate(INSTANCE);
+      await engine.startInstanceOrder(store, found!, definition, name);
+    });
+  const locked = async <T>(work: (store: Store, found: Versioned<AutomationComposition>) => Promise<T>): Promise<T> =>
+    unitOfWork.transaction(async (store) => work(store, (await store.instances.findForUpdate(INSTANCE))!));
+  const metric = async (name: string): Promise<number> => {
+    const found = (await runtimeMetrics.registry.getMetricsAsJSON()).find((entry) => entry.name === name);
+    return (found?.values ?? []).reduce((sum, value) => sum + Number(value.value), 0);
+  };
+  return {
+    clock,
+    engine,
+    definition,
+    idsInPhase,
+    take,
+    current,
+    running,
+    eventsNamed,
+    ack,
+    order,
+    locked,
+    metric,
+  };
+}
+
+describe('control of running work on the in-memory store', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  describe('resend after maxWaitMs', () => {
+    it('resends a silent phase under its messageId with a doubling delay, then times out at the deadline', async () => {
+      const h = await harness({ env: { MAX_WAIT_MS: '1000', MAX_RETRY_COUNT: '2', MAX_OPERATION_WAIT: '10000' } });
+      await h.order('DEPLOY');
+      const [first] = await h.take();
+      expect(first).toMatchObject({ startPhase: 0, described: h.idsInPhase(0) });
+
+      h.clock.advance(999);
+      await h.engine.superviseRunning();
+      expect(await h.take()).toEqual([]);
+      h.clock.advance(1);
+      await h.engine.superviseRunning();
+      expect(await h.take()).toEqual([{ ...first, described: h.idsInPhase(0) }]);
+
+      h.clock.advance(1_999);
+      await h.engine.superviseRunning();
+      expect(await h.take()).toEqual([]);
+      h.clock.advance(1);
+      await h.engine.superviseRunning();
+      expect((await h.take()).map((message) => message.messageId)).toEqual([first!.messageId]);
+
+      // maxRetryCount reached: nothing more leaves, only the deadline is left.
+      h.clock.advance(5_000);
+      await h.engine.superviseRunning();
+      expect(await h.take()).toEqual([]);
+      expect(await h.engine.timeOutOverdue()).toBe(0);
+      // The resends did not move the deadline (MAX_OPERATION_WAIT from the phase's start).
+      expect((await h.running())!.deadlineAt).toBe(T0 + 10_000);
+      h.clock.advance(2_001);
+      expect(await h.engine.timeOutOverdue()).toBe(1);
+      expect((await h.current()).stateChangeResult).toBe('TIMEOUT');
+      expect((await h.eventsNamed('RESENT')).map((event) => [event.detail.attempt, event.at - T0])).toEqual([
+        [1, 1_000],
+        [2, 3_000],
+      ]);
+      expect(await h.metric('acm_phase_resends_total')).toBe(2);
+    });
+
+    it('a resend answered moves on: the phase completes and the next one has a schedule of its own', async () => {
+      const h = await harness({ env: { MAX_WAIT_MS: '1000', MAX_RETRY_COUNT: '3' } });
+      await h.order('DEPLOY');
+      const [first] = await h.take();
+      h.clock.advance(1_000);
+      await h.engine.superviseRunning();
+      const [resent] = await h.take();
+      expect(resent!.messageId).toBe(first!.messageId);
+      h.clock.advance(10);
+      await h.ack(resent!.messageId, h.idsInPhase(0));
+      // The same answer once more (the participant answered the original too) changes nothing.
+      await h.ack(first!.messageId, h.idsInPhase(0));
+      const [phase1] = await h.take();
+      expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
+      expect((await h.running())!.control).toMatchObject({ resent: 0 });
+      h.clock.advance(999);
+      await h.engine.superviseRunning();
+      expect(await h.take()).toEqual([]);
+      h.clock.advance(1);
+      await h.engine.superviseRunning();
+      expect((await h.take()).map((message) => message.messageId)).toEqual([phase1!.messageId]);
+      expect((await h.eventsNamed('RESENT')).map((event) => event.detail.attempt)).toEqual([1, 1]);
+    });
+
+    it('a definition overrides MAX_WAIT_MS in its metadata', async () => {
+      const h = await harness({ env: { MAX_WAIT_MS: '100000' }, definitionMetadata: { maxWaitMs: 50 } });
+      await h.order('DEPLOY');
+      await h.take();
+      h.clock.advance(50);
+      await h.engine.superviseRunning();
+      expect(await h.take()).toHaveLength(1);
+    });
+  });
+
+  describe('retry policy', () => {
+    const policy = { retryPolicy: { limit: 2, backoff: { durationMs: 500, factor: 2, maxDurationMs: 5_000 } } };
+
+    it('retries only the failed element after each backoff, then fails once the limit is reached', async () => {
+      const h = await harness({ definitionMetadata: policy });
+      await h.order('DEPLOY');
+      const [phase0] = await h.take();
+      const [good, bad] = h.idsInPhase(0);
+      await h.ack(phase0!.messageId, [good!]);
+      await h.ack(phase0!.messageId, [bad!], { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
+      expect((await h.current()).stateChangeResult).toBe('NO_ERROR');
+      expect((await h.current()).elements[bad!]!.deployState).toBe('DEPLOYING');
+
+      h.clock.advance(499);
+      await h.engine.superviseRunning();
+      expect(await h.take()).toEqual([]);
+      h.clock.advance(1);
+      await h.engine.superviseRunning();
+      const [retry1] = await h.take();
+      expect(retry1).toMatchObject({ startPhase: 0, described: [bad] });
+      expect(retry1!.messageId).not.toBe(phase0!.messageId);
+
+      await h.ack(retry1!.messageId, [bad!], { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
+      h.clock.advance(1_000);
+      await h.engine.superviseRunning();
+      const [retry2] = await h.take();
+      expect(retry2).toMatchObject({ described: [bad] });
+      await h.ack(retry2!.messageId, [bad!], { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
+      expect((await h.current()).stateChangeResult).toBe('FAILED');
+      expect(await h.running()).toBeNull();
+      expect(
+        (await h.eventsNamed('RETRY_SCHEDULED')).map((event) => [event.detail.attempt, event.detail.delayMs]),
+      ).toEqual([
+        [1, 500],
+        [2, 1_000],
+      ]);
+      expect((await h.eventsNamed('RETRY_STARTED')).map((event) => event.detail['elementIds'])).toEqual([[bad], [bad]]);
+      expect((await h.eventsNamed('RETRY_ATTEMPT')).map((event) => event.detail['attempt'])).toEqual([1, 2]);
+      expect(await h.metric('acm_element_retries_total')).toBe(2);
+    });
+
+    it('a retry that succeeds lets the deploy complete', async () => {
+      const h = await harness({ definitionMetadata: policy });
+      await h.order('DEPLOY');
+      const [phase0] = await h.take();
+      const [good, bad] = h.idsInPhase(0);
+      await h.ack(phase0!.messageId, [good!]);
+      await h.ack(phase0!.messageId, [bad!], { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
+      h.clock.advance(500);
+      await h.engine.superviseRunning();
+      const [retry] = await h.take();
+      await h.ack(retry!.messageId, [bad!]);
+      for (const phase of [1, 2]) {
+        const [message] = await h.take();
+        expect(message!.startPhase).toBe(phase);
+        await h.ack(message!.messageId, h.idsInPhase(phase));
+      }
+      expect(await h.current()).toMatchObject({ deployState: 'DEPLOYED', stateChangeResult: 'NO_ERROR' });
+    });
+
+    it('without a policy a failure fails the operation as before', async () => {
+      const h = await harness();
+      await h.order('DEPLOY');
+      const [phase0] = await h.take();
+      await h.ack(phase0!.messageId, h.idsInPhase(0), { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
+      expect((await h.current()).stateChangeResult).toBe('FAILED');
+    });
+  });
+
+  describe('cancel', () => {
+    it('cancels mid-phase: late answers are recorded, nothing new leaves, DEPLOY and UNDEPLOY both apply after', async () => {
+      const h = await harness();
+      await h.order('DEPLOY');
+      const [phase0] = await h.take();
+      await h.locked((store, found) => h.engine.cancelInstance(store, found, h.definition, false));
+      const cancelled = await h.current();
+      expect(cancelled).toMatchObject({ deployState: 'DEPLOYING', stateChangeResult: 'FAILED' });
+      expect(isOrderAllowed('DEPLOY', cancelled)).toBe(true);
+      expect(isOrderAllowed('UNDEPLOY', cancelled)).toBe(true);
+      await h.take();
+
+      await h.ack(phase0!.messageId, h.idsInPhase(0));
+      expect(await h.take()).toEqual([]);
+      const after = await h.current();
+      expect(h.idsInPhase(0).map((id) => after.elements[id]!.deployState)).toEqual(['DEPLOYED', 'DEPLOYED']);
+      expect(await h.eventsNamed('CANCELLED')).toHaveLength(1);
+      expect(await h.metric('acm_operation_cancels_total')).toBe(1);
+
+      // DEPLOY again redoes only what the cancelled deploy did not finish.
+      await h.order('DEPLOY');
+      const [next] = await h.take();
+      expect(next).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
+    });
+
+    it('cancel with rollback undeploys what completed or was in flight, in reverse order', async () => {
+      const h = await harness();
+      await h.order('DEPLOY');
+      const [phase0] = await h.take();
+      await h.ack(phase0!.messageId, h.idsInPhase(0));
+      const [phase1] = await h.take();
+      expect(phase1!.startPhase).toBe(1);
+      await h.locked((store, found) => h.engine.cancelInstance(store, found, h.definition, true));
+      const rolling = await h.current();
+      expect(rolling.deployState).toBe('UNDEPLOYING');
+      expect(h.idsInPhase(2).map((id) => rolling.elements[id]!.deployState)).toEqual(['UNDEPLOYED', 'UNDEPLOYED']);
+      const undeployed = { deployState: 'UNDEPLOYED' as const, lockState: 'NONE' as const };
+      for (const phase of [1, 0]) {
+        const [message] = await h.take();
+        expect(message).toMatchObject({ messageType: 'AUTOMATION_COMPOSITION_STATE_CHANGE', startPhase: phase });
+        await h.ack(message!.messageId, h.idsInPhase(phase), undeployed);
+      }
+      expect(await h.current()).toMatchObject({ deployState: 'UNDEPLOYED', stateChangeResult: 'NO_ERROR' });
+      // The cancelled deploy's late answer for phase 1 is stale: the rollback replaced it.
+      await h.ack(phase1!.messageId, h.idsInPhase(1));
+      expect((await h.current()).deployState).toBe('UNDEPLOYED');
+    });
+
+    it('refuses with 409 NOTHING_RUNNING when nothing runs, and rollback of an order without a reverse', async () => {
+      const h = await harness();
+      await expect(
+        h.locked((store, found) => h.engine.cancelInstance(store, found, h.definition, false)),
+      ).rejects.toMatchObject({
+        code: 'NOTHING_RUNNING',
+        message: expect.stringMatching(
+          /no operation is running; DeployState: UNDEPLOYED;.*allowed now: DEPLOY, DELETE/,
+        ),
+      });
+      await expect(
+        h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition)),
+      ).rejects.toMatchObject({
+        code: 'NOTHING_RUNNING',
+      });
+      await h.order('DELETE');
+      await expect(
+        h.locked((store, found) => h.engine.cancelInstance(store, found, h.definition, true)),
+      ).rejects.toMatchObject({
+        code: 'ORDER_NOT_ALLOWED',
+      });
+      expect(await h.running()).not.toBeNull();
+    });
+  });
+
+  describe('pause and resume', () => {
+    it('records in-flight answers while paused, dispatches nothing, and resumes with the pause not counted', async () => {
+      const h = await harness({ env: { MAX_OPERATION_WAIT: '10000' } });
+      await h.order('DEPLOY');
+      const [phase0] = await h.take();
+      h.clock.advance(1_000);
+      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
+      await h.ack(phase0!.messageId, h.idsInPhase(0));
+      expect(await h.take()).toEqual([]);
+      // Far past the deadline while paused: no TIMEOUT.
+      h.clock.advance(60_000);
+      expect(await h.engine.timeOutOverdue()).toBe(0);
+      // Pausing again changes nothing: the pause still counts from its start.
+      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
+      expect((await h.running())!.control.pausedAt).toBe(T0 + 1_000);
+      await h.locked((store, found) => h.engine.resumeInstance(store, found, h.definition));
+      const [phase1] = await h.take();
+      expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
+      expect((await h.eventsNamed('RESUMED'))[0]!.detail.pausedMs).toBe(60_000);
+      await expect(
+        h.locked((store, found) => h.engine.resumeInstance(store, found, h.definition)),
+      ).rejects.toMatchObject({
+        code: 'NOTHING_RUNNING',
+      });
+      for (const phase of [1, 2]) {
+        const message = phase === 1 ? phase1 : (await h.take())[0];
+        await h.ack(message!.messageId, h.idsInPhase(phase));
+      }
+      expect((await h.current()).deployState).toBe('DEPLOYED');
+    });
+
+    it('a paused phase has its deadline moved by the pause', async () => {
+      const h = await harness({ env: { MAX_OPERATION_WAIT: '10000' } });
+      await h.order('DEPLOY');
+      await h.take();
+      h.clock.advance(4_000);
+      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
+      h.clock.advance(5_000);
+      await h.locked((store, found) => h.engine.resumeInstance(store, found, h.definition));
+      expect((await h.running())!.deadlineAt).toBe(T0 + 15_000);
+      h.clock.advance(5_999);
+      expect(await h.engine.timeOutOverdue()).toBe(0);
+      h.clock.advance(2);
+      expect(await h.engine.timeOutOverdue()).toBe(1);
+    });
+  });
+
+  describe('no-progress deadline', () => {
+    it('reports the silent elements once, without failing them', async () => {
+      const h = await harness({ env: { NO_PROGRESS_TIMEOUT: '500' } });
+      await h.order('DEPLOY');
+      await h.take();
+      h.clock.advance(499);
+      await h.engine.superviseRunning();
+      expect(await h.eventsNamed('NO_PROGRESS')).toEqual([]);
+      h.clock.advance(1);
+      await h.engine.superviseRunning();
+      await h.engine.superviseRunning();
+      const [report, again] = await h.eventsNamed('NO_PROGRESS');
+      expect(again).toBeUndefined();
+      expect(report!.detail['elementIds']).toHaveLength(6);
+      expect(report!.detail).toMatchObject({ phase: 0, silentForMs: 500 });
+      expect((await h.current()).stateChangeResult).toBe('NO_ERROR');
+      expect(await h.metric('acm_elements_no_progress_total')).toBe(6);
+    });
+
+    it('an element property noProgressTimeoutMs sets its own timeout', async () => {
+      const h = await harness({ elementProperties: { noProgressTimeoutMs: 200 } });
+      await h.order('DEPLOY');
+      h.clock.advance(199);
+      await h.engine.superviseRunning();
+      expect(await h.eventsNamed('NO_PROGRESS')).toEqual([]);
+      h.clock.advance(1);
+      await h.engine.superviseRunning();
+      expect((await h.eventsNamed('NO_PROGRESS'))[0]!.detail['elementIds']).toHaveLength(6);
+    });
+  });
+});
