@@ -77,8 +77,9 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
     const runtimeMetrics = new RuntimeMetrics();
     const metrics = new EngineMetrics(runtimeMetrics);
     const bus = new InMemoryMessageBus();
-    // The database is read only when the gauges are scraped, which these tests never do.
-    const operability = new OperabilityMetrics(runtimeMetrics, null as unknown as Database, fixture.config, bus);
+    // The database is read only when the gauges are scraped, which these tests never do. A registry of its own:
+    // these tests read no metric, and EngineMetrics and OperabilityMetrics both declare acm_phase_resends_total.
+    const operability = new OperabilityMetrics(new RuntimeMetrics(), null as unknown as Database, fixture.config, bus);
     const counting = new CountingUnitOfWork(fixture.unitOfWork);
     const participants = new ParticipantProtocolService(
       fixture.config,
