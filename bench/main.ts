@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only B1,B3] [-- --keep]`: the performance benchmarks of
+ * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP] [-- --keep]`: the performance benchmarks of
  * docs/performance.md. Starts (or reuses) PostgreSQL and Kafka with scripts/services-up.sh, then for
  * each benchmark a fresh stack (runtime + instant simulator as processes, fresh schema and topics),
  * and writes bench/results/latest.json and latest.md. Measures only: nothing here asserts on time.
@@ -13,6 +13,7 @@ import { runB2 } from './b2-throughput';
 import type { SqlWindow } from './b2-throughput';
 import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
+import { runStartup } from './startup';
 import { machineInfo, sourceState } from './lib/machine';
 import { BUILD_DIR, REPO_ROOT, RUNTIME_SCRIPT, stopAll } from './lib/processes';
 import type { StackOptions } from './lib/stack';
@@ -44,7 +45,7 @@ const QUICK: Sizes = {
   profileInstances: 100,
 };
 
-const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4'] as const;
+const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'STARTUP'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
 interface Arguments {
@@ -73,7 +74,7 @@ function parseArguments(argv: string[]): Arguments {
         only.add(name as Benchmark);
       }
     } else {
-      throw new Error(`unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4, --keep)`);
+      throw new Error(`unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,STARTUP, --keep)`);
     }
   }
   return { quick, keep, only };
@@ -215,6 +216,15 @@ async function main(): Promise<void> {
     results.b4 = await withStack('b4', runId, logDir, args.keep, {}, (stack) =>
       runB4(stack, serviceAddresses, runId, sizes.b4Instances),
     );
+  }
+
+  if (args.only.has('STARTUP') && !interrupted) {
+    try {
+      results.startup = await runStartup(logDir);
+    } catch (error) {
+      log(`STARTUP failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      results.startup = { error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   results.harnessS = round((performance.now() - start) / 1000, 1);

@@ -3,6 +3,7 @@ import type { B1Result } from './b1-latency';
 import type { B2Result, SqlWindow } from './b2-throughput';
 import type { B3Result } from './b3-s3p';
 import type { B4Result } from './b4-scale';
+import type { StartupResult } from './startup';
 import type { MachineInfo, SourceState } from './lib/machine';
 import type { Summary } from './lib/stats';
 import type { ProfileSummary } from './profile-summary';
@@ -44,6 +45,7 @@ export interface Results {
   b2?: B2Result | Failure;
   b3?: B3Result | Failure;
   b4?: B4Result | Failure;
+  startup?: StartupResult | Failure;
   profile?: ProfileRun | Failure;
 }
 
@@ -223,6 +225,20 @@ function b4Rows(b4: B4Result): Row[] {
   ];
 }
 
+function startupRows(startup: StartupResult): Row[] {
+  return [
+    [
+      'Start-up',
+      '`npm start` (embedded) on a built tree → first 200: existing DATA_DIR',
+      `${startup.existingDataDirS} s`,
+      '< 3 s',
+      status(startup.existingDataDirS, 3, 'lower'),
+    ],
+    ['Start-up', 'the same, new DATA_DIR (database created, migrations)', `${startup.newDataDirS} s`, '', ''],
+    ['Start-up', 'build check before (scripts/build-if-stale.js, untimed above)', `${startup.buildCheckS} s`, '', ''],
+  ];
+}
+
 function table(rows: Row[]): string {
   const header: Row = ['benchmark', 'metric', 'result', 'target', 'status'];
   const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => (row[column] ?? '').length)));
@@ -247,6 +263,7 @@ export function resultsMarkdown(results: Results): string {
   add('B2', results.b2, b2Rows);
   add('B3', results.b3, b3Rows);
   add('B4', results.b4, b4Rows);
+  add('STARTUP', results.startup, startupRows);
   const m = results.machine;
   const parts = [
     `# Benchmark results (${results.mode} run ${results.runId}, ${results.startedAt})`,

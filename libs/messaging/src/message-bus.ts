@@ -17,6 +17,11 @@
  *   resolves is never missed; a new group starts at the end of the topic unless `fromBeginning`; a
  *   group whose committed positions are lost while it runs resumes at the oldest retained record;
  * - `Subscription.close` stops delivery and resolves after the handler calls in flight have finished.
+ *
+ * `subscribeBatch` gives the same guarantees with a handler that takes the records of one partition in order,
+ * as many as are ready (a Kafka fetch): a transient failure retries the same batch; no offset of a batch is
+ * committed before its handler resolves; a batch that fails otherwise is delivered again one record at a time,
+ * so only the record that can never apply is skipped (and reported to `onSkipped`).
  */
 
 /** A record to publish. `key` decides the partition (same key ⇒ same order); null spreads records. */
@@ -55,6 +60,15 @@ export interface SubscribeOptions {
    * The bus does not know what is transient; the subscriber does.
    */
   isTransientFailure?: (error: unknown) => boolean;
+}
+
+/** Handles the records of one partition, in order; resolving means every one of them is applied. */
+export type BatchHandler = (records: readonly IncomingRecord[]) => Promise<void>;
+
+export interface SubscribeBatchOptions extends Omit<SubscribeOptions, 'handler'> {
+  handler: BatchHandler;
+  /** Called for each record skipped after failing alone with a failure that is not transient (for a counter). */
+  onSkipped?: (record: IncomingRecord, error: unknown) => void;
 }
 
 /** A live subscription. */
@@ -98,6 +112,9 @@ export abstract class MessageBus {
 
   /** Starts delivering the topic's records to `handler`; resolves once receiving (see class docs). */
   abstract subscribe(options: SubscribeOptions): Promise<Subscription>;
+
+  /** As `subscribe`, delivering the records of a partition in batches (see the class docs). */
+  abstract subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription>;
 
   /** Closes every subscription and connection; the bus cannot be used afterwards. */
   abstract close(): Promise<void>;

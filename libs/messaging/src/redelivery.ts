@@ -5,7 +5,7 @@
  * record skipped. Shared so the in-memory twin and the Kafka adapter cannot drift apart.
  */
 import { describeError } from './message-bus';
-import type { BusLogger, IncomingRecord, RecordHandler } from './message-bus';
+import type { BatchHandler, BusLogger, IncomingRecord, RecordHandler } from './message-bus';
 
 /** Delays between attempts on one record after transient failures: doubling from `initialMs`, at most `maxMs`. */
 export interface RedeliveryBackoff {
@@ -53,41 +53,47 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Runs the handler on one record until it applies, is skipped as permanently failed, or the subscription stops. */
-export async function deliverUntilSettled(record: IncomingRecord, context: DeliveryContext): Promise<DeliveryOutcome> {
+/** Where a failure happened, for the logs. */
+interface FailureSite {
+  topic: string;
+  partition: number;
+  offset: string;
+  records?: number;
+}
+
+/** Runs `work` until it succeeds, fails with a failure that is not transient, or the subscription stops. */
+async function attemptUntilSettled(
+  work: () => Promise<void>,
+  site: FailureSite,
+  context: Omit<DeliveryContext, 'handler'>,
+  onFinalFailure: (error: unknown) => void,
+): Promise<DeliveryOutcome> {
   for (let attempt = 1; ; attempt += 1) {
     if (context.signal.aborted) {
       return 'stopped';
     }
     try {
       // Inside the try: a handler that throws synchronously is treated like one that rejects.
-      await context.handler(record);
+      await work();
       if (attempt > 1) {
         context.logger('info', 'Message handler recovered; record applied', {
-          topic: record.topic,
-          partition: record.partition,
-          offset: record.offset,
+          ...site,
           groupId: context.groupId,
           attempts: attempt,
         });
       }
       return 'applied';
     } catch (error) {
-      const where = {
-        topic: record.topic,
-        partition: record.partition,
-        offset: record.offset,
-        groupId: context.groupId,
-        error: describeError(error),
-      };
       if (context.isTransientFailure?.(error) !== true) {
-        context.logger('error', 'Message handler failed; record skipped', where);
+        onFinalFailure(error);
         return 'skipped';
       }
       const delayMs = redeliveryDelay(context.backoff, attempt);
       // The first failure of an outage is worth a warning; the following ones would flood the log.
       context.logger(attempt === 1 ? 'warn' : 'debug', 'Message handler failed transiently; retrying the record', {
-        ...where,
+        ...site,
+        groupId: context.groupId,
+        error: describeError(error),
         attempt,
         delayMs,
       });
@@ -95,4 +101,95 @@ export async function deliverUntilSettled(record: IncomingRecord, context: Deliv
       await pause(delayMs, context.signal);
     }
   }
+}
+
+/** Runs the handler on one record until it applies, is skipped as permanently failed, or the subscription stops. */
+export function deliverUntilSettled(record: IncomingRecord, context: DeliveryContext): Promise<DeliveryOutcome> {
+  const site = { topic: record.topic, partition: record.partition, offset: record.offset };
+  return attemptUntilSettled(
+    () => context.handler(record),
+    site,
+    context,
+    (error) => {
+      context.logger('error', 'Message handler failed; record skipped', {
+        ...site,
+        groupId: context.groupId,
+        error: describeError(error),
+      });
+    },
+  );
+}
+
+export interface BatchDeliveryContext extends Omit<DeliveryContext, 'handler'> {
+  handler: BatchHandler;
+  onSkipped?: (record: IncomingRecord, error: unknown) => void;
+}
+
+/**
+ * How a batch's handling ended: `settled` leading records are done (applied or skipped) and may be committed;
+ * `stopped` when the subscription closed before the rest was.
+ */
+export interface BatchOutcome {
+  settled: number;
+  stopped: boolean;
+}
+
+/**
+ * Runs the handler on a batch until it applies (transient failures retry the whole batch, in place). A batch that
+ * fails otherwise is handed over one record at a time, each with the same rule, so one record that can never apply
+ * costs only itself: it is skipped, logged and reported, and the records around it apply.
+ */
+export async function deliverBatchUntilSettled(
+  records: readonly IncomingRecord[],
+  context: BatchDeliveryContext,
+): Promise<BatchOutcome> {
+  const first = records[0];
+  if (first === undefined) {
+    return { settled: 0, stopped: false };
+  }
+  const site = { topic: first.topic, partition: first.partition, offset: first.offset, records: records.length };
+  let failure: unknown;
+  const whole = await attemptUntilSettled(
+    () => context.handler(records),
+    site,
+    context,
+    (error) => {
+      failure = error;
+    },
+  );
+  if (whole !== 'skipped') {
+    return { settled: whole === 'applied' ? records.length : 0, stopped: whole === 'stopped' };
+  }
+  if (records.length === 1) {
+    skip(first, failure, context);
+    return { settled: 1, stopped: false };
+  }
+  context.logger('warn', 'Message batch failed; applying its records one at a time', {
+    ...site,
+    groupId: context.groupId,
+    error: describeError(failure),
+  });
+  for (const [index, record] of records.entries()) {
+    const outcome = await attemptUntilSettled(
+      () => context.handler([record]),
+      { topic: record.topic, partition: record.partition, offset: record.offset },
+      context,
+      (error) => skip(record, error, context),
+    );
+    if (outcome === 'stopped') {
+      return { settled: index, stopped: true };
+    }
+  }
+  return { settled: records.length, stopped: false };
+}
+
+function skip(record: IncomingRecord, error: unknown, context: BatchDeliveryContext): void {
+  context.logger('error', 'Message handler failed; record skipped', {
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    groupId: context.groupId,
+    error: describeError(error),
+  });
+  context.onSkipped?.(record, error);
 }

@@ -1,5 +1,5 @@
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
-import type { OutgoingRecord, SubscribeOptions, Subscription } from '@acm/messaging';
+import type { OutgoingRecord, SubscribeBatchOptions, SubscribeOptions, Subscription } from '@acm/messaging';
 import { Participant } from '@acm/participant-sdk';
 import { ScriptedRuntime, deployOrder, primeOrder } from '@acm/participant-sdk/testing';
 import type { ParticipantLogLevel, RetryTimers } from '@acm/participant-sdk';
@@ -174,6 +174,10 @@ class FlakyPublishBus extends MessageBus {
 
   override subscribe(options: SubscribeOptions): Promise<Subscription> {
     return this.inner.subscribe(options);
+  }
+
+  override subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
+    return this.inner.subscribeBatch(options);
   }
 
   override close(): Promise<void> {

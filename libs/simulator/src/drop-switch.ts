@@ -9,7 +9,13 @@
 import { MESSAGE_ROUTES, MESSAGE_TYPES, acceptsMessage, decodeMessage } from '@acm/contracts';
 import type { MessageType, ParticipantIdentity, ParticipantMessage, Uuid } from '@acm/contracts';
 import { MessageBus } from '@acm/messaging';
-import type { IncomingRecord, OutgoingRecord, SubscribeOptions, Subscription } from '@acm/messaging';
+import type {
+  IncomingRecord,
+  OutgoingRecord,
+  SubscribeBatchOptions,
+  SubscribeOptions,
+  Subscription,
+} from '@acm/messaging';
 import type { ParticipantLogger } from '@acm/participant-sdk';
 
 /** The message types the switch may drop: every runtime-to-participant type. */
@@ -179,6 +185,14 @@ export class DroppingMessageBus extends MessageBus {
     return this.inner.subscribe({
       ...options,
       handler: (record: IncomingRecord) => (this.drops(record) ? Promise.resolve() : handler(record)),
+    });
+  }
+
+  override subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
+    const handler = options.handler;
+    return this.inner.subscribeBatch({
+      ...options,
+      handler: (records: readonly IncomingRecord[]) => handler(records.filter((record) => !this.drops(record))),
     });
   }
 

@@ -47,7 +47,7 @@ export class EngineMetrics {
     });
     this.messagesRejected = new Counter({
       name: 'acm_participant_messages_rejected_total',
-      help: 'Records on the participant topic that could not be decoded, by code',
+      help: 'Records on the participant topic that could not be decoded, or could never be applied (APPLY_FAILED), by code',
       labelNames: ['code'],
       registers,
     });

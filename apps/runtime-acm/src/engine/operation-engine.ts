@@ -96,16 +96,19 @@ export class OperationEngine {
    * order of its answers), so two batches lock rows in the same order and never deadlock.
    */
   async applyBatch(inputs: readonly EngineInput[]): Promise<void> {
+    await this.unitOfWork.transaction((store) => this.applyBatchIn(store, inputs));
+  }
+
+  /** As `applyBatch`, inside the caller's transaction (a batch of participant messages that also holds reports). */
+  async applyBatchIn(store: Store, inputs: readonly EngineInput[]): Promise<void> {
     const ordered = inputs
       .map((input, index) => ({ input, index }))
       .sort((a, b) => targetOf(a.input).localeCompare(targetOf(b.input)) || a.index - b.index);
-    await this.unitOfWork.transaction(async (store) => {
-      for (const { input } of ordered) {
-        await (input.kind === 'INSTANCE_ACK'
-          ? this.applyInstanceAckIn(store, input.ack)
-          : this.applyPrimeAckIn(store, input.ack));
-      }
-    });
+    for (const { input } of ordered) {
+      await (input.kind === 'INSTANCE_ACK'
+        ? this.applyInstanceAckIn(store, input.ack)
+        : this.applyPrimeAckIn(store, input.ack));
+    }
   }
 
   /**

@@ -23,6 +23,14 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from './engine-metrics';
 import { participantDefinitions, requestedInstanceSync, restartAc, toOutbox } from './participant-messages';
 
+/** True when a STATUS carries more than a heartbeat. */
+export function carriesReport(message: ParticipantStatus): boolean {
+  return (
+    (message.automationCompositionInfoList ?? []).some((info) => (info.elements ?? []).length > 0) ||
+    (!!message.compositionId && !!message.participantDefinitionUpdates)
+  );
+}
+
 /**
  * The participant side of the protocol that is not an order: registration, heartbeats, deregistration,
  * status requests and cache synchronisation (reference §3.5).
@@ -86,54 +94,76 @@ export class ParticipantProtocolService {
     });
   }
 
-  /** STATUS: a heartbeat (and for an unknown replica, a registration) plus any outProperties it carries. */
+  /**
+   * STATUS: a heartbeat (and for an unknown replica, a registration) plus any element or definition information it
+   * carries. A plain heartbeat of a known replica is one statement and no transaction of its own.
+   */
   async status(message: ParticipantStatus): Promise<void> {
-    await this.unitOfWork.transaction(async (store) => {
-      // A heartbeat of a known replica is one UPDATE; its supported types change only through REGISTER.
-      const known = await store.participants.touchReplica(message.participantId, message.replicaId, this.clock.now());
-      const changed = known
-        ? false
-        : await this.recordReplica(store, message.participantId, message.replicaId, message);
-      if (changed) {
-        await store.outbox.add(await this.restartSync(store, message.participantId, message.replicaId));
+    await this.heartbeats([message]);
+    if (carriesReport(message)) {
+      await this.unitOfWork.transaction((store) => this.reportIn(store, message));
+    }
+  }
+
+  /**
+   * The heartbeat part of STATUS reports (a batch's, as they arrived): one autocommitted `UPDATE` per replica
+   * however many reports it sent, outside any batch transaction so concurrent batches never queue on a replica
+   * row; an unknown replica is registered in a transaction of its own.
+   */
+  async heartbeats(messages: readonly ParticipantStatus[]): Promise<void> {
+    const latest = new Map(messages.map((message) => [`${message.participantId}/${message.replicaId}`, message]));
+    for (const message of latest.values()) {
+      const known = await this.unitOfWork.read((store) =>
+        store.participants.touchReplica(message.participantId, message.replicaId, this.clock.now()),
+      );
+      if (!known) {
+        await this.unitOfWork.transaction(async (store) => {
+          if (await this.recordReplica(store, message.participantId, message.replicaId, message)) {
+            await store.outbox.add(await this.restartSync(store, message.participantId, message.replicaId));
+          }
+        });
       }
-      // Element information is the participant's own data: one guarded row update each, no instance lock
-      // and no version bump, so it never makes a user's order fail with 409.
-      for (const info of message.automationCompositionInfoList ?? []) {
-        for (const element of info.elements ?? []) {
-          await store.instances.updateElementInfo(
-            info.automationCompositionId,
-            element.automationCompositionElementId,
-            message.participantId,
-            {
-              outProperties: element.outProperties ?? null,
-              operationalState: element.operationalState ?? null,
-              useState: element.useState ?? null,
-            },
-          );
-        }
+    }
+  }
+
+  /** The element and definition information of a STATUS, inside the caller's transaction (heartbeat apart). */
+  async reportIn(store: Store, message: ParticipantStatus): Promise<void> {
+    // Element information is the participant's own data: one guarded row update each, no instance lock
+    // and no version bump, so it never makes a user's order fail with 409.
+    for (const info of message.automationCompositionInfoList ?? []) {
+      for (const element of info.elements ?? []) {
+        await store.instances.updateElementInfo(
+          info.automationCompositionId,
+          element.automationCompositionElementId,
+          message.participantId,
+          {
+            outProperties: element.outProperties ?? null,
+            operationalState: element.operationalState ?? null,
+            useState: element.useState ?? null,
+          },
+        );
       }
-      if (message.compositionId && message.participantDefinitionUpdates) {
-        const found = await store.definitions.findForUpdate(message.compositionId);
-        if (found) {
-          const outByName = new Map(
-            message.participantDefinitionUpdates
-              .filter((update) => update.participantId === message.participantId)
-              .flatMap((update) => update.automationCompositionElementDefinitionList)
-              .map((entry) => [entry.acElementDefinitionId.name, entry.outProperties ?? {}]),
-          );
-          const elementStateMap = Object.fromEntries(
-            Object.entries(found.value.elementStateMap).map(([name, state]) => [
-              name,
-              outByName.has(name) && state.participantId === message.participantId
-                ? { ...state, outProperties: outByName.get(name) ?? {} }
-                : state,
-            ]),
-          );
-          await store.definitions.update({ ...found.value, elementStateMap }, found.version);
-        }
+    }
+    if (message.compositionId && message.participantDefinitionUpdates) {
+      const found = await store.definitions.findForUpdate(message.compositionId);
+      if (found) {
+        const outByName = new Map(
+          message.participantDefinitionUpdates
+            .filter((update) => update.participantId === message.participantId)
+            .flatMap((update) => update.automationCompositionElementDefinitionList)
+            .map((entry) => [entry.acElementDefinitionId.name, entry.outProperties ?? {}]),
+        );
+        const elementStateMap = Object.fromEntries(
+          Object.entries(found.value.elementStateMap).map(([name, state]) => [
+            name,
+            outByName.has(name) && state.participantId === message.participantId
+              ? { ...state, outProperties: outByName.get(name) ?? {} }
+              : state,
+          ]),
+        );
+        await store.definitions.update({ ...found.value, elementStateMap }, found.version);
       }
-    });
+    }
   }
 
   /** DEREGISTER: forgets the replica and answers with a broadcast DEREGISTER_ACK. */

@@ -1,6 +1,6 @@
-import type { ParticipantMessage } from '@acm/contracts';
+import type { ParticipantMessage, ParticipantStatus } from '@acm/contracts';
 import { MESSAGE_ROUTES, decodeMessage } from '@acm/contracts';
-import { isDomainError } from '@acm/domain';
+import { UnitOfWork, isDomainError } from '@acm/domain';
 import type { IncomingRecord, Subscription } from '@acm/messaging';
 import { MessageBus } from '@acm/messaging';
 import { isTransientDatabaseError } from '@acm/persistence';
@@ -10,22 +10,30 @@ import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from '../engine/engine-metrics';
 import { OperationEngine } from '../engine/operation-engine';
-import { ParticipantProtocolService } from '../engine/participant-protocol.service';
+import type { EngineInput } from '../engine/operation-engine';
+import { ParticipantProtocolService, carriesReport } from '../engine/participant-protocol.service';
 import { OperabilityMetrics } from '../metrics/operability-metrics';
 import { withRequestContext } from '../observability/request-context';
 
-/**
- * Reads the operation topic and hands each participant message to its use case. A record that does not
- * decode is counted and skipped; the runtime's own outgoing messages on the shared topic are skipped too.
- * A message met by a database outage is retried by the bus until it applies (never skipped), so an ACK
- * received while PostgreSQL is down or restarting is applied when it is back.
- */
 const ACKS: ReadonlySet<string> = new Set([
   'AUTOMATION_COMPOSITION_DEPLOY_ACK',
   'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
   'PARTICIPANT_PRIME_ACK',
 ]);
 
+/** A run of a batch's messages applied together: ACKs through the engine, STATUS reports through the protocol. */
+type Run = { kind: 'ACKS'; inputs: EngineInput[] } | { kind: 'REPORTS'; reports: ParticipantStatus[] };
+
+/**
+ * Reads the operation topic a fetch at a time and hands the participant messages to their use cases. The ACKs and
+ * STATUS reports of a batch are applied in one transaction, in the order they arrived (their heartbeats just before,
+ * one statement per replica); any other message is applied on its own, in its place. A record that does not
+ * decode is counted and skipped; the runtime's own outgoing messages on the shared topic are skipped too.
+ * A batch met by a database outage is retried by the bus until it applies (never skipped), so an ACK received while
+ * PostgreSQL is down or restarting is applied when it is back; a batch that fails otherwise is applied again one
+ * record at a time, where a refused message is counted as ignored and a record that can never apply is skipped
+ * and counted.
+ */
 @Injectable()
 export class ParticipantInboxListener implements OnApplicationBootstrap {
   private readonly logger = new Logger('Inbox');
@@ -39,6 +47,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
     private readonly bus: MessageBus,
+    private readonly unitOfWork: UnitOfWork,
     private readonly engine: OperationEngine,
     private readonly participants: ParticipantProtocolService,
     private readonly metrics: EngineMetrics,
@@ -46,11 +55,12 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.subscription = await this.bus.subscribe({
+    this.subscription = await this.bus.subscribeBatch({
       topic: this.config.operationTopic,
       groupId: this.config.kafkaGroupId,
-      handler: (record) => this.receive(record),
+      handler: (records) => this.receiveBatch(records),
       isTransientFailure: isTransientDatabaseError,
+      onSkipped: () => this.metrics.messagesRejected.inc({ code: 'APPLY_FAILED' }),
     });
     this.markReady();
   }
@@ -60,26 +70,90 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     await this.subscription?.close();
   }
 
+  /** Applies a batch of records (see the class docs); a batch of one is exactly `receive`. */
+  async receiveBatch(records: readonly IncomingRecord[]): Promise<void> {
+    if (records.length === 1) {
+      return this.receive(records[0]!);
+    }
+    let run: Run | null = null;
+    const runs: Run[] = [];
+    const acked: Array<{ type: string; timestamp: string }> = [];
+    for (const record of records) {
+      const message = this.accept(record);
+      if (message === null) {
+        continue;
+      }
+      if (ACKS.has(message.messageType)) {
+        acked.push({ type: message.messageType, timestamp: record.timestamp });
+      }
+      if (message.messageType === 'PARTICIPANT_STATUS') {
+        if (run?.kind !== 'REPORTS') {
+          runs.push((run = { kind: 'REPORTS', reports: [] }));
+        }
+        run.reports.push(message);
+      } else if (
+        message.messageType === 'AUTOMATION_COMPOSITION_DEPLOY_ACK' ||
+        message.messageType === 'AUTOMATION_COMPOSITION_STATECHANGE_ACK' ||
+        message.messageType === 'PARTICIPANT_PRIME_ACK'
+      ) {
+        if (run?.kind !== 'ACKS') {
+          runs.push((run = { kind: 'ACKS', inputs: [] }));
+        }
+        run.inputs.push(
+          message.messageType === 'PARTICIPANT_PRIME_ACK'
+            ? { kind: 'PRIME_ACK', ack: message }
+            : { kind: 'INSTANCE_ACK', ack: message },
+        );
+      } else {
+        await this.applyTogether(runs.splice(0));
+        run = null;
+        await withRequestContext({ messageType: message.messageType }, () => this.dispatch(message));
+      }
+    }
+    const types = [
+      ...new Set(
+        runs.flatMap((each) => (each.kind === 'ACKS' ? acked.map((ack) => ack.type) : ['PARTICIPANT_STATUS'])),
+      ),
+    ];
+    await withRequestContext({ messageType: types.join('+') }, () => this.applyTogether(runs));
+    for (const { type, timestamp } of acked) {
+      this.observeAckApplied(type, timestamp);
+    }
+  }
+
+  /** From the record's time on the bus (the participant's send) to the commit of its application. */
+  private observeAckApplied(type: string, timestamp: string): void {
+    this.operability.ackApplySeconds.observe({ type }, Math.max(0, Date.now() - Number(timestamp)) / 1000);
+  }
+
+  /** One transaction for the runs, in order; the reports' heartbeats first, each one statement, outside it. */
+  private async applyTogether(runs: readonly Run[]): Promise<void> {
+    if (runs.length === 0) {
+      return;
+    }
+    await this.participants.heartbeats(runs.flatMap((run) => (run.kind === 'REPORTS' ? run.reports : [])));
+    await this.unitOfWork.transaction(async (store) => {
+      for (const run of runs) {
+        if (run.kind === 'ACKS') {
+          await this.engine.applyBatchIn(store, run.inputs);
+        } else {
+          for (const report of run.reports.filter(carriesReport)) {
+            await this.participants.reportIn(store, report);
+          }
+        }
+      }
+    });
+  }
+
   async receive(record: IncomingRecord): Promise<void> {
-    const decoded = decodeMessage(record.value);
-    if (!decoded.ok) {
-      this.metrics.messagesRejected.inc({ code: decoded.code });
-      this.logger.warn(`Skipped a record at ${record.topic}/${record.partition}@${record.offset}: ${decoded.reason}`);
+    const message = this.accept(record);
+    if (message === null) {
       return;
     }
-    const message = decoded.message;
-    if (MESSAGE_ROUTES[message.messageType].direction !== 'PARTICIPANT_TO_RUNTIME') {
-      return;
-    }
-    this.metrics.messagesReceived.inc({ type: message.messageType });
     try {
       await withRequestContext({ messageType: message.messageType }, () => this.dispatch(message));
       if (ACKS.has(message.messageType)) {
-        // From the record's time on the bus (the participant's send) to the commit of its application.
-        this.operability.ackApplySeconds.observe(
-          { type: message.messageType },
-          Math.max(0, Date.now() - Number(record.timestamp)) / 1000,
-        );
+        this.observeAckApplied(message.messageType, record.timestamp);
       }
     } catch (error) {
       if (isDomainError(error)) {
@@ -89,6 +163,22 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
       }
       throw error;
     }
+  }
+
+  /** The record's message when it is one for the runtime (counted), else null (undecodable ones counted too). */
+  private accept(record: IncomingRecord): ParticipantMessage | null {
+    const decoded = decodeMessage(record.value);
+    if (!decoded.ok) {
+      this.metrics.messagesRejected.inc({ code: decoded.code });
+      this.logger.warn(`Skipped a record at ${record.topic}/${record.partition}@${record.offset}: ${decoded.reason}`);
+      return null;
+    }
+    const message = decoded.message;
+    if (MESSAGE_ROUTES[message.messageType].direction !== 'PARTICIPANT_TO_RUNTIME') {
+      return null;
+    }
+    this.metrics.messagesReceived.inc({ type: message.messageType });
+    return message;
   }
 
   private async dispatch(message: ParticipantMessage): Promise<void> {

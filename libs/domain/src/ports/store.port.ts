@@ -117,7 +117,8 @@ export interface Store {
 
 /**
  * Runs work in one database transaction: everything it wrote commits together or not at all.
- * Reads outside a transaction use `read`, which may run on any connection.
+ * Reads outside a transaction use `read`, which may run on any connection; each of its statements commits on its own,
+ * so it also carries a single-statement write that needs no transaction (a heartbeat's `touchReplica`).
  */
 export abstract class UnitOfWork {
   abstract transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;

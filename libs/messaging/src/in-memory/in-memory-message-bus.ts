@@ -4,9 +4,16 @@
  * Delivery is always asynchronous (setImmediate), so a publisher never runs handlers re-entrantly.
  */
 import { MessageBus, assertTopicName, consoleBusLogger } from '../message-bus';
-import type { BusLogger, IncomingRecord, OutgoingRecord, SubscribeOptions, Subscription } from '../message-bus';
-import { DEFAULT_REDELIVERY_BACKOFF, deliverUntilSettled } from '../redelivery';
-import type { DeliveryOutcome, RedeliveryBackoff } from '../redelivery';
+import type {
+  BusLogger,
+  IncomingRecord,
+  OutgoingRecord,
+  SubscribeBatchOptions,
+  SubscribeOptions,
+  Subscription,
+} from '../message-bus';
+import { DEFAULT_REDELIVERY_BACKOFF, deliverBatchUntilSettled, deliverUntilSettled } from '../redelivery';
+import type { BatchOutcome, RedeliveryBackoff } from '../redelivery';
 
 export interface InMemoryMessageBusOptions {
   /** Partitions of a topic created implicitly (by publish or subscribe). Default 10, like ONAP's topics. */
@@ -26,27 +33,49 @@ interface StoredRecord {
 /** After this many records in a row, a partition pump yields to I/O and timers. */
 const YIELD_EVERY = 64;
 
+/** Most records handed to a batch handler at once (a Kafka fetch is bounded by bytes; this plays its part). */
+const MAX_BATCH = 500;
+
+type Delivery = (SubscribeOptions & { batch?: false }) | (SubscribeBatchOptions & { batch: true });
+
 class Member {
-  private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
+  private readonly inFlight = new Set<Promise<BatchOutcome>>();
   /** Aborted when the member leaves: a record being retried is given up, uncommitted, to the others. */
   private readonly leaving = new AbortController();
 
   constructor(
-    private readonly options: SubscribeOptions,
+    private readonly options: Delivery,
     private readonly logger: BusLogger,
     private readonly backoff: RedeliveryBackoff,
   ) {}
 
-  /** Runs the handler until the record applies or is skipped, or the member leaves; never throws. */
-  async deliver(record: IncomingRecord): Promise<DeliveryOutcome> {
-    const run = deliverUntilSettled(record, {
-      handler: this.options.handler,
+  /** How many of the records ready at `position` this member takes at once. */
+  get batchSize(): number {
+    return this.options.batch === true ? MAX_BATCH : 1;
+  }
+
+  /**
+   * Runs the handler until the records apply or are skipped, or the member leaves; never throws. Resolves how
+   * many leading records are done.
+   */
+  async deliver(records: readonly IncomingRecord[]): Promise<BatchOutcome> {
+    const common = {
       isTransientFailure: this.options.isTransientFailure,
       backoff: this.backoff,
       logger: this.logger,
       groupId: this.options.groupId,
       signal: this.leaving.signal,
-    });
+    };
+    const run =
+      this.options.batch === true
+        ? deliverBatchUntilSettled(records, {
+            ...common,
+            handler: this.options.handler,
+            onSkipped: this.options.onSkipped,
+          })
+        : deliverUntilSettled(records[0]!, { ...common, handler: this.options.handler }).then((outcome) =>
+            outcome === 'stopped' ? { settled: 0, stopped: true } : { settled: 1, stopped: false },
+          );
     this.inFlight.add(run);
     try {
       return await run;
@@ -169,6 +198,14 @@ export class InMemoryMessageBus extends MessageBus {
   }
 
   override subscribe(options: SubscribeOptions): Promise<Subscription> {
+    return this.join({ ...options, batch: false });
+  }
+
+  override subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
+    return this.join({ ...options, batch: true });
+  }
+
+  private join(options: Delivery): Promise<Subscription> {
     return settle(() => {
       this.assertOpen();
       const topic = this.topic(options.topic);
@@ -297,7 +334,7 @@ export class InMemoryMessageBus extends MessageBus {
     });
   }
 
-  /** Delivers the partition's records one at a time, in order, to whichever member owns it now. */
+  /** Delivers the partition's records in order (one at a time, or what is ready for a batch member) to its owner. */
   private async pump(topic: Topic, group: Group, partition: number): Promise<void> {
     const log = topic.partitions[partition]!;
     let sinceYield = 0;
@@ -305,24 +342,24 @@ export class InMemoryMessageBus extends MessageBus {
       for (;;) {
         const position = group.positions[partition]!;
         const member = group.memberFor(partition);
-        const stored = log[position];
-        if (this.closed || member === undefined || stored === undefined) {
+        if (this.closed || member === undefined || position >= log.length) {
           return;
         }
-        const outcome = await member.deliver({
+        const records = log.slice(position, position + member.batchSize).map((stored, index) => ({
           topic: topic.name,
           partition,
-          offset: String(position),
+          offset: String(position + index),
           key: stored.key,
           value: stored.value,
           timestamp: stored.timestamp,
           headers: { ...stored.headers },
-        });
-        if (outcome === 'stopped') {
-          // The member left while retrying: the record stays at the group's position for the next owner.
+        }));
+        const outcome = await member.deliver(records);
+        // A member that left while retrying leaves the rest at the group's position for the next owner.
+        group.positions[partition] = position + outcome.settled;
+        if (outcome.stopped) {
           continue;
         }
-        group.positions[partition] = position + 1;
         sinceYield += 1;
         if (sinceYield >= YIELD_EVERY) {
           sinceYield = 0;

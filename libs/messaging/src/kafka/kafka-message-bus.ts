@@ -10,19 +10,51 @@
 import type { ConnectionOptions } from 'node:tls';
 
 import { Kafka, KafkaJSError, Partitioners, logLevel } from 'kafkajs';
-import type { Admin, Consumer, IHeaders, LogEntry, Producer, SASLOptions } from 'kafkajs';
+import type {
+  Admin,
+  Consumer,
+  ConsumerRunConfig,
+  IHeaders,
+  KafkaMessage,
+  LogEntry,
+  Producer,
+  SASLOptions,
+} from 'kafkajs';
 
 import { MessageBus, assertTopicName, consoleBusLogger, describeError } from '../message-bus';
-import { DEFAULT_REDELIVERY_BACKOFF, deliverUntilSettled } from '../redelivery';
+import { DEFAULT_REDELIVERY_BACKOFF, deliverBatchUntilSettled, deliverUntilSettled } from '../redelivery';
 import type { RedeliveryBackoff } from '../redelivery';
 import type {
   BusLogLevel,
   BusLogger,
   IncomingRecord,
   OutgoingRecord,
+  SubscribeBatchOptions,
   SubscribeOptions,
   Subscription,
 } from '../message-bus';
+
+/** A subscription's options with the way its records are handed over: one at a time, or a fetch at a time. */
+type Delivery = (SubscribeOptions & { batch?: false }) | (SubscribeBatchOptions & { batch: true });
+
+function toIncoming(topic: string, partition: number, message: KafkaMessage): IncomingRecord {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key === null ? null : message.key.toString('utf8'),
+    value: message.value === null ? '' : message.value.toString('utf8'),
+    timestamp: message.timestamp,
+    headers: headersToStrings(message.headers),
+  };
+}
+
+/** Thrown from a handler callback so kafkajs ends it without committing and without a crash (see its uses). */
+function stoppedWhileRetrying(): KafkaJSError {
+  return new KafkaJSError('Subscription closed while retrying a record; its offset stays uncommitted', {
+    retriable: true,
+  });
+}
 
 /** Consumer settings; defaults in {@link DEFAULT_KAFKA_CONSUMER_TUNING}. */
 export interface KafkaConsumerTuning {
@@ -363,7 +395,15 @@ export class KafkaMessageBus extends MessageBus {
     await stale?.disconnect().catch(() => undefined);
   }
 
-  override async subscribe(options: SubscribeOptions): Promise<Subscription> {
+  override subscribe(options: SubscribeOptions): Promise<Subscription> {
+    return this.subscribeAs({ ...options, batch: false });
+  }
+
+  override subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
+    return this.subscribeAs({ ...options, batch: true });
+  }
+
+  private async subscribeAs(options: Delivery): Promise<Subscription> {
     this.assertOpen();
     assertTopicName(options.topic);
     let current = await this.subscribeWithRetries(options);
@@ -398,7 +438,7 @@ export class KafkaMessageBus extends MessageBus {
 
   /** `start`: where the group starts as `subscribe` defines it, or at the oldest record on every partition. */
   private async subscribeWithRetries(
-    options: SubscribeOptions,
+    options: Delivery,
     start: 'as-subscribed' | 'earliest' = 'as-subscribed',
   ): Promise<Subscription> {
     const deadline = Date.now() + this.subscribeTimeoutMs;
@@ -422,7 +462,7 @@ export class KafkaMessageBus extends MessageBus {
   }
 
   private async subscribeOnce(
-    options: SubscribeOptions,
+    options: Delivery,
     deadline: number,
     start: 'as-subscribed' | 'earliest',
   ): Promise<Subscription> {
@@ -463,37 +503,7 @@ export class KafkaMessageBus extends MessageBus {
       const receiving = this.untilReceiving(consumer, options, startOffsets, deadline);
       await consumer.run({
         partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
-        eachMessage: async (payload) => {
-          const { topic, partition, message } = payload;
-          const record: IncomingRecord = {
-            topic,
-            partition,
-            offset: message.offset,
-            key: message.key === null ? null : message.key.toString('utf8'),
-            value: message.value === null ? '' : message.value.toString('utf8'),
-            timestamp: message.timestamp,
-            headers: headersToStrings(message.headers),
-          };
-          // Retrying inside eachMessage keeps the partition's order and its offset unresolved; the
-          // heartbeat before each wait keeps the membership, and throws when the group rebalances so the
-          // partition's next owner starts again at this record.
-          const outcome = await deliverUntilSettled(record, {
-            handler: options.handler,
-            isTransientFailure: options.isTransientFailure,
-            backoff: this.redeliveryBackoff,
-            logger: this.logger,
-            groupId: options.groupId,
-            signal: closing.signal,
-            beforeWait: () => payload.heartbeat(),
-          });
-          if (outcome === 'stopped') {
-            // Returning would resolve (and commit) the offset. A retriable KafkaJSError ends the batch without
-            // a crash: the runner's retry finds the consumer stopping and exits.
-            throw new KafkaJSError('Subscription closed while retrying a record; its offset stays uncommitted', {
-              retriable: true,
-            });
-          }
-        },
+        ...this.handOver(options, closing.signal),
       });
       await receiving;
     } catch (error) {
@@ -515,6 +525,64 @@ export class KafkaMessageBus extends MessageBus {
           }
         })();
         return closed;
+      },
+    };
+  }
+
+  /** The consumer's record callback: `eachMessage`, or `eachBatch` for a batch subscription. */
+  private handOver(
+    options: Delivery,
+    signal: AbortSignal,
+  ): Pick<ConsumerRunConfig, 'eachMessage' | 'eachBatch'> & {
+    eachBatchAutoResolve?: boolean;
+  } {
+    const common = {
+      isTransientFailure: options.isTransientFailure,
+      backoff: this.redeliveryBackoff,
+      logger: this.logger,
+      groupId: options.groupId,
+      signal,
+    };
+    if (options.batch === true) {
+      return {
+        // Offsets are resolved here, only for records whose handling settled, so none is committed early.
+        eachBatchAutoResolve: false,
+        eachBatch: async (payload) => {
+          const { batch } = payload;
+          const records = batch.messages.map((message) => toIncoming(batch.topic, batch.partition, message));
+          const outcome = await deliverBatchUntilSettled(records, {
+            ...common,
+            handler: options.handler,
+            onSkipped: options.onSkipped,
+            beforeWait: () => payload.heartbeat(),
+          });
+          const last = records[outcome.settled - 1];
+          if (last !== undefined) {
+            payload.resolveOffset(last.offset);
+            await payload.commitOffsetsIfNecessary();
+          }
+          if (outcome.stopped) {
+            throw stoppedWhileRetrying();
+          }
+        },
+      };
+    }
+    return {
+      eachMessage: async (payload) => {
+        const record = toIncoming(payload.topic, payload.partition, payload.message);
+        // Retrying inside eachMessage keeps the partition's order and its offset unresolved; the
+        // heartbeat before each wait keeps the membership, and throws when the group rebalances so the
+        // partition's next owner starts again at this record.
+        const outcome = await deliverUntilSettled(record, {
+          ...common,
+          handler: options.handler,
+          beforeWait: () => payload.heartbeat(),
+        });
+        if (outcome === 'stopped') {
+          // Returning would resolve (and commit) the offset. A retriable KafkaJSError ends the batch without
+          // a crash: the runner's retry finds the consumer stopping and exits.
+          throw stoppedWhileRetrying();
+        }
       },
     };
   }
@@ -658,7 +726,7 @@ export class KafkaMessageBus extends MessageBus {
    * published in between; seeking there at join time (which commits) closes that gap, also for
    * members that take these partitions over later.
    */
-  private async endOffsetsOfUncommitted(options: SubscribeOptions): Promise<Map<number, string>> {
+  private async endOffsetsOfUncommitted(options: Delivery): Promise<Map<number, string>> {
     const admin = await this.admin.get();
     const [committed] = await admin.fetchOffsets({ groupId: options.groupId, topics: [options.topic] });
     const uncommitted = new Set(
@@ -676,7 +744,7 @@ export class KafkaMessageBus extends MessageBus {
    */
   private untilReceiving(
     consumer: Consumer,
-    options: SubscribeOptions,
+    options: Delivery,
     startOffsets: ReadonlyMap<number, string>,
     deadline: number,
   ): Promise<void> {

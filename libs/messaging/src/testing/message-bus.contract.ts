@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { IncomingRecord, MessageBus, OutgoingRecord, Subscription } from '../message-bus';
+import type { IncomingRecord, MessageBus, OutgoingRecord, SubscribeBatchOptions, Subscription } from '../message-bus';
 
 /** What the suite needs from an adapter under test. */
 export interface MessageBusContractFixture {
@@ -115,6 +115,23 @@ export function describeMessageBusContract(
       const subscription = await bus.subscribe({ topic, groupId, handler, fromBeginning, isTransientFailure });
       subscriptions.push(subscription);
       return subscription;
+    };
+
+    const subscribeBatch = async (options: SubscribeBatchOptions): Promise<Subscription> => {
+      const subscription = await bus.subscribeBatch(options);
+      subscriptions.push(subscription);
+      return subscription;
+    };
+
+    /** Publishes 1-partition topic records before the group exists, so the first fetch finds them all ready. */
+    const readyTopic = async (prefix: string, values: readonly string[]): Promise<string> => {
+      const topic = unique(prefix);
+      await fixture.createTopic(topic, 1);
+      await bus.publish(
+        topic,
+        values.map((value) => ({ key: 'same', value })),
+      );
+      return topic;
     };
 
     beforeEach(async () => {
@@ -429,6 +446,145 @@ export function describeMessageBusContract(
         timeout,
       );
       expect(await bus.lag(topic, unique('group-unknown'))).toBe(0);
+    });
+
+    it('subscribeBatch hands over the ready records of a partition together, in publish order', async () => {
+      const values = Array.from({ length: 50 }, (_, index) => `r${index}`);
+      const topic = await readyTopic('contract-batch', values);
+      const inbox = new Inbox();
+      const sizes: number[] = [];
+      await subscribeBatch({
+        topic,
+        groupId: unique('group'),
+        fromBeginning: true,
+        handler: (records) => {
+          sizes.push(records.length);
+          records.forEach((record) => inbox.push(record));
+          return Promise.resolve();
+        },
+      });
+      await inbox.waitForCount(50, timeout);
+      expect(inbox.values()).toEqual(values);
+      expect(inbox.records.map((record) => Number(record.offset))).toEqual(values.map((_, index) => index));
+      expect(Math.max(...sizes)).toBeGreaterThan(1);
+
+      // Published after the subscription: delivered too.
+      await bus.publish(topic, [{ key: 'same', value: 'later' }]);
+      await inbox.waitForCount(51, timeout);
+      expect(inbox.values().at(-1)).toBe('later');
+    });
+
+    it('subscribeBatch retries a transiently failed batch whole and commits none of it before it applies', async () => {
+      const topic = await readyTopic('contract-batch-transient', ['a', 'b', 'c']);
+      const groupId = unique('group');
+      const transient = new Error('dependency unavailable on purpose');
+      const attempts: string[][] = [];
+      const inbox = new Inbox();
+      const first = await subscribeBatch({
+        topic,
+        groupId,
+        fromBeginning: true,
+        isTransientFailure: (error) => error === transient,
+        handler: (records) => {
+          attempts.push(records.map((record) => record.value));
+          if (attempts.length <= 2) {
+            return Promise.reject(transient);
+          }
+          records.forEach((record) => inbox.push(record));
+          return Promise.resolve();
+        },
+      });
+      await inbox.waitForCount(3, timeout);
+      expect(inbox.values()).toEqual(['a', 'b', 'c']);
+      // The first batch was handed over again as it was, never split.
+      expect(attempts[1]).toEqual(attempts[0]);
+      expect(attempts[2]!.slice(0, attempts[0]!.length)).toEqual(attempts[0]);
+
+      // Applied means committed: the group resumes after them.
+      await first.close();
+      const again = new Inbox();
+      await subscribeBatch({
+        topic,
+        groupId,
+        handler: (records) => {
+          records.forEach((record) => again.push(record));
+          return Promise.resolve();
+        },
+      });
+      await bus.publish(topic, [{ key: 'same', value: 'later' }]);
+      await again.waitForCount(1, timeout);
+      expect(again.values()).toEqual(['later']);
+    });
+
+    it('subscribeBatch skips and reports only the record that can never apply, and commits past it', async () => {
+      const topic = await readyTopic('contract-batch-poison', ['a', 'poison', 'b']);
+      const groupId = unique('group');
+      const inbox = new Inbox();
+      const skipped: string[] = [];
+      const transient = new Error('never thrown here');
+      const handler = (records: readonly IncomingRecord[]): Promise<void> => {
+        if (records.some((record) => record.value === 'poison')) {
+          return Promise.reject(new Error('permanent failure on purpose'));
+        }
+        records.forEach((record) => inbox.push(record));
+        return Promise.resolve();
+      };
+      const first = await subscribeBatch({
+        topic,
+        groupId,
+        fromBeginning: true,
+        isTransientFailure: (error) => error === transient,
+        handler,
+        onSkipped: (record) => skipped.push(record.value),
+      });
+      await inbox.waitForCount(2, timeout);
+      expect(inbox.values()).toEqual(['a', 'b']);
+      expect(skipped).toEqual(['poison']);
+
+      await first.close();
+      await subscribeBatch({ topic, groupId, handler, onSkipped: (record) => skipped.push(record.value) });
+      await bus.publish(topic, [{ key: 'same', value: 'later' }]);
+      await inbox.waitForCount(3, timeout);
+      expect(inbox.values()).toEqual(['a', 'b', 'later']);
+      expect(skipped).toEqual(['poison']);
+    });
+
+    it('subscribeBatch leaves a batch being retried uncommitted when closed; the group resumes at it', async () => {
+      const topic = await readyTopic('contract-batch-close', ['pending', 'next']);
+      const groupId = unique('group');
+      const transient = new Error('dependency unavailable on purpose');
+      let failedAttempts = 0;
+      const first = await subscribeBatch({
+        topic,
+        groupId,
+        fromBeginning: true,
+        isTransientFailure: (error) => error === transient,
+        handler: () => {
+          failedAttempts += 1;
+          return Promise.reject(transient);
+        },
+      });
+      const deadline = Date.now() + timeout;
+      while (failedAttempts < 2 && Date.now() < deadline) {
+        await delay(20);
+      }
+      expect(failedAttempts).toBeGreaterThanOrEqual(2);
+      await first.close();
+
+      // fromBeginning applies only to a group with no committed position: had the batch been committed, the
+      // group would resume after it.
+      const inbox = new Inbox();
+      await subscribeBatch({
+        topic,
+        groupId,
+        fromBeginning: true,
+        handler: (records) => {
+          records.forEach((record) => inbox.push(record));
+          return Promise.resolve();
+        },
+      });
+      await inbox.waitForCount(2, timeout);
+      expect(inbox.values()).toEqual(['pending', 'next']);
     });
 
     it('refuses invalid topic names', async () => {

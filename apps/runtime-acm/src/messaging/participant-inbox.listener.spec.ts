@@ -1,0 +1,174 @@
+import type { ParticipantMessage, ParticipantStatus } from '@acm/contracts';
+import { UnitOfWork } from '@acm/domain';
+import type { Store } from '@acm/domain';
+import type { IncomingRecord } from '@acm/messaging';
+import { InMemoryMessageBus } from '@acm/messaging';
+import { Logger } from '@nestjs/common';
+
+import type { Database } from '../database/database';
+import { OperabilityMetrics } from '../metrics/operability-metrics';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { EngineMetrics } from '../engine/engine-metrics';
+import { ParticipantProtocolService } from '../engine/participant-protocol.service';
+import { CountingIds, EngineFixture, STARTED_AT } from '../engine/testing/engine-fixture';
+import { ParticipantInboxListener } from './participant-inbox.listener';
+
+const P1 = '101c62b3-8918-41b9-a747-d21eb79c6c03';
+const REPLICA = '5f4a9d7e-7d43-4c59-9f7e-2f7d1b0c9a11';
+const DEPLOYED = { deployState: 'DEPLOYED', lockState: 'LOCKED' } as const;
+
+/** Counts the transactions and the autocommitted accesses the listener opens. */
+class CountingUnitOfWork extends UnitOfWork {
+  transactions = 0;
+  autocommits = 0;
+
+  constructor(private readonly inner: UnitOfWork) {
+    super();
+  }
+
+  override transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    this.transactions += 1;
+    return this.inner.transaction(work);
+  }
+
+  override read<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    this.autocommits += 1;
+    return this.inner.read(work);
+  }
+
+  override ping(): Promise<void> {
+    return this.inner.ping();
+  }
+}
+
+let offset = 0;
+function recordOf(message: ParticipantMessage | Record<string, unknown>): IncomingRecord {
+  offset += 1;
+  return {
+    topic: 'acm-ppnt-sync',
+    partition: 0,
+    offset: String(offset),
+    key: null,
+    value: JSON.stringify(message),
+    timestamp: String(STARTED_AT),
+    headers: {},
+  };
+}
+
+function statusOf(info: ParticipantStatus['automationCompositionInfoList'] = undefined): ParticipantStatus {
+  offset += 1;
+  return {
+    messageType: 'PARTICIPANT_STATUS',
+    messageId: `f0000000-0000-4000-8000-${String(offset).padStart(12, '0')}`,
+    timestamp: new Date(STARTED_AT).toISOString(),
+    participantId: P1,
+    replicaId: REPLICA,
+    state: 'ON_LINE',
+    participantSupportedElementType: [],
+    ...(info ? { automationCompositionInfoList: info } : {}),
+  };
+}
+
+describe('ParticipantInboxListener: a batch of participant messages', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  async function setUp() {
+    const fixture = new EngineFixture();
+    const runtimeMetrics = new RuntimeMetrics();
+    const metrics = new EngineMetrics(runtimeMetrics);
+    const bus = new InMemoryMessageBus();
+    // The database is read only when the gauges are scraped, which these tests never do. A registry of its own:
+    // these tests read no metric, and EngineMetrics and OperabilityMetrics both declare acm_phase_resends_total.
+    const operability = new OperabilityMetrics(new RuntimeMetrics(), null as unknown as Database, fixture.config, bus);
+    const counting = new CountingUnitOfWork(fixture.unitOfWork);
+    const participants = new ParticipantProtocolService(
+      fixture.config,
+      counting,
+      fixture.templates,
+      fixture.clock,
+      new CountingIds(),
+      metrics,
+    );
+    const listener = new ParticipantInboxListener(
+      fixture.config,
+      bus,
+      counting,
+      fixture.engine,
+      participants,
+      metrics,
+      operability,
+    );
+    // The replica is known before the batch: its heartbeats are then plain updates.
+    await listener.receive(recordOf(statusOf()));
+    const definition = await fixture.definition('tosca/examples/sim-three-phase.yaml', () => P1);
+    const first = await fixture.instance(definition);
+    const second = await fixture.instance(definition);
+    await fixture.order(first.instanceId, 'DEPLOY');
+    await fixture.order(second.instanceId, 'DEPLOY');
+    const sent = await fixture.take();
+    counting.transactions = 0;
+    counting.autocommits = 0;
+    return { fixture, counting, listener, first, second, sent };
+  }
+
+  it('applies the ACKs and STATUS reports of many instances in one transaction; the heartbeats cost one statement', async () => {
+    const { fixture, counting, listener, first, second, sent } = await setUp();
+    const phaseOf = (instanceId: string) =>
+      sent.find(
+        (order) => (order.message as { automationCompositionId?: string }).automationCompositionId === instanceId,
+      )!;
+    const [element] = phaseOf(first.instanceId).described[P1]!;
+    const report = statusOf([
+      {
+        automationCompositionId: first.instanceId,
+        elements: [{ automationCompositionElementId: element!, outProperties: { InternalState: 'DEPLOYING' } }],
+      },
+    ]);
+
+    await listener.receiveBatch([
+      recordOf(report),
+      recordOf(fixture.ackOf(phaseOf(first.instanceId), P1, DEPLOYED)),
+      recordOf(statusOf()),
+      recordOf(fixture.ackOf(phaseOf(second.instanceId), P1, DEPLOYED)),
+    ]);
+
+    expect(counting.transactions).toBe(1);
+    // One heartbeat update for the replica's two reports; nothing else outside the transaction.
+    expect(counting.autocommits).toBe(1);
+    const next = await fixture.take();
+    expect(next.map((order) => order.phase)).toEqual([1, 1]);
+    expect((await fixture.current(first.instanceId))!.elements[element!]!.outProperties).toEqual({
+      InternalState: 'DEPLOYING',
+    });
+  });
+
+  it('applies a message that is not an ACK or a report on its own, in its place, between the runs around it', async () => {
+    const { fixture, counting, listener, first, second, sent } = await setUp();
+    const phaseOf = (instanceId: string) =>
+      sent.find(
+        (order) => (order.message as { automationCompositionId?: string }).automationCompositionId === instanceId,
+      )!;
+    const deregister = {
+      messageType: 'PARTICIPANT_DEREGISTER',
+      messageId: 'f1000000-0000-4000-8000-000000000001',
+      timestamp: new Date(STARTED_AT).toISOString(),
+      participantId: '0b1e4d5c-93a1-4f4b-8d0e-9c0c2a7f6b01',
+      replicaId: REPLICA,
+    };
+
+    await listener.receiveBatch([
+      recordOf(fixture.ackOf(phaseOf(first.instanceId), P1, DEPLOYED)),
+      recordOf(deregister),
+      recordOf(fixture.ackOf(phaseOf(second.instanceId), P1, DEPLOYED)),
+    ]);
+
+    // ACK run, the deregistration, ACK run.
+    expect(counting.transactions).toBe(3);
+    const next = await fixture.take();
+    expect(next.map((order) => order.messageType)).toEqual([
+      'AUTOMATION_COMPOSITION_DEPLOY',
+      'PARTICIPANT_DEREGISTER_ACK',
+      'AUTOMATION_COMPOSITION_DEPLOY',
+    ]);
+  });
+});
