@@ -64,8 +64,27 @@ function requests(items) {
   return items.flatMap((item) => (item.item ? requests(item.item) : [item]));
 }
 
+/** True for an operation that answers an endless server-sent event stream, which a collection run would wait on forever. */
+function isStream(operation) {
+  return Object.values(operation.responses ?? {}).some((response) => 'text/event-stream' in (response.content ?? {}));
+}
+
+/** The document without its streaming operations: Postman and newman read an answer to its end. */
+function withoutStreams(document) {
+  const paths = {};
+  for (const [path, item] of Object.entries(document.paths)) {
+    const kept = Object.fromEntries(
+      Object.entries(item).filter(([, operation]) => typeof operation !== 'object' || !isStream(operation)),
+    );
+    if (Object.keys(kept).some((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key))) {
+      paths[path] = kept;
+    }
+  }
+  return { ...document, paths };
+}
+
 async function postmanCollection(document) {
-  const collection = withoutIds(await convert(JSON.stringify(document)));
+  const collection = withoutIds(await convert(JSON.stringify(withoutStreams(document))));
   collection.variable = VARIABLES.map((variable) => ({ ...variable, type: 'string' }));
   collection.auth = {
     type: 'basic',

@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiQuery } from '@nestjs/swagger';
+import { ApiOperation, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { LiveEvents } from '../live/live-events';
 import { ApiController, TAGS } from './openapi';
@@ -21,7 +21,10 @@ export class EventsController {
       'an event "ready" first, once the stream is subscribed',
   })
   @ApiQuery({ name: 'subjectId', required: false, description: 'comma-separated definition or instance ids' })
-  @ApiProduces('text/event-stream')
+  @ApiOkResponse({
+    description: 'An endless text/event-stream: "ready", then one "history" event per committed history event',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   stream(@Query() query: Record<string, unknown>, @Req() request: Request, @Res() response: Response): void {
     const subjects = parseUuidList('subjectId', query['subjectId']);
     response.writeHead(200, {
