@@ -193,6 +193,32 @@ export function hasUnfinishedWorkOf(instance: AutomationComposition, participant
   );
 }
 
+/**
+ * The message that opens a phase with nothing of it in flight yet: it describes the elements that are ready (their
+ * dependencies done) up to the parallelism limit.
+ */
+function phaseOpening(
+  instance: AutomationComposition,
+  phase: number,
+  startPhaseOf: StartPhaseOf,
+  waits: Parameters<typeof nextDispatch>[0]['waits'],
+  context: InstanceStepContext,
+  options: { firstPhase?: boolean } = {},
+): SendPhaseEffect {
+  const { dispatch } = nextDispatch({
+    elements: instance.elements,
+    phase,
+    startPhaseOf,
+    waits,
+    inFlight: [],
+    limit: context.maxParallelElements,
+  });
+  return sendPhase(instance, phase, startPhaseOf, {
+    ...options,
+    describe: describedWith(instance.elements, phase, startPhaseOf, dispatch),
+  });
+}
+
 function sendPhase(
   instance: AutomationComposition,
   phase: number,
@@ -267,18 +293,9 @@ function startOrder(
     const done = complete(started, operation, effects, now, context);
     return { ...done, operations: [...writes.slice(0, -1), { operation: done.operation, isNew: true }] };
   }
-  const { dispatch } = nextDispatch({
-    elements,
-    phase,
-    startPhaseOf,
-    waits: waitsOf(order, elements, context.templates),
-    inFlight: [],
-    limit: context.maxParallelElements,
-  });
   effects.push(
-    sendPhase(started, phase, startPhaseOf, {
+    phaseOpening(started, phase, startPhaseOf, waitsOf(order, elements, context.templates), context, {
       firstPhase: true,
-      describe: describedWith(elements, phase, startPhaseOf, dispatch),
     }),
   );
   return { target: started, removed: false, operation, operations: writes, effects };
@@ -432,19 +449,7 @@ function applyInstanceAck(
         // A new phase is progress: its resends count from zero.
         control: { ...operation.control, progressAt: now, resent: 0 },
       };
-      const { dispatch } = nextDispatch({
-        elements: advanced.elements,
-        phase: decision.phase,
-        startPhaseOf,
-        waits,
-        inFlight: [],
-        limit: context.maxParallelElements,
-      });
-      effects.push(
-        sendPhase(advanced, decision.phase, startPhaseOf, {
-          describe: describedWith(advanced.elements, decision.phase, startPhaseOf, dispatch),
-        }),
-      );
+      effects.push(phaseOpening(advanced, decision.phase, startPhaseOf, waits, context));
       return {
         target: advanced,
         removed: false,
@@ -767,19 +772,7 @@ function resumeOperation(
       phase: decision.phase,
       deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
     };
-    const { dispatch } = nextDispatch({
-      elements: advanced.elements,
-      phase: decision.phase,
-      startPhaseOf,
-      waits,
-      inFlight: [],
-      limit: context.maxParallelElements,
-    });
-    effects.push(
-      sendPhase(advanced, decision.phase, startPhaseOf, {
-        describe: describedWith(advanced.elements, decision.phase, startPhaseOf, dispatch),
-      }),
-    );
+    effects.push(phaseOpening(advanced, decision.phase, startPhaseOf, waits, context));
     return {
       target: advanced,
       removed: false,
