@@ -20,7 +20,9 @@ import type { RuntimeConfig } from './config/runtime.config';
 import { DATABASE } from './database/database';
 import type { Database } from './database/database';
 import { EngineMetrics } from './engine/engine-metrics';
+import { OperationControl } from './engine/operation-control';
 import { OperationEngine } from './engine/operation-engine';
+import { OperationSupervisor } from './engine/operation-supervisor';
 import { EffectWriter } from './engine/effect-writer';
 import { OperationSteps } from './engine/operation-steps';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
@@ -117,6 +119,8 @@ export class RuntimeModule {
         OperationSteps,
         LiveEvents,
         OperationEngine,
+        OperationSupervisor,
+        OperationControl,
         ParticipantProtocolService,
         OutboxRelay,
         ParticipantInboxListener,

@@ -24,6 +24,7 @@ export * from './operation/dispatch';
 export * from './operation/timeout';
 export * from './operation/instance-operation';
 export * from './operation/definition-operation';
+export * from './operation/supervision-memory';
 export * from './instance/order-checks';
 export * from './plan/order-plan';
 export * from './plan/stage-sets';

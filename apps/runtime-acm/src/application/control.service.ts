@@ -1,7 +1,7 @@
 import type { AutomationComposition, CompositionDefinition, Store, Versioned } from '@acm/domain';
 import { DomainError, UnitOfWork } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
-import { OperationEngine } from '../engine/operation-engine';
+import { OperationControl } from '../engine/operation-control';
 import { definitionNotFound, instanceNotFound } from './not-found';
 
 /** The control state of an instance's running operation, shown beside ONAP's fields in GET (issue 12). */
@@ -24,27 +24,27 @@ export interface ControlView {
 export class ControlService {
   constructor(
     private readonly unitOfWork: UnitOfWork,
-    private readonly engine: OperationEngine,
+    private readonly control: OperationControl,
   ) {}
 
   async cancelInstance(compositionId: string, instanceId: string, rollback: boolean): Promise<AutomationComposition> {
     return this.unitOfWork.transaction(async (store) => {
       const found = await this.lockInstance(store, compositionId, instanceId);
-      return this.engine.cancelInstance(store, found, await this.definitionOf(store, found.value), rollback);
+      return this.control.cancelInstance(store, found, await this.definitionOf(store, found.value), rollback);
     });
   }
 
   async pauseInstance(compositionId: string, instanceId: string): Promise<void> {
     await this.unitOfWork.transaction(async (store) => {
       const found = await this.lockInstance(store, compositionId, instanceId);
-      await this.engine.pauseInstance(store, found, await this.definitionOf(store, found.value));
+      await this.control.pauseInstance(store, found, await this.definitionOf(store, found.value));
     });
   }
 
   async resumeInstance(compositionId: string, instanceId: string): Promise<void> {
     await this.unitOfWork.transaction(async (store) => {
       const found = await this.lockInstance(store, compositionId, instanceId);
-      await this.engine.resumeInstance(store, found, await this.definitionOf(store, found.value));
+      await this.control.resumeInstance(store, found, await this.definitionOf(store, found.value));
     });
   }
 
@@ -54,7 +54,7 @@ export class ControlService {
       if (!found) {
         throw definitionNotFound(compositionId);
       }
-      return this.engine.cancelDefinition(store, found);
+      return this.control.cancelDefinition(store, found);
     });
   }
 

@@ -151,7 +151,7 @@ describe('InstantiationService with the engine (in-memory store, fake clock)', (
     });
     await fixture.take();
     fixture.clock.advance(fixture.config.maxOperationWaitMs + 1);
-    expect(await fixture.engine.timeOutOverdue()).toBe(1);
+    expect(await fixture.supervisor.timeOutOverdue()).toBe(1);
     expect(await service.get(compositionId, instanceId)).toMatchObject({ stateChangeResult: 'TIMEOUT' });
 
     await service.changeState(compositionId, instanceId, {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import type { AutomationCompositionDeployAck, ParticipantMessage } from '@acm/contracts';
 import { decodeMessage } from '@acm/contracts';
-import { Clock, IdGenerator, isOrderAllowed } from '@acm/domain';
+import { isOrderAllowed } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
@@ -18,34 +18,8 @@ import { Logger } from '@nestjs/common';
 
 import { loadRuntimeConfig } from '../config/runtime.config';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
-import { EffectWriter } from './effect-writer';
-import { EngineMetrics } from './engine-metrics';
-import { OperationEngine } from './operation-engine';
-import { OperationSteps } from './operation-steps';
 import { TemplateReader } from './template-reader';
-
-/** Time only moves when the test says so. */
-class FakeClock extends Clock {
-  constructor(private current: number) {
-    super();
-  }
-
-  override now(): number {
-    return this.current;
-  }
-
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
-
-class CountingIds extends IdGenerator {
-  private next = 1;
-
-  override uuid(): string {
-    return `00000000-0000-4000-8000-${String(this.next++).padStart(12, '0')}`;
-  }
-}
+import { CountingIds, FakeClock, engineShellsOn } from './testing/engine-fixture';
 
 const REPO_ROOT = join(__dirname, '..', '..', '..', '..');
 const PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c03';
@@ -71,10 +45,14 @@ async function harness(options: Options = {}) {
   const unitOfWork = new InMemoryUnitOfWork();
   const templates = new TemplateReader(config);
   const runtimeMetrics = new RuntimeMetrics();
-  const ids = new CountingIds();
-  const writer = new EffectWriter(config, ids, new EngineMetrics(runtimeMetrics));
-  const steps = new OperationSteps(config, templates, clock, ids, writer);
-  const engine = new OperationEngine(unitOfWork, templates, clock, steps, writer);
+  const { engine, supervisor, control } = engineShellsOn(
+    config,
+    unitOfWork,
+    templates,
+    clock,
+    new CountingIds(),
+    runtimeMetrics,
+  );
   const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, 'tosca/examples/sim-three-phase.yaml'), 'utf8'));
   if (!parsed.ok) {
     throw new Error('the example template does not parse');
@@ -227,6 +205,8 @@ async function harness(options: Options = {}) {
   return {
     clock,
     engine,
+    supervisor,
+    control,
     definition,
     idsInPhase,
     take,
@@ -251,28 +231,28 @@ describe('control of running work on the in-memory store', () => {
       expect(first).toMatchObject({ startPhase: 0, described: h.idsInPhase(0) });
 
       h.clock.advance(999);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.take()).toEqual([]);
       h.clock.advance(1);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.take()).toEqual([{ ...first, described: h.idsInPhase(0) }]);
 
       h.clock.advance(1_999);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.take()).toEqual([]);
       h.clock.advance(1);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect((await h.take()).map((message) => message.messageId)).toEqual([first!.messageId]);
 
       // maxRetryCount reached: nothing more leaves, only the deadline is left.
       h.clock.advance(5_000);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.take()).toEqual([]);
-      expect(await h.engine.timeOutOverdue()).toBe(0);
+      expect(await h.supervisor.timeOutOverdue()).toBe(0);
       // The resends did not move the deadline (MAX_OPERATION_WAIT from the phase's start).
       expect((await h.running())!.deadlineAt).toBe(T0 + 10_000);
       h.clock.advance(2_001);
-      expect(await h.engine.timeOutOverdue()).toBe(1);
+      expect(await h.supervisor.timeOutOverdue()).toBe(1);
       expect((await h.current()).stateChangeResult).toBe('TIMEOUT');
       expect((await h.eventsNamed('RESENT')).map((event) => [event.detail.attempt, event.at - T0])).toEqual([
         [1, 1_000],
@@ -286,7 +266,7 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       const [first] = await h.take();
       h.clock.advance(1_000);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       const [resent] = await h.take();
       expect(resent!.messageId).toBe(first!.messageId);
       h.clock.advance(10);
@@ -297,10 +277,10 @@ describe('control of running work on the in-memory store', () => {
       expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
       expect((await h.running())!.control).toMatchObject({ resent: 0 });
       h.clock.advance(999);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.take()).toEqual([]);
       h.clock.advance(1);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect((await h.take()).map((message) => message.messageId)).toEqual([phase1!.messageId]);
       expect((await h.eventsNamed('RESENT')).map((event) => event.detail.attempt)).toEqual([1, 1]);
     });
@@ -310,7 +290,7 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       await h.take();
       h.clock.advance(50);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.take()).toHaveLength(1);
     });
   });
@@ -329,17 +309,17 @@ describe('control of running work on the in-memory store', () => {
       expect((await h.current()).elements[bad!]!.deployState).toBe('DEPLOYING');
 
       h.clock.advance(499);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.take()).toEqual([]);
       h.clock.advance(1);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       const [retry1] = await h.take();
       expect(retry1).toMatchObject({ startPhase: 0, described: [bad] });
       expect(retry1!.messageId).not.toBe(phase0!.messageId);
 
       await h.ack(retry1!.messageId, [bad!], { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
       h.clock.advance(1_000);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       const [retry2] = await h.take();
       expect(retry2).toMatchObject({ described: [bad] });
       await h.ack(retry2!.messageId, [bad!], { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
@@ -364,7 +344,7 @@ describe('control of running work on the in-memory store', () => {
       await h.ack(phase0!.messageId, [good!]);
       await h.ack(phase0!.messageId, [bad!], { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
       h.clock.advance(500);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       const [retry] = await h.take();
       await h.ack(retry!.messageId, [bad!]);
       for (const phase of [1, 2]) {
@@ -389,7 +369,7 @@ describe('control of running work on the in-memory store', () => {
       const h = await harness();
       await h.order('DEPLOY');
       const [phase0] = await h.take();
-      await h.locked((store, found) => h.engine.cancelInstance(store, found, h.definition, false));
+      await h.locked((store, found) => h.control.cancelInstance(store, found, h.definition, false));
       const cancelled = await h.current();
       expect(cancelled).toMatchObject({ deployState: 'DEPLOYING', stateChangeResult: 'FAILED' });
       expect(isOrderAllowed('DEPLOY', cancelled)).toBe(true);
@@ -416,7 +396,7 @@ describe('control of running work on the in-memory store', () => {
       await h.ack(phase0!.messageId, h.idsInPhase(0));
       const [phase1] = await h.take();
       expect(phase1!.startPhase).toBe(1);
-      await h.locked((store, found) => h.engine.cancelInstance(store, found, h.definition, true));
+      await h.locked((store, found) => h.control.cancelInstance(store, found, h.definition, true));
       const rolling = await h.current();
       expect(rolling.deployState).toBe('UNDEPLOYING');
       expect(h.idsInPhase(2).map((id) => rolling.elements[id]!.deployState)).toEqual(['UNDEPLOYED', 'UNDEPLOYED']);
@@ -435,7 +415,7 @@ describe('control of running work on the in-memory store', () => {
     it('refuses with 409 NOTHING_RUNNING when nothing runs, and rollback of an order without a reverse', async () => {
       const h = await harness();
       await expect(
-        h.locked((store, found) => h.engine.cancelInstance(store, found, h.definition, false)),
+        h.locked((store, found) => h.control.cancelInstance(store, found, h.definition, false)),
       ).rejects.toMatchObject({
         code: 'NOTHING_RUNNING',
         message: expect.stringMatching(
@@ -443,13 +423,13 @@ describe('control of running work on the in-memory store', () => {
         ),
       });
       await expect(
-        h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition)),
+        h.locked((store, found) => h.control.pauseInstance(store, found, h.definition)),
       ).rejects.toMatchObject({
         code: 'NOTHING_RUNNING',
       });
       await h.order('DELETE');
       await expect(
-        h.locked((store, found) => h.engine.cancelInstance(store, found, h.definition, true)),
+        h.locked((store, found) => h.control.cancelInstance(store, found, h.definition, true)),
       ).rejects.toMatchObject({
         code: 'ORDER_NOT_ALLOWED',
       });
@@ -463,21 +443,21 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       const [phase0] = await h.take();
       h.clock.advance(1_000);
-      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
+      await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
       await h.ack(phase0!.messageId, h.idsInPhase(0));
       expect(await h.take()).toEqual([]);
       // Far past the deadline while paused: no TIMEOUT.
       h.clock.advance(60_000);
-      expect(await h.engine.timeOutOverdue()).toBe(0);
+      expect(await h.supervisor.timeOutOverdue()).toBe(0);
       // Pausing again changes nothing: the pause still counts from its start.
-      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
+      await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
       expect((await h.running())!.control.pausedAt).toBe(T0 + 1_000);
-      await h.locked((store, found) => h.engine.resumeInstance(store, found, h.definition));
+      await h.locked((store, found) => h.control.resumeInstance(store, found, h.definition));
       const [phase1] = await h.take();
       expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
       expect((await h.eventsNamed('RESUMED'))[0]!.detail.pausedMs).toBe(60_000);
       await expect(
-        h.locked((store, found) => h.engine.resumeInstance(store, found, h.definition)),
+        h.locked((store, found) => h.control.resumeInstance(store, found, h.definition)),
       ).rejects.toMatchObject({
         code: 'NOTHING_RUNNING',
       });
@@ -493,14 +473,14 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       await h.take();
       h.clock.advance(4_000);
-      await h.locked((store, found) => h.engine.pauseInstance(store, found, h.definition));
+      await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
       h.clock.advance(5_000);
-      await h.locked((store, found) => h.engine.resumeInstance(store, found, h.definition));
+      await h.locked((store, found) => h.control.resumeInstance(store, found, h.definition));
       expect((await h.running())!.deadlineAt).toBe(T0 + 15_000);
       h.clock.advance(5_999);
-      expect(await h.engine.timeOutOverdue()).toBe(0);
+      expect(await h.supervisor.timeOutOverdue()).toBe(0);
       h.clock.advance(2);
-      expect(await h.engine.timeOutOverdue()).toBe(1);
+      expect(await h.supervisor.timeOutOverdue()).toBe(1);
     });
   });
 
@@ -510,11 +490,11 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       await h.take();
       h.clock.advance(499);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.eventsNamed('NO_PROGRESS')).toEqual([]);
       h.clock.advance(1);
-      await h.engine.superviseRunning();
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
+      await h.supervisor.superviseRunning();
       const [report, again] = await h.eventsNamed('NO_PROGRESS');
       expect(again).toBeUndefined();
       expect(report!.detail['elementIds']).toHaveLength(6);
@@ -527,10 +507,10 @@ describe('control of running work on the in-memory store', () => {
       const h = await harness({ elementProperties: { noProgressTimeoutMs: 200 } });
       await h.order('DEPLOY');
       h.clock.advance(199);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect(await h.eventsNamed('NO_PROGRESS')).toEqual([]);
       h.clock.advance(1);
-      await h.engine.superviseRunning();
+      await h.supervisor.superviseRunning();
       expect((await h.eventsNamed('NO_PROGRESS'))[0]!.detail['elementIds']).toHaveLength(6);
     });
   });

@@ -61,10 +61,10 @@ describe('OperationEngine scenarios (in-memory store, fake clock)', () => {
     await fixture.order(instance.instanceId, 'DEPLOY');
     const [sent] = await fixture.take();
     fixture.clock.advance(60_000);
-    expect(await fixture.engine.timeOutOverdue()).toBe(0);
+    expect(await fixture.supervisor.timeOutOverdue()).toBe(0);
     fixture.clock.advance(1);
-    expect(await fixture.engine.timeOutOverdue()).toBe(1);
-    expect(await fixture.engine.timeOutOverdue()).toBe(0);
+    expect(await fixture.supervisor.timeOutOverdue()).toBe(1);
+    expect(await fixture.supervisor.timeOutOverdue()).toBe(0);
     expect(await fixture.current(instance.instanceId)).toMatchObject({
       deployState: 'DEPLOYING',
       stateChangeResult: 'TIMEOUT',
@@ -95,7 +95,7 @@ describe('OperationEngine scenarios (in-memory store, fake clock)', () => {
     const [prime] = await fixture.take();
     expect(prime!.messageType).toBe('PARTICIPANT_PRIME');
     fixture.clock.advance(3_001);
-    expect(await fixture.engine.timeOutOverdue()).toBe(1);
+    expect(await fixture.supervisor.timeOutOverdue()).toBe(1);
     const read = async (): Promise<unknown> =>
       (await fixture.unitOfWork.read((store) => store.definitions.find(definition.compositionId)))?.value;
     expect(await read()).toMatchObject({ state: 'PRIMING', stateChangeResult: 'TIMEOUT' });
@@ -138,13 +138,13 @@ describe('OperationEngine scenarios (in-memory store, fake clock)', () => {
     await fixture.engine.applyInstanceAck(fixture.ackOf(deploy!, P2, DEPLOYED, { replicaId: 'replica-alive' }));
     fixture.clock.advance(2_000);
 
-    const resent = await fixture.engine.handOverLostWork(P1, (replica) => replica.replicaId === 'replica-dead');
+    const resent = await fixture.supervisor.handOverLostWork(P1, (replica) => replica.replicaId === 'replica-dead');
     expect(resent).toBe(1);
     const [again] = await fixture.take();
     expect(again!.message.messageId).toBe(deploy!.message.messageId);
     expect(Object.keys(again!.described)).toEqual([P1]);
     expect(again!.described[P1]).toEqual(deploy!.described[P1]!.filter((id) => id !== a1));
-    expect(await fixture.engine.handOverLostWork(P2, (replica) => replica.replicaId === 'replica-alive')).toBe(0);
+    expect(await fixture.supervisor.handOverLostWork(P2, (replica) => replica.replicaId === 'replica-alive')).toBe(0);
 
     await fixture.engine.applyInstanceAck(fixture.ackOf(again!, P1, DEPLOYED, { replicaId: 'replica-new' }));
     expect(await fixture.current(instance.instanceId)).toMatchObject({ deployState: 'DEPLOYED' });

@@ -405,7 +405,7 @@ export class ParticipantProtocolService {
    * A new replica may be a restarted process whose predecessor died with work in hand, while the dead
    * one still looks ON_LINE until MAX_STATUS_WAIT. Every replica of the participant is asked for a
    * STATUS now; at the next supervision pass, those that did not answer are silent and their work goes
-   * to the live ones (`OperationEngine.handOverAfterProbes`). A later registration moves a pending probe
+   * to the live ones (`OperationSupervisor.handOverAfterProbes`). A later registration moves a pending probe
    * on, so the replicas must answer after the newest one.
    */
   private async probeOtherReplicas(store: Store, participantId: string, replicaId: string): Promise<OutboxRecord[]> {

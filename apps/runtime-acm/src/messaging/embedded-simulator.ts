@@ -10,7 +10,7 @@ import { DEFAULT_SIM_PARTICIPANT_ID, createSimulator, parseSupportedElementTypes
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import { DATABASE } from '../database/database';
 import type { Database } from '../database/database';
-import { OperationEngine } from '../engine/operation-engine';
+import { OperationSupervisor } from '../engine/operation-supervisor';
 import { ROOT_LOGGER } from '../observability/logging';
 import { ParticipantProtocolService } from '../engine/participant-protocol.service';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -40,7 +40,7 @@ export class EmbeddedSimulator implements OnApplicationBootstrap {
     private readonly inbox: ParticipantInboxListener,
     @Inject(DATABASE) private readonly database: Database,
     private readonly participants: ParticipantProtocolService,
-    private readonly engine: OperationEngine,
+    private readonly supervisor: OperationSupervisor,
     @Inject(ROOT_LOGGER) private readonly rootLogger: PinoLogger,
   ) {}
 
@@ -82,7 +82,7 @@ export class EmbeddedSimulator implements OnApplicationBootstrap {
     this.logger.log(
       `Built-in simulator participant ${this.simulator.participant.participantId} serves ${this.config.simulatorElementTypes}`,
     );
-    const resent = await this.engine.resendAfterRestart(orphaned);
+    const resent = await this.supervisor.resendAfterRestart(orphaned);
     if (resent > 0) {
       this.logger.log(`Resumed ${resent} operation(s) the previous run left unfinished`);
     }

@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
-import { OperationEngine } from '../engine/operation-engine';
+import { OperationSupervisor } from '../engine/operation-supervisor';
 import { ParticipantProtocolService } from '../engine/participant-protocol.service';
 import { OutboxRelay } from '../messaging/outbox-relay';
 
@@ -30,7 +30,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
     private readonly scheduler: SchedulerRegistry,
-    private readonly engine: OperationEngine,
+    private readonly supervisor: OperationSupervisor,
     private readonly participants: ParticipantProtocolService,
     private readonly relay: OutboxRelay,
     private readonly bus: MessageBus,
@@ -81,7 +81,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     if (this.recordsLost) {
       this.recordsLost = false;
       try {
-        const resent = await this.engine.resendAfterBrokerLoss();
+        const resent = await this.supervisor.resendAfterBrokerLoss();
         this.logger.warn(`Sent ${resent} open phase message(s) again after the broker lost records`);
       } catch (error) {
         this.recordsLost = true;
@@ -92,15 +92,15 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       }
     }
     try {
-      await this.engine.timeOutOverdue();
+      await this.supervisor.timeOutOverdue();
       // Control of running work: due retries, resends of silent phases, no-progress reports.
-      await this.engine.superviseRunning();
+      await this.supervisor.superviseRunning();
       const silent = await this.participants.markSilentReplicas(this.config.maxStatusWaitMs);
       for (const participantId of silent) {
-        await this.engine.handOverLostWork(participantId, (replica) => replica.participantState === 'OFF_LINE');
+        await this.supervisor.handOverLostWork(participantId, (replica) => replica.participantState === 'OFF_LINE');
       }
       // A new replica registered: the others had a full period to answer its STATUS request.
-      await this.engine.handOverAfterProbes(this.config.heartBeatMs);
+      await this.supervisor.handOverAfterProbes(this.config.heartBeatMs);
       this.relay.kick();
     } catch (error) {
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);

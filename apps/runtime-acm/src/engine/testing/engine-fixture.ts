@@ -21,7 +21,9 @@ import type { RuntimeConfig } from '../../config/runtime.config';
 import { RuntimeMetrics } from '../../metrics/runtime-metrics';
 import { EffectWriter } from '../effect-writer';
 import { EngineMetrics } from '../engine-metrics';
+import { OperationControl } from '../operation-control';
 import { OperationEngine } from '../operation-engine';
+import { OperationSupervisor } from '../operation-supervisor';
 import { OperationSteps } from '../operation-steps';
 import type { OrderExtras } from '../operation-engine';
 import { TemplateReader } from '../template-reader';
@@ -80,7 +82,32 @@ function describedOf(message: ParticipantMessage): Record<string, string[]> {
   );
 }
 
+/** The engine's three shells (answers, supervision, control) on one store, clock and metrics registry. */
+export interface EngineShells {
+  readonly engine: OperationEngine;
+  readonly supervisor: OperationSupervisor;
+  readonly control: OperationControl;
+}
+
 /** The engine and its collaborators, wired as the runtime module wires them. */
+export function engineShellsOn(
+  config: RuntimeConfig,
+  unitOfWork: UnitOfWork,
+  templates: TemplateReader,
+  clock: Clock,
+  ids: IdGenerator,
+  metrics: RuntimeMetrics = new RuntimeMetrics(),
+): EngineShells {
+  const writer = new EffectWriter(config, ids, new EngineMetrics(metrics));
+  const steps = new OperationSteps(config, templates, clock, ids, writer);
+  return {
+    engine: new OperationEngine(unitOfWork, templates, clock, steps, writer),
+    supervisor: new OperationSupervisor(unitOfWork, clock, steps),
+    control: new OperationControl(templates, clock, steps, writer),
+  };
+}
+
+/** The engine that applies orders and answers, wired as the runtime module wires it. */
 export function engineOn(
   config: RuntimeConfig,
   unitOfWork: UnitOfWork,
@@ -88,9 +115,7 @@ export function engineOn(
   clock: Clock,
   ids: IdGenerator,
 ): OperationEngine {
-  const writer = new EffectWriter(config, ids, new EngineMetrics(new RuntimeMetrics()));
-  const steps = new OperationSteps(config, templates, clock, ids, writer);
-  return new OperationEngine(unitOfWork, templates, clock, steps, writer);
+  return engineShellsOn(config, unitOfWork, templates, clock, ids).engine;
 }
 
 /** An engine on the in-memory store with a fake clock, and the definitions and instances of a test. */
@@ -100,11 +125,16 @@ export class EngineFixture {
   readonly unitOfWork = new InMemoryUnitOfWork();
   readonly templates;
   readonly engine: OperationEngine;
+  readonly supervisor: OperationSupervisor;
+  readonly control: OperationControl;
 
   constructor(env: Record<string, string> = {}) {
     this.config = loadRuntimeConfig({ LOG_LEVEL: 'error', ...env });
     this.templates = new TemplateReader(this.config);
-    this.engine = engineOn(this.config, this.unitOfWork, this.templates, this.clock, new CountingIds());
+    const shells = engineShellsOn(this.config, this.unitOfWork, this.templates, this.clock, new CountingIds());
+    this.engine = shells.engine;
+    this.supervisor = shells.supervisor;
+    this.control = shells.control;
   }
 
   /** Stores a primed definition read from a repository example, each element owned by `participantOf(name)`. */

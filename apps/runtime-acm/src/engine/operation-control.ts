@@ -1,0 +1,81 @@
+import type { AutomationComposition, CompositionDefinition, InstanceInput, Store, Versioned } from '@acm/domain';
+import { Clock, cancelDefinitionOperation } from '@acm/domain';
+import { Injectable } from '@nestjs/common';
+import { EffectWriter } from './effect-writer';
+import { OperationSteps } from './operation-steps';
+import { asInstanceOperation } from './running-operation';
+import { TemplateReader } from './template-reader';
+
+/**
+ * Control of running work (cancel, pause, resume): each is an input of the domain's state machine, applied inside
+ * the caller's transaction under the target's lock.
+ */
+@Injectable()
+export class OperationControl {
+  constructor(
+    private readonly templates: TemplateReader,
+    private readonly clock: Clock,
+    private readonly steps: OperationSteps,
+    private readonly writer: EffectWriter,
+  ) {}
+
+  /**
+   * Cancels the running operation of an instance inside the caller's transaction (with `rollback`, the reverse
+   * order then starts); resolves with the instance as the cancel left it.
+   */
+  async cancelInstance(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+    rollback: boolean,
+  ): Promise<AutomationComposition> {
+    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const dispatched = running
+      ? await this.dispatchedByOperation(store, found.value.instanceId, running.operationId)
+      : new Set<string>();
+    const input: InstanceInput = { kind: 'CANCEL', rollback, dispatched };
+    const target = { found, definition, running, order: running?.order ?? null };
+    return (await this.steps.instance(store, target, input)).target;
+  }
+
+  /** Pauses the running operation of an instance: nothing new is dispatched, its deadlines stop. */
+  async pauseInstance(store: Store, found: Versioned<AutomationComposition>, definition: CompositionDefinition) {
+    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const target = { found, definition, running, order: running?.order ?? null };
+    await this.steps.instance(store, target, { kind: 'PAUSE' });
+  }
+
+  /** Resumes a paused operation where it stopped. */
+  async resumeInstance(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+  ): Promise<void> {
+    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const dispatched = running ? await this.steps.dispatchedIn(store, running) : new Set<string>();
+    const input: InstanceInput = { kind: 'RESUME', dispatched };
+    const target = { found, definition, running, order: running?.order ?? null };
+    await this.steps.instance(store, target, input);
+  }
+
+  /** Cancels a running prime or deprime inside the caller's transaction. */
+  async cancelDefinition(store: Store, found: Versioned<CompositionDefinition>): Promise<CompositionDefinition> {
+    const now = this.clock.now();
+    const running = await store.operations.findRunning(found.value.compositionId);
+    const step = cancelDefinitionOperation(found.value, running?.targetKind === 'DEFINITION' ? running : null, now);
+    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(found.value), now);
+    return step.target;
+  }
+
+  /** Every element the messages of an operation set going, over all its phases (what a rollback reverses). */
+  private async dispatchedByOperation(store: Store, instanceId: string, operationId: string): Promise<Set<string>> {
+    const dispatched = new Set<string>();
+    for (const event of await store.events.list(instanceId, 10000)) {
+      const ids = event.detail['elementIds'];
+      if (event.operationId === operationId && typeof event.detail['messageId'] === 'string' && Array.isArray(ids)) {
+        ids.filter((id): id is string => typeof id === 'string').forEach((id) => dispatched.add(id));
+      }
+    }
+    return dispatched;
+  }
+}

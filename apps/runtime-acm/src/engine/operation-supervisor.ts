@@ -1,0 +1,169 @@
+import type { InstanceInput, LostReplicas, ParticipantReplica, Store } from '@acm/domain';
+import {
+  Clock,
+  UnitOfWork,
+  hasUnfinishedWorkOf,
+  needsSupervision,
+  openPhaseMessagesOf,
+  supervisionMemoryOf,
+} from '@acm/domain';
+import { Injectable } from '@nestjs/common';
+import { OperationSteps } from './operation-steps';
+import { asInstanceOperation } from './running-operation';
+
+/**
+ * The engine's shell for what no participant answer drives: deadlines, resends and retries that fall due, work a
+ * lost replica or a lost broker took with it. Each pass decides under the target's lock, as an ACK does, so several
+ * replicas may run passes at once and only one acts.
+ */
+@Injectable()
+export class OperationSupervisor {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly steps: OperationSteps,
+  ) {}
+
+  /**
+   * Flags operations past their deadline as TIMEOUT. Each target is locked before its operation, in the order an
+   * ACK takes them, so a timeout never deadlocks with an ACK; the operation is read again under that lock, so of
+   * several replicas only one flags it.
+   */
+  async timeOutOverdue(limit = 100): Promise<number> {
+    return this.unitOfWork.transaction(async (store) => {
+      const now = this.clock.now();
+      let flagged = 0;
+      for (const candidate of await store.operations.findOverdue(now, limit)) {
+        const instance =
+          candidate.targetKind === 'INSTANCE' ? await store.instances.findForUpdate(candidate.targetId) : null;
+        const definition =
+          candidate.targetKind === 'DEFINITION' ? await store.definitions.findForUpdate(candidate.targetId) : null;
+        const operation = await store.operations.find(candidate.operationId);
+        const composition = instance ? await store.definitions.find(instance.value.compositionId) : null;
+        if (operation?.targetKind === 'INSTANCE' && instance && composition) {
+          const target = { found: instance, definition: composition.value, running: operation, order: null };
+          flagged += (await this.steps.instance(store, target, { kind: 'TICK' })).operations.length;
+        } else if (operation?.targetKind === 'DEFINITION' && definition) {
+          const step = await this.steps.definition(store, definition.value, definition, operation, { kind: 'TICK' });
+          flagged += step.operations.length;
+        } else if (operation && (await this.steps.timeOutAlone(store, operation))) {
+          flagged += 1;
+        }
+      }
+      return flagged;
+    });
+  }
+
+  /** Replicas of a participant are silent: the open phase messages they may have taken are handed over. */
+  async handOverLostWork(participantId: string, isSilent: (replica: ParticipantReplica) => boolean): Promise<number> {
+    return this.unitOfWork.transaction(async (store) => {
+      const participant = await store.participants.find(participantId);
+      const silent = new Set(
+        Object.values(participant?.replicas ?? {})
+          .filter(isSilent)
+          .map((replica) => replica.replicaId),
+      );
+      if (silent.size === 0) {
+        return 0;
+      }
+      const workers = await store.operations.workers([...silent]);
+      return this.handOver(store, participantId, { kind: 'SILENT', silent, workers });
+    });
+  }
+
+  /** The embedded default restarted: every open phase message of these participants goes out again. */
+  async resendAfterRestart(participantIds: readonly string[]): Promise<number> {
+    let resent = 0;
+    for (const participantId of participantIds) {
+      resent += await this.unitOfWork.transaction((store) => this.handOver(store, participantId, { kind: 'ALL' }));
+    }
+    return resent;
+  }
+
+  /**
+   * The broker came back as a new, empty cluster: orders it held that no participant had read yet, and the ACKs
+   * it held that this runtime had not applied, are gone. Every open phase message of every participant goes out
+   * again under its original messageId: a replica that already ran an element repeats its ACK, one that never saw
+   * the order runs it.
+   */
+  async resendAfterBrokerLoss(): Promise<number> {
+    const participantIds = await this.unitOfWork.transaction(async (store) =>
+      (await store.participants.list()).map((participant) => participant.participantId),
+    );
+    return this.resendAfterRestart(participantIds);
+  }
+
+  /** Probes a new replica's registration started: replicas not heard from since are silent, their work handed over. */
+  async handOverAfterProbes(minimumAgeMs: number): Promise<number> {
+    const probes = await this.unitOfWork.transaction((store) =>
+      store.operations.takeProbes(this.clock.now() - minimumAgeMs),
+    );
+    let resent = 0;
+    for (const { participantId, probedAt } of probes) {
+      resent += await this.handOverLostWork(
+        participantId,
+        (replica) => replica.participantState === 'OFF_LINE' || replica.lastMsg < probedAt,
+      );
+    }
+    return resent;
+  }
+
+  /**
+   * One supervision pass over the running instance operations: due retries, resends of silent phases,
+   * no-progress reports. Each operation is decided under its instance's lock, as an ACK is.
+   */
+  async superviseRunning(limit = 100): Promise<number> {
+    const candidates = await this.unitOfWork.read((store) => store.operations.listRunning(limit));
+    let acted = 0;
+    for (const candidate of candidates) {
+      if (candidate.targetKind !== 'INSTANCE' || candidate.control.pausedAt !== null || candidate.timedOut) {
+        continue;
+      }
+      acted += await this.unitOfWork.transaction(async (store) => {
+        const found = await store.instances.findForUpdate(candidate.targetId);
+        const operation = asInstanceOperation(await store.operations.find(candidate.operationId));
+        const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+        if (!found || !definition || operation?.state !== 'RUNNING') {
+          return 0;
+        }
+        const now = this.clock.now();
+        if (!needsSupervision(found.value, operation, now, this.steps.controlSettings(found.value, definition.value))) {
+          return 0;
+        }
+        const messages = openPhaseMessagesOf(
+          await store.operations.phaseMessages(operation.operationId, operation.phase),
+        );
+        const history = await store.events.list(found.value.instanceId, 10000);
+        const { retrying, reported } = supervisionMemoryOf(history, operation, found.value.lastMsg);
+        const input: InstanceInput = { kind: 'SUPERVISE', messages, retrying, reported };
+        const target = { found, definition: definition.value, running: operation, order: operation.order };
+        const step = await this.steps.instance(store, target, input);
+        return step.effects.length > 0 ? 1 : 0;
+      });
+    }
+    return acted;
+  }
+
+  /** Sends again, for one participant, the open phase messages its lost replicas may have taken. */
+  private async handOver(store: Store, participantId: string, lost: LostReplicas): Promise<number> {
+    let resent = 0;
+    for (const listed of await store.instances.list({ participantId })) {
+      const operation = hasUnfinishedWorkOf(listed, participantId)
+        ? asInstanceOperation(await store.operations.findRunning(listed.instanceId))
+        : null;
+      const found = operation ? await store.instances.findForUpdate(listed.instanceId) : null;
+      const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+      if (!operation || !found || !definition) {
+        continue;
+      }
+      const messages = openPhaseMessagesOf(
+        await store.operations.phaseMessages(operation.operationId, operation.phase),
+        participantId,
+      );
+      const target = { found, definition: definition.value, running: operation, order: operation.order };
+      const step = await this.steps.instance(store, target, { kind: 'REPLICA_LOST', participantId, lost, messages });
+      resent += step.effects.filter((effect) => effect.kind === 'SEND_PHASE').length;
+    }
+    return resent;
+  }
+}

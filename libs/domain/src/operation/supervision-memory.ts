@@ -1,0 +1,50 @@
+import type { OpenPhaseMessage } from './instance-operation';
+import type { InstanceOperation, PhaseMessageRecord, StoredEvent } from '../ports/engine.port';
+
+/** What a supervision pass remembers of earlier passes, read back from the operation's history. */
+export interface SupervisionMemory {
+  /** Elements of the retry attempt now due (the last RETRY_SCHEDULED of the current attempt). */
+  readonly retrying: readonly string[];
+  /** Elements already reported as making no progress since the operation last progressed. */
+  readonly reported: ReadonlySet<string>;
+}
+
+function elementIdsOf(event: StoredEvent): string[] {
+  const ids = event.detail['elementIds'];
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+}
+
+/**
+ * Reads the memory of earlier passes from the history: retries and no-progress reports are events, so the
+ * scheduler keeps no state of its own and any replica may run the next pass.
+ */
+export function supervisionMemoryOf(
+  history: readonly StoredEvent[],
+  operation: InstanceOperation,
+  lastMessageAt: number,
+): SupervisionMemory {
+  const own = history.filter((event) => event.operationId === operation.operationId);
+  const sinceProgress = Math.max(operation.control.progressAt, lastMessageAt);
+  return {
+    retrying: own
+      .filter((event) => event.event === 'RETRY_SCHEDULED' && event.detail['attempt'] === operation.control.retried)
+      .flatMap(elementIdsOf),
+    reported: new Set(
+      own.filter((event) => event.event === 'NO_PROGRESS' && event.at >= sinceProgress).flatMap(elementIdsOf),
+    ),
+  };
+}
+
+/** The open phase's messages as the state machine reads them; with a participant, only its replicas' answers count. */
+export function openPhaseMessagesOf(
+  records: readonly PhaseMessageRecord[],
+  participantId: string | null = null,
+): OpenPhaseMessage[] {
+  return records.map((record) => ({
+    messageId: record.messageId,
+    answeredBy: record.answeredBy
+      .filter((answer) => participantId === null || answer.participantId === participantId)
+      .map((answer) => answer.replicaId),
+    covered: record.elementIds === null ? null : new Set(record.elementIds),
+  }));
+}
