@@ -58,7 +58,11 @@ export class OperationSteps {
     private readonly writer: EffectWriter,
   ) {}
 
-  async instance(store: Store, target: InstanceStepTarget, input: InstanceInput): Promise<InstanceStep> {
+  /**
+   * `slots`: the runtime-wide slots free for this step (the pass that fills them); every other step has none, so
+   * under MAX_PARALLEL_ELEMENTS elements wait for that pass, in their stable order across operations.
+   */
+  async instance(store: Store, target: InstanceStepTarget, input: InstanceInput, slots = 0): Promise<InstanceStep> {
     const now = this.clock.now();
     const { found, definition, running, order } = target;
     const concerned = target.concerned === undefined ? running : target.concerned;
@@ -74,6 +78,7 @@ export class OperationSteps {
       templates: templatesOf(info, context),
       defaultTimeoutMs: this.config.maxOperationWaitMs,
       maxParallelElements,
+      runtimeSlots: this.config.maxParallelElements === null ? null : slots,
       newId: () => this.ids.uuid(),
       control: this.controlSettings(found.value, definition),
     });
