@@ -60,6 +60,15 @@ describe('nextDispatch', () => {
     });
     expect(full.dispatch.size).toBe(0);
   });
+
+  it('sends no more than the runtime-wide budget, under the operation’s own limit too', () => {
+    const elements = byId(element('c'), element('b'), element('a'));
+    const input = { elements, phase: 0, startPhaseOf: () => 0, waits: new Map(), inFlight: [] };
+    expect([...nextDispatch({ ...input, limit: null, budget: 2 }).dispatch]).toEqual(['a', 'b']);
+    expect([...nextDispatch({ ...input, limit: 1, budget: 2 }).dispatch]).toEqual(['a']);
+    expect(nextDispatch({ ...input, limit: null, budget: 0 }).queued).toEqual(['a', 'b', 'c']);
+    expect([...nextDispatch({ ...input, limit: null, budget: null }).dispatch]).toEqual(['a', 'b', 'c']);
+  });
 });
 
 describe('maxParallelElements', () => {

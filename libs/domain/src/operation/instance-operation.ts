@@ -911,6 +911,10 @@ export function needsSupervision(
   if (!running || running.control.pausedAt !== null || running.timedOut || running.order === 'MIGRATE_PRECHECK') {
     return false;
   }
+  // A phase whose opening waits for a runtime-wide slot has sent nothing: nothing is silent, nothing to resend.
+  if (running.control.slotWait === 'FIRST_PHASE' || running.control.slotWait === 'PHASE') {
+    return false;
+  }
   if (running.control.retryAt !== null) {
     return running.control.retryAt <= now;
   }
