@@ -16,6 +16,7 @@ import type {
 import {
   Clock,
   IdGenerator,
+  countsAgainstRuntimeLimit,
   decideDefinition,
   decideInstance,
   effectiveRetryPolicy,
@@ -78,7 +79,10 @@ export class OperationSteps {
       templates: templatesOf(info, context),
       defaultTimeoutMs: this.config.maxOperationWaitMs,
       maxParallelElements,
-      runtimeSlots: this.config.maxParallelElements === null ? null : slots,
+      runtimeSlots:
+        this.config.maxParallelElements === null || (order !== null && !countsAgainstRuntimeLimit(order))
+          ? null
+          : slots,
       newId: () => this.ids.uuid(),
       control: this.controlSettings(found.value, definition),
     });

@@ -1,5 +1,5 @@
 import type { InstanceElement } from '../model';
-import { nextDispatch, parallelismLimit, parallelismProblem } from './dispatch';
+import { countsAgainstRuntimeLimit, nextDispatch, parallelismLimit, parallelismProblem } from './dispatch';
 
 function element(id: string, deployState: InstanceElement['deployState'] = 'DEPLOYING'): InstanceElement {
   return {
@@ -68,6 +68,13 @@ describe('nextDispatch', () => {
     expect([...nextDispatch({ ...input, limit: 1, budget: 2 }).dispatch]).toEqual(['a']);
     expect(nextDispatch({ ...input, limit: null, budget: 0 }).queued).toEqual(['a', 'b', 'c']);
     expect([...nextDispatch({ ...input, limit: null, budget: null }).dispatch]).toEqual(['a', 'b', 'c']);
+  });
+
+  it('counts every order against the runtime-wide limit but a migration precheck (its message needs its request)', () => {
+    expect(countsAgainstRuntimeLimit('DEPLOY')).toBe(true);
+    expect(countsAgainstRuntimeLimit('MIGRATE')).toBe(true);
+    expect(countsAgainstRuntimeLimit('UPDATE')).toBe(true);
+    expect(countsAgainstRuntimeLimit('MIGRATE_PRECHECK')).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { InstanceElement } from '../model';
+import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { StartPhaseOf } from '../engine/phase-planner';
 import { isElementTransitional } from '../engine/phase-planner';
 import { readyInPhase } from '../engine/dependency-planner';
@@ -77,6 +78,15 @@ export function describedWith(
       .filter((element) => startPhaseOf(element) !== phase || dispatch.has(element.id))
       .map((element) => element.id),
   );
+}
+
+/**
+ * Whether an order's elements count against the runtime-wide limit (MAX_PARALLEL_ELEMENTS): every order but a
+ * migration precheck, whose message carries what only its request holds (the target and the planned elements), so it
+ * cannot wait to be sent later by another step.
+ */
+export function countsAgainstRuntimeLimit(order: InstanceOrder): boolean {
+  return order !== 'MIGRATE_PRECHECK';
 }
 
 /** The field that limits how many elements of one operation are in flight (instance or definition metadata). */
