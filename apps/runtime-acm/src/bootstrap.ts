@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
+import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { openDatabase } from './database/database';
 import { basicAuth } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
@@ -44,6 +45,11 @@ export interface RuntimeAppOptions {
   readonly schema?: string;
   /** Where the log lines go instead of standard output (tests read them). */
   readonly logDestination?: DestinationStream;
+  /**
+   * The embedded PostgreSQL, already starting (main starts it before it loads the rest of the runtime); used only
+   * when no DATABASE_URL is set. Without it openDatabase starts one itself.
+   */
+  readonly embeddedPostgres?: Promise<EmbeddedPostgres>;
 }
 
 export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAppOptions = {}): Promise<RuntimeApp> {
@@ -55,7 +61,11 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   const nestLogger = new PinoNestLogger(logger);
   // Before the database opens: it logs through Nest's Logger before the application exists.
   Logger.overrideLogger(nestLogger);
-  const database = await openDatabase(config, options.schema ?? config.databaseSchema ?? undefined);
+  const database = await openDatabase(
+    config,
+    options.schema ?? config.databaseSchema ?? undefined,
+    options.embeddedPostgres,
+  );
   const app = await NestFactory.create<NestExpressApplication>(RuntimeModule.forRoot({ config, database, logger }), {
     bodyParser: false,
     logger: nestLogger,

@@ -23,13 +23,20 @@ export interface Database {
  */
 export const EMBEDDED_POOL_SIZE = 1;
 
-/** Connects to DATABASE_URL, or starts the embedded PostgreSQL under DATA_DIR; then runs pending migrations. */
-export async function openDatabase(config: RuntimeConfig, schema?: string): Promise<Database> {
+/**
+ * Connects to DATABASE_URL, or uses the embedded PostgreSQL under DATA_DIR (`starting`, when the caller started it
+ * already, else one started here); then runs pending migrations.
+ */
+export async function openDatabase(
+  config: RuntimeConfig,
+  schema?: string,
+  starting?: Promise<EmbeddedPostgres>,
+): Promise<Database> {
   const logger = new Logger('Database');
   let embedded: EmbeddedPostgres | null = null;
   let url = config.databaseUrl;
   if (url === null) {
-    embedded = await startEmbeddedPostgres(config.dataDir);
+    embedded = await (starting ?? startEmbeddedPostgres(config.dataDir));
     url = embedded.url;
     logger.log(`Embedded PostgreSQL (PGlite) in ${config.dataDir}; set DATABASE_URL to use a PostgreSQL server`);
   }
