@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { loadRuntimeConfig } from '../config/runtime.config';
-import { openDatabase } from './database';
+import { EMBEDDED_CONNECT_TIMEOUT_MS, EMBEDDED_POOL_SIZE, openDatabase } from './database';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
 // A new DATA_DIR means PGlite's initdb, tens of seconds on a loaded 2-core machine.
@@ -50,11 +50,16 @@ describe('embedded PostgreSQL (PGlite on a thread of its own)', () => {
     }
   });
 
-  it('openDatabase migrates and uses an embedded PostgreSQL its caller started already', async () => {
+  it('openDatabase migrates and uses an embedded PostgreSQL its caller started already, on one connection', async () => {
     const config = loadRuntimeConfig({ DATA_DIR: dataDir });
     const database = await openDatabase(config, undefined, startEmbeddedPostgres(config.dataDir));
     try {
       expect(database.embedded).toBe(true);
+      // One connection, whose queue may be long under load: waiting for it is bounded by more than an outage's 5 s.
+      expect(database.dataSource.options).toMatchObject({
+        poolSize: EMBEDDED_POOL_SIZE,
+        connectTimeoutMS: EMBEDDED_CONNECT_TIMEOUT_MS,
+      });
       const tables = await database.dataSource.query<unknown[]>(
         `SELECT table_name FROM information_schema.tables WHERE table_name = 'automation_composition'`,
       );
