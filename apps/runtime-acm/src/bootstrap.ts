@@ -52,7 +52,11 @@ export interface RuntimeAppOptions {
   readonly embeddedPostgres?: Promise<EmbeddedPostgres>;
 }
 
+/** Milliseconds, to a tenth, for the start-up line. */
+const tenths = (ms: number): number => Math.round(ms * 10) / 10;
+
 export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAppOptions = {}): Promise<RuntimeApp> {
+  const started = performance.now();
   const logger = createLogger({
     level: config.logLevel,
     format: config.logFormat,
@@ -66,10 +70,12 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     options.schema ?? config.databaseSchema ?? undefined,
     options.embeddedPostgres,
   );
+  const databaseOpen = performance.now();
   const app = await NestFactory.create<NestExpressApplication>(RuntimeModule.forRoot({ config, database, logger }), {
     bodyParser: false,
     logger: nestLogger,
   });
+  const nestCreated = performance.now();
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);
   app.use(requestHeaders);
@@ -96,5 +102,16 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     jsonDocumentUrl: `${CONTEXT_PATH}/v3/api-docs`,
     yamlDocumentUrl: `${CONTEXT_PATH}/v3/api-docs.yaml`,
   });
+  // Where a start's time goes (LOG_LEVEL=debug), for profiling the start-up without a profiler; the time before
+  // `started` is Node's own start and the loading of the modules.
+  logger.debug(
+    {
+      modulesLoadedAtMs: tenths(started),
+      databaseMs: tenths(databaseOpen - started),
+      nestMs: tenths(nestCreated - databaseOpen),
+      httpSetupMs: tenths(performance.now() - nestCreated),
+    },
+    'Start-up steps',
+  );
   return { app, database };
 }

@@ -24,7 +24,9 @@ async function main(): Promise<void> {
   await app.listen(config.port, config.host);
   const base = `http://localhost:${config.port}/${CONTEXT_PATH}`;
   const logger = new Logger('Runtime');
-  logger.log(`ACM runtime listening: ${base}/v2 — Swagger UI ${base}/swagger-ui`);
+  logger.log(
+    `ACM runtime listening: ${base}/v2 — Swagger UI ${base}/swagger-ui (started in ${(performance.now() / 1000).toFixed(1)} s)`,
+  );
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
