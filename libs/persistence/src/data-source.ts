@@ -47,6 +47,8 @@ export interface DatabaseOptions {
   readonly poolSize?: number;
   /** Schema to use instead of public (tests run each suite in a schema of its own). */
   readonly schema?: string;
+  /** How long a query waits for a connection of the pool, or for a new one to open (ms). Default 5,000. */
+  readonly connectTimeoutMs?: number;
 }
 
 export function createDataSource(options: DatabaseOptions): DataSource {
@@ -62,7 +64,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     logging: ['error'],
     poolSize: options.poolSize ?? 10,
     // Without a bound, a request waits forever for a connection while the database is unreachable.
-    connectTimeoutMS: 5000,
+    connectTimeoutMS: options.connectTimeoutMs ?? 5000,
     extra: options.schema ? { options: `-c search_path=${options.schema}` } : {},
   });
 }
