@@ -8,7 +8,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
 import { openDatabase } from './database/database';
-import { basicAuth } from './http/basic-auth';
+import { basicAuth, isSignedSignal } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
 import { ErrorFilter } from './http/error.filter';
@@ -66,7 +66,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.use(requestLog(logger, `/${CONTEXT_PATH}`));
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
-    app.use(basicAuth(config.user, config.password, openPaths(config)));
+    app.use(basicAuth(config.user, config.password, openPaths(config), isSignedSignal));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();

@@ -195,7 +195,8 @@ export class EffectWriter {
             const elementIds = effect.kind === 'SEND_PHASE' ? effect.dispatched : null;
             await store.operations.recordMessage(messageId, operationId, phase, elementIds);
           }
-          const message = messageOf(effect, messageId);
+          const message =
+            effect.kind === 'SEND_PHASE' && effect.publish === false ? null : messageOf(effect, messageId);
           if (message) {
             outbox.push(toOutbox(message, this.topics));
           }
@@ -226,6 +227,9 @@ export class EffectWriter {
           break;
         case 'COUNT_CONTROL':
           this.countControl(effect);
+          break;
+        case 'COUNT_SIGNAL':
+          this.metrics.signals.inc({ status: effect.status, effect: effect.effect.toLowerCase() });
           break;
         case 'IGNORE':
           this.ignored([effect]);

@@ -227,3 +227,27 @@ export function cancelDefinitionOperation(
     ],
   };
 }
+
+/**
+ * The element states a prime or deprime starts with: each node template goes to its participant and into the
+ * order's transition, except those the runtime runs itself (wait conditions): no participant primes them, so
+ * they take the order's final state at once and keep no participant (ONAP shows an element state map as usual).
+ */
+export function elementStatesForOrder(
+  elementStateMap: Readonly<Record<string, NodeTemplateState>>,
+  order: DefinitionOrder,
+  assignment: ReadonlyMap<string, string>,
+  runtimeRun: ReadonlySet<string>,
+): Record<string, NodeTemplateState> {
+  const { during, done } = DEFINITION_ORDER_EFFECT[order];
+  return Object.fromEntries(
+    Object.entries(elementStateMap).map(([name, state]): [string, NodeTemplateState] =>
+      runtimeRun.has(name)
+        ? [name, { ...state, participantId: null, state: done, message: null }]
+        : [
+            name,
+            { ...state, participantId: assignment.get(name) ?? state.participantId, state: during, message: null },
+          ],
+    ),
+  );
+}

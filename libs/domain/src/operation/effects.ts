@@ -37,6 +37,11 @@ export interface SendPhaseEffect {
   readonly event: DispatchEvent;
   /** A hand-over sends under the original messageId, so a participant never acts twice. */
   readonly resentMessageId: string | null;
+  /**
+   * false: the message is recorded (its elements count as dispatched) but not published, since every element
+   * of the open phase it sets going is run by the runtime itself (a wait condition); absent: published.
+   */
+  readonly publish?: boolean;
 }
 
 /** Send the definition's PRIME or DEPRIME message. */
@@ -101,6 +106,14 @@ export interface CountControlEffect {
   readonly rollback?: boolean;
 }
 
+/** A signal reached a wait condition: counted by status and what it did (acm_signals_total). */
+export interface CountSignalEffect {
+  readonly kind: 'COUNT_SIGNAL';
+  readonly elementId: string;
+  readonly status: 'SUCCESS' | 'FAILURE';
+  readonly effect: 'COUNTED' | 'COMPLETED' | 'FAILED' | 'DUPLICATE';
+}
+
 /** What a step of an operation asks the world to do; the engine's shell turns each into rows and metrics. */
 export type OperationEffect =
   | SendPhaseEffect
@@ -111,6 +124,7 @@ export type OperationEffect =
   | RecordAnswerEffect
   | CountFinishedEffect
   | CountControlEffect
+  | CountSignalEffect
   | IgnoreEffect;
 
 export function recordEvent(event: string, detail: Record<string, unknown>): RecordEventEffect {
