@@ -1,5 +1,5 @@
 import type { AutomationComposition, CompositionDefinition, CountSignalEffect, Store, Versioned } from '@acm/domain';
-import { Clock, DomainError, UnitOfWork, parseSignal } from '@acm/domain';
+import { Clock, DomainError, UnitOfWork, parseSignal, supervisionMemoryOf } from '@acm/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -17,6 +17,8 @@ export interface ControlView {
   readonly resent: number;
   readonly retried: number;
   readonly retryAt: number | null;
+  /** Elements reported with no progress (NO_PROGRESS) since the operation last progressed, not failed. */
+  readonly noProgress: readonly string[];
 }
 
 /** What a signal did, as its answer says. */
@@ -160,20 +162,28 @@ export class ControlService {
 
   /** The running operation's control state, or null when nothing runs. */
   async controlOf(instanceId: string): Promise<ControlView | null> {
-    const operation = await this.unitOfWork.read((store) => store.operations.findRunning(instanceId));
-    if (!operation) {
-      return null;
-    }
-    const { control } = operation;
-    return {
-      operationId: operation.operationId,
-      order: operation.order,
-      paused: control.pausedAt !== null,
-      pausedAt: control.pausedAt,
-      resent: control.resent,
-      retried: control.retried,
-      retryAt: control.retryAt,
-    };
+    return this.unitOfWork.read(async (store) => {
+      const operation = await store.operations.findRunning(instanceId);
+      if (!operation) {
+        return null;
+      }
+      const { control } = operation;
+      const instance = operation.targetKind === 'INSTANCE' ? await store.instances.find(instanceId) : null;
+      const reported =
+        instance && operation.targetKind === 'INSTANCE'
+          ? supervisionMemoryOf(await store.events.list(instanceId, 10000), operation, instance.value.lastMsg).reported
+          : new Set<string>();
+      return {
+        operationId: operation.operationId,
+        order: operation.order,
+        paused: control.pausedAt !== null,
+        pausedAt: control.pausedAt,
+        resent: control.resent,
+        retried: control.retried,
+        retryAt: control.retryAt,
+        noProgress: [...reported].sort(),
+      };
+    });
   }
 
   private async lockInstance(

@@ -48,6 +48,9 @@ export interface SendPhaseEffect {
 export interface SendPrimeEffect {
   readonly kind: 'SEND_PRIME';
   readonly order: DefinitionOrder;
+  /** A resend after maxWaitMs goes out under the original messageId, to the silent participants only. */
+  readonly resentMessageId?: string;
+  readonly participants?: readonly string[];
 }
 
 /** Tell every participant the instance's state (PARTICIPANT_SYNC_MSG). */
