@@ -167,6 +167,24 @@ describe('wait conditions', () => {
       h.fixture.ackOf(undeployDatabase!, PARTICIPANT, { deployState: 'UNDEPLOYED', lockState: 'NONE' }),
     );
     expect((await h.current()).deployState).toBe('UNDEPLOYED');
+
+    // A delete completes the wait condition at once too, and the instance is gone once the others answer.
+    await h.fixture.order(h.instance.instanceId, 'DELETE');
+    const deletes = await h.phases();
+    for (const sent of deletes) {
+      expect(sent.described[PARTICIPANT]).not.toContain(h.ids.approval);
+      await h.fixture.engine.applyInstanceAck(
+        h.fixture.ackOf(sent, PARTICIPANT, { deployState: 'DELETED', lockState: 'NONE' }),
+      );
+    }
+    for (let more = await h.phases(); more.length > 0; more = await h.phases()) {
+      for (const sent of more) {
+        await h.fixture.engine.applyInstanceAck(
+          h.fixture.ackOf(sent, PARTICIPANT, { deployState: 'DELETED', lockState: 'NONE' }),
+        );
+      }
+    }
+    expect(await h.fixture.current(h.instance.instanceId)).toBeNull();
   });
 
   it('counts signals in acm_signals_total by status and effect', async () => {
