@@ -18,6 +18,7 @@ import { RollbackSnapshot1764500000000 } from './migrations/1764500000000-Rollba
 import { MessageAnswers1764520000000 } from './migrations/1764520000000-MessageAnswers';
 import { MessageElements1764530000000 } from './migrations/1764530000000-MessageElements';
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
+import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   MessageAnswers1764520000000,
   MessageElements1764530000000,
   OperationControl1764612000000,
+  ParallelSlots1764700000000,
 ];
 
 export interface DatabaseOptions {
