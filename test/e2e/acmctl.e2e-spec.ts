@@ -7,6 +7,7 @@ import { freePort } from '../support/processes';
 import type { EmbeddedRuntime } from '../support/readme-walk';
 import { startEmbeddedRuntime } from '../support/readme-walk';
 import { PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
+import { eventually } from '../support/scripted-participant';
 
 const ACMCTL = join(REPO_ROOT, 'dist/apps/acmctl/src/main.js');
 
@@ -195,6 +196,73 @@ describe('acmctl against the runtime as npm start runs it', () => {
     } finally {
       await api.put('/onap/policy/simparticipant/v2/parameters').auth(USER, PASSWORD).send({});
     }
+  });
+
+  it('signals a wait condition, and prints a signed URL that signals it without credentials', async () => {
+    const commissioned = await acmctl(
+      ['definitions', 'commission', 'tosca/examples/sim-approval.yaml', '-o', 'json'],
+      env,
+    );
+    const approvalComposition = (JSON.parse(commissioned.stdout) as { compositionId: string }).compositionId;
+    expect(await acmctl(['definitions', 'prime', approvalComposition, '--wait'], env)).toMatchObject({ code: 0 });
+    const example = readFileSync(join(REPO_ROOT, 'tosca/examples/instances/sim-approval.json'), 'utf8');
+    const file = join(configDir, 'CliApproval.json');
+    writeFileSync(
+      file,
+      example.replace('SimApprovalInstance', 'CliApproval').replaceAll('-8000-0000000130', '-8000-00000a0130'),
+    );
+    const created = await acmctl(
+      ['instances', 'create', file, '--composition', approvalComposition, '-o', 'json'],
+      env,
+    );
+    const instanceId = (JSON.parse(created.stdout) as { instanceId: string }).instanceId;
+    const approval = '5e1f0000-0000-4000-8000-00000a013002';
+    expect(await acmctl(['instances', 'deploy', approvalComposition, instanceId], env)).toMatchObject({ code: 0 });
+    const api = request(`http://127.0.0.1:${runtime.port}`);
+    const instancePath = `/onap/policy/clamp/acm/v2/compositions/${approvalComposition}/instances/${instanceId}`;
+    await eventually('the approval waiting', async () => {
+      const current = (await api.get(instancePath).auth(USER, PASSWORD)).body as {
+        elements: Record<string, { outProperties?: { waitCondition?: { outcome?: string } } }>;
+      };
+      return current.elements[approval]?.outProperties?.waitCondition?.outcome === 'WAITING' ? true : undefined;
+    });
+
+    const refused = await acmctl(
+      ['instances', 'signal', approvalComposition, instanceId, approval, '--status', 'MAYBE'],
+      env,
+    );
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('status: must be SUCCESS or FAILURE');
+    const url = await acmctl(['instances', 'signal-url', approvalComposition, instanceId, approval], env);
+    expect(url.code).toBe(0);
+    expect(url.stdout).toMatch(/\/elements\/5e1f0000-0000-4000-8000-00000a013002\/signal\?token=\d+\.[\w-]{43}\n$/);
+    const signed = await acmctl(
+      [
+        'instances',
+        'signal',
+        approvalComposition,
+        instanceId,
+        approval,
+        '--status',
+        'SUCCESS',
+        '--id',
+        'cli-1',
+        '--reason',
+        'ok',
+      ],
+      env,
+    );
+    expect(signed.stderr).toBe('');
+    expect(signed).toMatchObject({ code: 0, stdout: `SIGNAL ${approval}: COMPLETED (1/1)\n` });
+    const again = await acmctl(
+      ['instances', 'signal', approvalComposition, instanceId, approval, '--status', 'SUCCESS', '--id', 'cli-1'],
+      env,
+    );
+    expect(again.stdout).toBe(`SIGNAL ${approval}: DUPLICATE (1/1)\n`);
+    await eventually('DEPLOYED', async () => {
+      const current = (await api.get(instancePath).auth(USER, PASSWORD)).body as { deployState: string };
+      return current.deployState === 'DEPLOYED' ? true : undefined;
+    });
   });
 
   it('exits 6 with the runtime answer on wrong credentials, overriding the profile from the environment', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Command, Option } from 'commander';
 import { AcmClient } from './client';
 import type { Connection, ConnectionFlags } from './connection';
@@ -452,6 +453,53 @@ export function buildProgram(cli: CliEnvironment): Command {
       );
     });
   instances
+    .command('signal <composition> <instance> <element>')
+    .description('signal a wait-condition element: SUCCESS counts towards its count, FAILURE fails it')
+    .requiredOption('--status <status>', 'SUCCESS or FAILURE')
+    .option('--reason <reason>', 'why (kept in the history)')
+    .option('--id <id>', 'idempotency key; a signal with a known id changes nothing (default: a new UUID)')
+    .action(
+      async (
+        composition: string,
+        instance: string,
+        element: string,
+        options: { status: string; reason?: string; id?: string },
+        command: Command,
+      ) => {
+        const body = {
+          status: options.status,
+          id: options.id ?? randomUUID(),
+          ...(options.reason === undefined ? {} : { reason: options.reason }),
+        };
+        const answer = await connect(command).request(
+          'POST',
+          `${instancePath(composition, instance)}/elements/${encodeURIComponent(element)}/signal`,
+          body,
+        );
+        cli.out(render(answer.body ?? null, format(command), (view) => `SIGNAL ${element}: ${signalLine(view)}`));
+      },
+    );
+  instances
+    .command('signal-url <composition> <instance> <element>')
+    .description('a signed URL that signals the wait condition without credentials, until it expires')
+    .option('--expires-in <seconds>', 'how long the URL stays valid (default a day)')
+    .action(
+      async (
+        composition: string,
+        instance: string,
+        element: string,
+        options: { expiresIn?: string },
+        command: Command,
+      ) => {
+        const query = options.expiresIn === undefined ? '' : `?expiresIn=${encodeURIComponent(options.expiresIn)}`;
+        const answer = await connect(command).request(
+          'GET',
+          `${instancePath(composition, instance)}/elements/${encodeURIComponent(element)}/signal-url${query}`,
+        );
+        cli.out(render(answer.body ?? null, format(command), (view) => signedUrlOf(view)));
+      },
+    );
+  instances
     .command('control <composition> <instance>')
     .description('the running operation: paused or not, resends and retries (empty when nothing runs)')
     .action(async (composition: string, instance: string, _options: unknown, command: Command) => {
@@ -597,4 +645,22 @@ function controlLine(answer: unknown): string {
   const field = (name: string): string => String((view as Record<string, unknown>)[name]);
   const state = field('paused') === 'true' ? 'paused' : 'running';
   return `${field('order')} ${field('operationId')}: ${state}, resent ${field('resent')}, retried ${field('retried')}`;
+}
+
+/** One line for a signal's answer: what it did, and how far the wait is. */
+function signalLine(view: unknown): string {
+  const answer = (typeof view === 'object' && view !== null ? view : {}) as Record<string, unknown>;
+  const progress =
+    typeof answer['successes'] === 'number' && typeof answer['count'] === 'number'
+      ? ` (${answer['successes']}/${answer['count']})`
+      : '';
+  const effect = answer['effect'];
+  return `${typeof effect === 'string' ? effect : 'done'}${progress}`;
+}
+
+/** The URL of a signal-url answer, alone on its line so that a shell can capture it. */
+function signedUrlOf(view: unknown): string {
+  const answer = (typeof view === 'object' && view !== null ? view : {}) as Record<string, unknown>;
+  const url = answer['url'];
+  return typeof url === 'string' ? url : '';
 }

@@ -9,7 +9,7 @@ import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { openDatabase } from './database/database';
-import { basicAuth } from './http/basic-auth';
+import { basicAuth, isSignedSignal } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
 import { ErrorFilter } from './http/error.filter';
@@ -82,7 +82,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.use(requestLog(logger, `/${CONTEXT_PATH}`));
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
-    app.use(basicAuth(config.user, config.password, openPaths(config)));
+    app.use(basicAuth(config.user, config.password, openPaths(config), isSignedSignal));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();

@@ -42,6 +42,22 @@ export function isElementType(typeName: string, nodeTypes: Mapping | undefined, 
   return typeof parent === 'string' && parent.includes(elementTypeName);
 }
 
+/**
+ * A node type and the types it derives from, nearest first, as far as the template declares them (a cycle or a
+ * chain longer than 32 stops the walk; cycles are reported by the type checks).
+ */
+export function typeLineage(typeName: string, nodeTypes: Mapping | undefined): string[] {
+  const lineage: string[] = [];
+  let current: string | undefined = typeName;
+  while (current !== undefined && current !== '' && !lineage.includes(current) && lineage.length < 32) {
+    lineage.push(current);
+    const nodeType: unknown = nodeTypes?.[current];
+    const parent = isMapping(nodeType) ? nodeType['derived_from'] : undefined;
+    current = typeof parent === 'string' ? parent : undefined;
+  }
+  return lineage;
+}
+
 /** Node templates split into the composition node template(s) and the element node templates, in document order. */
 export interface CompositionParts {
   compositions: NodeTemplateEntry[];
@@ -228,6 +244,7 @@ export function readElements(
       version: nodeTemplateVersion(entry),
       type: entry.type?.name ?? '',
       typeVersion: entry.type?.version ?? NULL_VERSION,
+      types: typeLineage(entry.type?.name ?? '', types.nodeTypes),
       startPhase: startPhase.value,
       stage: stage.value,
       properties: properties.value,

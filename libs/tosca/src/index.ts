@@ -7,7 +7,7 @@ export { parseServiceTemplate } from './parse-service-template';
 export type { ValidationOptions, ValidationResult } from './validate-service-template';
 export { metadataTimeoutMs, validateServiceTemplate } from './validate-service-template';
 export type { CompositionTypeNames } from './composition';
-export { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE, isElementType } from './composition';
+export { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE, isElementType, typeLineage } from './composition';
 export type { PathSegment, ToscaProblem, ToscaRule } from './problem';
 export { TOSCA_RULES, formatPath, formatProblems } from './problem';
 export {

@@ -122,6 +122,8 @@ export interface ElementDefinitionInfo {
   type: string;
   /** Node template `type_version`; priming matches it together with `type`. */
   typeVersion: string;
+  /** `type` and the node types it derives from, nearest first (a wait condition is recognised by them). */
+  types: string[];
   startPhase: number;
   stage: ElementStage;
   /** The node template's `properties`, as written (`{}` when absent). */

@@ -23,9 +23,10 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the twelve documented examples', () => {
+  it('has the thirteen documented examples', () => {
     expect(EXAMPLES).toEqual([
       'provider-resource',
+      'sim-approval',
       'sim-dependencies',
       'sim-diamond',
       'sim-migration-from',

@@ -87,6 +87,7 @@ describe(validateServiceTemplate.name, () => {
             version: '1.0.0',
             type: SIM_TYPE,
             typeVersion: '1.0.0',
+            types: [SIM_TYPE, 'org.onap.policy.clamp.acm.AutomationCompositionElement', 'tosca.nodetypes.Root'],
             startPhase: 0,
             stage: { prepare: [0], migrate: [0] },
             properties: { provider: 'acm-runtime', startPhase: 0 },

@@ -15,7 +15,10 @@ import {
   assertControlSettings,
   assertDefinitionEditable,
   assertParticipantsOnline,
+  assertWaitConditionSettings,
   assignParticipants,
+  elementStatesForOrder,
+  isWaitConditionTemplate,
   resolvePrimeOrder,
 } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
@@ -63,6 +66,7 @@ export class CommissioningService {
   async commission(body: unknown): Promise<{ created: boolean; response: CommissioningResponse }> {
     const info = this.templates.read(body);
     assertControlSettings(info.metadata, 'metadata');
+    assertWaitConditionSettings(info.elements.filter(isWaitConditionTemplate));
     const template = body as ServiceTemplate;
     const existingId = compositionIdOf(template);
     if (existingId !== undefined) {
@@ -140,11 +144,12 @@ export class CommissioningService {
       const definition = found.value;
       const { order, assignment } = await this.checkOrder(store, definition, primeOrder);
       const during = DEFINITION_ORDER_EFFECT[order].during;
-      const elementStateMap = Object.fromEntries(
-        Object.entries(definition.elementStateMap).map(([name, state]): [string, NodeTemplateState] => [
-          name,
-          { ...state, participantId: assignment.get(name) ?? state.participantId, state: during, message: null },
-        ]),
+      const waitConditions = this.templates.readDefinition(definition).elements.filter(isWaitConditionTemplate);
+      const elementStateMap = elementStatesForOrder(
+        definition.elementStateMap,
+        order,
+        assignment,
+        new Set(waitConditions.map((element) => element.name)),
       );
       const updated: CompositionDefinition = {
         ...definition,
@@ -173,10 +178,23 @@ export class CommissioningService {
     const order = resolvePrimeOrder(primeOrder, definition);
     const info = this.templates.readDefinition(definition);
     const participants = await store.participants.list();
+    const runByParticipant = new Set(
+      info.elements.filter((element) => !isWaitConditionTemplate(element)).map((element) => element.name),
+    );
     const assignment =
-      order === 'PRIME' || Object.values(definition.elementStateMap).some((state) => state.participantId === null)
-        ? assignParticipants(info.elements, participants)
-        : new Map(Object.entries(definition.elementStateMap).map(([name, state]) => [name, state.participantId ?? '']));
+      order === 'PRIME' ||
+      Object.entries(definition.elementStateMap).some(
+        ([name, state]) => runByParticipant.has(name) && state.participantId === null,
+      )
+        ? assignParticipants(
+            info.elements.filter((element) => !isWaitConditionTemplate(element)),
+            participants,
+          )
+        : new Map(
+            Object.entries(definition.elementStateMap)
+              .filter(([name]) => runByParticipant.has(name))
+              .map(([name, state]) => [name, state.participantId ?? '']),
+          );
     assertParticipantsOnline(
       assignment.values(),
       new Map(participants.map((participant) => [participant.participantId, participant])),

@@ -85,6 +85,11 @@ export interface RuntimeConfig {
   readonly encryptionEnabled: boolean;
   /** MSG_ENCRYPTION_KEY: the passphrase the AES key is derived from; required when encryption is on. */
   readonly encryptionKey: string | null;
+  /**
+   * SIGNAL_KEY: the secret signed signal URLs are made with (HMAC-SHA256); unset, one is derived from
+   * MSG_ENCRYPTION_KEY, else from RUNTIME_USER/RUNTIME_PASSWORD (see security/signal-token.ts).
+   */
+  readonly signalKey: string | null;
   /** SENSITIVE_REVEAL_ALLOWED: whether a GET with `showSensitive=true` may return sensitive values in clear. */
   readonly sensitiveRevealAllowed: boolean;
   /**
@@ -245,6 +250,7 @@ export function loadRuntimeConfig(
     simulatorTimersMs: check.integer(env, 'SIMULATOR_TIMERS_MS', 0, 3_600_000),
     encryptionEnabled: check.boolean(env, 'MSG_ENABLE_ENCRYPTION'),
     encryptionKey: env['MSG_ENCRYPTION_KEY'] ? env['MSG_ENCRYPTION_KEY'] : null,
+    signalKey: env['SIGNAL_KEY'] ? env['SIGNAL_KEY'] : null,
     sensitiveRevealAllowed: check.boolean(env, 'SENSITIVE_REVEAL_ALLOWED'),
     propertyValidation: propertyValidation as PropertyValidationMode,
   };

@@ -120,7 +120,14 @@ export class EffectWriter {
     await this.write(store, step.target.compositionId, step, now, (effect, messageId) => {
       switch (effect.kind) {
         case 'SEND_PRIME':
-          return primeMessage(messageId, new Date(now).toISOString(), step.target, info, effect.order);
+          return primeMessage(
+            messageId,
+            new Date(now).toISOString(),
+            step.target,
+            info,
+            effect.order,
+            effect.participants,
+          );
         case 'SYNC_DEFINITION':
           return definitionSyncMessage(messageId, new Date(now).toISOString(), step.target, info);
         default:
@@ -188,14 +195,15 @@ export class EffectWriter {
       switch (effect.kind) {
         case 'SEND_PHASE':
         case 'SEND_PRIME': {
-          const resent = effect.kind === 'SEND_PHASE' ? effect.resentMessageId : null;
+          const resent = effect.kind === 'SEND_PHASE' ? effect.resentMessageId : (effect.resentMessageId ?? null);
           const messageId = resent ?? this.ids.uuid();
           if (resent === null && operationId !== null) {
             const phase = effect.kind === 'SEND_PHASE' ? effect.phase : null;
             const elementIds = effect.kind === 'SEND_PHASE' ? effect.dispatched : null;
             await store.operations.recordMessage(messageId, operationId, phase, elementIds);
           }
-          const message = messageOf(effect, messageId);
+          const message =
+            effect.kind === 'SEND_PHASE' && effect.publish === false ? null : messageOf(effect, messageId);
           if (message) {
             outbox.push(toOutbox(message, this.topics));
           }
@@ -226,6 +234,9 @@ export class EffectWriter {
           break;
         case 'COUNT_CONTROL':
           this.countControl(effect);
+          break;
+        case 'COUNT_SIGNAL':
+          this.metrics.signals.inc({ status: effect.status, effect: effect.effect.toLowerCase() });
           break;
         case 'IGNORE':
           this.ignored([effect]);

@@ -17,6 +17,7 @@ export class EngineMetrics {
   readonly cancels: Counter<'target' | 'rollback'>;
   readonly pauses: Counter<'action'>;
   readonly stuck: Counter;
+  readonly signals: Counter<'status' | 'effect'>;
 
   constructor(runtime: RuntimeMetrics) {
     const registers = [runtime.registry];
@@ -90,6 +91,12 @@ export class EngineMetrics {
     this.stuck = new Counter({
       name: 'acm_elements_no_progress_total',
       help: 'Elements reported with no ACK or progress for their noProgressTimeoutMs (not failed)',
+      registers,
+    });
+    this.signals = new Counter({
+      name: 'acm_signals_total',
+      help: 'Signals received by wait conditions, by status and effect (counted, completed, failed, duplicate)',
+      labelNames: ['status', 'effect'],
       registers,
     });
   }

@@ -1,5 +1,13 @@
-import type { AutomationComposition, CompositionDefinition, InstanceInput, Store, Versioned } from '@acm/domain';
-import { Clock, cancelDefinitionOperation } from '@acm/domain';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  CountSignalEffect,
+  InstanceInput,
+  Signal,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import { Clock, cancelDefinitionOperation, isWaitConditionTemplate } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import { EffectWriter } from './effect-writer';
 import { OperationSteps } from './operation-steps';
@@ -56,6 +64,31 @@ export class OperationControl {
     const input: InstanceInput = { kind: 'RESUME', dispatched };
     const target = { found, definition, running, order: running?.order ?? null };
     await this.steps.instance(store, target, input);
+  }
+
+  /**
+   * A signal for a wait-condition element, inside the caller's transaction under the instance's lock (two
+   * identical signals serialise on it, so the second is a duplicate); resolves with what it did.
+   */
+  async signalInstance(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+    elementId: string,
+    signal: Signal,
+  ): Promise<{ instance: AutomationComposition; effect: CountSignalEffect['effect'] }> {
+    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const target = { found, definition, running, order: running?.order ?? null };
+    const step = await this.steps.instance(store, target, { kind: 'SIGNAL', elementId, signal });
+    const counted = step.effects.find((effect): effect is CountSignalEffect => effect.kind === 'COUNT_SIGNAL');
+    return { instance: step.target, effect: counted?.effect ?? 'DUPLICATE' };
+  }
+
+  /** Whether an element node template of the definition is a wait condition (signals apply to it). */
+  isWaitCondition(definition: CompositionDefinition, name: string): boolean {
+    return this.templates
+      .readDefinition(definition)
+      .elements.some((element) => element.name === name && isWaitConditionTemplate(element));
   }
 
   /** Cancels a running prime or deprime inside the caller's transaction. */

@@ -10,6 +10,7 @@ import type {
   InstanceOrder,
   InstanceStep,
   Operation,
+  ResendSettings,
   Store,
   Versioned,
 } from '@acm/domain';
@@ -130,6 +131,14 @@ export class OperationSteps {
       }).settings,
       noProgressTimeoutMs: this.config.noProgressTimeoutMs,
     };
+  }
+
+  /** MAX_WAIT_MS / MAX_RETRY_COUNT, or the definition's own `maxWaitMs` / `maxRetryCount` metadata. */
+  resendSettings(definition: CompositionDefinition): ResendSettings {
+    return resendSettingsOf(this.templates.readDefinition(definition).metadata, {
+      maxWaitMs: this.config.maxWaitMs,
+      maxRetryCount: this.config.maxRetryCount,
+    }).settings;
   }
 
   /** The elements the messages of the operation's open phase set going so far. */

@@ -1,4 +1,4 @@
-import type { InstanceInput, LostReplicas, ParticipantReplica, Store } from '@acm/domain';
+import type { DefinitionInput, InstanceInput, LostReplicas, ParticipantReplica, Store } from '@acm/domain';
 import {
   Clock,
   UnitOfWork,
@@ -116,7 +116,11 @@ export class OperationSupervisor {
     const candidates = await this.unitOfWork.read((store) => store.operations.listRunning(limit));
     let acted = 0;
     for (const candidate of candidates) {
-      if (candidate.targetKind !== 'INSTANCE' || candidate.control.pausedAt !== null || candidate.timedOut) {
+      if (candidate.control.pausedAt !== null || candidate.timedOut) {
+        continue;
+      }
+      if (candidate.targetKind === 'DEFINITION') {
+        acted += await this.unitOfWork.transaction((store) => this.supervisePrime(store, candidate.targetId));
         continue;
       }
       acted += await this.unitOfWork.transaction(async (store) => {
@@ -142,6 +146,23 @@ export class OperationSupervisor {
       });
     }
     return acted;
+  }
+
+  /** A prime or deprime silent for maxWaitMs goes out again to the participants that have not answered. */
+  private async supervisePrime(store: Store, compositionId: string): Promise<number> {
+    const found = await store.definitions.findForUpdate(compositionId);
+    const running = found ? await store.operations.findRunning(compositionId) : null;
+    if (!found || running?.targetKind !== 'DEFINITION' || running.state !== 'RUNNING') {
+      return 0;
+    }
+    const [message] = await store.operations.phaseMessages(running.operationId, null);
+    const input: DefinitionInput = {
+      kind: 'SUPERVISE',
+      messageId: message?.messageId ?? null,
+      resend: this.steps.resendSettings(found.value),
+    };
+    const step = await this.steps.definition(store, found.value, found, running, input);
+    return step.effects.length > 0 ? 1 : 0;
   }
 
   /** Sends again, for one participant, the open phase messages its lost replicas may have taken. */

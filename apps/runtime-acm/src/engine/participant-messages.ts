@@ -367,8 +367,11 @@ export function primeMessage(
   definition: CompositionDefinition,
   info: CompositionTemplateInfo,
   primeOrder: 'PRIME' | 'DEPRIME',
+  onlyParticipants?: readonly string[],
 ): ParticipantPrime {
-  const definitions = participantDefinitions(definition, info);
+  const definitions = participantDefinitions(definition, info).filter(
+    (entry) => onlyParticipants === undefined || onlyParticipants.includes(entry.participantId),
+  );
   return {
     messageType: 'PARTICIPANT_PRIME',
     messageId,

@@ -1,9 +1,12 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { excerpt } from '@acm/input-guards';
-import type { ControlView } from '../application/control.service';
+import type { ControlView, SignalAnswer, SignalTarget, SignalUrl } from '../application/control.service';
 import { ControlService } from '../application/control.service';
-import { ApiController, ApiRefusals, TAGS } from './openapi';
+import { SIGNAL_URL_LIFETIME } from '../security/signal-token';
+import { SignalAnswerDto, SignalBodyDto, SignalUrlDto } from './dto/signal.dto';
+import { ApiController, ApiJsonOrYamlBody, ApiRefusals, TAGS } from './openapi';
 import { invalid, parseUuid } from './request-parsing';
 
 function parseRollback(value: unknown): boolean {
@@ -14,6 +17,19 @@ function parseRollback(value: unknown): boolean {
     return true;
   }
   throw invalid(`rollback: must be true or false, got ${excerpt(value)}`);
+}
+
+function parseLifetime(value: unknown): number {
+  if (value === undefined || value === '') {
+    return SIGNAL_URL_LIFETIME.defaultSeconds;
+  }
+  const seconds = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > SIGNAL_URL_LIFETIME.maxSeconds) {
+    throw invalid(
+      `expiresIn: must be a number of seconds from 1 to ${SIGNAL_URL_LIFETIME.maxSeconds}, got ${excerpt(value)}`,
+    );
+  }
+  return seconds;
 }
 
 /**
@@ -95,5 +111,63 @@ export class ControlController {
   async cancelDefinition(@Param('compositionId') compositionId: string): Promise<{ compositionId: string }> {
     const cancelled = await this.control.cancelDefinition(parseUuid('compositionId', compositionId));
     return { compositionId: cancelled.compositionId };
+  }
+
+  @Post('instances/:instanceId/elements/:elementId/signal')
+  @ApiOperation({
+    summary: 'Signal a wait-condition element: SUCCESS counts towards its count, FAILURE fails it; idempotent by id',
+    description:
+      'With HTTP Basic credentials, or without any through a signed URL (GET .../signal-url): ?token=... . ' +
+      'A known id answers 200 and changes nothing.',
+  })
+  @ApiQuery({ name: 'token', required: false, description: 'The token of a signed URL (no Basic credentials needed)' })
+  @ApiJsonOrYamlBody(SignalBodyDto, 'The signal: SUCCESS or FAILURE, an idempotency id and an optional reason', {
+    approve: { summary: 'An approval', value: { status: 'SUCCESS', id: 'approval-1', reason: 'change board: ok' } },
+    refuse: { summary: 'A refusal', value: { status: 'FAILURE', id: 'approval-2', reason: 'change board: no' } },
+  })
+  @ApiResponse({ status: 202, description: 'Counted, or the wait completed or failed', type: SignalAnswerDto })
+  @ApiResponse({ status: 200, description: 'A duplicate id: nothing changed', type: SignalAnswerDto })
+  @ApiRefusals(400, 403, 404, 409)
+  async signal(
+    @Param('compositionId') compositionId: string,
+    @Param('instanceId') instanceId: string,
+    @Param('elementId') elementId: string,
+    @Query('token') token: unknown,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<SignalAnswer> {
+    const raw = { compositionId, instanceId, elementId };
+    const answer = await this.control.signal(token === undefined ? this.targetOf(raw) : raw, body, token);
+    response.status(answer.effect === 'DUPLICATE' ? 200 : 202);
+    return answer;
+  }
+
+  @Get('instances/:instanceId/elements/:elementId/signal-url')
+  @ApiOperation({ summary: 'A signed URL that signals this wait condition without credentials, until it expires' })
+  @ApiQuery({
+    name: 'expiresIn',
+    required: false,
+    description: `Seconds the URL stays valid (default ${SIGNAL_URL_LIFETIME.defaultSeconds}, at most ${SIGNAL_URL_LIFETIME.maxSeconds})`,
+  })
+  @ApiOkResponse({ type: SignalUrlDto })
+  @ApiRefusals(400, 404)
+  async signalUrl(
+    @Param('compositionId') compositionId: string,
+    @Param('instanceId') instanceId: string,
+    @Param('elementId') elementId: string,
+    @Query('expiresIn') expiresIn: unknown,
+    @Req() request: Request,
+  ): Promise<SignalUrl> {
+    const target = this.targetOf({ compositionId, instanceId, elementId });
+    const host = request.get('host') ?? 'localhost';
+    return this.control.signalUrl(target, parseLifetime(expiresIn), `${request.protocol}://${host}`);
+  }
+
+  private targetOf(raw: SignalTarget): SignalTarget {
+    return {
+      compositionId: parseUuid('compositionId', raw.compositionId),
+      instanceId: parseUuid('instanceId', raw.instanceId),
+      elementId: parseUuid('elementId', raw.elementId),
+    };
   }
 }

@@ -10,6 +10,8 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { ControlService } from '../application/control.service';
+import type { ControlView } from '../application/control.service';
 import { InstantiationService } from '../application/instantiation.service';
 import type {
   InstancePreview as InstancePreviewAnswer,
@@ -18,6 +20,7 @@ import type {
 import { instanceView, instancesView } from '../application/views';
 import type { InstanceView, InstancesView } from '../application/views';
 import {
+  AutomationCompositionWithControl,
   AcInstanceStateUpdate,
   AutomationComposition,
   AutomationCompositions,
@@ -71,6 +74,7 @@ export class CompositionInstancesController {
   constructor(
     private readonly instantiation: InstantiationService,
     private readonly sensitive: SensitiveValues,
+    private readonly control: ControlService,
   ) {}
 
   @Get()
@@ -157,18 +161,24 @@ export class CompositionInstancesController {
   @ApiUuidParam('compositionId', COMPOSITION_ID)
   @ApiUuidParam('instanceId', INSTANCE_ID)
   @ApiShowSensitive()
-  @ApiOkResponse({ type: AutomationComposition, description: 'The instance and its state' })
+  @ApiOkResponse({
+    type: AutomationCompositionWithControl,
+    description: 'The instance and its state; `runtimeControl` (beyond ONAP) while an operation runs',
+  })
   @ApiRefusals(400, 404)
   async get(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
     @Query() query: Record<string, unknown>,
-  ): Promise<InstanceView> {
+  ): Promise<InstanceView & { runtimeControl?: ControlView }> {
     const disclose = this.sensitive.disclosure(parseShowSensitive(query));
-    return instanceView(
-      await this.instantiation.get(parseUuid('compositionId', compositionId), parseUuid('instanceId', instanceId)),
-      disclose,
+    const instance = await this.instantiation.get(
+      parseUuid('compositionId', compositionId),
+      parseUuid('instanceId', instanceId),
     );
+    // Beside ONAP's fields, which ONAP clients read alone: whether the running operation is paused or stuck.
+    const runtimeControl = await this.control.controlOf(instance.instanceId);
+    return { ...instanceView(instance, disclose), ...(runtimeControl ? { runtimeControl } : {}) };
   }
 
   @Put(':instanceId')

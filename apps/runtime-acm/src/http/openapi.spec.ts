@@ -54,6 +54,7 @@ describe('the OpenAPI document', () => {
     expect(withBody.map(({ name }) => name).sort()).toEqual([
       'POST /v2/compositions',
       'POST /v2/compositions/{compositionId}/instances',
+      'POST /v2/compositions/{compositionId}/instances/{instanceId}/elements/{elementId}/signal',
       'PUT /v2/compositions/{compositionId}',
       'PUT /v2/compositions/{compositionId}/instances/{instanceId}',
     ]);

@@ -56,6 +56,7 @@ type Tag = (typeof TAGS)[keyof typeof TAGS];
 const REFUSALS = {
   400: 'Bad Request: a path, query or body field broke a rule; errorDetails names each one',
   401: 'Unauthorized: HTTP Basic credentials missing or wrong',
+  403: 'Forbidden: the token of a signed URL does not grant this element, or has expired',
   404: 'Not Found: no such definition, instance or participant',
   409: 'Conflict: a participant it needs is off line, or a concurrent change won',
   413: 'Payload Too Large: the body is over MAX_BODY_BYTES',

@@ -1,3 +1,4 @@
+import { DomainError } from '../errors';
 /**
  * Wait conditions (Heat's OS::Heat::WaitCondition / WaitConditionHandle): an element type the runtime handles
  * itself, with no participant. It completes once it has `count` SUCCESS signals, fails on a FAILURE signal and
@@ -93,4 +94,126 @@ export function isWaitConditionOverdue(
   now: number,
 ): boolean {
   return state.outcome === 'WAITING' && settings.timeoutMs !== null && now - dispatchedAt >= settings.timeoutMs;
+}
+
+/** Where a wait condition keeps its state: a key of its element's outProperties (shown in GET, kept by the row). */
+export const WAIT_STATE_PROPERTY = 'waitCondition';
+
+/** The state of a wait condition as its element stores it: the state above, for one operation. */
+export interface StoredWaitState extends WaitConditionState {
+  /** The operation whose deploy started the wait: signals of an older deploy's wait are not counted in it. */
+  readonly operationId: string;
+  readonly startedAt: number;
+  readonly count: number;
+  readonly timeoutMs: number | null;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set(['WAITING', 'COMPLETED', 'FAILED', 'TIMED_OUT']);
+
+/** The stored state of a wait condition, or null when it never waited (or the stored value is not one). */
+export function storedWaitStateOf(outProperties: Readonly<Record<string, unknown>>): StoredWaitState | null {
+  const raw = outProperties[WAIT_STATE_PROPERTY];
+  if (typeof raw !== 'object' || raw === null) {
+    return null;
+  }
+  const value = raw as Record<string, unknown>;
+  const { operationId, startedAt, signalIds, successes, outcome, count, timeoutMs } = value;
+  if (
+    typeof operationId !== 'string' ||
+    typeof startedAt !== 'number' ||
+    !isStringArray(signalIds) ||
+    typeof successes !== 'number' ||
+    typeof outcome !== 'string' ||
+    !OUTCOMES.has(outcome) ||
+    typeof count !== 'number' ||
+    (timeoutMs !== null && typeof timeoutMs !== 'number')
+  ) {
+    return null;
+  }
+  return {
+    operationId,
+    startedAt,
+    signalIds,
+    successes,
+    outcome: outcome as WaitConditionState['outcome'],
+    count,
+    timeoutMs,
+  };
+}
+
+/** The outProperties of an element with its wait state replaced. */
+export function withWaitState(
+  outProperties: Readonly<Record<string, unknown>>,
+  state: StoredWaitState,
+): Record<string, unknown> {
+  return { ...outProperties, [WAIT_STATE_PROPERTY]: { ...state, signalIds: [...state.signalIds] } };
+}
+
+/** Limits of a signal's fields, checked where it enters (the REST body). */
+export const SIGNAL_LIMITS = { idLength: 200, reasonLength: 1000 } as const;
+
+/** A signal body's problems, each naming the field and the rule; the signal when there are none. */
+export function parseSignal(body: unknown): {
+  readonly signal: Signal | null;
+  readonly problems: ReadonlyArray<{ readonly field: string; readonly rule: string }>;
+} {
+  const problems: Array<{ field: string; rule: string }> = [];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { signal: null, problems: [{ field: 'body', rule: 'must be a JSON object {status, id, reason?}' }] };
+  }
+  const { status, id, reason } = body as Record<string, unknown>;
+  if (status !== 'SUCCESS' && status !== 'FAILURE') {
+    problems.push({
+      field: 'status',
+      rule: `must be SUCCESS or FAILURE, got ${String(JSON.stringify(status)).slice(0, 40)}`,
+    });
+  }
+  const idPattern = /^[A-Za-z0-9._:-]+$/;
+  if (typeof id !== 'string' || id.length === 0 || id.length > SIGNAL_LIMITS.idLength || !idPattern.test(id)) {
+    problems.push({
+      field: 'id',
+      rule: `must be a string of 1 to ${SIGNAL_LIMITS.idLength} characters from A-Z a-z 0-9 . _ : -`,
+    });
+  }
+  if (
+    reason !== undefined &&
+    reason !== null &&
+    (typeof reason !== 'string' || reason.length > SIGNAL_LIMITS.reasonLength)
+  ) {
+    problems.push({ field: 'reason', rule: `must be a string of at most ${SIGNAL_LIMITS.reasonLength} characters` });
+  }
+  if (problems.length > 0) {
+    return { signal: null, problems };
+  }
+  return {
+    signal: {
+      id: id as string,
+      status: status as Signal['status'],
+      reason: typeof reason === 'string' ? reason : null,
+    },
+    problems,
+  };
+}
+
+/** Refuses wait conditions whose `count` or `timeout` is absurd, naming the node template and the field. */
+export function assertWaitConditionSettings(
+  elements: ReadonlyArray<{ readonly name: string; readonly properties?: Readonly<Record<string, unknown>> }>,
+): void {
+  const problems = elements.flatMap((element) =>
+    waitConditionSettingsOf(element.properties ?? {}).problems.map((problem) => ({
+      field: `topology_template.node_templates.${element.name}.${problem.field}`,
+      rule: problem.rule,
+    })),
+  );
+  if (problems.length > 0) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      problems.map((problem) => `${problem.field}: ${problem.rule}`).join('\n'),
+      { problems },
+    );
+  }
 }

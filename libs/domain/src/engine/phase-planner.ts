@@ -17,7 +17,8 @@ export interface ElementReport {
 }
 
 export interface AckInput {
-  readonly participantId: string;
+  /** null: the runtime itself answers for an element no participant runs (a wait condition). */
+  readonly participantId: string | null;
   /** The phase of the message the ACK answers. */
   readonly phase: number;
   readonly stateChangeResult: StateChangeResult;

@@ -10,6 +10,8 @@ import type { AnsweredMessage, OperationWrite } from './instance-operation';
 import { operationOfAck } from './instance-operation';
 import { timeOutOperation } from './timeout';
 import { assertDefinitionRuns } from '../control/cancel';
+import type { ResendSettings } from '../control/resend-schedule';
+import { decideResend } from '../control/resend-schedule';
 
 /** A PRIME_ACK, as the engine needs it. */
 export interface PrimeAck {
@@ -32,7 +34,12 @@ export type DefinitionInput =
       readonly timeoutMs: number | null;
     }
   | { readonly kind: 'ACK'; readonly ack: PrimeAck; readonly answered: AnsweredMessage | null }
-  | { readonly kind: 'TICK' };
+  | { readonly kind: 'TICK' }
+  /**
+   * A supervision pass: a prime or deprime silent for maxWaitMs is sent again. `messageId` is the id the
+   * order's message went out under (the shell reads it from the message record); `resend` the settings.
+   */
+  | { readonly kind: 'SUPERVISE'; readonly messageId: string | null; readonly resend: ResendSettings };
 
 export interface DefinitionStepContext {
   readonly defaultTimeoutMs: number;
@@ -87,6 +94,8 @@ export function decideDefinition(
     }
     case 'ACK':
       return applyPrimeAck(target, running, input.ack, input.answered, now, context);
+    case 'SUPERVISE':
+      return resendPrime(target, running, input, now);
     case 'TICK': {
       const flagged = running ? timeOutOperation(running, now) : null;
       if (!flagged) {
@@ -224,6 +233,85 @@ export function cancelDefinitionOperation(
       recordEvent('CANCELLED', { operationId: operation.operationId, order: operation.order }),
       { kind: 'COUNT_FINISHED', order: operation.order, result: 'CANCELLED', seconds: null },
       { kind: 'COUNT_CONTROL', control: 'CANCEL', order: operation.order, count: 1, rollback: false },
+    ],
+  };
+}
+
+/**
+ * The element states a prime or deprime starts with: each node template goes to its participant and into the
+ * order's transition, except those the runtime runs itself (wait conditions): no participant primes them, so
+ * they take the order's final state at once and keep no participant (ONAP shows an element state map as usual).
+ */
+export function elementStatesForOrder(
+  elementStateMap: Readonly<Record<string, NodeTemplateState>>,
+  order: DefinitionOrder,
+  assignment: ReadonlyMap<string, string>,
+  runtimeRun: ReadonlySet<string>,
+): Record<string, NodeTemplateState> {
+  const { during, done } = DEFINITION_ORDER_EFFECT[order];
+  return Object.fromEntries(
+    Object.entries(elementStateMap).map(([name, state]): [string, NodeTemplateState] =>
+      runtimeRun.has(name)
+        ? [name, { ...state, participantId: null, state: done, message: null }]
+        : [
+            name,
+            { ...state, participantId: assignment.get(name) ?? state.participantId, state: during, message: null },
+          ],
+    ),
+  );
+}
+
+/** The participants that have not answered the running prime or deprime: they own node templates not yet done. */
+export function silentPrimeParticipants(target: CompositionDefinition, order: DefinitionOrder): string[] {
+  const { done } = DEFINITION_ORDER_EFFECT[order];
+  return [
+    ...new Set(
+      Object.values(target.elementStateMap)
+        .filter((state) => state.state !== done && state.participantId !== null)
+        .map((state) => state.participantId!),
+    ),
+  ].sort();
+}
+
+/**
+ * Resend of a silent prime or deprime (ONAP's maxWaitMs/maxRetryCount, as for a phase): once nothing moved for
+ * maxWaitMs (doubling at each attempt, up to maxRetryCount), the message goes out again under its messageId to
+ * the participants that have not answered, so one that did the work just answers again; the deadline stays.
+ */
+function resendPrime(
+  target: CompositionDefinition,
+  running: DefinitionOperation | null,
+  input: Extract<DefinitionInput, { kind: 'SUPERVISE' }>,
+  now: number,
+): DefinitionStep {
+  const nothing: DefinitionStep = { target, operation: null, operations: [], effects: [] };
+  if (!running || running.state !== 'RUNNING' || running.timedOut || input.messageId === null) {
+    return nothing;
+  }
+  const participants = silentPrimeParticipants(target, running.order);
+  const lastProgressAt = Math.max(running.control.progressAt, target.lastMsg);
+  const resentSoFar = target.lastMsg > running.control.progressAt ? 0 : running.control.resent;
+  const decision = decideResend(input.resend, { lastProgressAt, resentSoFar }, now);
+  if (decision.kind !== 'RESEND' || participants.length === 0) {
+    return nothing;
+  }
+  const operation: DefinitionOperation = {
+    ...running,
+    control: { ...running.control, resent: decision.attempt, progressAt: now },
+  };
+  return {
+    target,
+    operation,
+    operations: [{ operation, isNew: false }],
+    effects: [
+      { kind: 'SEND_PRIME', order: running.order, resentMessageId: input.messageId, participants },
+      recordEvent('RESENT', {
+        attempt: decision.attempt,
+        participantIds: participants,
+        messageId: input.messageId,
+        nextDueAt: decision.nextDueAt,
+      }),
+      { kind: 'COUNT_CONTROL', control: 'RESEND', order: running.order, count: 1 },
     ],
   };
 }

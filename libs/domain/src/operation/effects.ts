@@ -37,12 +37,20 @@ export interface SendPhaseEffect {
   readonly event: DispatchEvent;
   /** A hand-over sends under the original messageId, so a participant never acts twice. */
   readonly resentMessageId: string | null;
+  /**
+   * false: the message is recorded (its elements count as dispatched) but not published, since every element
+   * of the open phase it sets going is run by the runtime itself (a wait condition); absent: published.
+   */
+  readonly publish?: boolean;
 }
 
 /** Send the definition's PRIME or DEPRIME message. */
 export interface SendPrimeEffect {
   readonly kind: 'SEND_PRIME';
   readonly order: DefinitionOrder;
+  /** A resend after maxWaitMs goes out under the original messageId, to the silent participants only. */
+  readonly resentMessageId?: string;
+  readonly participants?: readonly string[];
 }
 
 /** Tell every participant the instance's state (PARTICIPANT_SYNC_MSG). */
@@ -101,6 +109,14 @@ export interface CountControlEffect {
   readonly rollback?: boolean;
 }
 
+/** A signal reached a wait condition: counted by status and what it did (acm_signals_total). */
+export interface CountSignalEffect {
+  readonly kind: 'COUNT_SIGNAL';
+  readonly elementId: string;
+  readonly status: 'SUCCESS' | 'FAILURE';
+  readonly effect: 'COUNTED' | 'COMPLETED' | 'FAILED' | 'DUPLICATE';
+}
+
 /** What a step of an operation asks the world to do; the engine's shell turns each into rows and metrics. */
 export type OperationEffect =
   | SendPhaseEffect
@@ -111,6 +127,7 @@ export type OperationEffect =
   | RecordAnswerEffect
   | CountFinishedEffect
   | CountControlEffect
+  | CountSignalEffect
   | IgnoreEffect;
 
 export function recordEvent(event: string, detail: Record<string, unknown>): RecordEventEffect {

@@ -11,6 +11,8 @@ import type { RetryPolicy } from '../control/retry-policy';
 import { decideRetry } from '../control/retry-policy';
 import { noProgressTimeoutOf, stuckElements } from '../control/no-progress';
 import { assertSomethingRuns, cancelledInstance, planCancelRollback } from '../control/cancel';
+import type { Signal, StoredWaitState } from '../control/wait-condition';
+import { applySignal, storedWaitStateOf, withWaitState } from '../control/wait-condition';
 import type { StateChangeResult } from '../states';
 import type { ElementReport, StartPhaseOf } from '../engine/phase-planner';
 import { applyAck, decideNextPhase, elementsInPhase, isElementTransitional } from '../engine/phase-planner';
@@ -22,7 +24,7 @@ import { isStagedOrder } from '../engine/stage-planner';
 import type { OperationEffect, SendPhaseEffect } from './effects';
 import { ignore, recordEvent } from './effects';
 import type { OperationTemplates } from './topology';
-import { phaseLookup, waitsOf } from './topology';
+import { phaseLookup, waitConditionsOf, waitsOf } from './topology';
 import { describedWith, nextDispatch } from './dispatch';
 import { timeOutOperation } from './timeout';
 
@@ -31,7 +33,8 @@ export type ReportedElement = Omit<ElementReport, 'result'> & { readonly result:
 
 /** A deploy/state-change ACK, as the engine needs it (the wire message is mapped by the shell). */
 export interface InstanceAck {
-  readonly participantId: string;
+  /** null: the runtime answers for an element it runs itself (a wait condition). */
+  readonly participantId: string | null;
   readonly replicaId: string | null;
   /** The messageId it answers; null for an ONAP participant that answers nothing in particular. */
   readonly responseTo: string | null;
@@ -105,7 +108,9 @@ export type InstanceInput =
       readonly participantId: string;
       readonly lost: LostReplicas;
       readonly messages: readonly OpenPhaseMessage[];
-    };
+    }
+  /** A signal for a wait-condition element (Heat's WaitConditionHandle), from the REST API. */
+  | { readonly kind: 'SIGNAL'; readonly elementId: string; readonly signal: Signal };
 
 /** What a step needs besides the state: templates, settings and a source of ids (time is an argument). */
 export interface InstanceStepContext {
@@ -177,7 +182,7 @@ export function decideInstance(
   now: number,
   context: InstanceStepContext,
 ): InstanceStep {
-  const step = decideOne(target, running, input, now, context);
+  const step = settleWaitConditions(decideOne(target, running, input, now, context), now, context);
   return context.runtimeSlots === undefined || context.runtimeSlots === null
     ? step
     : accountSlots(step, running, input, context);
@@ -196,7 +201,7 @@ function decideOne(
     case 'ACK':
       return applyInstanceAck(target, running, input, now, context);
     case 'TICK':
-      return tick(target, running, now);
+      return tick(target, running, now, context);
     case 'REPLICA_LOST':
       return handOver(target, running, input, now, context);
     case 'CANCEL':
@@ -207,6 +212,8 @@ function decideOne(
       return resumeOperation(target, running, input, now, context);
     case 'SUPERVISE':
       return supervise(target, running, input, now, context);
+    case 'SIGNAL':
+      return signalWait(target, running, input, now, context);
     case 'SLOTS':
       return fillSlots(target, running, input, now, context);
   }
@@ -358,7 +365,7 @@ function applyInstanceAck(
     ]);
   }
   const effects: OperationEffect[] = [];
-  if (answered && ack.responseTo !== null && ack.replicaId !== null) {
+  if (answered && ack.responseTo !== null && ack.replicaId !== null && ack.participantId !== null) {
     effects.push({
       kind: 'RECORD_ANSWER',
       messageId: ack.responseTo,
@@ -591,18 +598,26 @@ function complete(
 }
 
 /** The timeout rule: an overdue operation is flagged; an instance without another error shows TIMEOUT. */
-function tick(target: AutomationComposition, running: InstanceOperation | null, now: number): InstanceStep {
+function tick(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
   const flagged = running ? timeOutOperation(running, now) : null;
   if (!flagged) {
     return unchanged(target);
   }
   const operation = flagged.operation;
   const operations = [{ operation, isNew: false }];
+  // Wait conditions still waiting time out with the operation (their own timeout moved its deadline).
+  const waits = timeOutWaits(target, operation, context);
+  const effects = [...flagged.effects, ...waits.effects];
   if (target.stateChangeResult !== 'NO_ERROR') {
-    return { target, removed: false, operation, operations, effects: flagged.effects };
+    return { target: waits.target, removed: false, operation, operations, effects };
   }
-  const timedOut: AutomationComposition = { ...target, stateChangeResult: 'TIMEOUT', lastMsg: now };
-  return { target: timedOut, removed: false, operation, operations, effects: [...flagged.effects, syncOwn(timedOut)] };
+  const timedOut: AutomationComposition = { ...waits.target, stateChangeResult: 'TIMEOUT', lastMsg: now };
+  return { target: timedOut, removed: false, operation, operations, effects: [...effects, syncOwn(timedOut)] };
 }
 
 /**
@@ -977,8 +992,15 @@ function supervise(
   const lastProgressAt = lastProgressOf(target, running);
   const resentSoFar = target.lastMsg > running.control.progressAt ? 0 : running.control.resent;
   const decision = decideResend(settings.resend, { lastProgressAt, resentSoFar }, now);
+  // A wait condition waits for a signal, not for a participant: it is neither resent nor reported stuck.
+  const waitConditions = waitConditionsOf(context.templates);
+  const runByParticipant = (element: InstanceElement): boolean => !waitConditions.has(element.definition.name);
   if (decision.kind === 'RESEND') {
-    const unfinished = new Set(elementsInPhase(target.elements, phase, startPhaseOf).map((element) => element.id));
+    const unfinished = new Set(
+      elementsInPhase(target.elements, phase, startPhaseOf)
+        .filter(runByParticipant)
+        .map((element) => element.id),
+    );
     const described: string[] = [];
     for (const message of input.messages) {
       const covered = message.covered;
@@ -994,16 +1016,25 @@ function supervise(
         }),
       );
     }
-    effects.push(
-      recordEvent('RESENT', { phase, attempt: decision.attempt, elementIds: described, nextDueAt: decision.nextDueAt }),
-      countControl('RESEND', order),
-    );
+    if (described.length > 0) {
+      effects.push(
+        recordEvent('RESENT', {
+          phase,
+          attempt: decision.attempt,
+          elementIds: described,
+          nextDueAt: decision.nextDueAt,
+        }),
+        countControl('RESEND', order),
+      );
+    }
     // The deadline stays: after the last resend, the operation's usual TIMEOUT.
     operation = { ...running, control: { ...running.control, resent: decision.attempt, progressAt: now } };
   }
   const stuck = stuckElements(
     Object.values(target.elements)
-      .filter((element) => isElementTransitional(element) && !input.reported.has(element.id))
+      .filter(
+        (element) => isElementTransitional(element) && runByParticipant(element) && !input.reported.has(element.id),
+      )
       .map((element) => ({
         elementId: element.id,
         lastProgressAt,
@@ -1025,6 +1056,287 @@ function supervise(
   }
   const operations = operation === running ? [] : [{ operation, isNew: false }];
   return { target, removed: false, operation, operations, effects };
+}
+
+// ---- Wait conditions (issue 12): elements the runtime runs itself, completed by signals ----
+
+function withElements(
+  target: AutomationComposition,
+  changed: ReadonlyArray<readonly [string, InstanceElement]>,
+): AutomationComposition {
+  return changed.length === 0
+    ? target
+    : { ...target, elements: { ...target.elements, ...Object.fromEntries(changed) } };
+}
+
+/** The step with its operation replaced by `operation` (a write is added when the step wrote none). */
+function withOperation(step: InstanceStep, operation: InstanceOperation): InstanceStep {
+  const writes = step.operations.some((write) => write.operation.operationId === operation.operationId)
+    ? step.operations.map((write) =>
+        write.operation.operationId === operation.operationId ? { ...write, operation } : write,
+      )
+    : [...step.operations, { operation, isNew: false }];
+  return { ...step, operation, operations: writes };
+}
+
+/** Two steps taken one after the other, as one: the second's writes of an operation replace the first's. */
+function chained(first: InstanceStep, second: InstanceStep): InstanceStep {
+  let step: InstanceStep = { ...first, operations: first.operations };
+  for (const write of second.operations) {
+    if (write.operation.targetKind === 'INSTANCE') {
+      step = withOperation(step, write.operation);
+    }
+  }
+  return {
+    target: second.target,
+    removed: second.removed,
+    operation: second.operation ?? step.operation,
+    operations: step.operations,
+    effects: [...first.effects, ...second.effects],
+  };
+}
+
+/** The answer the runtime gives for its own elements, through the same rules as a participant's ACK. */
+function runtimeAnswer(
+  target: AutomationComposition,
+  operation: InstanceOperation,
+  phase: number,
+  reports: readonly ReportedElement[],
+  failed: boolean,
+  message: string | null,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  const ack: InstanceAck = {
+    participantId: null,
+    replicaId: null,
+    responseTo: null,
+    stateChangeResult: failed ? 'FAILED' : 'NO_ERROR',
+    message,
+    stage: null,
+    reports,
+  };
+  return applyInstanceAck(
+    target,
+    operation,
+    { kind: 'ACK', ack, answered: { operation, phase }, dispatched: null },
+    now,
+    context,
+  );
+}
+
+/**
+ * After every step: the phase messages it sent that set wait conditions going start them here instead of at a
+ * participant. A deploy starts the wait (its state in the element's outProperties, its own timeout pulling the
+ * operation's deadline in); any other order completes a wait condition at once, through the ACK rules. A message
+ * that sets only wait conditions going is recorded but not published.
+ */
+function settleWaitConditions(step: InstanceStep, now: number, context: InstanceStepContext, depth = 0): InstanceStep {
+  const waitConditions = waitConditionsOf(context.templates);
+  const operation = step.operation;
+  if (waitConditions.size === 0 || operation === null || operation.state !== 'RUNNING' || step.removed) {
+    return step;
+  }
+  let target = step.target;
+  let deadlineAt = operation.deadlineAt;
+  const effects: OperationEffect[] = [];
+  const finishNow = new Map<number, string[]>();
+  for (const effect of step.effects) {
+    if (effect.kind !== 'SEND_PHASE') {
+      effects.push(effect);
+      continue;
+    }
+    const waits = effect.dispatched.filter((id) => {
+      const element = target.elements[id];
+      return element !== undefined && waitConditions.has(element.definition.name) && isElementTransitional(element);
+    });
+    const others = effect.dispatched.filter((id) => !waits.includes(id));
+    effects.push(
+      waits.length > 0 && others.length === 0 && !effect.firstPhase ? { ...effect, publish: false } : effect,
+    );
+    if (waits.length === 0) {
+      continue;
+    }
+    if (operation.order !== 'DEPLOY') {
+      finishNow.set(effect.phase, [...(finishNow.get(effect.phase) ?? []), ...waits]);
+      continue;
+    }
+    const started: Array<readonly [string, InstanceElement]> = [];
+    for (const id of waits) {
+      const element = target.elements[id]!;
+      const stored = storedWaitStateOf(element.outProperties);
+      if (stored?.operationId === operation.operationId && stored.outcome === 'WAITING') {
+        continue;
+      }
+      const settings = waitConditions.get(element.definition.name)!;
+      const state: StoredWaitState = {
+        operationId: operation.operationId,
+        startedAt: now,
+        signalIds: [],
+        successes: 0,
+        outcome: 'WAITING',
+        count: settings.count,
+        timeoutMs: settings.timeoutMs,
+      };
+      started.push([id, { ...element, outProperties: withWaitState(element.outProperties, state) }]);
+      effects.push(
+        recordEvent('WAIT_STARTED', { elementId: id, count: settings.count, timeoutMs: settings.timeoutMs }),
+      );
+      if (settings.timeoutMs !== null) {
+        deadlineAt = Math.min(deadlineAt, now + settings.timeoutMs);
+      }
+    }
+    target = withElements(target, started);
+  }
+  let settled: InstanceStep = { ...step, target, effects };
+  if (deadlineAt !== operation.deadlineAt) {
+    settled = withOperation(settled, { ...operation, deadlineAt });
+  }
+  // Undeploy, delete, lock and the others have nothing to undo in a wait condition: it completes at once.
+  for (const [phase, ids] of finishNow) {
+    const current = settled.operation!;
+    if (current.state !== 'RUNNING' || settled.removed) {
+      break;
+    }
+    const reports = ids.flatMap((id): ReportedElement[] => {
+      const element = settled.target.elements[id];
+      const done = element ? completedStateOf(element) : null;
+      return element && done && isElementTransitional(element)
+        ? [{ elementId: id, deployState: done.deployState, lockState: done.lockState, message: null, result: true }]
+        : [];
+    });
+    if (reports.length > 0) {
+      settled = chained(settled, runtimeAnswer(settled.target, current, phase, reports, false, null, now, context));
+    }
+  }
+  // What the runtime's own answers dispatched may again be wait conditions; a composition has finitely many.
+  return finishNow.size > 0 && depth < 64 ? settleWaitConditions(settled, now, context, depth + 1) : settled;
+}
+
+/** The wait conditions still waiting in a timed-out operation: TIMED_OUT, a signal no longer counts. */
+function timeOutWaits(
+  target: AutomationComposition,
+  operation: InstanceOperation,
+  context: InstanceStepContext,
+): { readonly target: AutomationComposition; readonly effects: OperationEffect[] } {
+  const waitConditions = waitConditionsOf(context.templates);
+  const changed: Array<readonly [string, InstanceElement]> = [];
+  const effects: OperationEffect[] = [];
+  for (const element of Object.values(target.elements)) {
+    const stored = waitConditions.has(element.definition.name) ? storedWaitStateOf(element.outProperties) : null;
+    if (stored?.operationId !== operation.operationId || stored.outcome !== 'WAITING') {
+      continue;
+    }
+    const state: StoredWaitState = { ...stored, outcome: 'TIMED_OUT' };
+    changed.push([element.id, { ...element, outProperties: withWaitState(element.outProperties, state) }]);
+    effects.push(
+      recordEvent('WAIT_TIMED_OUT', {
+        elementId: element.id,
+        successes: stored.successes,
+        count: stored.count,
+        timeoutMs: stored.timeoutMs,
+      }),
+    );
+  }
+  return { target: withElements(target, changed), effects };
+}
+
+/**
+ * A signal for a wait condition: a known id changes nothing (200, DUPLICATE); otherwise the wait must be running
+ * in this operation; SUCCESS counts, and the `count`-th completes the element (DEPLOYED) through the ACK rules, so
+ * its dependants are dispatched and the phase may complete; FAILURE fails it, and the operation's failure rule
+ * (or its retry policy) applies.
+ */
+function signalWait(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'SIGNAL' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  const { elementId, signal } = input;
+  const element = target.elements[elementId];
+  if (element === undefined) {
+    throw new DomainError('NOT_FOUND', `Element ${elementId} not found in instance ${target.instanceId}`, {
+      field: 'elementId',
+      elementId,
+    });
+  }
+  const settings = waitConditionsOf(context.templates).get(element.definition.name);
+  if (settings === undefined) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `elementId: must name a wait-condition element; ${elementId} is a ${element.definition.name} element, run ` +
+        'by a participant',
+      { problems: [{ field: 'elementId', rule: 'must name a wait-condition element' }] },
+    );
+  }
+  const stored = storedWaitStateOf(element.outProperties);
+  const count = (effect: 'COUNTED' | 'COMPLETED' | 'FAILED' | 'DUPLICATE'): OperationEffect => ({
+    kind: 'COUNT_SIGNAL',
+    elementId,
+    status: signal.status,
+    effect,
+  });
+  if (stored?.signalIds.includes(signal.id)) {
+    return unchanged(target, [count('DUPLICATE')], running);
+  }
+  if (
+    running === null ||
+    stored === null ||
+    stored.operationId !== running.operationId ||
+    stored.outcome !== 'WAITING' ||
+    !isElementTransitional(element)
+  ) {
+    const outcome = stored === null ? 'never started' : stored.outcome;
+    throw new DomainError(
+      'NOTHING_RUNNING',
+      `Cannot signal element ${elementId}: no wait is running (wait ${outcome}; DeployState: ` +
+        `${element.deployState}); a deploy of the instance starts the wait`,
+      { action: 'signal', elementId, wait: outcome, deployState: element.deployState, allowedNow: ['DEPLOY'] },
+    );
+  }
+  const applied = applySignal({ count: stored.count, timeoutMs: stored.timeoutMs }, stored, signal);
+  const state: StoredWaitState = { ...stored, ...applied.state };
+  const outProperties = withWaitState(element.outProperties, state);
+  const effect = applied.effect === 'COMPLETED' || applied.effect === 'FAILED' ? applied.effect : 'COUNTED';
+  const effects: OperationEffect[] = [
+    recordEvent('SIGNAL_RECEIVED', {
+      elementId,
+      status: signal.status,
+      id: signal.id,
+      reason: signal.reason,
+      effect,
+      successes: state.successes,
+      count: state.count,
+    }),
+    count(effect),
+  ];
+  if (effect === 'COUNTED') {
+    const counted = withElements(target, [[elementId, { ...element, outProperties }]]);
+    return unchanged({ ...counted, lastMsg: now }, effects, running);
+  }
+  const completed = effect === 'COMPLETED';
+  effects.push(
+    recordEvent(completed ? 'WAIT_COMPLETED' : 'WAIT_FAILED', {
+      elementId,
+      successes: state.successes,
+      reason: signal.reason,
+    }),
+  );
+  const done = completed ? completedStateOf(element) : null;
+  const report: ReportedElement = {
+    elementId,
+    // A failed deploy leaves the element undeployed, as a participant reports it (ONAP's simulator does).
+    deployState: done?.deployState ?? 'UNDEPLOYED',
+    lockState: done?.lockState ?? 'NONE',
+    outProperties,
+    message: signal.reason ?? (completed ? `${state.successes} of ${state.count} signals` : 'FAILURE signalled'),
+    result: completed,
+  };
+  const phase = running.phase ?? 0;
+  const answer = runtimeAnswer(target, running, phase, [report], !completed, report.message ?? null, now, context);
+  return { ...answer, effects: [...effects, ...answer.effects] };
 }
 
 // ---- The runtime-wide parallelism limit (MAX_PARALLEL_ELEMENTS) ----

@@ -4,6 +4,8 @@ import type { StartPhaseOf } from '../engine/phase-planner';
 import { dependencyWaits } from '../engine/dependency-planner';
 import type { StageSets } from '../engine/stage-planner';
 import { isStagedOrder, stagePhaseOf } from '../engine/stage-planner';
+import type { WaitConditionSettings } from '../control/wait-condition';
+import { WAIT_CONDITION_TYPE, waitConditionSettingsOf } from '../control/wait-condition';
 
 /** What an operation needs to know about one element node template (a definition's, read by the TOSCA library). */
 export interface ElementTemplate {
@@ -12,6 +14,10 @@ export interface ElementTemplate {
   readonly startPhase: number;
   readonly stage: StageSets;
   readonly dependsOn: readonly string[];
+  /** The node type and those it derives from, nearest first; absent: only its own type is known. */
+  readonly types?: readonly string[];
+  /** The node template's properties (a wait condition's `count` and `timeout`). */
+  readonly properties?: Readonly<Record<string, unknown>>;
 }
 
 /** The element templates of the compositions an instance operation involves. */
@@ -69,4 +75,18 @@ export function waitsOf(
 ): ReadonlyMap<string, readonly string[]> {
   const dependsOn = new Map(templates.own.map((template) => [template.name, template.dependsOn]));
   return dependencyWaits(order, elements, (name) => dependsOn.get(name) ?? []);
+}
+
+/** The wait conditions of the own composition, by element node template name, with their settings. */
+export function waitConditionsOf(templates: OperationTemplates): ReadonlyMap<string, WaitConditionSettings> {
+  return new Map(
+    templates.own
+      .filter(isWaitConditionTemplate)
+      .map((template) => [template.name, waitConditionSettingsOf(template.properties ?? {}).settings]),
+  );
+}
+
+/** Whether an element node template is a wait condition: its type is, or derives from, the wait-condition type. */
+export function isWaitConditionTemplate(template: Pick<ElementTemplate, 'types'>): boolean {
+  return template.types?.includes(WAIT_CONDITION_TYPE) ?? false;
 }

@@ -131,11 +131,19 @@ export class EngineFixture {
   readonly engine: OperationEngine;
   readonly supervisor: OperationSupervisor;
   readonly control: OperationControl;
+  readonly metrics = new RuntimeMetrics();
 
   constructor(env: Record<string, string> = {}) {
     this.config = loadRuntimeConfig({ LOG_LEVEL: 'error', ...env });
     this.templates = new TemplateReader(this.config);
-    const shells = engineShellsOn(this.config, this.unitOfWork, this.templates, this.clock, new CountingIds());
+    const shells = engineShellsOn(
+      this.config,
+      this.unitOfWork,
+      this.templates,
+      this.clock,
+      new CountingIds(),
+      this.metrics,
+    );
     this.engine = shells.engine;
     this.supervisor = shells.supervisor;
     this.control = shells.control;
@@ -144,7 +152,7 @@ export class EngineFixture {
   /** Stores a primed definition read from a repository example, each element owned by `participantOf(name)`. */
   async definition(
     examplePath: string,
-    participantOf: (name: string) => string,
+    participantOf: (name: string) => string | null,
     metadata: JsonObject = {},
   ): Promise<CompositionDefinition> {
     const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, examplePath), 'utf8'));

@@ -206,3 +206,39 @@ export class InstancePreview {
   @ApiProperty({ type: [ToscaProblem], description: 'Problems PROPERTY_VALIDATION=warn lets through' })
   propertyProblems!: ToscaProblem[];
 }
+
+/** Beyond ONAP: the control state of the running operation (ONAP clients ignore the field). */
+export class RuntimeControl {
+  @ApiProperty({ format: 'uuid' })
+  operationId!: string;
+
+  @ApiProperty({ example: 'DEPLOY' })
+  order!: string;
+
+  @ApiProperty({ description: 'Paused: nothing new is dispatched, the deadline stops' })
+  paused!: boolean;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Epoch ms of the pause in progress' })
+  pausedAt!: number | null;
+
+  @ApiProperty({ type: 'integer', description: 'Resends of the open phase after MAX_WAIT_MS of silence' })
+  resent!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Retry attempts of failed elements (retryPolicy)' })
+  retried!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Epoch ms of the next scheduled retry' })
+  retryAt!: number | null;
+
+  @ApiProperty({
+    type: [String],
+    description: 'Elements reported with no progress for noProgressTimeoutMs since the last progress (not failed)',
+  })
+  noProgress!: string[];
+}
+
+/** GET of one instance: ONAP's fields and, while an operation runs, its control state. */
+export class AutomationCompositionWithControl extends AutomationComposition {
+  @ApiPropertyOptional({ type: RuntimeControl, description: 'Beyond ONAP: present while an operation runs' })
+  runtimeControl?: RuntimeControl;
+}
