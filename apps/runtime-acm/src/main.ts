@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { createRuntimeApp, CONTEXT_PATH } from './bootstrap';
+import { startTracing } from '@acm/messaging';
 import { loadRuntimeConfig } from './config/runtime.config';
 
 /**
@@ -14,6 +15,8 @@ const SHUTDOWN_DEADLINE_MS = 8_000;
 
 async function main(): Promise<void> {
   const config = loadRuntimeConfig();
+  // Before the application exists, so every span it starts has a provider; with tracing off the SDK is never loaded.
+  const tracing = config.tracing === null ? null : await startTracing(config.tracing);
   const { app } = await createRuntimeApp(config);
   await app.listen(config.port, config.host);
   const base = `http://localhost:${config.port}/${CONTEXT_PATH}`;
@@ -34,16 +37,20 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS).unref();
     server.closeIdleConnections();
-    app.close().then(
-      () => {
-        logger.log('Stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        process.exit(1);
-      },
-    );
+    app
+      .close()
+      // Last, so the spans of the final requests and ACKs are exported.
+      .then(() => tracing?.shutdown())
+      .then(
+        () => {
+          logger.log('Stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -18,6 +18,7 @@ import { RollbackSnapshot1764500000000 } from './migrations/1764500000000-Rollba
 import { MessageAnswers1764520000000 } from './migrations/1764520000000-MessageAnswers';
 import { MessageElements1764530000000 } from './migrations/1764530000000-MessageElements';
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
+import { OutboxTraceContext1764700000000 } from './migrations/1764700000000-OutboxTraceContext';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   MessageAnswers1764520000000,
   MessageElements1764530000000,
   OperationControl1764612000000,
+  OutboxTraceContext1764700000000,
 ];
 
 export interface DatabaseOptions {
@@ -150,10 +152,7 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
    * Sends the oldest queued messages: claims them (SKIP LOCKED, so replicas never send the same row at
    * once), hands them to `send`, and deletes them only after `send` resolved. Returns how many went out.
    */
-  async relayOutbox(
-    send: (records: Array<{ topic: string; key: string | null; value: string }>) => Promise<void>,
-    limit: number,
-  ): Promise<number> {
+  async relayOutbox(send: (records: QueuedRecord[]) => Promise<void>, limit: number): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const rows = await claimOutbox(manager, limit);
       if (rows.length > 0) {

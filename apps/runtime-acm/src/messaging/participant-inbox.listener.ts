@@ -13,6 +13,7 @@ import { OperationEngine } from '../engine/operation-engine';
 import type { EngineInput } from '../engine/operation-engine';
 import { ParticipantProtocolService, carriesReport } from '../engine/participant-protocol.service';
 import { OperabilityMetrics } from '../metrics/operability-metrics';
+import { inTraceOfRecords } from '../observability/inbound-traces';
 import { withRequestContext } from '../observability/request-context';
 
 const ACKS: ReadonlySet<string> = new Set([
@@ -58,7 +59,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     this.subscription = await this.bus.subscribeBatch({
       topic: this.config.operationTopic,
       groupId: this.config.kafkaGroupId,
-      handler: (records) => this.receiveBatch(records),
+      handler: (records) => inTraceOfRecords(records, () => this.receiveBatch(records)),
       isTransientFailure: isTransientDatabaseError,
       onSkipped: () => this.metrics.messagesRejected.inc({ code: 'APPLY_FAILED' }),
     });
