@@ -57,6 +57,12 @@ export function activateRequestSpan(request: Request, response: Response, next: 
   context.with(trace.setSpan(context.active(), span), next);
 }
 
+/** The ids of the request's span for its log line (written on 'finish', outside the request's context). */
+export function requestTraceIds(response: Response): { traceId?: string; spanId?: string } {
+  const span = (response as Traced)[SPAN]?.spanContext();
+  return span === undefined ? {} : { traceId: span.traceId, spanId: span.spanId };
+}
+
 function headersOf(request: Request): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of ['traceparent', 'tracestate']) {

@@ -6,10 +6,15 @@ import type { SpanContext } from '@opentelemetry/api';
 /**
  * Runs the applying of a batch of participant records in one CONSUMER span when any of them carries a W3C
  * `traceparent` (an ACK of a traced element handler): a child of the first such record's context, linked to the
- * others'. A batch without one (ONAP participants, heartbeats, tracing off) runs exactly as before, in no span.
+ * others'. Only records `forUs` count (the runtime reads its own orders on the shared topic too). A batch without one (ONAP participants, heartbeats, tracing off) runs exactly as before, in no span.
  */
-export async function inTraceOfRecords<T>(records: readonly IncomingRecord[], work: () => Promise<T>): Promise<T> {
+export async function inTraceOfRecords<T>(
+  records: readonly IncomingRecord[],
+  forUs: (record: IncomingRecord) => boolean,
+  work: () => Promise<T>,
+): Promise<T> {
   const contexts = records
+    .filter((record) => record.headers['traceparent'] !== undefined && forUs(record))
     .map((record) => spanContextFromHeaders(record.headers))
     .filter((found): found is SpanContext => found !== undefined);
   const [parent, ...others] = contexts;
