@@ -11,7 +11,6 @@ import type {
   Store,
 } from '@acm/domain';
 import { UnitOfWork } from '@acm/domain';
-import type { OperationTraces, TracedTransaction } from './operation-traces';
 
 /** A history event as it committed, with the composition and instance it concerns when the transaction knew them. */
 export interface CommittedEvent extends OperationEvent {
@@ -25,6 +24,18 @@ export interface ReplicaChange {
   readonly replicaId: string | null;
   readonly from: ParticipantState | null;
   readonly to: ParticipantState | 'REMOVED';
+}
+
+/** What a tracer does with one transaction (operation-traces.ts): stamp its rows before commit, then settle. */
+export interface TracedTransaction {
+  /** Inside the transaction, once its work is done: starts its spans, returns its rows with their headers. */
+  stamp(events: readonly CommittedEvent[], records: readonly OutboxRecord[]): OutboxRecord[];
+  /** After the transaction committed (true) or rolled back (false). */
+  settle(committed: boolean): void;
+}
+
+export interface TransactionTracer {
+  begin(): TracedTransaction;
 }
 
 /** Told, after each commit, what the transaction wrote to the history and to the participants. */
@@ -45,7 +56,7 @@ export class ObservedUnitOfWork extends UnitOfWork {
   constructor(
     private readonly inner: UnitOfWork,
     private readonly observers: readonly CommitObserver[],
-    private readonly traces: OperationTraces | null = null,
+    private readonly traces: TransactionTracer | null = null,
   ) {
     super();
   }

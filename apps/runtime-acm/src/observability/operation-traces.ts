@@ -2,7 +2,7 @@ import { traceHeaders } from '@acm/messaging';
 import type { OutboxRecord } from '@acm/domain';
 import { ROOT_CONTEXT, SpanStatusCode, context, createTraceState, trace } from '@opentelemetry/api';
 import type { Context, Span, SpanContext } from '@opentelemetry/api';
-import type { CommittedEvent } from './observed-unit-of-work';
+import type { CommittedEvent, TracedTransaction, TransactionTracer } from './observed-unit-of-work';
 
 /** The tracestate key that carries the operation span's id to the participant and back in its ACK. */
 export const OPERATION_STATE_KEY = 'acm';
@@ -49,7 +49,7 @@ function messageIdOf(value: string): string | undefined {
  * take the order still opens its phases under the operation span; only the replica that took the order can end the
  * operation span.
  */
-export class OperationTraces {
+export class OperationTraces implements TransactionTracer {
   private readonly operations = new Map<string, OpenOperation>();
   private readonly phases = new Map<string, Span>();
 
@@ -57,7 +57,7 @@ export class OperationTraces {
 
   /** Starts the spans a transaction opens and stamps its outbox rows; `settle` once it committed or rolled back. */
   begin(): TracedTransaction {
-    return new TracedTransaction(this);
+    return new OperationTransaction(this);
   }
 
   /** @internal */
@@ -127,7 +127,7 @@ export class OperationTraces {
 }
 
 /** What one transaction started, until it commits (spans kept) or rolls back (spans ended as rolled back). */
-export class TracedTransaction {
+class OperationTransaction implements TracedTransaction {
   private readonly operations = new Map<string, OpenOperation>();
   private readonly phases = new Map<string, Span>();
   private events: readonly CommittedEvent[] = [];
