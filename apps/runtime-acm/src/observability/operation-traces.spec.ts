@@ -45,8 +45,13 @@ class FakeUnitOfWork extends UnitOfWork {
   }
 }
 
-const event = (name: string, detail: Record<string, unknown> = {}): OperationEvent =>
-  ({ subjectId: 'i-1', operationId: 'o-1', event: name, detail, at: 1 });
+const event = (name: string, detail: Record<string, unknown> = {}): OperationEvent => ({
+  subjectId: 'i-1',
+  operationId: 'o-1',
+  event: name,
+  detail,
+  at: 1,
+});
 
 const phaseMessage = (messageId: string): OutboxRecord => ({
   topic: 'policy-acruntime-participant',
