@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 
 import { answerClientError } from '@acm/input-guards';
-import { KafkaMessageBus } from '@acm/messaging';
+import { KafkaMessageBus, startTracing } from '@acm/messaging';
 import { SIM_API_PATH, createSimulator, loadSimulatorConfig } from '@acm/simulator';
 import pino from 'pino';
 
@@ -32,6 +32,8 @@ const busLogger = (
 
 async function main(): Promise<void> {
   const config = loadSimulatorConfig();
+  // Before anything starts a span; with tracing off the SDK is never loaded.
+  const tracing = config.tracing === null ? null : await startTracing(config.tracing);
   const bus = new KafkaMessageBus({
     brokers: config.kafkaBrokers,
     clientId: 'acm-participant-simulator',
@@ -72,6 +74,8 @@ async function main(): Promise<void> {
       .close()
       .then(() => new Promise<void>((resolve) => server.close(() => resolve())))
       .then(() => bus.close())
+      // Last, so the spans of the final ACKs are exported.
+      .then(() => tracing?.shutdown())
       .then(
         () => process.exit(0),
         (error: unknown) => {

@@ -20,6 +20,7 @@ import { ResponseFormatInterceptor } from './http/response-format.interceptor';
 import { urlCheck } from './http/url-check';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { createLogger, PinoNestLogger } from './observability/logging';
+import { activateRequestSpan, startRequestSpan } from './observability/http-traces';
 import { requestContext, requestLog } from './observability/request-log';
 import { RuntimeModule } from './runtime.module';
 
@@ -60,6 +61,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   const logger = createLogger({
     level: config.logLevel,
     format: config.logFormat,
+    traceIds: config.tracing !== null,
     ...(options.logDestination === undefined ? {} : { destination: options.logDestination }),
   });
   const nestLogger = new PinoNestLogger(logger);
@@ -79,6 +81,9 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);
   app.use(requestHeaders);
+  if (config.tracing !== null) {
+    app.use(startRequestSpan(`/${CONTEXT_PATH}`));
+  }
   app.use(requestLog(logger, `/${CONTEXT_PATH}`));
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
@@ -92,6 +97,9 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   }
   app.use(bodyParser(config.maxBodyBytes));
   app.use(requestContext);
+  if (config.tracing !== null) {
+    app.use(activateRequestSpan);
+  }
   app.use(app.get(EmbeddedSimulator).middleware());
   app.setGlobalPrefix(CONTEXT_PATH);
   app.useGlobalFilters(new ErrorFilter());

@@ -18,6 +18,8 @@ async function main(): Promise<void> {
   // second of a start on 2 cores). openDatabase awaits it and reports its failure.
   const embeddedPostgres = config.databaseUrl === null ? startEmbeddedPostgres(config.dataDir) : undefined;
   embeddedPostgres?.catch(() => undefined);
+  // Before the application exists, so every span it starts has a provider; with tracing off the SDK is never loaded.
+  const tracing = config.tracing === null ? null : await (await import('@acm/messaging')).startTracing(config.tracing);
   const { Logger } = await import('@nestjs/common');
   const { createRuntimeApp, CONTEXT_PATH } = await import('./bootstrap');
   const { app } = await createRuntimeApp(config, embeddedPostgres === undefined ? {} : { embeddedPostgres });
@@ -42,16 +44,20 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS).unref();
     server.closeIdleConnections();
-    app.close().then(
-      () => {
-        logger.log('Stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        process.exit(1);
-      },
-    );
+    app
+      .close()
+      // Last, so the spans of the final requests and ACKs are exported.
+      .then(() => tracing?.shutdown())
+      .then(
+        () => {
+          logger.log('Stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

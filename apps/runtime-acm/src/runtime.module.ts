@@ -33,6 +33,7 @@ import { OperabilityMetrics } from './metrics/operability-metrics';
 import { EventLog } from './observability/event-log';
 import { ROOT_LOGGER } from './observability/logging';
 import { ObservedUnitOfWork } from './observability/observed-unit-of-work';
+import { OperationTraces } from './observability/operation-traces';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
 import { messageBusProvider } from './messaging/message-bus.provider';
@@ -96,7 +97,11 @@ export class RuntimeModule {
         {
           provide: UnitOfWork,
           useFactory: (metrics: OperabilityMetrics, nudge: CommitNudge) =>
-            new ObservedUnitOfWork(unitOfWork, [metrics, new EventLog(options.logger), nudge]),
+            new ObservedUnitOfWork(
+              unitOfWork,
+              [metrics, new EventLog(options.logger), nudge],
+              options.config.tracing === null ? null : new OperationTraces(),
+            ),
           inject: [OperabilityMetrics, CommitNudge],
         },
         { provide: ROOT_LOGGER, useValue: options.logger },

@@ -100,3 +100,13 @@ httpGet:
   port: http
 {{ toYaml .timing }}
 {{- end -}}
+
+{{/* OpenTelemetry tracing (README "Tracing"), shared by the runtime and the simulator; only the settings given. */}}
+{{- define "acm-runtime.tracingSettings" -}}
+{{- $t := .Values.tracing -}}
+{{- range $name, $value := dict "OTEL_TRACES_EXPORTER" $t.exporter "OTEL_EXPORTER_OTLP_ENDPOINT" $t.otlpEndpoint "OTEL_EXPORTER_OTLP_PROTOCOL" $t.otlpProtocol "OTEL_TRACES_SAMPLER" $t.sampler "OTEL_TRACES_SAMPLER_ARG" $t.samplerArg "OTEL_PROPAGATORS" $t.propagators }}
+{{- if ne (toString $value) "" }}
+{{ $name }}: {{ $value | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}

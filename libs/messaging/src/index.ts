@@ -8,3 +8,6 @@ export * from './in-memory/in-memory-message-bus';
 export * from './kafka/kafka-message-bus';
 export * from './kafka/kafka-security';
 export * from './kafka/round-trip';
+export * from './tracing/tracing-config';
+export * from './tracing/start-tracing';
+export * from './tracing/trace-headers';

@@ -19,6 +19,7 @@ import { MessageAnswers1764520000000 } from './migrations/1764520000000-MessageA
 import { MessageElements1764530000000 } from './migrations/1764530000000-MessageElements';
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
 import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
+import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-OutboxTraceContext';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   MessageElements1764530000000,
   OperationControl1764612000000,
   ParallelSlots1764700000000,
+  OutboxTraceContext1764710000000,
 ];
 
 export interface DatabaseOptions {
@@ -154,10 +156,7 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
    * Sends the oldest queued messages: claims them (SKIP LOCKED, so replicas never send the same row at
    * once), hands them to `send`, and deletes them only after `send` resolved. Returns how many went out.
    */
-  async relayOutbox(
-    send: (records: Array<{ topic: string; key: string | null; value: string }>) => Promise<void>,
-    limit: number,
-  ): Promise<number> {
+  async relayOutbox(send: (records: QueuedRecord[]) => Promise<void>, limit: number): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const rows = await claimOutbox(manager, limit);
       if (rows.length > 0) {

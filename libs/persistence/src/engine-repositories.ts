@@ -283,6 +283,7 @@ export interface QueuedRecord {
   readonly topic: string;
   readonly key: string | null;
   readonly value: string;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export class SqlOutboxRepository implements OutboxRepository {
@@ -296,13 +297,18 @@ export class SqlOutboxRepository implements OutboxRepository {
       return;
     }
     const rows: Array<{ id: string }> = await this.manager.query(
-      `INSERT INTO acm_outbox (topic, message_key, payload)
-       SELECT e->>'topic', e->>'message_key', e->>'payload'
+      `INSERT INTO acm_outbox (topic, message_key, payload, trace_context)
+       SELECT e->>'topic', e->>'message_key', e->>'payload', NULLIF(e->'trace_context', 'null'::jsonb)
        FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(e, n)
        ORDER BY n RETURNING id`,
       [
         JSON.stringify(
-          records.map((record) => ({ topic: record.topic, message_key: record.key, payload: record.value })),
+          records.map((record) => ({
+            topic: record.topic,
+            message_key: record.key,
+            payload: record.value,
+            trace_context: record.headers ?? null,
+          })),
         ),
       ],
     );
@@ -410,15 +416,24 @@ export class SqlRollbackRepository implements RollbackRepository {
 }
 
 /** A relay's view of the outbox: claim the oldest rows (SKIP LOCKED, so replicas share), then delete them once sent. */
-export async function claimOutbox(
-  manager: EntityManager,
-  limit: number,
-): Promise<Array<{ id: string; topic: string; key: string | null; value: string }>> {
-  const rows: Array<{ id: string; topic: string; message_key: string | null; payload: string }> = await manager.query(
-    `SELECT id, topic, message_key, payload FROM acm_outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+export async function claimOutbox(manager: EntityManager, limit: number): Promise<QueuedRecord[]> {
+  const rows: Array<{
+    id: string;
+    topic: string;
+    message_key: string | null;
+    payload: string;
+    trace_context: Record<string, string> | null;
+  }> = await manager.query(
+    `SELECT id, topic, message_key, payload, trace_context FROM acm_outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
     [limit],
   );
-  return rows.map((row) => ({ id: row.id, topic: row.topic, key: row.message_key, value: row.payload }));
+  return rows.map((row) => ({
+    id: row.id,
+    topic: row.topic,
+    key: row.message_key,
+    value: row.payload,
+    ...(row.trace_context === null ? {} : { headers: row.trace_context }),
+  }));
 }
 
 export async function deleteOutbox(manager: EntityManager, ids: readonly string[]): Promise<void> {

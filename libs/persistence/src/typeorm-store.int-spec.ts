@@ -15,10 +15,18 @@ describeStoreContract('TypeOrmUnitOfWork (PostgreSQL)', async () => {
   return {
     unitOfWork: new TypeOrmUnitOfWork(dataSource),
     async queuedOutbox(): Promise<OutboxRecord[]> {
-      const rows: Array<{ topic: string; message_key: string | null; payload: string }> = await dataSource.query(
-        `SELECT topic, message_key, payload FROM acm_outbox ORDER BY id`,
-      );
-      return rows.map((row) => ({ topic: row.topic, key: row.message_key, value: row.payload }));
+      const rows: Array<{
+        topic: string;
+        message_key: string | null;
+        payload: string;
+        trace_context: Record<string, string> | null;
+      }> = await dataSource.query(`SELECT topic, message_key, payload, trace_context FROM acm_outbox ORDER BY id`);
+      return rows.map((row) => ({
+        topic: row.topic,
+        key: row.message_key,
+        value: row.payload,
+        ...(row.trace_context === null ? {} : { headers: row.trace_context }),
+      }));
     },
     async close(): Promise<void> {
       await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);

@@ -14,6 +14,7 @@ describe('simulator configuration', () => {
       kafkaSecurity: { protocol: 'PLAINTEXT' },
       topics: { operation: 'policy-acruntime-participant', sync: 'acm-ppnt-sync' },
       failOperations: [],
+      tracing: null,
       user: 'participantUser',
       password: 'zb!XztG34',
     });
@@ -78,6 +79,16 @@ describe('simulator configuration', () => {
     expect(() =>
       loadSimulatorConfig({ KAFKA_SECURITY_PROTOCOL: 'SASL_SSL', KAFKA_SSL_CA_FILE: '/no/such/ca.crt' }),
     ).toThrow(/KAFKA_SSL_CA_FILE: cannot read[\s\S]*KAFKA_SASL_MECHANISM: must be one of/);
+  });
+
+  it('reads the OTEL_* settings as the runtime does, under its own service name, listing every problem', () => {
+    expect(loadSimulatorConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toMatchObject({
+      serviceName: 'acm-participant-simulator',
+      otlpUrl: 'http://localhost:4318/v1/traces',
+    });
+    expect(() => loadSimulatorConfig({ KAFKA_SECURITY_PROTOCOL: 'TLS', OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(
+      /KAFKA_SECURITY_PROTOCOL: must be one of[\s\S]*OTEL_TRACES_EXPORTER: must be one of otlp, console, none/,
+    );
   });
 
   it('parses element types with colons in the name by the last colon', () => {

@@ -3,8 +3,8 @@
  * docs/participant-sdk.md). Invalid values stop the start-up with a message that names the variable.
  */
 import { DEFAULT_TOPICS } from '@acm/contracts';
-import { readKafkaSecurity } from '@acm/messaging';
-import type { KafkaSecurity } from '@acm/messaging';
+import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
+import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 import type { ParticipantTopics } from '@acm/contracts';
 import type { SupportedElementType } from '@acm/participant-sdk';
 
@@ -26,6 +26,8 @@ export interface SimulatorProcessConfig {
   heartbeatMs?: number;
   timersMs?: number;
   failOperations: SimOperation[];
+  /** OTEL_*: OpenTelemetry tracing as the runtime reads it (service name acm-participant-simulator); null when off. */
+  tracing: TracingSettings | null;
   user: string;
   password: string;
 }
@@ -78,8 +80,10 @@ export function loadSimulatorConfig(env: Env = process.env): SimulatorProcessCon
     throw new Error('PARTICIPANT_SUPPORTED_ELEMENT_TYPES: at least one "type:version" is required');
   }
   const kafka = readKafkaSecurity(env);
-  if (kafka.problems.length > 0) {
-    throw new Error(`Invalid environment variables:\n  ${kafka.problems.join('\n  ')}`);
+  const tracing = readTracingSettings(env, 'acm-participant-simulator');
+  const problems = [...kafka.problems, ...tracing.problems];
+  if (problems.length > 0) {
+    throw new Error(`Invalid environment variables:\n  ${problems.join('\n  ')}`);
   }
   const config: SimulatorProcessConfig = {
     port: integer(env, 'SIM_PORT', 0, 65535) ?? 8085,
@@ -96,6 +100,7 @@ export function loadSimulatorConfig(env: Env = process.env): SimulatorProcessCon
       sync: text(env, 'SYNC_TOPIC') ?? DEFAULT_TOPICS.sync,
     },
     failOperations: parseFailOperations(text(env, 'SIM_FAIL_OPERATIONS')),
+    tracing: tracing.settings,
     user: text(env, 'SIM_USER') ?? DEFAULT_SIM_USER,
     password: env['SIM_PASSWORD'] ?? DEFAULT_SIM_PASSWORD,
   };

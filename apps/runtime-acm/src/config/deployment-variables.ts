@@ -1,4 +1,4 @@
-import { KAFKA_SECURITY_VARIABLES } from '@acm/messaging';
+import { KAFKA_SECURITY_VARIABLES, TRACING_VARIABLES } from '@acm/messaging';
 import { DEFAULTS } from './runtime.config';
 
 /**
@@ -16,6 +16,7 @@ export const RUNTIME_VARIABLES: ReadonlySet<string> = new Set([
   ...KAFKA_SECURITY_VARIABLES,
   'MAX_PARALLEL_ELEMENTS',
   'LOG_FORMAT',
+  ...TRACING_VARIABLES,
 ]);
 
 export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([
@@ -33,4 +34,5 @@ export const SIMULATOR_VARIABLES: ReadonlySet<string> = new Set([
   'SIM_TIMERS_MS',
   'SIM_FAIL_OPERATIONS',
   ...KAFKA_SECURITY_VARIABLES,
+  ...TRACING_VARIABLES,
 ]);

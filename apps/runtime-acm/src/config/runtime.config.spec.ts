@@ -149,3 +149,25 @@ describe('log format and metrics auth', () => {
     );
   });
 });
+
+describe('OTEL_* (tracing)', () => {
+  it('keeps tracing off by default', () => {
+    expect(loadRuntimeConfig({}).tracing).toBeNull();
+  });
+
+  it('turns it on with an OTLP endpoint, under the service name acm-runtime', () => {
+    expect(loadRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toMatchObject({
+      serviceName: 'acm-runtime',
+      exporter: 'otlp',
+      otlpUrl: 'http://collector:4318/v1/traces',
+    });
+  });
+
+  it('stops the start with the one message that lists every invalid variable, OTEL_* among the others', () => {
+    expect(() =>
+      loadRuntimeConfig({ PORT: 'x', OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+    ).toThrow(
+      /Invalid environment variables:[\s\S]*OTEL_TRACES_EXPORTER: must be one of[\s\S]*OTEL_EXPORTER_OTLP_PROTOCOL: must be one of[\s\S]*PORT: must be an integer/,
+    );
+  });
+});

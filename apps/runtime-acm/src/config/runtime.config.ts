@@ -1,6 +1,6 @@
 import { RESEND_LIMITS } from '@acm/domain';
-import { readKafkaSecurity } from '@acm/messaging';
-import type { KafkaSecurity } from '@acm/messaging';
+import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
+import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 
 /**
  * The runtime's settings, read from the environment once at boot. This is the only file that reads
@@ -97,6 +97,11 @@ export interface RuntimeConfig {
    * in the history and the log (warn), or nothing (off).
    */
   readonly propertyValidation: PropertyValidationMode;
+  /**
+   * OTEL_*: OpenTelemetry tracing (README "Tracing"); null when off, the default. On when OTEL_TRACES_EXPORTER names
+   * an exporter, or, with it unset, when an OTLP endpoint is set; OTEL_SDK_DISABLED=true keeps it off.
+   */
+  readonly tracing: TracingSettings | null;
 }
 
 export const PROPERTY_VALIDATION_MODES = ['strict', 'warn', 'off'] as const;
@@ -198,6 +203,8 @@ export function loadRuntimeConfig(
   const kafkaBrokers = kafkaText ? kafkaText.split(',').map((broker) => broker.trim()) : null;
   const kafka = readKafkaSecurity(env);
   check.problems.push(...kafka.problems);
+  const tracing = readTracingSettings(env, 'acm-runtime');
+  check.problems.push(...tracing.problems);
   const simulator = check.text(env, 'SIMULATOR').toLowerCase();
   if (!['true', 'false', 'auto'].includes(simulator)) {
     check.problems.push(`SIMULATOR: must be true, false or auto, got "${simulator}"`);
@@ -253,6 +260,7 @@ export function loadRuntimeConfig(
     signalKey: env['SIGNAL_KEY'] ? env['SIGNAL_KEY'] : null,
     sensitiveRevealAllowed: check.boolean(env, 'SENSITIVE_REVEAL_ALLOWED'),
     propertyValidation: propertyValidation as PropertyValidationMode,
+    tracing: tracing.settings,
   };
   if (config.encryptionEnabled && config.encryptionKey === null) {
     check.problems.push(

@@ -1,4 +1,5 @@
 import { MessageBus } from '@acm/messaging';
+import type { OutgoingRecord } from '@acm/messaging';
 import { TypeOrmUnitOfWork } from '@acm/persistence';
 import type { QueuedRecord } from '@acm/persistence';
 import type { OnApplicationBootstrap } from '@nestjs/common';
@@ -54,12 +55,17 @@ export class OutboxRelay implements OnApplicationBootstrap {
     }
   }
 
-  private async publish(records: ReadonlyArray<{ topic: string; key: string | null; value: string }>): Promise<void> {
-    const byTopic = new Map<string, Array<{ key: string | null; value: string }>>();
+  private async publish(records: readonly QueuedRecord[]): Promise<void> {
+    const byTopic = new Map<string, OutgoingRecord[]>();
     for (const record of records) {
       const list = byTopic.get(record.topic) ?? [];
-      // Rows keep sensitive values encrypted; they are decrypted only here, as the message leaves.
-      list.push({ key: record.key, value: this.sensitive.revealInMessage(record.value) });
+      // Rows keep sensitive values encrypted; they are decrypted only here, as the message leaves. The trace
+      // context of the transaction that wrote the row leaves with it as W3C headers (traceparent, tracestate).
+      list.push({
+        key: record.key,
+        value: this.sensitive.revealInMessage(record.value),
+        ...(record.headers === undefined ? {} : { headers: { ...record.headers } }),
+      });
       byTopic.set(record.topic, list);
     }
     for (const [topic, list] of byTopic) {

@@ -13,6 +13,7 @@ import { OperationEngine } from '../engine/operation-engine';
 import type { EngineInput } from '../engine/operation-engine';
 import { ParticipantProtocolService, carriesReport } from '../engine/participant-protocol.service';
 import { OperabilityMetrics } from '../metrics/operability-metrics';
+import { inTraceOfRecords } from '../observability/inbound-traces';
 import { withRequestContext } from '../observability/request-context';
 
 const ACKS: ReadonlySet<string> = new Set([
@@ -20,6 +21,17 @@ const ACKS: ReadonlySet<string> = new Set([
   'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
   'PARTICIPANT_PRIME_ACK',
 ]);
+
+const MESSAGE_TYPE = /"messageType"\s*:\s*"([A-Z_]+)"/;
+
+/** Whether a record is a participant's message (not one of the runtime's own on the shared topic), read cheaply. */
+function fromParticipant(record: IncomingRecord): boolean {
+  const type = MESSAGE_TYPE.exec(record.value)?.[1];
+  return (
+    type !== undefined &&
+    (MESSAGE_ROUTES as Record<string, { direction: string } | undefined>)[type]?.direction === 'PARTICIPANT_TO_RUNTIME'
+  );
+}
 
 /** A run of a batch's messages applied together: ACKs through the engine, STATUS reports through the protocol. */
 type Run = { kind: 'ACKS'; inputs: EngineInput[] } | { kind: 'REPORTS'; reports: ParticipantStatus[] };
@@ -58,7 +70,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     this.subscription = await this.bus.subscribeBatch({
       topic: this.config.operationTopic,
       groupId: this.config.kafkaGroupId,
-      handler: (records) => this.receiveBatch(records),
+      handler: (records) => inTraceOfRecords(records, fromParticipant, () => this.receiveBatch(records)),
       isTransientFailure: isTransientDatabaseError,
       onSkipped: () => this.metrics.messagesRejected.inc({ code: 'APPLY_FAILED' }),
     });

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { context, trace } from '@opentelemetry/api';
 import pino from 'pino';
 import type { DestinationStream, Level, Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
@@ -30,6 +31,14 @@ export interface LoggingOptions {
   readonly destination?: DestinationStream;
   /** Whether the destination is a terminal: colours only then. */
   readonly colours?: boolean;
+  /** Tracing on: each line written inside a span carries its `traceId` and `spanId`. */
+  readonly traceIds?: boolean;
+}
+
+/** The active span's ids, for a log line (none outside a span). */
+function traceFields(): { traceId?: string; spanId?: string } {
+  const span = trace.getSpanContext(context.active());
+  return span !== undefined && trace.isSpanContextValid(span) ? { traceId: span.traceId, spanId: span.spanId } : {};
 }
 
 /**
@@ -55,7 +64,10 @@ export function createLogger(options: LoggingOptions): Logger {
         paths: REDACTED_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]),
         censor: '[REDACTED]',
       },
-      mixin: () => ({ ...currentRequestContext() }),
+      mixin:
+        options.traceIds === true
+          ? () => ({ ...currentRequestContext(), ...traceFields() })
+          : () => ({ ...currentRequestContext() }),
     },
     stream,
   );

@@ -3,6 +3,8 @@ import type {
   DefinitionRepository,
   EventRepository,
   OperationEvent,
+  OutboxRecord,
+  OutboxRepository,
   Participant,
   ParticipantRepository,
   ParticipantState,
@@ -24,6 +26,18 @@ export interface ReplicaChange {
   readonly to: ParticipantState | 'REMOVED';
 }
 
+/** What a tracer does with one transaction (operation-traces.ts): stamp its rows before commit, then settle. */
+export interface TracedTransaction {
+  /** Inside the transaction, once its work is done: starts its spans, returns its rows with their headers. */
+  stamp(events: readonly CommittedEvent[], records: readonly OutboxRecord[]): OutboxRecord[];
+  /** After the transaction committed (true) or rolled back (false). */
+  settle(committed: boolean): void;
+}
+
+export interface TransactionTracer {
+  begin(): TracedTransaction;
+}
+
 /** Told, after each commit, what the transaction wrote to the history and to the participants. */
 export interface CommitObserver {
   committed(events: readonly CommittedEvent[], replicas: readonly ReplicaChange[]): void;
@@ -35,16 +49,36 @@ export interface CommitObserver {
  * commit (a rolled-back transaction reports nothing), and the engine itself knows nothing of logging or metrics.
  */
 export class ObservedUnitOfWork extends UnitOfWork {
+  /**
+   * `traces` (tracing on): each transaction's operation and phase spans start from what it wrote, and its outbox
+   * rows, held back to the end of its work, are written with the trace context they leave with.
+   */
   constructor(
     private readonly inner: UnitOfWork,
     private readonly observers: readonly CommitObserver[],
+    private readonly traces: TransactionTracer | null = null,
   ) {
     super();
   }
 
   override async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    const watch = new TransactionWatch();
-    const result = await this.inner.transaction((store) => work(watch.wrap(store)));
+    const watch = new TransactionWatch(this.traces !== null);
+    let traced: TracedTransaction | null = null;
+    let result: T;
+    try {
+      result = await this.inner.transaction(async (store) => {
+        const done = await work(watch.wrap(store));
+        if (this.traces !== null) {
+          traced = this.traces.begin();
+          await watch.writeHeldOutbox(store, (records) => traced!.stamp(watch.changes().events, records));
+        }
+        return done;
+      });
+    } catch (error) {
+      (traced as TracedTransaction | null)?.settle(false);
+      throw error;
+    }
+    (traced as TracedTransaction | null)?.settle(true);
     const { events, replicas } = watch.changes();
     if (events.length > 0 || replicas.length > 0) {
       for (const observer of this.observers) {
@@ -86,10 +120,32 @@ class TransactionWatch {
   private readonly definitions = new Set<string>();
   private readonly replicaStates = new Map<string, ParticipantState>();
   private readonly replicaChanges: ReplicaChange[] = [];
+  private readonly heldOutbox: OutboxRecord[] = [];
+
+  /** `holdOutbox`: outbox rows are written at the end of the work (`writeHeldOutbox`), once their trace is known. */
+  constructor(private readonly holdOutbox: boolean = false) {}
+
+  /** Writes the rows held back, as `stamp` returns them; stamp is called even with none (spans start from events). */
+  async writeHeldOutbox(store: Store, stamp: (records: readonly OutboxRecord[]) => OutboxRecord[]): Promise<void> {
+    const records = stamp(this.heldOutbox.splice(0));
+    if (records.length > 0) {
+      await store.outbox.add(records);
+    }
+  }
 
   wrap(store: Store): Store {
     return {
       ...store,
+      ...(this.holdOutbox
+        ? {
+            outbox: intercept<OutboxRepository>(store.outbox, {
+              add: (records) => {
+                this.heldOutbox.push(...records);
+                return Promise.resolve();
+              },
+            }),
+          }
+        : {}),
       definitions: this.definitionsOf(store.definitions),
       instances: this.instancesOf(store.instances),
       participants: this.participantsOf(store.participants),

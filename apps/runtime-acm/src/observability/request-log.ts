@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { uriLabel } from '../metrics/runtime-metrics';
+import { requestTraceIds } from './http-traces';
 import { withRequestContext } from './request-context';
 
 /** The user name of an HTTP Basic header (never the password), or undefined. */
@@ -32,6 +33,7 @@ export function requestLog(logger: Logger, contextPath: string) {
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
         requestId: response.getHeader('X-ONAP-RequestID'),
         user: basicUser(request.headers.authorization),
+        ...requestTraceIds(response),
       };
       const line = `${fields.method} ${request.path} ${status}`;
       if (status >= 500) {

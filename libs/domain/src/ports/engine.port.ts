@@ -113,6 +113,8 @@ export interface OutboxRecord {
   readonly topic: string;
   readonly key: string | null;
   readonly value: string;
+  /** Record headers the message leaves with: the W3C trace context of the work that wrote it, when traced. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** One line of history (Heat events): who ordered what, each phase, each element result. */

@@ -95,13 +95,20 @@ export class ParticipantCore {
     return this.clock().toISOString();
   }
 
-  /** Publishes on the message type's topic; a failed publish is queued and retried, never thrown. */
-  async publish(message: ParticipantMessage): Promise<void> {
+  /**
+   * Publishes on the message type's topic; a failed publish is queued and retried, never thrown. `headers` (the W3C
+   * trace context of an element handler's span) leave with the record; none when tracing is off.
+   */
+  async publish(message: ParticipantMessage, headers: Record<string, string> = {}): Promise<void> {
     if (this.status === 'stopped' || this.status === 'new') {
       this.logger('debug', 'Participant not running; message not sent', { messageType: message.messageType });
       return;
     }
-    await this.outbound.publish(topicFor(message.messageType, this.topics), encodeMessage(message));
+    const record = encodeMessage(message);
+    await this.outbound.publish(
+      topicFor(message.messageType, this.topics),
+      Object.keys(headers).length === 0 ? record : { ...record, headers },
+    );
   }
 
   /** Runs handler work outside the record handler, so `whenIdle` and shutdown can wait for it. */

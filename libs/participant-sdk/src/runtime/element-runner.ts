@@ -5,7 +5,9 @@
  * finished-elements.ts).
  */
 import type { AcElementDeployAck, Uuid } from '@acm/contracts';
-import { describeError } from '@acm/messaging';
+import { describeError, traceHeaders } from '@acm/messaging';
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 
 import { copy } from '../cache';
 import { ELEMENT_OPERATIONS } from '../operations';
@@ -133,6 +135,18 @@ export async function runElement(core: ParticipantCore, job: ElementJob): Promis
     }
   }
   let reported = false;
+  // A child of the order's context (inbound.ts): it lasts from the handler's call to the element's report, and the
+  // element's ACK carries it back, so the runtime's applying of the ACK continues the same trace.
+  const span = tracer().startSpan(`element ${job.operation}`, {
+    kind: SpanKind.CONSUMER,
+    attributes: {
+      'acm.instance_id': job.instanceId,
+      'acm.element_id': elementId,
+      'acm.message_id': job.messageId,
+      'acm.phase': job.phase,
+      'acm.operation': job.operation,
+    },
+  });
 
   const finish = async (result: ElementResult): Promise<void> => {
     if (reported) {
@@ -148,12 +162,25 @@ export async function runElement(core: ParticipantCore, job: ElementJob): Promis
         instanceId: job.instanceId,
         elementId,
       });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'cancelled or replaced' });
+      span.end();
       return;
     }
     if (core.running.get(key)?.controller === controller) {
       core.running.delete(key);
     }
-    await finishElement(core, job, result);
+    span.setAttribute('acm.result', result.ok);
+    if (!result.ok) {
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        ...(result.message === undefined ? {} : { message: result.message }),
+      });
+    }
+    try {
+      await finishElement(core, job, result, span);
+    } finally {
+      span.end();
+    }
   };
   const report: ElementReporter = {
     done: (result) => finish({ ...result, ok: true }),
@@ -184,7 +211,8 @@ export async function runElement(core: ParticipantCore, job: ElementJob): Promis
     job.order.invocations.set(elementId, (job.order.invocations.get(elementId) ?? 0) + 1);
     let outcome: ElementOutcome;
     try {
-      outcome = await job.invoke(ctx);
+      const invoke = job.invoke;
+      outcome = await context.with(trace.setSpan(context.active(), span), () => invoke(ctx));
     } catch (error) {
       core.logger('warn', `${job.operation} handler threw`, {
         instanceId: job.instanceId,
@@ -201,7 +229,12 @@ export async function runElement(core: ParticipantCore, job: ElementJob): Promis
   });
 }
 
-async function finishElement(core: ParticipantCore, job: ElementJob, result: ElementResult): Promise<void> {
+/** The SDK's tracer: OpenTelemetry's no-op one unless the participant's process registered an SDK. */
+function tracer() {
+  return trace.getTracer('acm-participant-sdk');
+}
+
+async function finishElement(core: ParticipantCore, job: ElementJob, result: ElementResult, span: Span): Promise<void> {
   const spec = ELEMENT_OPERATIONS[job.operation];
   const elementId = job.element.id;
   const instance = core.cache.instances.get(job.instanceId);
@@ -267,5 +300,5 @@ async function finishElement(core: ParticipantCore, job: ElementJob, result: Ele
       lockState: after?.lockState ?? element.lockState,
     });
   }
-  await core.publish(ack);
+  await core.publish(ack, traceHeaders(span));
 }

@@ -5,7 +5,8 @@
  */
 import { acceptsMessage, decodeMessage } from '@acm/contracts';
 import type { ParticipantMessage } from '@acm/contracts';
-import { describeError } from '@acm/messaging';
+import { contextFromHeaders, describeError } from '@acm/messaging';
+import { context } from '@opentelemetry/api';
 import type { IncomingRecord } from '@acm/messaging';
 
 import { isReplayedHistory } from '../replay-window';
@@ -59,7 +60,9 @@ export class InboundDispatcher {
       return;
     }
     try {
-      await this.dispatch(message);
+      // The order's trace context (the runtime's phase span, from `traceparent`): element handlers started from
+      // here run in child spans of it. No header, or a malformed one: the work runs as before, untraced by it.
+      await context.with(contextFromHeaders(record.headers), () => this.dispatch(message));
     } catch (error) {
       core.logger('error', 'Failed to handle a message; skipped', {
         messageType: message.messageType,

@@ -5,7 +5,14 @@ describeStoreContract('InMemoryUnitOfWork', () => {
   return Promise.resolve({
     unitOfWork,
     queuedOutbox: () =>
-      Promise.resolve(unitOfWork.queuedOutbox().map(({ topic, key, value }) => ({ topic, key, value }))),
+      Promise.resolve(
+        unitOfWork.queuedOutbox().map(({ topic, key, value, headers }) => ({
+          topic,
+          key,
+          value,
+          ...(headers === undefined ? {} : { headers }),
+        })),
+      ),
     close: () => Promise.resolve(),
   });
 });

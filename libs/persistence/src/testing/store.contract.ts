@@ -1136,6 +1136,21 @@ export function describeStoreContract(
         ]);
       });
 
+      it('keeps each record’s headers (the trace context it leaves with), none when it had none', async () => {
+        const topic = `t${token()}`;
+        const traced = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'acm=1' };
+        await inTransaction((store) =>
+          store.outbox.add([
+            { topic, key: 'k1', value: '1', headers: traced },
+            { topic, key: 'k1', value: '2' },
+          ]),
+        );
+        expect((await fixture.queuedOutbox()).filter((record) => record.topic === topic)).toEqual([
+          { topic, key: 'k1', value: '1', headers: traced },
+          { topic, key: 'k1', value: '2' },
+        ]);
+      });
+
       it('queues nothing before the commit', async () => {
         const topic = `t${token()}`;
         const added = gate();
