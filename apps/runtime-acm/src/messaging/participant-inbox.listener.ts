@@ -133,15 +133,22 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     }
     await this.participants.heartbeats(runs.flatMap((run) => (run.kind === 'REPORTS' ? run.reports : [])));
     await this.unitOfWork.transaction(async (store) => {
+      // One batch store for all runs: the ACKs' instances are locked and loaded once, and the writes of every run
+      // (element information included) go out together, as set statements, before the commit.
+      const batch = await this.engine.openBatch(
+        store,
+        runs.flatMap((run) => (run.kind === 'ACKS' ? run.inputs : [])),
+      );
       for (const run of runs) {
         if (run.kind === 'ACKS') {
-          await this.engine.applyBatchIn(store, run.inputs);
+          await this.engine.applyBatchIn(batch, run.inputs);
         } else {
           for (const report of run.reports.filter(carriesReport)) {
-            await this.participants.reportIn(store, report);
+            await this.participants.reportIn(batch, report);
           }
         }
       }
+      await batch.flush();
     });
   }
 
