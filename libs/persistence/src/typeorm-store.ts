@@ -283,25 +283,47 @@ class TypeOrmInstanceRepository implements InstanceRepository {
     return this.load(instanceId, true);
   }
 
-  /** Two statements for the lot: the row locks in id order, then the rows with their elements. */
+  /** One statement for the lot (a second one only for rows another transaction changed while this one waited). */
   async findManyForUpdate(instanceIds: readonly string[]): Promise<Map<string, Versioned<AutomationComposition>>> {
-    const found = new Map<string, Versioned<AutomationComposition>>();
     const ids = [...new Set(instanceIds)].sort();
-    if (ids.length === 0) {
-      return found;
-    }
-    // Lock first, read after, for the reason given in `load`.
-    const locked: unknown[] = await this.manager.query(
-      `SELECT 1 FROM automation_composition WHERE instance_id = ANY($1::uuid[]) ORDER BY instance_id FOR UPDATE`,
-      [ids],
+    const loaded = ids.length === 0 ? [] : await this.lockAndLoad(`i.instance_id = ANY($1::uuid[])`, [ids]);
+    return new Map(loaded.map((instance) => [instance.value.instanceId, instance]));
+  }
+
+  /**
+   * Locks the rows (in id order) and reads them with their elements in one statement. A statement that waited for a
+   * lock sees the locked row as the holder committed it but everything else, the elements included, as it was when
+   * the statement started (READ COMMITTED re-checks only the locked row). Every write of an instance's elements
+   * under its lock bumps `row_version`, so a row whose version differs from the one the statement's snapshot saw
+   * was changed meanwhile: those rows are read again, now that they are locked.
+   */
+  private async lockAndLoad(where: string, parameters: unknown[]): Promise<Array<Versioned<AutomationComposition>>> {
+    const rows: Array<InstanceRow & { elements: ElementRow[]; seen_version: number | null }> = await this.manager.query(
+      `SELECT ${INSTANCE_SELECT},
+         (SELECT coalesce(json_agg(json_build_object(${ELEMENT_JSON}) ORDER BY e.position), '[]'::json)
+            FROM automation_composition_element e WHERE e.instance_id = i.instance_id) AS elements,
+         (SELECT s.row_version FROM automation_composition s WHERE s.instance_id = i.instance_id) AS seen_version
+       FROM automation_composition i WHERE ${where} ORDER BY i.instance_id FOR UPDATE OF i`,
+      parameters,
     );
-    if (locked.length === 0) {
-      return found;
-    }
-    for (const loaded of await this.loadRows(`i.instance_id = ANY($1::uuid[])`, [ids])) {
-      found.set(loaded.value.instanceId, loaded);
-    }
-    return found;
+    const changed = rows.filter((row) => row.seen_version !== row.row_version).map((row) => row.instance_id);
+    const reread = new Map(
+      changed.length === 0
+        ? []
+        : (await this.loadRows(`i.instance_id = ANY($1::uuid[])`, [changed])).map((instance) => [
+            instance.value.instanceId,
+            instance,
+          ]),
+    );
+    return rows.flatMap((row) => {
+      if (row.seen_version !== row.row_version) {
+        const again = reread.get(row.instance_id);
+        return again === undefined ? [] : [again];
+      }
+      const value = instanceToDomain(instanceRowToEntity(row), row.elements.map(elementRowToEntity));
+      this.remember(value);
+      return [{ value, version: row.row_version }];
+    });
   }
 
   private async loadRows(where: string, parameters: unknown[]): Promise<Array<Versioned<AutomationComposition>>> {
@@ -320,22 +342,13 @@ class TypeOrmInstanceRepository implements InstanceRepository {
   }
 
   /**
-   * The instance row with its elements as a JSON array, in one statement (after taking the row lock when
-   * asked). The elements as loaded are remembered, so `update` writes only the ones that changed.
+   * The instance row with its elements as a JSON array, in one statement (taking the row lock when asked). The
+   * elements as loaded are remembered, so `update` writes only the ones that changed.
    */
   private async load(instanceId: string, lock: boolean): Promise<Versioned<AutomationComposition> | null> {
-    if (lock) {
-      // Lock first, read after: a statement that waited for the lock would still see its elements as they were
-      // when it started (READ COMMITTED re-checks only the locked row), so the read must be a statement of its own.
-      const locked: unknown[] = await this.manager.query(
-        `SELECT 1 FROM automation_composition WHERE instance_id = $1 FOR UPDATE`,
-        [instanceId],
-      );
-      if (locked.length === 0) {
-        return null;
-      }
-    }
-    const [loaded] = await this.loadRows(`i.instance_id = $1`, [instanceId]);
+    const [loaded] = lock
+      ? await this.lockAndLoad(`i.instance_id = $1`, [instanceId])
+      : await this.loadRows(`i.instance_id = $1`, [instanceId]);
     return loaded ?? null;
   }
 
@@ -441,8 +454,8 @@ class TypeOrmInstanceRepository implements InstanceRepository {
   }
 
   /**
-   * One `UPDATE … FROM jsonb_to_recordset` for every instance (an instance updated k times in the list is written
-   * once, k versions on), then one `DELETE` for removed elements and one upsert for changed ones.
+   * One statement for every instance and its changed elements (an instance updated k times in the list is written
+   * once, k versions on), and one `DELETE` when elements were removed.
    */
   async updateMany(updates: readonly InstanceUpdate[]): Promise<void> {
     const chains = new Map<string, { instance: AutomationComposition; expected: number; bumps: number }>();
@@ -480,55 +493,31 @@ class TypeOrmInstanceRepository implements InstanceRepository {
       last_msg: new Date(instance.lastMsg).toISOString(),
       revision_id: instance.revisionId,
     }));
-    const [written]: [Array<{ instance_id: string }>, number] = await this.manager.query(
-      `UPDATE automation_composition AS i SET composition_id = x.composition_id,
-         composition_target_id = x.composition_target_id, name = x.name, version = x.version,
-         description = x.description, derived_from = x.derived_from, metadata = x.metadata, precheck = x.precheck,
-         deploy_state = x.deploy_state, lock_state = x.lock_state, sub_state = x.sub_state,
-         state_change_result = x.state_change_result, phase = x.phase, last_msg = x.last_msg,
-         revision_id = x.revision_id, row_version = i.row_version + x.bumps
-       FROM jsonb_to_recordset($1::jsonb) AS x(instance_id uuid, expected integer, bumps integer,
-         composition_id uuid, composition_target_id uuid, name text, version text, description text,
-         derived_from text, metadata jsonb, precheck boolean, deploy_state text, lock_state text, sub_state text,
-         state_change_result text, phase integer, last_msg timestamptz, revision_id uuid)
-       WHERE i.instance_id = x.instance_id AND i.row_version = x.expected
-       RETURNING i.instance_id`,
-      [JSON.stringify(rows)],
-    );
-    if (written.length !== chains.size) {
-      const done = new Set(written.map((row) => row.instance_id));
-      const stale = [...chains.keys()].find((id) => !done.has(id)) ?? '';
-      throw concurrentChange('Automation composition', stale);
-    }
-    const removed: string[] = [];
-    const changed: unknown[] = [];
-    for (const { instance } of chains.values()) {
-      // Element objects are never mutated in place, so an element that is the very object loaded is unchanged.
+    // Element objects are never mutated in place, so an element that is the very object loaded is unchanged.
+    const changed = [...chains.values()].flatMap(({ instance }) => {
       const before = this.baseline.get(instance.instanceId);
-      const ids = Object.keys(instance.elements);
-      if (before === undefined) {
-        await this.manager.query(
-          `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
-          [instance.instanceId, ids],
-        );
-      } else {
-        removed.push(...[...before.keys()].filter((id) => instance.elements[id] === undefined));
-      }
-      const only = new Set(ids.filter((id) => before?.get(id) !== instance.elements[id]));
-      if (only.size > 0) {
-        changed.push(...(JSON.parse(elementsToRecordSet(instance, only)) as unknown[]));
-      }
-      this.remember(instance);
-    }
-    if (removed.length > 0) {
-      await this.manager.query(`DELETE FROM automation_composition_element WHERE element_id = ANY($1::uuid[])`, [
-        removed,
-      ]);
-    }
-    if (changed.length > 0) {
-      await this.manager.query(
-        `INSERT INTO automation_composition_element (${ELEMENT_NAMES})
-         SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($1::jsonb) AS x(${ELEMENT_COLUMNS})
+      const only = new Set(Object.keys(instance.elements).filter((id) => before?.get(id) !== instance.elements[id]));
+      return only.size === 0 ? [] : (JSON.parse(elementsToRecordSet(instance, only)) as unknown[]);
+    });
+    // The instances and their changed elements in one statement; an element is written only when its instance was.
+    const written: Array<{ instance_id: string }> = await this.manager.query(
+      `WITH updated AS (
+         UPDATE automation_composition AS i SET composition_id = x.composition_id,
+           composition_target_id = x.composition_target_id, name = x.name, version = x.version,
+           description = x.description, derived_from = x.derived_from, metadata = x.metadata, precheck = x.precheck,
+           deploy_state = x.deploy_state, lock_state = x.lock_state, sub_state = x.sub_state,
+           state_change_result = x.state_change_result, phase = x.phase, last_msg = x.last_msg,
+           revision_id = x.revision_id, row_version = i.row_version + x.bumps
+         FROM jsonb_to_recordset($1::jsonb) AS x(instance_id uuid, expected integer, bumps integer,
+           composition_id uuid, composition_target_id uuid, name text, version text, description text,
+           derived_from text, metadata jsonb, precheck boolean, deploy_state text, lock_state text, sub_state text,
+           state_change_result text, phase integer, last_msg timestamptz, revision_id uuid)
+         WHERE i.instance_id = x.instance_id AND i.row_version = x.expected
+         RETURNING i.instance_id
+       ), elements AS (
+         INSERT INTO automation_composition_element (${ELEMENT_NAMES})
+         SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($2::jsonb) AS x(${ELEMENT_COLUMNS})
+         WHERE x.instance_id IN (SELECT instance_id FROM updated)
          ON CONFLICT (element_id) DO UPDATE SET
            position = EXCLUDED.position, definition_name = EXCLUDED.definition_name,
            definition_version = EXCLUDED.definition_version, participant_id = EXCLUDED.participant_id,
@@ -537,9 +526,33 @@ class TypeOrmInstanceRepository implements InstanceRepository {
            operational_state = EXCLUDED.operational_state, use_state = EXCLUDED.use_state,
            description = EXCLUDED.description, message = EXCLUDED.message, properties = EXCLUDED.properties,
            out_properties = EXCLUDED.out_properties
-         WHERE automation_composition_element.instance_id = EXCLUDED.instance_id`,
-        [JSON.stringify(changed)],
-      );
+         WHERE automation_composition_element.instance_id = EXCLUDED.instance_id
+       )
+       SELECT instance_id FROM updated`,
+      [JSON.stringify(rows), JSON.stringify(changed)],
+    );
+    if (written.length !== chains.size) {
+      const done = new Set(written.map((row) => row.instance_id));
+      const stale = [...chains.keys()].find((id) => !done.has(id)) ?? '';
+      throw concurrentChange('Automation composition', stale);
+    }
+    const removed: string[] = [];
+    for (const { instance } of chains.values()) {
+      const before = this.baseline.get(instance.instanceId);
+      if (before === undefined) {
+        await this.manager.query(
+          `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
+          [instance.instanceId, Object.keys(instance.elements)],
+        );
+      } else {
+        removed.push(...[...before.keys()].filter((id) => instance.elements[id] === undefined));
+      }
+      this.remember(instance);
+    }
+    if (removed.length > 0) {
+      await this.manager.query(`DELETE FROM automation_composition_element WHERE element_id = ANY($1::uuid[])`, [
+        removed,
+      ]);
     }
   }
 

@@ -18,6 +18,7 @@ import type {
   Participant,
   Store,
   UnitOfWork,
+  Versioned,
 } from '@acm/domain';
 
 /** What the suite needs from an adapter under test. */
@@ -649,19 +650,30 @@ export function describeStoreContract(
       });
 
       it('findForUpdate serialises read-modify-write transactions (each sees the previous commit)', async () => {
-        const instance = await storedInstance([elementOf(null)], { phase: 0 });
+        const element = elementOf(null, { stage: 0 });
+        const instance = await storedInstance([element], { phase: 0 });
         const writers = 5;
+        // The elements too: a transaction that waited for the lock must read the ones the previous holder wrote.
+        const bump = (found: Versioned<AutomationComposition>): AutomationComposition => ({
+          ...found.value,
+          phase: (found.value.phase ?? 0) + 1,
+          elements: { [element.id]: { ...element, stage: (found.value.elements[element.id]?.stage ?? 0) + 1 } },
+        });
         await Promise.all(
-          Array.from({ length: writers }, () =>
+          Array.from({ length: writers }, (_, index) =>
             inTransaction(async (store) => {
-              const found = await store.instances.findForUpdate(instance.instanceId);
+              const found =
+                index % 2 === 0
+                  ? await store.instances.findForUpdate(instance.instanceId)
+                  : (await store.instances.findManyForUpdate([instance.instanceId])).get(instance.instanceId);
               await store.events.list(instance.instanceId, 1);
-              await store.instances.update({ ...found!.value, phase: (found!.value.phase ?? 0) + 1 }, found!.version);
+              await store.instances.update(bump(found!), found!.version);
             }),
           ),
         );
         const found = await read((store) => store.instances.find(instance.instanceId));
         expect(found?.value.phase).toBe(writers);
+        expect(found?.value.elements[element.id]?.stage).toBe(writers);
         expect(found?.version).toBe(1 + writers);
       });
 
