@@ -239,4 +239,27 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
     expect(after!.version).toBe(before!.version);
     expect(after!.value.elements[one!]!.outProperties).toEqual({ InternalState: 'B' });
   });
+  it('applies batches that arrive while a transaction is open together, in the next transaction', async () => {
+    const { fixture, counting, listener, first, second, sent } = await setUp();
+    const phaseOf = (instanceId: string) =>
+      sent.find(
+        (order) => (order.message as { automationCompositionId?: string }).automationCompositionId === instanceId,
+      )!;
+    const [one, two] = phaseOf(first.instanceId).described[P1]!;
+    const ackOf = (instanceId: string, elementIds: string[]) =>
+      recordOf(fixture.ackOf(phaseOf(instanceId), P1, DEPLOYED, { elementIds }));
+
+    // Three partitions' batches at once: the first opens a transaction, the two others wait and go together.
+    await Promise.all([
+      listener.receiveBatch([ackOf(first.instanceId, [one!]), recordOf(statusOf())]),
+      listener.receiveBatch([
+        ackOf(second.instanceId, phaseOf(second.instanceId).described[P1]!),
+        recordOf(statusOf()),
+      ]),
+      listener.receiveBatch([ackOf(first.instanceId, [two!]), recordOf(statusOf())]),
+    ]);
+
+    expect(counting.transactions).toBe(2);
+    expect((await fixture.take()).map((order) => order.phase)).toEqual([1, 1]);
+  });
 });
