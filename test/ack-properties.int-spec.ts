@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { MessageBus } from '@acm/messaging';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
+import {
+  BASE,
+  commissionAndPrime,
+  createInstanceFrom,
+  instanceOf,
+  orderInstance,
+  participantRegistered,
+  readRepoFile,
+  startRuntime,
+} from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
@@ -61,32 +70,12 @@ describe('ACK handling properties (PostgreSQL, in-process bus, fast-check)', () 
   });
 
   async function deploying(): Promise<{ instanceId: string; elementIds: string[] }> {
-    const body = JSON.parse(threePhaseInstance.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as {
-      name: string;
-      elements: Record<string, { id: string }>;
-    };
-    const elements = Object.fromEntries(
-      Object.values(body.elements).map((element) => {
-        const id = randomUUID();
-        return [id, { ...element, id }];
-      }),
-    );
-    const created = await runtime.http
-      .post(`${BASE}/compositions/${compositionId}/instances`)
-      .send({ ...body, name: `${body.name}-${randomUUID().slice(0, 8)}`, elements })
-      .expect(201);
-    const instanceId = (created.body as { instanceId: string }).instanceId;
-    await runtime.http
-      .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
-      .send({ deployOrder: 'DEPLOY' })
-      .expect(202);
-    return { instanceId, elementIds: Object.keys(elements) };
+    const created = await createInstanceFrom(runtime, compositionId, threePhaseInstance);
+    await orderInstance(runtime, compositionId, created.instanceId, { deployOrder: 'DEPLOY' });
+    return created;
   }
 
-  async function instance(instanceId: string): Promise<Instance> {
-    return (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
-      .body as Instance;
-  }
+  const instance = (instanceId: string): Promise<Instance> => instanceOf(runtime, compositionId, instanceId);
 
   it('opens each phase once and in order, never regresses an element, and completes', async () => {
     await fc.assert(

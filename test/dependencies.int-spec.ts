@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { MessageBus } from '@acm/messaging';
 import parseDot from 'dotparser';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
+import {
+  BASE,
+  commissionAndPrime,
+  historyOf,
+  instanceOf,
+  participantRegistered,
+  readRepoFile,
+  startRuntime,
+} from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
@@ -45,10 +53,7 @@ describe('dependsOn ordering (PostgreSQL, in-process bus, scripted participant)'
     await runtime.close();
   });
 
-  async function instance(instanceId: string): Promise<Instance> {
-    return (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
-      .body as Instance;
-  }
+  const instance = (instanceId: string): Promise<Instance> => instanceOf(runtime, compositionId, instanceId);
 
   async function until(instanceId: string, deployState: string): Promise<Instance> {
     return eventually(deployState, async () => {
@@ -59,10 +64,7 @@ describe('dependsOn ordering (PostgreSQL, in-process bus, scripted participant)'
 
   /** Per dispatch of one operation, the short names of the elements it set going, in history order. */
   async function dispatches(instanceId: string, names: Map<string, string>): Promise<string[][]> {
-    const history = await runtime.http
-      .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/history`)
-      .expect(200);
-    const events = (history.body as { events: HistoryEvent[] }).events;
+    const events = await historyOf<HistoryEvent>(runtime, compositionId, instanceId);
     const operationId = events.filter((event) => event.event === 'ORDERED').at(-1)!.operationId;
     return events
       .filter(

@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { MessageBus } from '@acm/messaging';
 import { SupervisionScheduler } from '../apps/runtime-acm/src/supervision/supervision.scheduler';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
+import {
+  BASE,
+  commissionAndPrime,
+  createInstanceFrom,
+  historyOf,
+  instanceOf,
+  orderInstance,
+  participantRegistered,
+  readRepoFile,
+  startRuntime,
+} from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
@@ -43,31 +53,13 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
   });
 
   async function createInstance(): Promise<string> {
-    const body = JSON.parse(threePhaseInstance.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as {
-      name: string;
-      elements: Record<string, { id: string }>;
-    };
-    const elements = Object.fromEntries(
-      Object.values(body.elements).map((element) => {
-        const id = randomUUID();
-        return [id, { ...element, id }];
-      }),
-    );
-    const created = await runtime.http
-      .post(`${BASE}/compositions/${compositionId}/instances`)
-      .send({ ...body, name: `${body.name}-${randomUUID().slice(0, 8)}`, elements })
-      .expect(201);
-    return (created.body as { instanceId: string }).instanceId;
+    return (await createInstanceFrom(runtime, compositionId, threePhaseInstance)).instanceId;
   }
 
-  async function instance(instanceId: string): Promise<Instance> {
-    return (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
-      .body as Instance;
-  }
+  const instance = (instanceId: string): Promise<Instance> => instanceOf(runtime, compositionId, instanceId);
 
-  async function order(instanceId: string, body: Record<string, string>): Promise<void> {
-    await runtime.http.put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).send(body).expect(202);
-  }
+  const order = (instanceId: string, body: Record<string, string>): Promise<void> =>
+    orderInstance(runtime, compositionId, instanceId, body);
 
   async function until(instanceId: string, deployState: string, lockState: string): Promise<Instance> {
     return eventually(`${deployState}/${lockState}`, async () => {
@@ -78,12 +70,8 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     });
   }
 
-  async function events(instanceId: string): Promise<HistoryEvent[]> {
-    const history = await runtime.http
-      .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/history`)
-      .expect(200);
-    return (history.body as { events: HistoryEvent[] }).events;
-  }
+  const events = (instanceId: string): Promise<HistoryEvent[]> =>
+    historyOf<HistoryEvent>(runtime, compositionId, instanceId);
 
   function phasesStarted(list: HistoryEvent[], operationId: string): unknown[] {
     return list

@@ -4,7 +4,17 @@ import { MessageBus } from '@acm/messaging';
 import { ParticipantProtocolService } from '../apps/runtime-acm/src/engine/participant-protocol.service';
 import { SupervisionScheduler } from '../apps/runtime-acm/src/supervision/supervision.scheduler';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
+import {
+  BASE,
+  commissionAndPrime,
+  createInstanceFrom,
+  historyOf,
+  instanceOf,
+  orderInstance,
+  participantRegistered,
+  readRepoFile,
+  startRuntime,
+} from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
@@ -59,38 +69,16 @@ describe('hand-over of a silent replica’s work', () => {
   });
 
   async function deployedInstance(): Promise<{ instanceId: string; elementIds: string[] }> {
-    const body = JSON.parse(threePhaseInstance.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as {
-      name: string;
-      elements: Record<string, { id: string }>;
-    };
-    const elements = Object.fromEntries(
-      Object.values(body.elements).map((element) => {
-        const id = randomUUID();
-        return [id, { ...element, id }];
-      }),
-    );
-    const created = await runtime.http
-      .post(`${BASE}/compositions/${compositionId}/instances`)
-      .send({ ...body, name: `${body.name}-${randomUUID().slice(0, 8)}`, elements })
-      .expect(201);
-    const instanceId = (created.body as { instanceId: string }).instanceId;
-    await runtime.http
-      .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
-      .send({ deployOrder: 'DEPLOY' })
-      .expect(202);
-    return { instanceId, elementIds: Object.keys(elements) };
+    const created = await createInstanceFrom(runtime, compositionId, threePhaseInstance);
+    await orderInstance(runtime, compositionId, created.instanceId, { deployOrder: 'DEPLOY' });
+    return created;
   }
 
-  async function instance(instanceId: string): Promise<Instance> {
-    return (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
-      .body as Instance;
-  }
+  const instance = (instanceId: string): Promise<Instance> => instanceOf(runtime, compositionId, instanceId);
 
   async function resentEvents(instanceId: string): Promise<HistoryEvent[]> {
-    const history = await runtime.http
-      .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/history`)
-      .expect(200);
-    return (history.body as { events: HistoryEvent[] }).events.filter((event) => event.event === 'PHASE_RESENT');
+    const events = await historyOf<HistoryEvent>(runtime, compositionId, instanceId);
+    return events.filter((event) => event.event === 'PHASE_RESENT');
   }
 
   const protocol = (): ParticipantProtocolService => runtime.app.get(ParticipantProtocolService);

@@ -93,3 +93,50 @@ export async function commissionAndPrime(runtime: RuntimeHarness, yaml: string):
   });
   return compositionId;
 }
+
+/** Creates an instance from an example body (its composition id filled in) with fresh element ids and name. */
+export async function createInstanceFrom(
+  runtime: RuntimeHarness,
+  compositionId: string,
+  instanceJson: string,
+): Promise<{ instanceId: string; elementIds: string[] }> {
+  const body = JSON.parse(instanceJson.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as {
+    name: string;
+    elements: Record<string, { id: string }>;
+  };
+  const elements = Object.fromEntries(
+    Object.values(body.elements).map((element) => {
+      const id = randomUUID();
+      return [id, { ...element, id }];
+    }),
+  );
+  const created = await runtime.http
+    .post(`${BASE}/compositions/${compositionId}/instances`)
+    .send({ ...body, name: `${body.name}-${randomUUID().slice(0, 8)}`, elements })
+    .expect(201);
+  return { instanceId: (created.body as { instanceId: string }).instanceId, elementIds: Object.keys(elements) };
+}
+
+/** Sends an order (`{deployOrder: 'DEPLOY'}`, ...) and expects it accepted. */
+export async function orderInstance(
+  runtime: RuntimeHarness,
+  compositionId: string,
+  instanceId: string,
+  body: Record<string, string>,
+): Promise<void> {
+  await runtime.http.put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).send(body).expect(202);
+}
+
+/** GET of an instance, read as the caller's view of it. */
+export async function instanceOf<T>(runtime: RuntimeHarness, compositionId: string, instanceId: string): Promise<T> {
+  return (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+    .body as T;
+}
+
+/** The history events of an instance, oldest first. */
+export async function historyOf<T>(runtime: RuntimeHarness, compositionId: string, instanceId: string): Promise<T[]> {
+  const history = await runtime.http
+    .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/history`)
+    .expect(200);
+  return (history.body as { events: T[] }).events;
+}

@@ -39,32 +39,30 @@ export class OperabilityMetrics implements CommitObserver {
   ) {
     const registers = [runtime.registry];
     const gauges = (): Promise<EngineGauges | null> => this.gauges();
-    new Gauge({
-      name: 'acm_operations_in_flight',
-      help: 'Running operations, by order',
-      labelNames: ['order'],
-      registers,
-      async collect() {
-        const read = await gauges();
-        if (read !== null) {
-          this.reset();
-          read.operationsRunning.forEach(({ order, count }) => this.set({ order }, count));
-        }
-      },
-    });
-    new Gauge({
-      name: 'acm_elements_in_flight',
-      help: 'Elements an order is acting on, by their transitional state',
-      labelNames: ['state'],
-      registers,
-      async collect() {
-        const read = await gauges();
-        if (read !== null) {
-          this.reset();
-          read.elementsInFlight.forEach(({ state, count }) => this.set({ state }, count));
-        }
-      },
-    });
+    type Counted = ReadonlyArray<{ readonly count: number } & Readonly<Record<string, string | number>>>;
+    const counted = (name: string, help: string, label: string, rows: (read: EngineGauges) => Counted): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: [label],
+        registers,
+        async collect() {
+          const read = await gauges();
+          if (read !== null) {
+            // Reset first, so a label whose rows disappeared (no operation of that order left) reads 0, not stale.
+            this.reset();
+            rows(read).forEach((row) => this.set({ [label]: String(row[label]) }, row.count));
+          }
+        },
+      });
+    };
+    counted('acm_operations_in_flight', 'Running operations, by order', 'order', (read) => read.operationsRunning);
+    counted(
+      'acm_elements_in_flight',
+      'Elements an order is acting on, by their transitional state',
+      'state',
+      (read) => read.elementsInFlight,
+    );
     new Gauge({
       name: 'acm_outbox_backlog',
       help: 'Messages committed to the outbox and not yet acknowledged by the broker',
@@ -76,32 +74,13 @@ export class OperabilityMetrics implements CommitObserver {
         }
       },
     });
-    new Gauge({
-      name: 'acm_participants',
-      help: 'Participants by state: ON_LINE when one of their replicas is',
-      labelNames: ['state'],
-      registers,
-      async collect() {
-        const read = await gauges();
-        if (read !== null) {
-          this.reset();
-          read.participants.forEach(({ state, count }) => this.set({ state }, count));
-        }
-      },
-    });
-    new Gauge({
-      name: 'acm_participant_replicas',
-      help: 'Participant replicas by state',
-      labelNames: ['state'],
-      registers,
-      async collect() {
-        const read = await gauges();
-        if (read !== null) {
-          this.reset();
-          read.replicas.forEach(({ state, count }) => this.set({ state }, count));
-        }
-      },
-    });
+    counted(
+      'acm_participants',
+      'Participants by state: ON_LINE when one of their replicas is',
+      'state',
+      (read) => read.participants,
+    );
+    counted('acm_participant_replicas', 'Participant replicas by state', 'state', (read) => read.replicas);
     const logger = this.logger;
     new Gauge({
       name: 'acm_kafka_consumer_lag',
