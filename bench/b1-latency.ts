@@ -55,7 +55,12 @@ export interface B1Result {
  * the phase is mostly the time the runtime spends applying one ACK (ACKs of one participant share a
  * partition key and are consumed one after the other).
  */
-function collectPhaseGaps(events: readonly HistoryEvent[], operationId: string, dispatch: number[], spacing: number[]) {
+export function collectPhaseGaps(
+  events: readonly HistoryEvent[],
+  operationId: string,
+  dispatch: number[],
+  spacing: number[],
+) {
   const mine = events.filter((event) => event.operationId === operationId);
   const phases = new Set(mine.map((event) => event.detail['phase']).filter((phase) => typeof phase === 'number'));
   for (const phase of phases) {

@@ -1,8 +1,10 @@
 /**
- * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP] [-- --keep]`: the performance benchmarks of
+ * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP] [-- --keep] [-- --embedded]`: the performance benchmarks of
  * docs/performance.md. Starts (or reuses) PostgreSQL and Kafka with scripts/services-up.sh, then for
  * each benchmark a fresh stack (runtime + instant simulator as processes, fresh schema and topics),
  * and writes bench/results/latest.json and latest.md. Measures only: nothing here asserts on time.
+ * `--embedded` runs B1, B2 and PROFILE against the embedded default instead (bench/embedded.ts; B3 and B4 are
+ * skipped) and writes latest-embedded(-quick).json/md.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,6 +16,8 @@ import type { SqlWindow } from './b2-throughput';
 import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
 import { runStartup } from './startup';
+import type { EmbeddedSuite } from './embedded';
+import { embeddedSuiteMarkdown, runEmbeddedSuite } from './embedded';
 import { machineInfo, sourceState } from './lib/machine';
 import { BUILD_DIR, REPO_ROOT, RUNTIME_SCRIPT, stopAll } from './lib/processes';
 import type { StackOptions } from './lib/stack';
@@ -51,6 +55,7 @@ type Benchmark = (typeof BENCHMARKS)[number];
 interface Arguments {
   quick: boolean;
   keep: boolean;
+  embedded: boolean;
   only: Set<Benchmark>;
 }
 
@@ -58,12 +63,15 @@ function parseArguments(argv: string[]): Arguments {
   const only = new Set<Benchmark>(BENCHMARKS);
   let quick = false;
   let keep = false;
+  let embedded = false;
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index] ?? '';
     if (argument === '--quick') {
       quick = true;
     } else if (argument === '--keep') {
       keep = true;
+    } else if (argument === '--embedded') {
+      embedded = true;
     } else if (argument === '--only' || argument.startsWith('--only=')) {
       const list = argument.includes('=') ? argument.slice('--only='.length) : (argv[(index += 1)] ?? '');
       only.clear();
@@ -74,10 +82,12 @@ function parseArguments(argv: string[]): Arguments {
         only.add(name as Benchmark);
       }
     } else {
-      throw new Error(`unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,STARTUP, --keep)`);
+      throw new Error(
+        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,STARTUP, --keep, --embedded)`,
+      );
     }
   }
-  return { quick, keep, only };
+  return { quick, keep, embedded, only };
 }
 
 const activeStacks = new Set<Stack>();
@@ -148,7 +158,7 @@ async function main(): Promise<void> {
     throw new Error(`scripts/services-up.sh failed (exit ${String(services.status)})`);
   }
   const serviceAddresses = servicesFromEnv();
-  const results: Results = {
+  const results: Results & { embedded?: EmbeddedSuite } = {
     runId,
     mode: args.quick ? 'quick' : 'full',
     startedAt,
@@ -159,17 +169,20 @@ async function main(): Promise<void> {
   };
   log(`logs of the runtime and simulators: ${logDir}`);
 
-  if (args.only.has('B1') && !interrupted) {
+  if (args.embedded && !interrupted) {
+    results.embedded = await runEmbeddedSuite(args.only, sizes, runId, logDir, profileDir);
+  }
+  if (args.only.has('B1') && !args.embedded && !interrupted) {
     results.b1 = await withStack('b1', runId, logDir, args.keep, {}, (stack) =>
       runB1(stack, serviceAddresses.brokers, runId, sizes.b1Instances),
     );
   }
-  if (args.only.has('B2') && !interrupted) {
+  if (args.only.has('B2') && !args.embedded && !interrupted) {
     results.b2 = await withStack('b2', runId, logDir, args.keep, {}, async (stack) => {
       return (await runB2(stack, runId, sizes.b2Instances, sizes.b2InFlight)).result;
     });
   }
-  if (args.only.has('PROFILE') && !interrupted) {
+  if (args.only.has('PROFILE') && !args.embedded && !interrupted) {
     const name = `runtime-${runId}.cpuprofile`;
     const file = join(profileDir, name);
     const sqlCountFile = join(logDir, 'prof-sql-counts.json');
@@ -207,12 +220,12 @@ async function main(): Promise<void> {
       };
     }
   }
-  if (args.only.has('B3') && !interrupted) {
+  if (args.only.has('B3') && !args.embedded && !interrupted) {
     results.b3 = await withStack('b3', runId, logDir, args.keep, {}, (stack) =>
       runB3(stack, runId, sizes.b3Users, sizes.b3Loops),
     );
   }
-  if (args.only.has('B4') && !interrupted) {
+  if (args.only.has('B4') && !args.embedded && !interrupted) {
     results.b4 = await withStack('b4', runId, logDir, args.keep, {}, (stack) =>
       runB4(stack, serviceAddresses, runId, sizes.b4Instances),
     );
@@ -230,10 +243,19 @@ async function main(): Promise<void> {
   results.harnessS = round((performance.now() - start) / 1000, 1);
   results.backgroundBusyPct = backgroundBusyPct;
   const json = `${JSON.stringify(results, null, 2)}\n`;
-  const markdown = resultsMarkdown(results);
+  const markdown =
+    results.embedded === undefined
+      ? resultsMarkdown(results)
+      : `${resultsMarkdown(results)}\n${embeddedSuiteMarkdown(results.embedded)}\n`;
   // A quick or partial run never overwrites the committed full results.
   const complete = args.only.size === BENCHMARKS.length;
-  const base = !args.quick && complete ? 'latest' : args.quick && complete ? 'latest-quick' : 'latest-partial';
+  const base = args.embedded
+    ? `latest-embedded${args.quick ? '-quick' : ''}`
+    : !args.quick && complete
+      ? 'latest'
+      : args.quick && complete
+        ? 'latest-quick'
+        : 'latest-partial';
   writeFileSync(join(resultsDir, `${base}.json`), json);
   writeFileSync(join(resultsDir, `${base}.md`), markdown);
   process.stdout.write(`\n${markdown}\n`);

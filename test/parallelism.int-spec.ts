@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { UnitOfWork } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
+import { RUNTIME_CONFIG } from '../apps/runtime-acm/src/config/runtime.config';
+import type { RuntimeConfig } from '../apps/runtime-acm/src/config/runtime.config';
+import { OperationSteps } from '../apps/runtime-acm/src/engine/operation-steps';
+import { CommitNudge, ParallelSlots } from '../apps/runtime-acm/src/engine/parallel-slots';
 import type { RuntimeHarness } from './support/runtime-harness';
 import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import type { PhaseMessage } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const definitionYaml = readRepoFile('tosca/examples/sim-dependencies.yaml');
@@ -131,5 +137,108 @@ describe('parallelism limits (PostgreSQL, in-process bus, scripted participant)'
     expect(downOrder).toHaveLength(4);
     expect(downOrder.indexOf('Backend')).toBeGreaterThan(downOrder.indexOf('Frontend'));
     expect(downOrder.indexOf('Database')).toBeGreaterThan(downOrder.indexOf('Backend'));
+  });
+});
+
+/**
+ * MAX_PARALLEL_ELEMENTS through the real store: at most that many elements in flight across every running operation,
+ * with the runtime's own post-commit filler and two more fillers (as two more replicas on the database would run
+ * them) racing for the slots lock while ACKs of both instances arrive together.
+ */
+describe('runtime-wide parallelism limit (PostgreSQL, in-process bus, scripted participant)', () => {
+  const LIMIT = 2;
+  let runtime: RuntimeHarness;
+  let participant: ScriptedParticipant;
+  let compositionId: string;
+
+  beforeAll(async () => {
+    runtime = await startRuntime({ HEART_BEAT: '3600000', MAX_PARALLEL_ELEMENTS: String(LIMIT) });
+    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
+    participant.autoAnswer = false;
+    await participant.start();
+    await participantRegistered(runtime, participant.participantId);
+    compositionId = await commissionAndPrime(runtime, definitionYaml);
+  });
+
+  afterAll(async () => {
+    await participant.stop();
+    await runtime.close();
+  });
+
+  async function createInstance(): Promise<string> {
+    const parsed = JSON.parse(instanceJson.replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)) as {
+      name: string;
+      elements: Record<string, { id: string }>;
+    };
+    const elements = Object.fromEntries(
+      Object.values(parsed.elements).map((element) => {
+        const id = randomUUID();
+        return [id, { ...element, id }];
+      }),
+    );
+    const created = await runtime.http
+      .post(`${BASE}/compositions/${compositionId}/instances`)
+      .send({ ...parsed, name: `${parsed.name}-${randomUUID().slice(0, 8)}`, elements })
+      .expect(201);
+    return (created.body as { instanceId: string }).instanceId;
+  }
+
+  const deployStateOf = async (instanceId: string): Promise<string> =>
+    (
+      (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(200)).body as {
+        deployState: string;
+      }
+    ).deployState;
+
+  it('never has more than MAX_PARALLEL_ELEMENTS in flight across two instances, and deploys both', async () => {
+    const config = runtime.app.get<RuntimeConfig>(RUNTIME_CONFIG);
+    const fillers = [1, 2].map(
+      () => new ParallelSlots(config, runtime.app.get(UnitOfWork), runtime.app.get(OperationSteps), new CommitNudge()),
+    );
+    const instances = [await createInstance(), await createInstance()];
+    for (const instanceId of instances) {
+      await runtime.http
+        .put(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
+        .send({ deployOrder: 'DEPLOY' })
+        .expect(202);
+    }
+    const answered = new Set<string>();
+    let mostHeld = 0;
+    const held = (): Array<{ message: PhaseMessage; elementId: string }> =>
+      instances.flatMap((instanceId) =>
+        participant
+          .phaseMessages(instanceId)
+          .flatMap((message) => participant.myElements(message).map((elementId) => ({ message, elementId })))
+          .filter(({ message, elementId }) => !answered.has(`${message.messageId}/${elementId}`)),
+      );
+    for (;;) {
+      const states = await Promise.all(instances.map(deployStateOf));
+      if (states.every((state) => state === 'DEPLOYED')) {
+        break;
+      }
+      // Wait for what the runtime sent next (something is always in flight until both are deployed).
+      const work = await eventually('elements in flight', () => {
+        const now = held();
+        return now.length > 0 ? now : undefined;
+      });
+      mostHeld = Math.max(mostHeld, work.length);
+      expect(work.length).toBeLessThanOrEqual(LIMIT);
+      for (const { message, elementId } of work) {
+        answered.add(`${message.messageId}/${elementId}`);
+      }
+      // Every held element answered at once, while two more fillers race the runtime's own for the freed slots.
+      await Promise.all([
+        ...work.map(({ message, elementId }) => participant.ack(message, [elementId])),
+        ...fillers.map((filler) => filler.fill()),
+      ]);
+      await Promise.all(fillers.map((filler) => filler.fill()));
+      expect(held().length).toBeLessThanOrEqual(LIMIT);
+      await eventually('the answers to be applied', async () => {
+        const states = await Promise.all(instances.map(deployStateOf));
+        return held().length > 0 || states.every((state) => state === 'DEPLOYED') ? true : undefined;
+      });
+    }
+    expect(mostHeld).toBe(LIMIT);
+    expect(answered.size).toBe(8);
   });
 });

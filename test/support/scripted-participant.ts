@@ -21,7 +21,7 @@ export interface HandledWork {
   readonly elementId: string;
 }
 
-type PhaseMessage = AutomationCompositionDeploy | AutomationCompositionStateChange;
+export type PhaseMessage = AutomationCompositionDeploy | AutomationCompositionStateChange;
 /** Orders answered per element with stage logic: update, migrate / precheck / migration rollback, prepare / review. */
 type StagedMessage = PropertiesUpdate | AutomationCompositionMigration | AutomationCompositionPrepare;
 

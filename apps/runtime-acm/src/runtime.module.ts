@@ -23,6 +23,7 @@ import { EngineMetrics } from './engine/engine-metrics';
 import { OperationControl } from './engine/operation-control';
 import { OperationEngine } from './engine/operation-engine';
 import { OperationSupervisor } from './engine/operation-supervisor';
+import { CommitNudge, ParallelSlots } from './engine/parallel-slots';
 import { EffectWriter } from './engine/effect-writer';
 import { OperationSteps } from './engine/operation-steps';
 import { ParticipantProtocolService } from './engine/participant-protocol.service';
@@ -56,6 +57,7 @@ class ShutdownSequence implements OnApplicationShutdown {
     private readonly simulator: EmbeddedSimulator,
     private readonly inbox: ParticipantInboxListener,
     private readonly relay: OutboxRelay,
+    private readonly slots: ParallelSlots,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -65,6 +67,7 @@ class ShutdownSequence implements OnApplicationShutdown {
       await this.bus.whenDelivered();
     }
     await this.inbox.stop();
+    await this.slots.stop();
     await this.relay.stop();
     await this.bus.close();
     await this.database.close();
@@ -92,9 +95,9 @@ export class RuntimeModule {
         { provide: TypeOrmUnitOfWork, useValue: unitOfWork },
         {
           provide: UnitOfWork,
-          useFactory: (metrics: OperabilityMetrics) =>
-            new ObservedUnitOfWork(unitOfWork, [metrics, new EventLog(options.logger)]),
-          inject: [OperabilityMetrics],
+          useFactory: (metrics: OperabilityMetrics, nudge: CommitNudge) =>
+            new ObservedUnitOfWork(unitOfWork, [metrics, new EventLog(options.logger), nudge]),
+          inject: [OperabilityMetrics, CommitNudge],
         },
         { provide: ROOT_LOGGER, useValue: options.logger },
         OperabilityMetrics,
@@ -121,6 +124,8 @@ export class RuntimeModule {
         OperationEngine,
         OperationSupervisor,
         OperationControl,
+        CommitNudge,
+        ParallelSlots,
         ParticipantProtocolService,
         OutboxRelay,
         ParticipantInboxListener,

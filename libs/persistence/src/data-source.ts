@@ -18,6 +18,7 @@ import { RollbackSnapshot1764500000000 } from './migrations/1764500000000-Rollba
 import { MessageAnswers1764520000000 } from './migrations/1764520000000-MessageAnswers';
 import { MessageElements1764530000000 } from './migrations/1764530000000-MessageElements';
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
+import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
 import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   MessageAnswers1764520000000,
   MessageElements1764530000000,
   OperationControl1764612000000,
+  ParallelSlots1764700000000,
 ];
 
 export interface DatabaseOptions {
@@ -45,6 +47,8 @@ export interface DatabaseOptions {
   readonly poolSize?: number;
   /** Schema to use instead of public (tests run each suite in a schema of its own). */
   readonly schema?: string;
+  /** How long a query waits for a connection of the pool, or for a new one to open (ms). Default 5,000. */
+  readonly connectTimeoutMs?: number;
 }
 
 export function createDataSource(options: DatabaseOptions): DataSource {
@@ -60,7 +64,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     logging: ['error'],
     poolSize: options.poolSize ?? 10,
     // Without a bound, a request waits forever for a connection while the database is unreachable.
-    connectTimeoutMS: 5000,
+    connectTimeoutMS: options.connectTimeoutMs ?? 5000,
     extra: options.schema ? { options: `-c search_path=${options.schema}` } : {},
   });
 }

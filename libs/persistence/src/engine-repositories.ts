@@ -10,6 +10,7 @@ import type {
   OutboxRepository,
   RollbackRepository,
   RollbackSnapshot,
+  SlotWait,
   StoredEvent,
 } from '@acm/domain';
 import { operationFromRecord } from '@acm/domain';
@@ -32,18 +33,20 @@ interface OperationRow {
   paused_ms: string | number;
   retried: number;
   retry_at: Date | null;
+  in_flight: number;
+  slot_wait: string | null;
 }
 
 const OPERATION_COLUMNS =
   'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at, ' +
-  'progress_at, resent, paused_at, paused_ms, retried, retry_at';
+  'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait';
 
 /** The columns of an operation row as `jsonb_to_recordset` reads them. */
 const OPERATION_RECORD =
   'operation_id uuid, target_kind text, target_id uuid, order_name text, state text, timed_out boolean, ' +
   'phase integer, started_at timestamptz, deadline_at timestamptz, finished_at timestamptz, ' +
   'progress_at timestamptz, resent integer, paused_at timestamptz, paused_ms bigint, retried integer, ' +
-  'retry_at timestamptz';
+  'retry_at timestamptz, in_flight integer, slot_wait text';
 
 function isoOrNull(epochMs: number | null): string | null {
   return epochMs === null ? null : new Date(epochMs).toISOString();
@@ -69,6 +72,8 @@ function operationRecordOf(operation: Operation): Record<string, unknown> {
     paused_ms: control.pausedMs,
     retried: control.retried,
     retry_at: isoOrNull(control.retryAt),
+    in_flight: control.inFlight,
+    slot_wait: control.slotWait,
   };
 }
 
@@ -95,9 +100,20 @@ function operationOf(row: OperationRow): Operation {
       pausedMs: Number(row.paused_ms),
       retried: row.retried,
       retryAt: epochOrNull(row.retry_at),
+      inFlight: row.in_flight,
+      slotWait: slotWaitOf(row.slot_wait),
     },
   });
 }
+
+const SLOT_WAITS: ReadonlySet<string> = new Set<SlotWait>(['FIRST_PHASE', 'PHASE', 'ELEMENTS']);
+
+function slotWaitOf(value: string | null): SlotWait | null {
+  return value !== null && SLOT_WAITS.has(value) ? (value as SlotWait) : null;
+}
+
+/** The runtime-wide parallelism lock (pg_advisory_xact_lock's two-key form): one per schema, so per runtime. */
+const SLOTS_LOCK_CLASS = 0x41434d50; // "ACMP"
 
 function dateOrNull(epochMs: number | null): Date | null {
   return epochMs === null ? null : new Date(epochMs);
@@ -112,6 +128,8 @@ function controlValues(operation: Operation): unknown[] {
     control.pausedMs,
     control.retried,
     dateOrNull(control.retryAt),
+    control.inFlight,
+    control.slotWait,
   ];
 }
 
@@ -121,7 +139,7 @@ export class SqlOperationRepository implements OperationRepository {
   async insert(operation: Operation): Promise<void> {
     await this.manager.query(
       `INSERT INTO acm_operation (${OPERATION_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
       [
         operation.operationId,
         operation.targetKind,
@@ -141,7 +159,8 @@ export class SqlOperationRepository implements OperationRepository {
   async update(operation: Operation): Promise<void> {
     await this.manager.query(
       `UPDATE acm_operation SET state = $2, timed_out = $3, phase = $4, deadline_at = $5, finished_at = $6,
-         progress_at = $7, resent = $8, paused_at = $9, paused_ms = $10, retried = $11, retry_at = $12
+         progress_at = $7, resent = $8, paused_at = $9, paused_ms = $10, retried = $11, retry_at = $12,
+         in_flight = $13, slot_wait = $14
        WHERE operation_id = $1`,
       [
         operation.operationId,
@@ -190,7 +209,8 @@ export class SqlOperationRepository implements OperationRepository {
       await this.manager.query(
         `UPDATE acm_operation AS o SET state = x.state, timed_out = x.timed_out, phase = x.phase,
            deadline_at = x.deadline_at, finished_at = x.finished_at, progress_at = x.progress_at, resent = x.resent,
-           paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at
+           paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at,
+           in_flight = x.in_flight, slot_wait = x.slot_wait
          FROM jsonb_to_recordset($1::jsonb) AS x(${OPERATION_RECORD})
          WHERE o.operation_id = x.operation_id`,
         [JSON.stringify(updated.map(operationRecordOf))],
@@ -354,6 +374,27 @@ export class SqlOperationRepository implements OperationRepository {
   async listRunning(limit: number): Promise<Operation[]> {
     const rows: OperationRow[] = await this.manager.query(
       `SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE state = 'RUNNING' ORDER BY progress_at, operation_id LIMIT $1`,
+      [limit],
+    );
+    return rows.map(operationOf);
+  }
+
+  async lockSlots(): Promise<void> {
+    await this.manager.query(`SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, [SLOTS_LOCK_CLASS]);
+  }
+
+  async slotsInUse(): Promise<number> {
+    const rows: Array<{ used: string | number }> = await this.manager.query(
+      `SELECT coalesce(sum(in_flight), 0) AS used FROM acm_operation WHERE state = 'RUNNING'`,
+    );
+    return Number(rows[0]?.used ?? 0);
+  }
+
+  async listSlotWaiting(limit: number): Promise<Operation[]> {
+    const rows: OperationRow[] = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS} FROM acm_operation
+       WHERE state = 'RUNNING' AND slot_wait IS NOT NULL AND paused_at IS NULL
+       ORDER BY started_at, operation_id LIMIT $1`,
       [limit],
     );
     return rows.map(operationOf);

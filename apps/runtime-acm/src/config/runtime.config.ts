@@ -60,7 +60,12 @@ export interface RuntimeConfig {
   readonly maxRetryCount: number;
   /** NO_PROGRESS_TIMEOUT: an element silent for longer is reported stuck, not failed (0: off). */
   readonly noProgressTimeoutMs: number;
-  /** MAX_PARALLEL_ELEMENTS: most elements of one operation in flight at once; null (unset) for no limit. */
+  /**
+   * MAX_PARALLEL_ELEMENTS: most elements in flight (dispatched, not answered) across every running operation of the
+   * runtime, all replicas on the database together; it also caps each operation's `maxParallelElements`. Waiting
+   * elements go oldest operation first, then in the plan's order. Null (unset): no limit and no extra statement or
+   * lock on the ACK path (ONAP's behaviour).
+   */
   readonly maxParallelElements: number | null;
   /** MAX_PARTICIPANTS: participants with an ON_LINE replica beyond which a new participant is refused. */
   readonly maxParticipants: number;

@@ -23,18 +23,38 @@ export interface Database {
  */
 export const EMBEDDED_POOL_SIZE = 1;
 
-/** Connects to DATABASE_URL, or starts the embedded PostgreSQL under DATA_DIR; then runs pending migrations. */
-export async function openDatabase(config: RuntimeConfig, schema?: string): Promise<Database> {
+/**
+ * How long a query waits for the embedded database's one connection. The pool's wait for a free connection and
+ * its wait for a new one share one bound; with one connection the first is a queue behind every other statement,
+ * which 200 concurrent deploys on a busy machine make longer than the 5 s that detect an unreachable server. The
+ * server here runs in this process, so a long wait is load, not an outage.
+ */
+export const EMBEDDED_CONNECT_TIMEOUT_MS = 60_000;
+
+/**
+ * Connects to DATABASE_URL, or uses the embedded PostgreSQL under DATA_DIR (`starting`, when the caller started it
+ * already, else one started here); then runs pending migrations.
+ */
+export async function openDatabase(
+  config: RuntimeConfig,
+  schema?: string,
+  starting?: Promise<EmbeddedPostgres>,
+): Promise<Database> {
   const logger = new Logger('Database');
   let embedded: EmbeddedPostgres | null = null;
   let url = config.databaseUrl;
   if (url === null) {
-    embedded = await startEmbeddedPostgres(config.dataDir);
+    embedded = await (starting ?? startEmbeddedPostgres(config.dataDir));
     url = embedded.url;
     logger.log(`Embedded PostgreSQL (PGlite) in ${config.dataDir}; set DATABASE_URL to use a PostgreSQL server`);
   }
   const poolSize = embedded === null ? config.databasePoolSize : EMBEDDED_POOL_SIZE;
-  const dataSource = createDataSource({ url, poolSize, schema });
+  const dataSource = createDataSource({
+    url,
+    poolSize,
+    schema,
+    ...(embedded === null ? {} : { connectTimeoutMs: EMBEDDED_CONNECT_TIMEOUT_MS }),
+  });
   try {
     await dataSource.initialize();
     if (schema !== undefined) {

@@ -99,8 +99,9 @@ export class BatchStore implements Store {
   }
 
   /**
-   * Locks and loads the instances (in id order), then reads their running operations, the answered messages and
-   * the instances' definitions: four statements and one per distinct definition, whatever the batch's size.
+   * Locks and loads the instances (in id order), then reads the answered messages, the running operations of the
+   * instances whose answered operation is not running, and the instances' definitions: at most three statements
+   * and one per distinct definition, whatever the batch's size.
    */
   static async open(inner: Store, keys: BatchKeys): Promise<BatchStore> {
     const store = new BatchStore(inner);
@@ -114,21 +115,28 @@ export class BatchStore implements Store {
         store.loaded.set(id, { value: instance.value, version: instance.version, stored: instance.version, infos: [] });
       }
     }
-    const running = await inner.operations.findManyRunning([...found.keys()]);
-    for (const id of found.keys()) {
-      const operation = running.get(id) ?? null;
-      store.running.set(id, operation);
-      if (operation !== null) {
-        store.known.set(operation.operationId, operation);
-      }
-    }
     const messageIds = [...new Set(keys.messageIds)];
+    // Read under the instances' locks, so each answered operation is as the last commit left it.
     const answered = await inner.operations.findManyByMessage(messageIds);
     for (const id of messageIds) {
       const message = answered.get(id);
       store.messages.set(id, message ? { operationId: message.operation.operationId, phase: message.phase } : null);
-      if (message && !store.known.has(message.operation.operationId)) {
+      if (message) {
         store.known.set(message.operation.operationId, message.operation);
+        // A target has one running operation at most: a running answered one is it.
+        if (message.operation.state === 'RUNNING' && found.has(message.operation.targetId)) {
+          store.running.set(message.operation.targetId, message.operation);
+        }
+      }
+    }
+    const unknown = [...found.keys()].filter((id) => !store.running.has(id));
+    const running =
+      unknown.length === 0 ? new Map<string, Operation>() : await inner.operations.findManyRunning(unknown);
+    for (const id of unknown) {
+      const operation = running.get(id) ?? null;
+      store.running.set(id, operation);
+      if (operation !== null) {
+        store.known.set(operation.operationId, operation);
       }
     }
     for (const compositionId of new Set([...found.values()].map((instance) => instance.value.compositionId))) {

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 
 import { loadRuntimeConfig } from '../config/runtime.config';
 import { TemplateReader } from './template-reader';
-import { engineOn } from './testing/engine-fixture';
+import { engineOn, engineShellsOn } from './testing/engine-fixture';
 
 /** Time only moves when the test says so. */
 class FakeClock extends Clock {
@@ -420,6 +420,206 @@ async function expectHistoryAllowedBy(
   }
 }
 
+/** The element ids of instance `copy` (ids are unique across instances, as the store requires). */
+const copyElementId = (copy: number, index: number): string =>
+  `b${copy}000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
+const copyInstanceId = (copy: number): string => `a${copy}000000-0000-4000-8000-000000000001`;
+
+/**
+ * Many instances of one random composition deployed at once under a runtime-wide limit (MAX_PARALLEL_ELEMENTS),
+ * each maybe with its own maxParallelElements, ACKs answered in a random order across instances, the slot filler
+ * run after every commit as the runtime's post-commit nudge runs it. After every step: never more than the limit in
+ * flight across all instances, nor more than an instance's own limit in it; no free slot while an operation waits;
+ * an operation still waiting after a fill saw no younger one served in it (the stable order: oldest first). Every
+ * element goes once, after its phase opened and its dependencies were done, and every instance is DEPLOYED.
+ */
+async function runMany(
+  specs: readonly ElementSpec[],
+  copies: readonly (number | null)[],
+  runtimeLimit: number,
+  seed: number,
+): Promise<void> {
+  const next = random(seed);
+  const config = loadRuntimeConfig({ LOG_LEVEL: 'error', MAX_PARALLEL_ELEMENTS: String(runtimeLimit) });
+  const clock = new FakeClock();
+  const unitOfWork = new InMemoryUnitOfWork();
+  const templates = new TemplateReader(config);
+  const { engine, slots } = engineShellsOn(config, unitOfWork, templates, clock, new CountingIds());
+  const template = serviceTemplate(specs);
+  const phaseOf = (id: string): number => specs[Number(id.slice(-12))]!.phase;
+  const definition: CompositionDefinition = {
+    compositionId: COMPOSITION,
+    name: 'prop',
+    version: '1.0.0',
+    serviceTemplate: template,
+    state: 'PRIMED',
+    stateChangeResult: 'NO_ERROR',
+    lastMsg: clock.now(),
+    elementStateMap: Object.fromEntries(
+      specs.map((spec, index) => [
+        elementName(index),
+        {
+          nodeTemplateStateId: `d0000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+          participantId: PARTICIPANTS[spec.participant]!,
+          nodeTemplateId: { name: elementName(index), version: '1.0.0' },
+          state: 'PRIMED' as const,
+          message: null,
+          outProperties: {},
+        },
+      ]),
+    ),
+    revisionId: 'e0000000-0000-4000-8000-000000000001',
+  };
+  await unitOfWork.transaction(async (store) => {
+    await store.definitions.insert(definition);
+    for (const [copy, limit] of copies.entries()) {
+      await store.instances.insert({
+        instanceId: copyInstanceId(copy),
+        compositionId: COMPOSITION,
+        compositionTargetId: null,
+        name: `PropInstance${copy}`,
+        version: '1.0.0',
+        description: null,
+        derivedFrom: null,
+        metadata: limit === null ? null : { maxParallelElements: limit },
+        precheck: null,
+        deployState: 'UNDEPLOYED',
+        lockState: 'NONE',
+        subState: 'NONE',
+        stateChangeResult: 'NO_ERROR',
+        phase: null,
+        lastMsg: clock.now(),
+        revisionId: `e0000000-0000-4000-8000-00000000010${copy}`,
+        elements: Object.fromEntries(
+          specs.map((spec, index) => [
+            copyElementId(copy, index),
+            {
+              id: copyElementId(copy, index),
+              definition: { name: elementName(index), version: '1.0.0' },
+              participantId: PARTICIPANTS[spec.participant]!,
+              deployState: 'UNDEPLOYED' as const,
+              lockState: 'NONE' as const,
+              subState: 'NONE' as const,
+              migrationState: 'DEFAULT' as const,
+              stage: null,
+              operationalState: null,
+              useState: null,
+              description: null,
+              message: null,
+              properties: {},
+              outProperties: {},
+            },
+          ]),
+        ),
+      });
+    }
+  });
+  const stateOf = async (copy: number): Promise<AutomationComposition> =>
+    (await unitOfWork.read((store) => store.instances.find(copyInstanceId(copy))))!.value;
+  const deployed = (element: AutomationComposition['elements'][string] | undefined): boolean =>
+    element?.deployState === 'DEPLOYED';
+
+  const pending: Array<Work & { readonly copy: number }> = [];
+  const dispatched = new Set<string>();
+  /** Start order of the operations: the copy ordered first is the oldest. */
+  const startRank = new Map<number, number>();
+
+  /** Takes the queued messages, checks each dispatch, then the limits and the stable order. */
+  const deliver = async (): Promise<void> => {
+    const queued = unitOfWork.queuedOutbox();
+    await unitOfWork.deleteOutbox(queued.map((record) => record.id));
+    const served = new Set<number>();
+    for (const record of queued) {
+      const message = phaseMessageOf(record.value);
+      if (message === undefined) {
+        continue;
+      }
+      for (const dto of message.dtos) {
+        for (const elementDto of dto.elementDtos) {
+          const id = elementDto.instanceElementTarget?.elementId ?? '';
+          if (phaseOf(id) !== message.phase) {
+            continue;
+          }
+          const copy = Number(id.slice(1, 2));
+          const state = await stateOf(copy);
+          expect(dispatched.has(id)).toBe(false);
+          dispatched.add(id);
+          served.add(copy);
+          // Its phase is open and its dependencies are done, in its own instance.
+          for (const [otherId, other] of Object.entries(state.elements)) {
+            if (phaseOf(otherId) < message.phase) {
+              expect(deployed(other)).toBe(true);
+            }
+          }
+          for (const dependency of specs[Number(id.slice(-12))]!.dependsOn) {
+            expect(deployed(state.elements[copyElementId(copy, dependency)])).toBe(true);
+          }
+          pending.push({ messageId: message.messageId, participantId: dto.participantId, elementId: id, copy });
+        }
+      }
+    }
+    expect(pending.length).toBeLessThanOrEqual(runtimeLimit);
+    for (const [copy, limit] of copies.entries()) {
+      if (limit !== null) {
+        expect(pending.filter((work) => work.copy === copy).length).toBeLessThanOrEqual(limit);
+      }
+    }
+    const [inUse, waiting] = await unitOfWork.read(
+      async (store) => [await store.operations.slotsInUse(), await store.operations.listSlotWaiting(1_000)] as const,
+    );
+    // What the runtime counts is what participants hold, and no slot stays free while an operation waits.
+    expect(inUse).toBe(pending.length);
+    if (waiting.length > 0) {
+      expect(inUse).toBe(runtimeLimit);
+    }
+    for (const operation of waiting) {
+      const rank = startRank.get(Number(operation.targetId.slice(1, 2)))!;
+      for (const copy of served) {
+        expect(startRank.get(copy)!).toBeLessThanOrEqual(rank);
+      }
+    }
+  };
+
+  // Ordered one after the other (the clock moves), each order's commit followed by the filler, as after a commit.
+  const orderOf = [...copies.keys()].sort(() => next() - 0.5);
+  for (const copy of orderOf) {
+    clock.advance(1);
+    startRank.set(copy, startRank.size);
+    await unitOfWork.transaction(async (store) => {
+      const found = await store.instances.findForUpdate(copyInstanceId(copy));
+      await engine.startInstanceOrder(store, found!, definition, 'DEPLOY');
+    });
+    await slots.fill();
+    await deliver();
+  }
+  while (pending.length > 0) {
+    clock.advance(1 + Math.floor(next() * 50));
+    const [work] = pending.splice(Math.floor(next() * pending.length), 1);
+    const ack: AutomationCompositionDeployAck = {
+      messageType: 'AUTOMATION_COMPOSITION_DEPLOY_ACK',
+      responseTo: work!.messageId,
+      automationCompositionId: copyInstanceId(work!.copy),
+      participantId: work!.participantId,
+      stateChangeResult: 'NO_ERROR',
+      automationCompositionResultMap: {
+        [work!.elementId]: { deployState: 'DEPLOYED', lockState: 'LOCKED', result: true },
+      },
+    };
+    await engine.applyInstanceAck(ack);
+    if (next() < 0.2) {
+      // A redelivered ACK changes nothing, the slots included.
+      await engine.applyInstanceAck(ack);
+    }
+    await slots.fill();
+    await deliver();
+  }
+  expect(dispatched.size).toBe(specs.length * copies.length);
+  for (const copy of copies.keys()) {
+    expect(await stateOf(copy)).toMatchObject({ deployState: 'DEPLOYED', stateChangeResult: 'NO_ERROR' });
+  }
+  expect(await unitOfWork.read((store) => store.operations.slotsInUse())).toBe(0);
+}
+
 describe('dependency ordering, property-based (fast-check, in-memory store, fake clock)', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
@@ -434,6 +634,21 @@ describe('dependency ordering, property-based (fast-check, in-memory store, fake
         },
       ),
       { numRuns: 40 },
+    );
+  });
+
+  it('keeps at most MAX_PARALLEL_ELEMENTS in flight across many instances, oldest operation first, all deployed', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        compositionArbitrary,
+        fc.array(fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }), { minLength: 2, maxLength: 4 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer(),
+        async (specs, copies, runtimeLimit, seed) => {
+          await runMany(specs, copies, runtimeLimit, seed);
+        },
+      ),
+      { numRuns: 30 },
     );
   });
 });

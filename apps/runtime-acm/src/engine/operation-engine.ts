@@ -108,9 +108,16 @@ export class OperationEngine {
     const ordered = inputs
       .map((input, index) => ({ input, index }))
       .sort((a, b) => targetOf(a.input).localeCompare(targetOf(b.input)) || a.index - b.index);
+    // Definitions are read once per batch: its ACKs write no definition.
+    const definitions = new Map<string, Promise<Versioned<CompositionDefinition> | null>>();
+    const definitionOf = (compositionId: string): Promise<Versioned<CompositionDefinition> | null> => {
+      const known = definitions.get(compositionId) ?? batch.definitions.find(compositionId);
+      definitions.set(compositionId, known);
+      return known;
+    };
     for (const { input } of ordered) {
       await (input.kind === 'INSTANCE_ACK'
-        ? this.applyInstanceAckIn(batch, input.ack)
+        ? this.applyInstanceAckIn(batch, input.ack, definitionOf)
         : this.applyPrimeAckIn(batch, input.ack));
     }
     if (batch !== store) {
@@ -118,19 +125,27 @@ export class OperationEngine {
     }
   }
 
-  private async applyInstanceAckIn(store: Store, wire: AutomationCompositionDeployAck): Promise<void> {
+  private async applyInstanceAckIn(
+    store: Store,
+    wire: AutomationCompositionDeployAck,
+    definitionOf: (compositionId: string) => Promise<Versioned<CompositionDefinition> | null>,
+  ): Promise<void> {
     const ack = instanceAckOf(wire);
     const instanceId = wire.automationCompositionId;
+    // The answered message is read under the instance's lock, so its operation is as the last commit left it.
+    const found = await store.instances.findForUpdate(instanceId);
     const answered = ack.responseTo !== null ? await store.operations.findByMessage(ack.responseTo) : null;
     if (ack.responseTo !== null && answered?.operation.targetId !== instanceId) {
       return this.writer.ignored([ignore('UNKNOWN_MESSAGE', `ACK answers unknown message ${ack.responseTo}`)]);
     }
-    const found = await store.instances.findForUpdate(instanceId);
-    const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+    const definition = found ? await definitionOf(found.value.compositionId) : null;
     if (!found || !definition) {
       return this.writer.ignored([ignore('UNKNOWN_INSTANCE', `ACK for unknown instance ${instanceId}`)]);
     }
-    const running = asInstanceOperation(await store.operations.findRunning(instanceId));
+    // A target has one running operation at most: a running answered one is it, with no second read.
+    const running = asInstanceOperation(
+      answered?.operation.state === 'RUNNING' ? answered.operation : await store.operations.findRunning(instanceId),
+    );
     const acked = asInstanceOperation(operationOfAck(answered, running));
     const target = { found, definition: definition.value, running, concerned: acked, order: acked?.order ?? null };
     await this.steps.instance(store, target, { kind: 'ACK', ack, answered, dispatched: null });

@@ -16,6 +16,7 @@ import type {
 import {
   Clock,
   IdGenerator,
+  countsAgainstRuntimeLimit,
   decideDefinition,
   decideInstance,
   effectiveRetryPolicy,
@@ -58,7 +59,11 @@ export class OperationSteps {
     private readonly writer: EffectWriter,
   ) {}
 
-  async instance(store: Store, target: InstanceStepTarget, input: InstanceInput): Promise<InstanceStep> {
+  /**
+   * `slots`: the runtime-wide slots free for this step (the pass that fills them); every other step has none, so
+   * under MAX_PARALLEL_ELEMENTS elements wait for that pass, in their stable order across operations.
+   */
+  async instance(store: Store, target: InstanceStepTarget, input: InstanceInput, slots = 0): Promise<InstanceStep> {
     const now = this.clock.now();
     const { found, definition, running, order } = target;
     const concerned = target.concerned === undefined ? running : target.concerned;
@@ -74,6 +79,10 @@ export class OperationSteps {
       templates: templatesOf(info, context),
       defaultTimeoutMs: this.config.maxOperationWaitMs,
       maxParallelElements,
+      runtimeSlots:
+        this.config.maxParallelElements === null || (order !== null && !countsAgainstRuntimeLimit(order))
+          ? null
+          : slots,
       newId: () => this.ids.uuid(),
       control: this.controlSettings(found.value, definition),
     });

@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
+import { ParallelSlots } from '../engine/parallel-slots';
 import { OperationSupervisor } from '../engine/operation-supervisor';
 import { ParticipantProtocolService } from '../engine/participant-protocol.service';
 import { OutboxRelay } from '../messaging/outbox-relay';
@@ -34,6 +35,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     private readonly participants: ParticipantProtocolService,
     private readonly relay: OutboxRelay,
     private readonly bus: MessageBus,
+    private readonly slots: ParallelSlots,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -101,6 +103,8 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       }
       // A new replica registered: the others had a full period to answer its STATUS request.
       await this.supervisor.handOverAfterProbes(this.config.heartBeatMs);
+      // The safety net of the runtime-wide parallelism limit: slots a commit's nudge missed go now.
+      await this.slots.fill();
       this.relay.kick();
     } catch (error) {
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,5 +1,5 @@
 import type { InstanceElement } from '../model';
-import { nextDispatch, parallelismLimit, parallelismProblem } from './dispatch';
+import { countsAgainstRuntimeLimit, nextDispatch, parallelismLimit, parallelismProblem } from './dispatch';
 
 function element(id: string, deployState: InstanceElement['deployState'] = 'DEPLOYING'): InstanceElement {
   return {
@@ -59,6 +59,22 @@ describe('nextDispatch', () => {
       limit: 2,
     });
     expect(full.dispatch.size).toBe(0);
+  });
+
+  it('sends no more than the runtime-wide budget, under the operation’s own limit too', () => {
+    const elements = byId(element('c'), element('b'), element('a'));
+    const input = { elements, phase: 0, startPhaseOf: () => 0, waits: new Map(), inFlight: [] };
+    expect([...nextDispatch({ ...input, limit: null, budget: 2 }).dispatch]).toEqual(['a', 'b']);
+    expect([...nextDispatch({ ...input, limit: 1, budget: 2 }).dispatch]).toEqual(['a']);
+    expect(nextDispatch({ ...input, limit: null, budget: 0 }).queued).toEqual(['a', 'b', 'c']);
+    expect([...nextDispatch({ ...input, limit: null, budget: null }).dispatch]).toEqual(['a', 'b', 'c']);
+  });
+
+  it('counts every order against the runtime-wide limit but a migration precheck (its message needs its request)', () => {
+    expect(countsAgainstRuntimeLimit('DEPLOY')).toBe(true);
+    expect(countsAgainstRuntimeLimit('MIGRATE')).toBe(true);
+    expect(countsAgainstRuntimeLimit('UPDATE')).toBe(true);
+    expect(countsAgainstRuntimeLimit('MIGRATE_PRECHECK')).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { InstanceElement } from '../model';
+import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { StartPhaseOf } from '../engine/phase-planner';
 import { isElementTransitional } from '../engine/phase-planner';
 import { readyInPhase } from '../engine/dependency-planner';
@@ -14,6 +15,11 @@ export interface DispatchInput {
   readonly inFlight: readonly string[];
   /** Most elements in flight at once; null for no limit (ONAP's behaviour). */
   readonly limit: number | null;
+  /**
+   * Free slots of the runtime-wide limit (MAX_PARALLEL_ELEMENTS) this operation may fill now; null or absent when
+   * there is no runtime-wide limit.
+   */
+  readonly budget?: number | null;
 }
 
 export interface DispatchDecision {
@@ -32,7 +38,7 @@ function byId(a: InstanceElement, b: InstanceElement): number {
 
 /**
  * Which elements of the open phase are dispatched now: those in transition whose dependencies reached the
- * order's target, not already in flight, as many as the parallelism limit leaves room for, in a stable order.
+ * order's target, not already in flight, as many as the parallelism limit leaves room for and as the runtime-wide budget leaves, in a stable order.
  * Without dependencies and without a limit, every element of the phase goes at once, exactly as ONAP does.
  * The engine and the plan both call this, so a plan cannot disagree with what runs.
  */
@@ -42,7 +48,8 @@ export function nextDispatch(input: DispatchInput): DispatchDecision {
   const ready = readyInPhase(elements, phase, startPhaseOf, waits).sort(byId);
   const readyIds = new Set(ready.map((element) => element.id));
   const candidates = ready.filter((element) => !inFlight.has(element.id)).map((element) => element.id);
-  const slots = limit === null ? candidates.length : Math.max(0, limit - inFlight.size);
+  const own = limit === null ? candidates.length : Math.max(0, limit - inFlight.size);
+  const slots = input.budget === undefined || input.budget === null ? own : Math.min(own, Math.max(0, input.budget));
   return {
     dispatch: new Set(candidates.slice(0, slots)),
     queued: candidates.slice(slots),
@@ -71,6 +78,15 @@ export function describedWith(
       .filter((element) => startPhaseOf(element) !== phase || dispatch.has(element.id))
       .map((element) => element.id),
   );
+}
+
+/**
+ * Whether an order's elements count against the runtime-wide limit (MAX_PARALLEL_ELEMENTS): every order but a
+ * migration precheck, whose message carries what only its request holds (the target and the planned elements), so it
+ * cannot wait to be sent later by another step.
+ */
+export function countsAgainstRuntimeLimit(order: InstanceOrder): boolean {
+  return order !== 'MIGRATE_PRECHECK';
 }
 
 /** The field that limits how many elements of one operation are in flight (instance or definition metadata). */

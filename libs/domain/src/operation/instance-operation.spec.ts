@@ -2,7 +2,7 @@ import type { AutomationComposition, InstanceElement } from '../model';
 import type { InstanceOperation } from '../ports/engine.port';
 import type { OperationEffect, SendPhaseEffect } from './effects';
 import type { InstanceAck, InstanceStep, InstanceStepContext } from './instance-operation';
-import { decideInstance } from './instance-operation';
+import { decideInstance, needsSupervision } from './instance-operation';
 import type { ElementTemplate } from './topology';
 
 const T0 = 1_764_000_000_000;
@@ -282,6 +282,117 @@ describe('decideInstance', () => {
       context,
     );
     expect(sends(afterTwo).map((send) => send.dispatched)).toEqual([['e-4']]);
+  });
+
+  it('under a runtime-wide limit sends only what free slots allow, and keeps the slots the operation holds', () => {
+    // No slot for the order itself: its first phase waits, flagged as the first (participants start the order on it).
+    const waiting = { ...contextOf([template('a', 0), template('b', 1)], null), runtimeSlots: 0 };
+    const three = [element('e-1', 'a'), element('e-2', 'a'), element('e-3', 'b')];
+    const started = decideInstance(instanceOf(three), null, { kind: 'ORDER', order: 'DEPLOY' }, T0, waiting);
+    expect(sends(started)).toEqual([]);
+    expect(started.operation?.control).toMatchObject({ inFlight: 0, slotWait: 'FIRST_PHASE' });
+    // One slot free: the phase opens with the first element in id order, the other still waits.
+    const oneSlot = { ...waiting, runtimeSlots: 1 };
+    const opened = decideInstance(
+      started.target,
+      started.operation,
+      { kind: 'SLOTS', dispatched: new Set() },
+      T0 + 1,
+      oneSlot,
+    );
+    expect(sends(opened).map((send) => [send.event, send.firstPhase, send.dispatched])).toEqual([
+      ['PHASE_STARTED', true, ['e-1']],
+    ]);
+    expect(opened.operation?.control).toMatchObject({ inFlight: 1, slotWait: 'ELEMENTS' });
+    // Its ACK frees the slot but sends nothing (slots go through SLOTS, oldest operation first).
+    const answered = decideInstance(
+      opened.target,
+      opened.operation,
+      { kind: 'ACK', ack: ack(P1, ['e-1']), answered: null, dispatched: new Set(['e-1']) },
+      T0 + 2,
+      waiting,
+    );
+    expect(sends(answered)).toEqual([]);
+    expect(answered.operations.map((write) => write.operation.control)).toMatchObject([
+      { inFlight: 0, slotWait: 'ELEMENTS' },
+    ]);
+    const more = decideInstance(
+      answered.target,
+      answered.operation,
+      { kind: 'SLOTS', dispatched: new Set(['e-1']) },
+      T0 + 3,
+      { ...waiting, runtimeSlots: 5 },
+    );
+    expect(sends(more).map((send) => [send.event, send.dispatched])).toEqual([['ELEMENTS_DISPATCHED', ['e-2']]]);
+    expect(more.operation?.control).toMatchObject({ inFlight: 1, slotWait: null });
+    // The phase done, the next one waits for a slot as a later phase (not the first).
+    const advanced = decideInstance(
+      more.target,
+      more.operation,
+      { kind: 'ACK', ack: ack(P1, ['e-2']), answered: null, dispatched: new Set(['e-1', 'e-2']) },
+      T0 + 4,
+      waiting,
+    );
+    expect(sends(advanced)).toEqual([]);
+    expect(advanced.operation).toMatchObject({ phase: 1, control: { inFlight: 0, slotWait: 'PHASE' } });
+    const next = decideInstance(
+      advanced.target,
+      advanced.operation,
+      { kind: 'SLOTS', dispatched: new Set() },
+      T0 + 5,
+      oneSlot,
+    );
+    expect(sends(next).map((send) => [send.event, send.firstPhase, send.phase, send.dispatched])).toEqual([
+      ['PHASE_STARTED', false, 1, ['e-3']],
+    ]);
+    // A SLOTS pass for an operation that waits for nothing changes nothing.
+    const idle = decideInstance(
+      next.target,
+      next.operation,
+      { kind: 'SLOTS', dispatched: new Set(['e-3']) },
+      T0,
+      oneSlot,
+    );
+    expect(idle.operations).toEqual([]);
+    expect(sends(idle)).toEqual([]);
+  });
+
+  it('supervision leaves alone a phase whose opening waits for a runtime-wide slot: nothing of it is out', () => {
+    const context = { ...contextOf([template('a', 0)]), runtimeSlots: 0 };
+    const started = decideInstance(
+      instanceOf([element('e-1', 'a')]),
+      null,
+      { kind: 'ORDER', order: 'DEPLOY' },
+      T0,
+      context,
+    );
+    const settings = { retryPolicy: null, resend: { maxWaitMs: 1_000, maxRetryCount: 3 }, noProgressTimeoutMs: 1_000 };
+    expect(needsSupervision(started.target, started.operation, T0 + 60_000, settings)).toBe(false);
+    const sent = decideInstance(started.target, started.operation, { kind: 'SLOTS', dispatched: new Set() }, T0, {
+      ...context,
+      runtimeSlots: 1,
+    });
+    expect(needsSupervision(sent.target, sent.operation, T0 + 60_000, settings)).toBe(true);
+  });
+
+  it('without a runtime-wide limit keeps no slot count (ONAP: nothing more is written)', () => {
+    const context = contextOf([template('a', 0)]);
+    const started = decideInstance(
+      instanceOf([element('e-1', 'a'), element('e-2', 'a')]),
+      null,
+      { kind: 'ORDER', order: 'DEPLOY' },
+      T0,
+      context,
+    );
+    const answered = decideInstance(
+      started.target,
+      started.operation,
+      { kind: 'ACK', ack: ack(P1, ['e-1']), answered: null, dispatched: null },
+      T0 + 1,
+      context,
+    );
+    expect(started.operation?.control).toMatchObject({ inFlight: 0, slotWait: null });
+    expect(answered.operations).toEqual([]);
   });
 
   it('without dependencies or a limit describes every element in transition in the phase message, as ONAP', () => {

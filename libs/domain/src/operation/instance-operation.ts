@@ -2,7 +2,7 @@ import type { AutomationComposition, InstanceElement } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import { completedStateOf, transitionalStateFor } from '../instance/instance-lifecycle';
 import { firstPhase } from '../instance/phases';
-import type { InstanceOperation, Operation } from '../ports/engine.port';
+import type { InstanceOperation, Operation, SlotWait } from '../ports/engine.port';
 import { freshControl } from '../ports/engine.port';
 import { DomainError } from '../errors';
 import type { ResendSettings } from '../control/resend-schedule';
@@ -82,6 +82,11 @@ export type InstanceInput =
   /** Cancel the running operation; `dispatched`: every element its messages set going (for a rollback). */
   | { readonly kind: 'CANCEL'; readonly rollback: boolean; readonly dispatched: ReadonlySet<string> }
   | { readonly kind: 'PAUSE' }
+  /**
+   * Runtime-wide slots are free (MAX_PARALLEL_ELEMENTS, `context.runtimeSlots` of them): a waiting operation sends
+   * what waited. `dispatched`: the elements of the open phase its messages set going so far.
+   */
+  | { readonly kind: 'SLOTS'; readonly dispatched: ReadonlySet<string> }
   /** Resume a paused operation; `dispatched`: the elements of the open phase its messages set going so far. */
   | { readonly kind: 'RESUME'; readonly dispatched: ReadonlySet<string> }
   /**
@@ -109,6 +114,12 @@ export interface InstanceStepContext {
   readonly defaultTimeoutMs: number;
   /** Most elements of one operation in flight at once; null for no limit (ONAP). */
   readonly maxParallelElements: number | null;
+  /**
+   * Under a runtime-wide limit (MAX_PARALLEL_ELEMENTS), the free slots this step may fill: 0 for every step but the
+   * one that fills free slots (`SLOTS`), so slots go to waiting operations in their stable order. The step then
+   * keeps the operation's `control.inFlight` and `control.slotWait`. Null or absent: no runtime-wide limit (ONAP).
+   */
+  readonly runtimeSlots?: number | null;
   readonly newId: () => string;
   /** Control of running work (issue 12); absent: no retries, no resends, no no-progress reports. */
   readonly control?: ControlSettings;
@@ -166,6 +177,19 @@ export function decideInstance(
   now: number,
   context: InstanceStepContext,
 ): InstanceStep {
+  const step = decideOne(target, running, input, now, context);
+  return context.runtimeSlots === undefined || context.runtimeSlots === null
+    ? step
+    : accountSlots(step, running, input, context);
+}
+
+function decideOne(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: InstanceInput,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
   switch (input.kind) {
     case 'ORDER':
       return startOrder(target, running, input.order, now, context);
@@ -183,6 +207,8 @@ export function decideInstance(
       return resumeOperation(target, running, input, now, context);
     case 'SUPERVISE':
       return supervise(target, running, input, now, context);
+    case 'SLOTS':
+      return fillSlots(target, running, input, now, context);
   }
 }
 
@@ -195,7 +221,7 @@ export function hasUnfinishedWorkOf(instance: AutomationComposition, participant
 
 /**
  * The message that opens a phase with nothing of it in flight yet: it describes the elements that are ready (their
- * dependencies done) up to the parallelism limit.
+ * dependencies done) up to the parallelism limit; null when the runtime-wide budget lets none go yet.
  */
 function phaseOpening(
   instance: AutomationComposition,
@@ -204,7 +230,7 @@ function phaseOpening(
   waits: Parameters<typeof nextDispatch>[0]['waits'],
   context: InstanceStepContext,
   options: { firstPhase?: boolean } = {},
-): SendPhaseEffect {
+): SendPhaseEffect | null {
   const { dispatch } = nextDispatch({
     elements: instance.elements,
     phase,
@@ -212,7 +238,12 @@ function phaseOpening(
     waits,
     inFlight: [],
     limit: context.maxParallelElements,
+    budget: context.runtimeSlots ?? null,
   });
+  // Only a runtime-wide budget leaves nothing to send: the opening waits for a free slot (control.slotWait).
+  if (dispatch.size === 0) {
+    return null;
+  }
   return sendPhase(instance, phase, startPhaseOf, {
     ...options,
     describe: describedWith(instance.elements, phase, startPhaseOf, dispatch),
@@ -293,11 +324,12 @@ function startOrder(
     const done = complete(started, operation, effects, now, context);
     return { ...done, operations: [...writes.slice(0, -1), { operation: done.operation, isNew: true }] };
   }
-  effects.push(
-    phaseOpening(started, phase, startPhaseOf, waitsOf(order, elements, context.templates), context, {
-      firstPhase: true,
-    }),
-  );
+  const opening = phaseOpening(started, phase, startPhaseOf, waitsOf(order, elements, context.templates), context, {
+    firstPhase: true,
+  });
+  if (opening) {
+    effects.push(opening);
+  }
   return { target: started, removed: false, operation, operations: writes, effects };
 }
 
@@ -432,6 +464,7 @@ function applyInstanceAck(
           limit: context.maxParallelElements,
         }),
         limit: context.maxParallelElements,
+        budget: context.runtimeSlots ?? null,
       });
       if (dispatch.size > 0) {
         effects.push(sendPhase(updated, openPhase, startPhaseOf, { describe: dispatch, event: 'ELEMENTS_DISPATCHED' }));
@@ -449,7 +482,10 @@ function applyInstanceAck(
         // A new phase is progress: its resends count from zero.
         control: { ...operation.control, progressAt: now, resent: 0 },
       };
-      effects.push(phaseOpening(advanced, decision.phase, startPhaseOf, waits, context));
+      const opening = phaseOpening(advanced, decision.phase, startPhaseOf, waits, context);
+      if (opening) {
+        effects.push(opening);
+      }
       return {
         target: advanced,
         removed: false,
@@ -772,7 +808,10 @@ function resumeOperation(
       phase: decision.phase,
       deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
     };
-    effects.push(phaseOpening(advanced, decision.phase, startPhaseOf, waits, context));
+    const opening = phaseOpening(advanced, decision.phase, startPhaseOf, waits, context);
+    if (opening) {
+      effects.push(opening);
+    }
     return {
       target: advanced,
       removed: false,
@@ -792,6 +831,7 @@ function resumeOperation(
     waits,
     inFlight,
     limit: context.maxParallelElements,
+    budget: context.runtimeSlots ?? null,
   });
   const due = new Set([...dispatch].filter((id) => !input.dispatched.has(id)));
   if (due.size > 0) {
@@ -869,6 +909,10 @@ export function needsSupervision(
   settings: ControlSettings,
 ): boolean {
   if (!running || running.control.pausedAt !== null || running.timedOut || running.order === 'MIGRATE_PRECHECK') {
+    return false;
+  }
+  // A phase whose opening waits for a runtime-wide slot has sent nothing: nothing is silent, nothing to resend.
+  if (running.control.slotWait === 'FIRST_PHASE' || running.control.slotWait === 'PHASE') {
     return false;
   }
   if (running.control.retryAt !== null) {
@@ -981,4 +1025,152 @@ function supervise(
   }
   const operations = operation === running ? [] : [{ operation, isNew: false }];
   return { target, removed: false, operation, operations, effects };
+}
+
+// ---- The runtime-wide parallelism limit (MAX_PARALLEL_ELEMENTS) ----
+
+/** Of these elements, those in flight in the open phase: in transition, in that phase (a stage ACK moves one on). */
+function inFlightOf(
+  ids: Iterable<string>,
+  elements: Readonly<Record<string, InstanceElement>>,
+  phase: number,
+  startPhaseOf: StartPhaseOf,
+): string[] {
+  return [...ids].filter((id) => {
+    const element = elements[id];
+    return element !== undefined && isElementTransitional(element) && startPhaseOf(element) === phase;
+  });
+}
+
+/**
+ * Free runtime-wide slots: a waiting operation sends what waited, in its stable order, as many as the slots and
+ * its own `maxParallelElements` allow: the phase's opening message (PHASE_STARTED, with the first phase's flag)
+ * when none of it went yet, more elements of the open phase otherwise. A phase's deadline starts when it opens.
+ */
+function fillSlots(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: Extract<InstanceInput, { kind: 'SLOTS' }>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  const wait = running?.control.slotWait ?? null;
+  if (!running || wait === null || running.control.pausedAt !== null) {
+    return unchanged(target, [], running);
+  }
+  const phase = running.phase ?? 0;
+  const startPhaseOf = phaseLookup(running.order, context.templates);
+  const { dispatch } = nextDispatch({
+    elements: target.elements,
+    phase,
+    startPhaseOf,
+    waits: waitsOf(running.order, target.elements, context.templates),
+    inFlight: inFlightOf(input.dispatched, target.elements, phase, startPhaseOf),
+    limit: context.maxParallelElements,
+    budget: context.runtimeSlots ?? null,
+  });
+  if (dispatch.size === 0) {
+    return unchanged(target, [], running);
+  }
+  const opening = wait !== 'ELEMENTS';
+  const effect = opening
+    ? sendPhase(target, phase, startPhaseOf, {
+        firstPhase: wait === 'FIRST_PHASE',
+        describe: describedWith(target.elements, phase, startPhaseOf, dispatch),
+      })
+    : sendPhase(target, phase, startPhaseOf, { describe: dispatch, event: 'ELEMENTS_DISPATCHED' });
+  const moved: InstanceOperation = {
+    ...running,
+    deadlineAt: opening ? phaseDeadline(target, now, context.defaultTimeoutMs) : running.deadlineAt,
+    control: { ...running.control, progressAt: now },
+  };
+  return {
+    target: { ...target, lastMsg: now },
+    removed: false,
+    operation: moved,
+    operations: [{ operation: moved, isNew: false }],
+    effects: [effect],
+  };
+}
+
+/** The elements of the open phase a step sets going: its phase messages, not the resends of earlier ones. */
+function sentBy(step: InstanceStep, phase: number): string[] {
+  return step.effects.flatMap((effect) =>
+    effect.kind === 'SEND_PHASE' && effect.phase === phase && effect.resentMessageId === null ? effect.dispatched : [],
+  );
+}
+
+/** What an input says was dispatched in the open phase before it; null when the shell did not read it. */
+function knownDispatched(input: InstanceInput): ReadonlySet<string> | null {
+  switch (input.kind) {
+    case 'ACK':
+    case 'RESUME':
+    case 'SLOTS':
+      return input.dispatched;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Under a runtime-wide limit, keeps what the runtime counts on the running operation after a step: its elements in
+ * flight (`control.inFlight`) and what it waits for a slot to send (`control.slotWait`), written only when they
+ * change. A step that neither dispatches nor was told what was dispatched (a tick, a resend) leaves them as they are.
+ */
+function accountSlots(
+  step: InstanceStep,
+  running: InstanceOperation | null,
+  input: InstanceInput,
+  context: InstanceStepContext,
+): InstanceStep {
+  const operation = step.operation;
+  if (operation === null || operation.state !== 'RUNNING' || step.removed) {
+    return step;
+  }
+  const same = running !== null && running.operationId === operation.operationId;
+  const samePhase = same && running.phase === operation.phase;
+  const known = knownDispatched(input);
+  if (samePhase && known === null) {
+    return step;
+  }
+  const phase = operation.phase ?? 0;
+  const going = new Set([...(samePhase && known !== null ? known : []), ...sentBy(step, phase)]);
+  const elements = step.target.elements;
+  const startPhaseOf = phaseLookup(operation.order, context.templates);
+  const inFlight = inFlightOf(going, elements, phase, startPhaseOf);
+  const { dispatch } = nextDispatch({
+    elements,
+    phase,
+    startPhaseOf,
+    waits: waitsOf(operation.order, elements, context.templates),
+    inFlight,
+    limit: context.maxParallelElements,
+  });
+  const wants = [...dispatch].some((id) => !going.has(id));
+  const slotWait: SlotWait | null = !wants
+    ? null
+    : going.size > 0
+      ? 'ELEMENTS'
+      : !same
+        ? 'FIRST_PHASE'
+        : samePhase
+          ? (running.control.slotWait ?? 'PHASE')
+          : 'PHASE';
+  if (operation.control.inFlight === inFlight.length && operation.control.slotWait === slotWait) {
+    return step;
+  }
+  const counted: InstanceOperation = {
+    ...operation,
+    control: { ...operation.control, inFlight: inFlight.length, slotWait },
+  };
+  const written = step.operations.some((write) => write.operation.operationId === counted.operationId);
+  return {
+    ...step,
+    operation: counted,
+    operations: written
+      ? step.operations.map((write) =>
+          write.operation.operationId === counted.operationId ? { ...write, operation: counted } : write,
+        )
+      : [...step.operations, { operation: counted, isNew: false }],
+  };
 }

@@ -78,11 +78,34 @@ export interface OperationControl {
   retried: number;
   /** Epoch ms when the scheduled retry of the failed elements is due; null when none is scheduled. */
   retryAt: number | null;
+  /**
+   * Elements of the open phase dispatched and not answered yet, kept only under a runtime-wide parallelism limit
+   * (MAX_PARALLEL_ELEMENTS): the runtime's slots in use are the sum over running operations.
+   */
+  inFlight: number;
+  /** What the operation waits for a runtime-wide slot to send; null when it waits for none (see SlotWait). */
+  slotWait: SlotWait | null;
 }
+
+/**
+ * Under a runtime-wide parallelism limit, what a waiting operation sends once slots are free: the opening message of
+ * its first phase (FIRST_PHASE, which tells participants the order starts), of a later phase (PHASE), or more
+ * elements of a phase already open (ELEMENTS).
+ */
+export type SlotWait = 'FIRST_PHASE' | 'PHASE' | 'ELEMENTS';
 
 /** A new operation's control state. */
 export function freshControl(now: number): OperationControl {
-  return { progressAt: now, resent: 0, pausedAt: null, pausedMs: 0, retried: 0, retryAt: null };
+  return {
+    progressAt: now,
+    resent: 0,
+    pausedAt: null,
+    pausedMs: 0,
+    retried: 0,
+    retryAt: null,
+    inFlight: 0,
+    slotWait: null,
+  };
 }
 
 /** A message on its way to the bus, written in the same transaction as the state that caused it. */
@@ -157,6 +180,18 @@ export interface OperationRepository {
    * for each (libs/domain/src/control) after locking its target and reading it again.
    */
   listRunning(limit: number): Promise<Operation[]>;
+  /**
+   * Takes the runtime-wide parallelism lock until the transaction ends (one holder across every replica). Taken
+   * before any target row, and only by the pass that fills free slots, so it never waits behind an ACK's locks.
+   */
+  lockSlots(): Promise<void>;
+  /** The runtime-wide slots in use: `control.inFlight` summed over running operations. */
+  slotsInUse(): Promise<number>;
+  /**
+   * Running, not paused operations waiting for a runtime-wide slot (`control.slotWait` set), unlocked, in the order
+   * they take their turn: oldest start first, then operation id.
+   */
+  listSlotWaiting(limit: number): Promise<Operation[]>;
   /** Finished operations of a target, newest first. */
   history(targetId: string, limit: number): Promise<Operation[]>;
 }

@@ -927,6 +927,30 @@ class InMemoryOperationRepository implements OperationRepository {
     );
   }
 
+  lockSlots(): Promise<void> {
+    return this.session.run((tx) => this.db.locks.acquire('slots', tx));
+  }
+
+  slotsInUse(): Promise<number> {
+    return this.session.run((tx) =>
+      this.db
+        .scan(tx, 'operation')
+        .filter(([, row]) => row.state === 'RUNNING')
+        .reduce((sum, [, row]) => sum + row.control.inFlight, 0),
+    );
+  }
+
+  listSlotWaiting(limit: number): Promise<Operation[]> {
+    return this.session.run((tx) =>
+      this.db
+        .scan(tx, 'operation')
+        .map(([, row]) => row)
+        .filter((row) => row.state === 'RUNNING' && row.control.slotWait !== null && row.control.pausedAt === null)
+        .sort((a, b) => a.startedAt - b.startedAt || compareText(a.operationId, b.operationId))
+        .slice(0, limit),
+    );
+  }
+
   history(targetId: string, limit: number): Promise<Operation[]> {
     return this.session.run((tx) =>
       this.db

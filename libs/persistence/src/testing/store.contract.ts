@@ -940,6 +940,8 @@ export function describeStoreContract(
             pausedMs: 1_234,
             retried: 1,
             retryAt: 1_764_000_060_000,
+            inFlight: 3,
+            slotWait: 'ELEMENTS',
           },
         };
         await inTransaction((store) => store.operations.update(finished));
@@ -1138,6 +1140,81 @@ export function describeStoreContract(
           expect(limited.map((o) => o.control.progressAt)).toEqual([100, 200]);
         } finally {
           await finish(operations);
+        }
+      });
+
+      it('sums the runtime-wide slots in use over running operations only', async () => {
+        const before = await read((store) => store.operations.slotsInUse());
+        const counting = [2, 3].map((inFlight) =>
+          operationOf(randomUUID(), { control: { ...freshControl(1_000), inFlight } }),
+        );
+        const ended = operationOf(randomUUID(), {
+          state: 'COMPLETED',
+          finishedAt: 2_000,
+          control: { ...freshControl(1_000), inFlight: 7 },
+        });
+        await inTransaction(async (store) => {
+          for (const operation of [...counting, ended]) {
+            await store.operations.insert(operation);
+          }
+        });
+        try {
+          expect(await read((store) => store.operations.slotsInUse())).toBe(before + 5);
+        } finally {
+          await finish(counting);
+        }
+        expect(await read((store) => store.operations.slotsInUse())).toBe(before);
+      });
+
+      it('lists operations waiting for a slot oldest first, not paused ones, up to the limit', async () => {
+        const waiting = [3_000, 1_000, 2_000].map((startedAt) =>
+          operationOf(randomUUID(), { startedAt, control: { ...freshControl(startedAt), slotWait: 'PHASE' } }),
+        );
+        const paused = operationOf(randomUUID(), {
+          startedAt: 500,
+          control: { ...freshControl(500), slotWait: 'ELEMENTS', pausedAt: 600 },
+        });
+        const notWaiting = operationOf(randomUUID(), { startedAt: 400 });
+        await inTransaction(async (store) => {
+          for (const operation of [...waiting, paused, notWaiting]) {
+            await store.operations.insert(operation);
+          }
+        });
+        try {
+          const ours = new Set(waiting.map((o) => o.operationId));
+          const listed = await read((store) => store.operations.listSlotWaiting(1_000));
+          expect(listed.filter((o) => ours.has(o.operationId)).map((o) => o.startedAt)).toEqual([1_000, 2_000, 3_000]);
+          expect(listed.map((o) => o.operationId)).not.toContain(paused.operationId);
+          expect(listed.map((o) => o.operationId)).not.toContain(notWaiting.operationId);
+          expect(listed.find((o) => o.operationId === waiting[1]!.operationId)?.control.slotWait).toBe('PHASE');
+          expect(await read((store) => store.operations.listSlotWaiting(1))).toHaveLength(1);
+        } finally {
+          await finish([...waiting, paused, notWaiting]);
+        }
+      });
+
+      it('lockSlots serialises transactions until each ends (each sees the previous commit)', async () => {
+        const operation = operationOf(randomUUID());
+        await inTransaction((store) => store.operations.insert(operation));
+        const takers = 5;
+        try {
+          // A read-modify-write without a row lock: only the slots lock keeps the updates from being lost.
+          await Promise.all(
+            Array.from({ length: takers }, () =>
+              inTransaction(async (store) => {
+                await store.operations.lockSlots();
+                const found = (await store.operations.find(operation.operationId))!;
+                await store.events.list(operation.targetId, 1);
+                await store.operations.update({
+                  ...found,
+                  control: { ...found.control, inFlight: found.control.inFlight + 1 },
+                });
+              }),
+            ),
+          );
+          expect((await read((store) => store.operations.find(operation.operationId)))?.control.inFlight).toBe(takers);
+        } finally {
+          await finish([operation]);
         }
       });
 

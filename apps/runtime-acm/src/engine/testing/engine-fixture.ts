@@ -25,6 +25,7 @@ import { OperationControl } from '../operation-control';
 import { OperationEngine } from '../operation-engine';
 import { OperationSupervisor } from '../operation-supervisor';
 import { OperationSteps } from '../operation-steps';
+import { CommitNudge, ParallelSlots } from '../parallel-slots';
 import type { OrderExtras } from '../operation-engine';
 import { TemplateReader } from '../template-reader';
 
@@ -87,6 +88,8 @@ export interface EngineShells {
   readonly engine: OperationEngine;
   readonly supervisor: OperationSupervisor;
   readonly control: OperationControl;
+  /** Fills free runtime-wide slots (MAX_PARALLEL_ELEMENTS); nothing nudges it here, so a test calls `fill()`. */
+  readonly slots: ParallelSlots;
 }
 
 /** The engine and its collaborators, wired as the runtime module wires them. */
@@ -104,6 +107,7 @@ export function engineShellsOn(
     engine: new OperationEngine(unitOfWork, templates, clock, steps, writer),
     supervisor: new OperationSupervisor(unitOfWork, clock, steps),
     control: new OperationControl(templates, clock, steps, writer),
+    slots: new ParallelSlots(config, unitOfWork, steps, new CommitNudge()),
   };
 }
 
