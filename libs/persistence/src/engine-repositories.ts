@@ -1,5 +1,7 @@
 import type {
   EventRepository,
+  MessageAnswer,
+  MessageRecord,
   Operation,
   OperationEvent,
   OperationRepository,
@@ -38,6 +40,42 @@ interface OperationRow {
 const OPERATION_COLUMNS =
   'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at, ' +
   'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait';
+
+/** The columns of an operation row as `jsonb_to_recordset` reads them. */
+const OPERATION_RECORD =
+  'operation_id uuid, target_kind text, target_id uuid, order_name text, state text, timed_out boolean, ' +
+  'phase integer, started_at timestamptz, deadline_at timestamptz, finished_at timestamptz, ' +
+  'progress_at timestamptz, resent integer, paused_at timestamptz, paused_ms bigint, retried integer, ' +
+  'retry_at timestamptz, in_flight integer, slot_wait text';
+
+function isoOrNull(epochMs: number | null): string | null {
+  return epochMs === null ? null : new Date(epochMs).toISOString();
+}
+
+/** An operation as one record of `jsonb_to_recordset`, named as its columns. */
+function operationRecordOf(operation: Operation): Record<string, unknown> {
+  const { control } = operation;
+  return {
+    operation_id: operation.operationId,
+    target_kind: operation.targetKind,
+    target_id: operation.targetId,
+    order_name: operation.order,
+    state: operation.state,
+    timed_out: operation.timedOut,
+    phase: operation.phase,
+    started_at: new Date(operation.startedAt).toISOString(),
+    deadline_at: new Date(operation.deadlineAt).toISOString(),
+    finished_at: isoOrNull(operation.finishedAt),
+    progress_at: new Date(control.progressAt).toISOString(),
+    resent: control.resent,
+    paused_at: isoOrNull(control.pausedAt),
+    paused_ms: control.pausedMs,
+    retried: control.retried,
+    retry_at: isoOrNull(control.retryAt),
+    in_flight: control.inFlight,
+    slot_wait: control.slotWait,
+  };
+}
 
 function epochOrNull(date: Date | null): number | null {
   return date === null ? null : new Date(date).getTime();
@@ -152,6 +190,41 @@ export class SqlOperationRepository implements OperationRepository {
     return rows[0] ? operationOf(rows[0]) : null;
   }
 
+  async findManyRunning(targetIds: readonly string[]): Promise<Map<string, Operation>> {
+    if (targetIds.length === 0) {
+      return new Map();
+    }
+    const rows: OperationRow[] = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE target_id = ANY($1::uuid[]) AND state = 'RUNNING'`,
+      [[...new Set(targetIds)]],
+    );
+    return new Map(rows.map((row) => [row.target_id, operationOf(row)]));
+  }
+
+  /** One `UPDATE … FROM jsonb_to_recordset` for the known operations, then one `INSERT` for the new ones. */
+  async saveMany(operations: ReadonlyArray<{ readonly operation: Operation; readonly isNew: boolean }>): Promise<void> {
+    const updated = operations.filter((entry) => !entry.isNew).map((entry) => entry.operation);
+    const inserted = operations.filter((entry) => entry.isNew).map((entry) => entry.operation);
+    if (updated.length > 0) {
+      await this.manager.query(
+        `UPDATE acm_operation AS o SET state = x.state, timed_out = x.timed_out, phase = x.phase,
+           deadline_at = x.deadline_at, finished_at = x.finished_at, progress_at = x.progress_at, resent = x.resent,
+           paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at,
+           in_flight = x.in_flight, slot_wait = x.slot_wait
+         FROM jsonb_to_recordset($1::jsonb) AS x(${OPERATION_RECORD})
+         WHERE o.operation_id = x.operation_id`,
+        [JSON.stringify(updated.map(operationRecordOf))],
+      );
+    }
+    if (inserted.length > 0) {
+      await this.manager.query(
+        `INSERT INTO acm_operation (${OPERATION_COLUMNS})
+         SELECT ${OPERATION_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS x(${OPERATION_RECORD})`,
+        [JSON.stringify(inserted.map(operationRecordOf))],
+      );
+    }
+  }
+
   async recordMessage(
     messageId: string,
     operationId: string,
@@ -162,6 +235,44 @@ export class SqlOperationRepository implements OperationRepository {
       `INSERT INTO acm_operation_message (message_id, operation_id, phase, element_ids) VALUES ($1, $2, $3, $4)`,
       [messageId, operationId, phase, elementIds === null ? null : JSON.stringify(elementIds)],
     );
+  }
+
+  async recordMessages(messages: readonly MessageRecord[]): Promise<void> {
+    if (messages.length === 0) {
+      return;
+    }
+    await this.manager.query(
+      `INSERT INTO acm_operation_message (message_id, operation_id, phase, element_ids)
+       SELECT message_id, operation_id, phase, element_ids
+       FROM jsonb_to_recordset($1::jsonb) AS x(message_id uuid, operation_id uuid, phase integer, element_ids jsonb)`,
+      [
+        JSON.stringify(
+          messages.map((message) => ({
+            message_id: message.messageId,
+            operation_id: message.operationId,
+            phase: message.phase,
+            element_ids: message.elementIds,
+          })),
+        ),
+      ],
+    );
+  }
+
+  async findManyByMessage(
+    messageIds: readonly string[],
+  ): Promise<Map<string, { operation: Operation; phase: number | null }>> {
+    if (messageIds.length === 0) {
+      return new Map();
+    }
+    const rows: Array<OperationRow & { message_id: string; message_phase: number | null }> = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS.split(', ')
+        .map((column) => `o.${column}`)
+        .join(', ')}, m.message_id, m.phase AS message_phase
+       FROM acm_operation_message m JOIN acm_operation o ON o.operation_id = m.operation_id
+       WHERE m.message_id = ANY($1::uuid[])`,
+      [[...new Set(messageIds)]],
+    );
+    return new Map(rows.map((row) => [row.message_id, { operation: operationOf(row), phase: row.message_phase }]));
   }
 
   async findByMessage(messageId: string): Promise<{ operation: Operation; phase: number | null } | null> {
@@ -182,6 +293,27 @@ export class SqlOperationRepository implements OperationRepository {
       `INSERT INTO acm_message_answer (message_id, participant_id, replica_id) VALUES ($1, $2, $3)
        ON CONFLICT DO NOTHING`,
       [messageId, participantId, replicaId],
+    );
+  }
+
+  async recordAnswers(answers: readonly MessageAnswer[]): Promise<void> {
+    if (answers.length === 0) {
+      return;
+    }
+    await this.manager.query(
+      `INSERT INTO acm_message_answer (message_id, participant_id, replica_id)
+       SELECT message_id, participant_id, replica_id
+       FROM jsonb_to_recordset($1::jsonb) AS x(message_id uuid, participant_id text, replica_id text)
+       ON CONFLICT DO NOTHING`,
+      [
+        JSON.stringify(
+          answers.map((answer) => ({
+            message_id: answer.messageId,
+            participant_id: answer.participantId,
+            replica_id: answer.replicaId,
+          })),
+        ),
+      ],
     );
   }
 

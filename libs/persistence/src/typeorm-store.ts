@@ -3,12 +3,14 @@ import type {
   CompositionDefinition,
   DefinitionQuery,
   DefinitionRepository,
+  ElementInfo,
+  ElementInfoUpdate,
   EventRepository,
   InstanceElement,
   InstanceQuery,
-  JsonObject,
   PageRequest,
   InstanceRepository,
+  InstanceUpdate,
   OperationRepository,
   OutboxRepository,
   Participant,
@@ -281,36 +283,73 @@ class TypeOrmInstanceRepository implements InstanceRepository {
     return this.load(instanceId, true);
   }
 
+  /** One statement for the lot (a second one only for rows another transaction changed while this one waited). */
+  async findManyForUpdate(instanceIds: readonly string[]): Promise<Map<string, Versioned<AutomationComposition>>> {
+    const ids = [...new Set(instanceIds)].sort();
+    const loaded = ids.length === 0 ? [] : await this.lockAndLoad(`i.instance_id = ANY($1::uuid[])`, [ids]);
+    return new Map(loaded.map((instance) => [instance.value.instanceId, instance]));
+  }
+
   /**
-   * The instance row with its elements as a JSON array, in one statement (after taking the row lock when
-   * asked). The elements as loaded are remembered, so `update` writes only the ones that changed.
+   * Locks the rows (in id order) and reads them with their elements in one statement. A statement that waited for a
+   * lock sees the locked row as the holder committed it but everything else, the elements included, as it was when
+   * the statement started (READ COMMITTED re-checks only the locked row). Every write of an instance's elements
+   * under its lock bumps `row_version`, so a row whose version differs from the one the statement's snapshot saw
+   * was changed meanwhile: those rows are read again, now that they are locked.
    */
-  private async load(instanceId: string, lock: boolean): Promise<Versioned<AutomationComposition> | null> {
-    if (lock) {
-      // Lock first, read after: a statement that waited for the lock would still see its elements as they were
-      // when it started (READ COMMITTED re-checks only the locked row), so the read must be a statement of its own.
-      const locked: unknown[] = await this.manager.query(
-        `SELECT 1 FROM automation_composition WHERE instance_id = $1 FOR UPDATE`,
-        [instanceId],
-      );
-      if (locked.length === 0) {
-        return null;
+  private async lockAndLoad(where: string, parameters: unknown[]): Promise<Array<Versioned<AutomationComposition>>> {
+    const rows: Array<InstanceRow & { elements: ElementRow[]; seen_version: number | null }> = await this.manager.query(
+      `SELECT ${INSTANCE_SELECT},
+         (SELECT coalesce(json_agg(json_build_object(${ELEMENT_JSON}) ORDER BY e.position), '[]'::json)
+            FROM automation_composition_element e WHERE e.instance_id = i.instance_id) AS elements,
+         (SELECT s.row_version FROM automation_composition s WHERE s.instance_id = i.instance_id) AS seen_version
+       FROM automation_composition i WHERE ${where} ORDER BY i.instance_id FOR UPDATE OF i`,
+      parameters,
+    );
+    const changed = rows.filter((row) => row.seen_version !== row.row_version).map((row) => row.instance_id);
+    const reread = new Map(
+      changed.length === 0
+        ? []
+        : (await this.loadRows(`i.instance_id = ANY($1::uuid[])`, [changed])).map((instance) => [
+            instance.value.instanceId,
+            instance,
+          ]),
+    );
+    return rows.flatMap((row) => {
+      if (row.seen_version !== row.row_version) {
+        const again = reread.get(row.instance_id);
+        return again === undefined ? [] : [again];
       }
-    }
+      const value = instanceToDomain(instanceRowToEntity(row), row.elements.map(elementRowToEntity));
+      this.remember(value);
+      return [{ value, version: row.row_version }];
+    });
+  }
+
+  private async loadRows(where: string, parameters: unknown[]): Promise<Array<Versioned<AutomationComposition>>> {
     const rows: Array<InstanceRow & { elements: ElementRow[] }> = await this.manager.query(
       `SELECT ${INSTANCE_SELECT},
          (SELECT coalesce(json_agg(json_build_object(${ELEMENT_JSON}) ORDER BY e.position), '[]'::json)
             FROM automation_composition_element e WHERE e.instance_id = i.instance_id) AS elements
-       FROM automation_composition i WHERE i.instance_id = $1`,
-      [instanceId],
+       FROM automation_composition i WHERE ${where}`,
+      parameters,
     );
-    const row = rows[0];
-    if (!row) {
-      return null;
-    }
-    const value = instanceToDomain(instanceRowToEntity(row), row.elements.map(elementRowToEntity));
-    this.remember(value);
-    return { value, version: row.row_version };
+    return rows.map((row) => {
+      const value = instanceToDomain(instanceRowToEntity(row), row.elements.map(elementRowToEntity));
+      this.remember(value);
+      return { value, version: row.row_version };
+    });
+  }
+
+  /**
+   * The instance row with its elements as a JSON array, in one statement (taking the row lock when asked). The
+   * elements as loaded are remembered, so `update` writes only the ones that changed.
+   */
+  private async load(instanceId: string, lock: boolean): Promise<Versioned<AutomationComposition> | null> {
+    const [loaded] = lock
+      ? await this.lockAndLoad(`i.instance_id = $1`, [instanceId])
+      : await this.loadRows(`i.instance_id = $1`, [instanceId]);
+    return loaded ?? null;
   }
 
   /** Element objects as last read or written in this transaction, by instance: the baseline of `update`. */
@@ -411,56 +450,74 @@ class TypeOrmInstanceRepository implements InstanceRepository {
   }
 
   async update(instance: AutomationComposition, expectedVersion: number): Promise<void> {
-    const result: [unknown[], number] = await this.manager.query(
-      `UPDATE automation_composition SET composition_id = $3, composition_target_id = $4, name = $5, version = $6,
-         description = $7, derived_from = $8, metadata = $9, precheck = $10, deploy_state = $11, lock_state = $12,
-         sub_state = $13, state_change_result = $14, phase = $15, last_msg = $16, revision_id = $17,
-         row_version = row_version + 1
-       WHERE instance_id = $1 AND row_version = $2`,
-      [
-        instance.instanceId,
-        expectedVersion,
-        instance.compositionId,
-        instance.compositionTargetId,
-        instance.name,
-        instance.version,
-        instance.description,
-        instance.derivedFrom,
-        instance.metadata === null ? null : JSON.stringify(instance.metadata),
-        instance.precheck,
-        instance.deployState,
-        instance.lockState,
-        instance.subState,
-        instance.stateChangeResult,
-        instance.phase,
-        new Date(instance.lastMsg),
-        instance.revisionId,
-      ],
-    );
-    if (result[1] !== 1) {
-      throw concurrentChange('Automation composition', instance.instanceId);
-    }
-    // Element objects are never mutated in place, so an element that is the very object loaded is unchanged.
-    const before = this.baseline.get(instance.instanceId);
-    const ids = Object.keys(instance.elements);
-    if (before === undefined) {
-      await this.manager.query(
-        `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
-        [instance.instanceId, ids],
-      );
-    } else {
-      const removed = [...before.keys()].filter((id) => instance.elements[id] === undefined);
-      if (removed.length > 0) {
-        await this.manager.query(`DELETE FROM automation_composition_element WHERE element_id = ANY($1::uuid[])`, [
-          removed,
-        ]);
+    await this.updateMany([{ instance, expectedVersion }]);
+  }
+
+  /**
+   * One statement for every instance and its changed elements (an instance updated k times in the list is written
+   * once, k versions on), and one `DELETE` when elements were removed.
+   */
+  async updateMany(updates: readonly InstanceUpdate[]): Promise<void> {
+    const chains = new Map<string, { instance: AutomationComposition; expected: number; bumps: number }>();
+    for (const { instance, expectedVersion } of updates) {
+      const chain = chains.get(instance.instanceId);
+      if (chain === undefined) {
+        chains.set(instance.instanceId, { instance, expected: expectedVersion, bumps: 1 });
+      } else if (expectedVersion !== chain.expected + chain.bumps) {
+        throw concurrentChange('Automation composition', instance.instanceId);
+      } else {
+        chain.instance = instance;
+        chain.bumps += 1;
       }
     }
-    const changed = new Set(ids.filter((id) => before?.get(id) !== instance.elements[id]));
-    if (changed.size > 0) {
-      await this.manager.query(
-        `INSERT INTO automation_composition_element (${ELEMENT_NAMES})
-         SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($1::jsonb) AS x(${ELEMENT_COLUMNS})
+    if (chains.size === 0) {
+      return;
+    }
+    const rows = [...chains.values()].map(({ instance, expected, bumps }) => ({
+      instance_id: instance.instanceId,
+      expected,
+      bumps,
+      composition_id: instance.compositionId,
+      composition_target_id: instance.compositionTargetId,
+      name: instance.name,
+      version: instance.version,
+      description: instance.description,
+      derived_from: instance.derivedFrom,
+      metadata: instance.metadata,
+      precheck: instance.precheck,
+      deploy_state: instance.deployState,
+      lock_state: instance.lockState,
+      sub_state: instance.subState,
+      state_change_result: instance.stateChangeResult,
+      phase: instance.phase,
+      last_msg: new Date(instance.lastMsg).toISOString(),
+      revision_id: instance.revisionId,
+    }));
+    // Element objects are never mutated in place, so an element that is the very object loaded is unchanged.
+    const changed = [...chains.values()].flatMap(({ instance }) => {
+      const before = this.baseline.get(instance.instanceId);
+      const only = new Set(Object.keys(instance.elements).filter((id) => before?.get(id) !== instance.elements[id]));
+      return only.size === 0 ? [] : (JSON.parse(elementsToRecordSet(instance, only)) as unknown[]);
+    });
+    // The instances and their changed elements in one statement; an element is written only when its instance was.
+    const written: Array<{ instance_id: string }> = await this.manager.query(
+      `WITH updated AS (
+         UPDATE automation_composition AS i SET composition_id = x.composition_id,
+           composition_target_id = x.composition_target_id, name = x.name, version = x.version,
+           description = x.description, derived_from = x.derived_from, metadata = x.metadata, precheck = x.precheck,
+           deploy_state = x.deploy_state, lock_state = x.lock_state, sub_state = x.sub_state,
+           state_change_result = x.state_change_result, phase = x.phase, last_msg = x.last_msg,
+           revision_id = x.revision_id, row_version = i.row_version + x.bumps
+         FROM jsonb_to_recordset($1::jsonb) AS x(instance_id uuid, expected integer, bumps integer,
+           composition_id uuid, composition_target_id uuid, name text, version text, description text,
+           derived_from text, metadata jsonb, precheck boolean, deploy_state text, lock_state text, sub_state text,
+           state_change_result text, phase integer, last_msg timestamptz, revision_id uuid)
+         WHERE i.instance_id = x.instance_id AND i.row_version = x.expected
+         RETURNING i.instance_id
+       ), elements AS (
+         INSERT INTO automation_composition_element (${ELEMENT_NAMES})
+         SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($2::jsonb) AS x(${ELEMENT_COLUMNS})
+         WHERE x.instance_id IN (SELECT instance_id FROM updated)
          ON CONFLICT (element_id) DO UPDATE SET
            position = EXCLUDED.position, definition_name = EXCLUDED.definition_name,
            definition_version = EXCLUDED.definition_version, participant_id = EXCLUDED.participant_id,
@@ -469,35 +526,85 @@ class TypeOrmInstanceRepository implements InstanceRepository {
            operational_state = EXCLUDED.operational_state, use_state = EXCLUDED.use_state,
            description = EXCLUDED.description, message = EXCLUDED.message, properties = EXCLUDED.properties,
            out_properties = EXCLUDED.out_properties
-         WHERE automation_composition_element.instance_id = EXCLUDED.instance_id`,
-        [elementsToRecordSet(instance, changed)],
-      );
+         WHERE automation_composition_element.instance_id = EXCLUDED.instance_id
+       )
+       SELECT instance_id FROM updated`,
+      [JSON.stringify(rows), JSON.stringify(changed)],
+    );
+    if (written.length !== chains.size) {
+      const done = new Set(written.map((row) => row.instance_id));
+      const stale = [...chains.keys()].find((id) => !done.has(id)) ?? '';
+      throw concurrentChange('Automation composition', stale);
     }
-    this.remember(instance);
+    const removed: string[] = [];
+    for (const { instance } of chains.values()) {
+      const before = this.baseline.get(instance.instanceId);
+      if (before === undefined) {
+        await this.manager.query(
+          `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
+          [instance.instanceId, Object.keys(instance.elements)],
+        );
+      } else {
+        removed.push(...[...before.keys()].filter((id) => instance.elements[id] === undefined));
+      }
+      this.remember(instance);
+    }
+    if (removed.length > 0) {
+      await this.manager.query(`DELETE FROM automation_composition_element WHERE element_id = ANY($1::uuid[])`, [
+        removed,
+      ]);
+    }
   }
 
   async updateElementInfo(
     instanceId: string,
     elementId: string,
     participantId: string,
-    info: { outProperties: JsonObject | null; operationalState: string | null; useState: string | null },
+    info: ElementInfo,
   ): Promise<void> {
+    await this.updateElementInfos([{ instanceId, elementId, participantId, info }]);
+  }
+
+  /** One guarded `UPDATE … FROM jsonb_to_recordset`; several reports of one element are merged first, in order. */
+  async updateElementInfos(infos: readonly ElementInfoUpdate[]): Promise<void> {
+    const merged = new Map<string, ElementInfoUpdate>();
+    for (const update of infos) {
+      const key = `${update.elementId}|${update.instanceId}|${update.participantId}`;
+      const earlier = merged.get(key)?.info;
+      merged.set(key, {
+        ...update,
+        info: {
+          outProperties: update.info.outProperties ?? earlier?.outProperties ?? null,
+          operationalState: update.info.operationalState ?? earlier?.operationalState ?? null,
+          useState: update.info.useState ?? earlier?.useState ?? null,
+        },
+      });
+    }
+    if (merged.size === 0) {
+      return;
+    }
+    const rows = [...merged.values()].map(({ instanceId, elementId, participantId, info }) => ({
+      element_id: elementId,
+      instance_id: instanceId,
+      participant_id: participantId,
+      out_properties: info.outProperties,
+      operational_state: info.operationalState,
+      use_state: info.useState,
+    }));
     await this.manager.query(
-      `UPDATE automation_composition_element
-       SET out_properties = coalesce($4::jsonb, out_properties), operational_state = coalesce($5, operational_state),
-           use_state = coalesce($6, use_state)
-       WHERE element_id = $2 AND instance_id = $1 AND participant_id = $3`,
-      [
-        instanceId,
-        elementId,
-        participantId,
-        info.outProperties === null ? null : JSON.stringify(info.outProperties),
-        info.operationalState,
-        info.useState,
-      ],
+      `UPDATE automation_composition_element AS e
+       SET out_properties = coalesce(x.out_properties, e.out_properties),
+           operational_state = coalesce(x.operational_state, e.operational_state),
+           use_state = coalesce(x.use_state, e.use_state)
+       FROM jsonb_to_recordset($1::jsonb) AS x(element_id uuid, instance_id uuid, participant_id uuid,
+         out_properties jsonb, operational_state text, use_state text)
+       WHERE e.element_id = x.element_id AND e.instance_id = x.instance_id AND e.participant_id = x.participant_id`,
+      [JSON.stringify(rows)],
     );
-    // A later update of this instance in the same transaction must not write back the old values.
-    this.baseline.delete(instanceId);
+    // A later update of these instances in the same transaction must not write back the old values.
+    for (const { instanceId } of merged.values()) {
+      this.baseline.delete(instanceId);
+    }
   }
 
   async delete(instanceId: string, expectedVersion: number): Promise<void> {

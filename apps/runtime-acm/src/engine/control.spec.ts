@@ -204,6 +204,7 @@ async function harness(options: Options = {}) {
   };
   return {
     clock,
+    unitOfWork,
     engine,
     supervisor,
     control,
@@ -224,6 +225,20 @@ describe('control of running work on the in-memory store', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
   describe('resend after maxWaitMs', () => {
+    it('locks nothing while no resend is due: a pass reads the running work once, unlocked', async () => {
+      const h = await harness({ env: { MAX_WAIT_MS: '1000', MAX_RETRY_COUNT: '2', MAX_OPERATION_WAIT: '10000' } });
+      await h.order('DEPLOY');
+      const [first] = await h.take();
+      const transactions = jest.spyOn(h.unitOfWork, 'transaction');
+      h.clock.advance(999);
+      expect(await h.supervisor.superviseRunning()).toBe(0);
+      expect(transactions).not.toHaveBeenCalled();
+      h.clock.advance(1);
+      expect(await h.supervisor.superviseRunning()).toBe(1);
+      expect(transactions).toHaveBeenCalledTimes(1);
+      expect((await h.take()).map((message) => message.messageId)).toEqual([first!.messageId]);
+    });
+
     it('resends a silent phase under its messageId with a doubling delay, then times out at the deadline', async () => {
       const h = await harness({ env: { MAX_WAIT_MS: '1000', MAX_RETRY_COUNT: '2', MAX_OPERATION_WAIT: '10000' } });
       await h.order('DEPLOY');

@@ -10,6 +10,7 @@ import type {
 import { Clock, UnitOfWork, ignore, operationOfAck } from '@acm/domain';
 import { metadataTimeoutMs } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
+import { BatchStore } from './batch-store';
 import { EffectWriter } from './effect-writer';
 import { OperationSteps } from './operation-steps';
 import type { OrderExtras } from './order-context';
@@ -84,22 +85,43 @@ export class OperationEngine {
     await this.unitOfWork.transaction((store) => this.applyBatchIn(store, inputs));
   }
 
-  /** As `applyBatch`, inside the caller's transaction (a batch of participant messages that also holds reports). */
+  /**
+   * A store for a batch of answers over the caller's transaction (`BatchStore`): the instances the ACKs answer for
+   * are locked and loaded up front, with their running operations and the answered messages, and the writes of the
+   * whole batch go out as set statements on `flush`.
+   */
+  openBatch(store: Store, inputs: readonly EngineInput[]): Promise<BatchStore> {
+    const acks = inputs.flatMap((input) => (input.kind === 'INSTANCE_ACK' ? [input.ack] : []));
+    return BatchStore.open(store, {
+      instanceIds: acks.map((ack) => ack.automationCompositionId),
+      messageIds: acks.flatMap((ack) => (ack.responseTo ? [ack.responseTo] : [])),
+    });
+  }
+
+  /**
+   * As `applyBatch`, inside the caller's transaction (a batch of participant messages that also holds reports).
+   * On a plain store the batch gets a `BatchStore` of its own, flushed before this resolves; on a `BatchStore` the
+   * caller flushes.
+   */
   async applyBatchIn(store: Store, inputs: readonly EngineInput[]): Promise<void> {
+    const batch = store instanceof BatchStore ? store : await this.openBatch(store, inputs);
     const ordered = inputs
       .map((input, index) => ({ input, index }))
       .sort((a, b) => targetOf(a.input).localeCompare(targetOf(b.input)) || a.index - b.index);
     // Definitions are read once per batch: its ACKs write no definition.
     const definitions = new Map<string, Promise<Versioned<CompositionDefinition> | null>>();
     const definitionOf = (compositionId: string): Promise<Versioned<CompositionDefinition> | null> => {
-      const known = definitions.get(compositionId) ?? store.definitions.find(compositionId);
+      const known = definitions.get(compositionId) ?? batch.definitions.find(compositionId);
       definitions.set(compositionId, known);
       return known;
     };
     for (const { input } of ordered) {
       await (input.kind === 'INSTANCE_ACK'
-        ? this.applyInstanceAckIn(store, input.ack, definitionOf)
-        : this.applyPrimeAckIn(store, input.ack));
+        ? this.applyInstanceAckIn(batch, input.ack, definitionOf)
+        : this.applyPrimeAckIn(batch, input.ack));
+    }
+    if (batch !== store) {
+      await batch.flush();
     }
   }
 

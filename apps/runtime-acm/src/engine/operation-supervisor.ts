@@ -1,4 +1,13 @@
-import type { DefinitionInput, InstanceInput, LostReplicas, ParticipantReplica, Store } from '@acm/domain';
+import type {
+  CompositionDefinition,
+  DefinitionInput,
+  InstanceInput,
+  InstanceOperation,
+  LostReplicas,
+  Operation,
+  ParticipantReplica,
+  Store,
+} from '@acm/domain';
 import {
   Clock,
   UnitOfWork,
@@ -113,16 +122,21 @@ export class OperationSupervisor {
    * no-progress reports. Each operation is decided under its instance's lock, as an ACK is.
    */
   async superviseRunning(limit = 100): Promise<number> {
-    const candidates = await this.unitOfWork.read((store) => store.operations.listRunning(limit));
+    const { primes, candidates } = await this.unitOfWork.read(async (store) => {
+      const running = await store.operations.listRunning(limit);
+      return {
+        primes: running.filter(
+          (operation) =>
+            operation.targetKind === 'DEFINITION' && operation.control.pausedAt === null && !operation.timedOut,
+        ),
+        candidates: await this.dueOf(store, running),
+      };
+    });
     let acted = 0;
+    for (const prime of primes) {
+      acted += await this.unitOfWork.transaction((store) => this.supervisePrime(store, prime.targetId));
+    }
     for (const candidate of candidates) {
-      if (candidate.control.pausedAt !== null || candidate.timedOut) {
-        continue;
-      }
-      if (candidate.targetKind === 'DEFINITION') {
-        acted += await this.unitOfWork.transaction((store) => this.supervisePrime(store, candidate.targetId));
-        continue;
-      }
       acted += await this.unitOfWork.transaction(async (store) => {
         const found = await store.instances.findForUpdate(candidate.targetId);
         const operation = asInstanceOperation(await store.operations.find(candidate.operationId));
@@ -163,6 +177,45 @@ export class OperationSupervisor {
     };
     const step = await this.steps.definition(store, found.value, found, running, input);
     return step.effects.length > 0 ? 1 : 0;
+  }
+
+  /**
+   * The running instance operations that may need supervision now, judged on one unlocked read of their instances
+   * (two statements) and each definition once, so a tick costs no transaction per operation that has nothing due.
+   * A pass still decides under the instance's lock; one this read finds not due is looked at again next tick.
+   */
+  private async dueOf(store: Store, running: readonly Operation[]): Promise<InstanceOperation[]> {
+    const candidates = running.flatMap((operation) => {
+      const instanceOperation = asInstanceOperation(operation);
+      return instanceOperation && instanceOperation.control.pausedAt === null && !instanceOperation.timedOut
+        ? [instanceOperation]
+        : [];
+    });
+    if (candidates.length === 0) {
+      return [];
+    }
+    const instances = new Map(
+      (await store.instances.list({ instanceIds: candidates.map((operation) => operation.targetId) })).map(
+        (instance) => [instance.instanceId, instance],
+      ),
+    );
+    const definitions = new Map<string, CompositionDefinition | null>();
+    const now = this.clock.now();
+    const due: InstanceOperation[] = [];
+    for (const operation of candidates) {
+      const instance = instances.get(operation.targetId);
+      if (instance === undefined) {
+        continue;
+      }
+      if (!definitions.has(instance.compositionId)) {
+        definitions.set(instance.compositionId, (await store.definitions.find(instance.compositionId))?.value ?? null);
+      }
+      const definition = definitions.get(instance.compositionId) ?? null;
+      if (definition && needsSupervision(instance, operation, now, this.steps.controlSettings(instance, definition))) {
+        due.push(operation);
+      }
+    }
+    return due;
   }
 
   /** Sends again, for one participant, the open phase messages its lost replicas may have taken. */

@@ -171,4 +171,95 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
       'AUTOMATION_COMPOSITION_DEPLOY',
     ]);
   });
+  it('applies two ACKs of one instance in one batch, the second seeing the first, with reports in their place', async () => {
+    const { fixture, counting, listener, first, sent } = await setUp();
+    const phase = sent.find(
+      (order) => (order.message as { automationCompositionId?: string }).automationCompositionId === first.instanceId,
+    )!;
+    const [one, two] = phase.described[P1]!;
+    const reportOn = (elementId: string, state: string) =>
+      statusOf([
+        {
+          automationCompositionId: first.instanceId,
+          elements: [{ automationCompositionElementId: elementId, outProperties: { InternalState: state } }],
+        },
+      ]);
+    const ackOne = fixture.ackOf(phase, P1, DEPLOYED, { elementIds: [one!] });
+    const reported = { ...ackOne.automationCompositionResultMap[one!]!, outProperties: { InternalState: 'ACKED' } };
+    const ackTwo = fixture.ackOf(phase, P1, DEPLOYED, { elementIds: [two!] });
+    const reportedTwo = { ...ackTwo.automationCompositionResultMap[two!]!, outProperties: { InternalState: 'ACKED' } };
+    const before = await fixture.unitOfWork.read((store) => store.instances.find(first.instanceId));
+
+    await listener.receiveBatch([
+      // Element one: a report, its ACK (which carries outProperties of its own), then a later report.
+      recordOf(reportOn(one!, 'EARLY')),
+      recordOf({ ...ackOne, automationCompositionResultMap: { [one!]: reported } }),
+      recordOf(reportOn(one!, 'LATE')),
+      // Element two: a report, then its ACK with outProperties, which win; the ACK closes the phase only because it
+      // sees element one DEPLOYED.
+      recordOf(reportOn(two!, 'BEFORE')),
+      recordOf({ ...ackTwo, automationCompositionResultMap: { [two!]: reportedTwo } }),
+    ]);
+
+    expect(counting.transactions).toBe(1);
+    expect((await fixture.take()).map((order) => order.phase)).toEqual([1]);
+    const after = await fixture.unitOfWork.read((store) => store.instances.find(first.instanceId));
+    // Each ACK is one versioned write, as if applied one after the other; the reports bump nothing.
+    expect(after!.version).toBe(before!.version + 2);
+    expect(after!.value.elements[one!]).toMatchObject({
+      deployState: 'DEPLOYED',
+      outProperties: { InternalState: 'LATE' },
+    });
+    expect(after!.value.elements[two!]).toMatchObject({
+      deployState: 'DEPLOYED',
+      outProperties: { InternalState: 'ACKED' },
+    });
+  });
+
+  it('writes a batch of reports only (no ACK) without a version bump, the last report of an element winning', async () => {
+    const { fixture, listener, first, sent } = await setUp();
+    const phase = sent.find(
+      (order) => (order.message as { automationCompositionId?: string }).automationCompositionId === first.instanceId,
+    )!;
+    const [one] = phase.described[P1]!;
+    const before = await fixture.unitOfWork.read((store) => store.instances.find(first.instanceId));
+    await listener.receiveBatch(
+      ['A', 'B'].map((state) =>
+        recordOf(
+          statusOf([
+            {
+              automationCompositionId: first.instanceId,
+              elements: [{ automationCompositionElementId: one!, outProperties: { InternalState: state } }],
+            },
+          ]),
+        ),
+      ),
+    );
+    const after = await fixture.unitOfWork.read((store) => store.instances.find(first.instanceId));
+    expect(after!.version).toBe(before!.version);
+    expect(after!.value.elements[one!]!.outProperties).toEqual({ InternalState: 'B' });
+  });
+  it('applies batches that arrive while a transaction is open together, in the next transaction', async () => {
+    const { fixture, counting, listener, first, second, sent } = await setUp();
+    const phaseOf = (instanceId: string) =>
+      sent.find(
+        (order) => (order.message as { automationCompositionId?: string }).automationCompositionId === instanceId,
+      )!;
+    const [one, two] = phaseOf(first.instanceId).described[P1]!;
+    const ackOf = (instanceId: string, elementIds: string[]) =>
+      recordOf(fixture.ackOf(phaseOf(instanceId), P1, DEPLOYED, { elementIds }));
+
+    // Three partitions' batches at once: the first opens a transaction, the two others wait and go together.
+    await Promise.all([
+      listener.receiveBatch([ackOf(first.instanceId, [one!]), recordOf(statusOf())]),
+      listener.receiveBatch([
+        ackOf(second.instanceId, phaseOf(second.instanceId).described[P1]!),
+        recordOf(statusOf()),
+      ]),
+      listener.receiveBatch([ackOf(first.instanceId, [two!]), recordOf(statusOf())]),
+    ]);
+
+    expect(counting.transactions).toBe(2);
+    expect((await fixture.take()).map((order) => order.phase)).toEqual([1, 1]);
+  });
 });

@@ -138,22 +138,61 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     this.operability.ackApplySeconds.observe({ type }, Math.max(0, Date.now() - Number(timestamp)) / 1000);
   }
 
-  /** One transaction for the runs, in order; the reports' heartbeats first, each one statement, outside it. */
-  private async applyTogether(runs: readonly Run[]): Promise<void> {
+  /**
+   * One transaction for the runs, in order; the reports' heartbeats first, each one statement, outside it. Batches
+   * of different partitions arrive concurrently: while one transaction is open, the runs that arrive wait and then
+   * go together in the next one (a group commit), so a transaction covers every batch that is ready. Their
+   * instances are locked in id order in one statement, so groups never deadlock one another; a group that fails
+   * fails each of its batches, which the bus then retries as it would have alone.
+   */
+  private applyTogether(runs: readonly Run[]): Promise<void> {
     if (runs.length === 0) {
-      return;
+      return Promise.resolve();
     }
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ runs, resolve, reject });
+      if (!this.applying) {
+        this.applying = true;
+        void this.applyWaiting();
+      }
+    });
+  }
+
+  private readonly waiting: Array<{ runs: readonly Run[]; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private applying = false;
+
+  private async applyWaiting(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const group = this.waiting.splice(0);
+      try {
+        await this.applyGroup(group.flatMap((member) => member.runs));
+        group.forEach((member) => member.resolve());
+      } catch (error) {
+        group.forEach((member) => member.reject(error));
+      }
+    }
+    this.applying = false;
+  }
+
+  private async applyGroup(runs: readonly Run[]): Promise<void> {
     await this.participants.heartbeats(runs.flatMap((run) => (run.kind === 'REPORTS' ? run.reports : [])));
     await this.unitOfWork.transaction(async (store) => {
+      // One batch store for all runs: the ACKs' instances are locked and loaded once, and the writes of every run
+      // (element information included) go out together, as set statements, before the commit.
+      const batch = await this.engine.openBatch(
+        store,
+        runs.flatMap((run) => (run.kind === 'ACKS' ? run.inputs : [])),
+      );
       for (const run of runs) {
         if (run.kind === 'ACKS') {
-          await this.engine.applyBatchIn(store, run.inputs);
+          await this.engine.applyBatchIn(batch, run.inputs);
         } else {
           for (const report of run.reports.filter(carriesReport)) {
-            await this.participants.reportIn(store, report);
+            await this.participants.reportIn(batch, report);
           }
         }
       }
+      await batch.flush();
     });
   }
 

@@ -13,6 +13,10 @@ function fakeStore(): Store {
     instances: {
       findForUpdate: (id: string) =>
         Promise.resolve({ value: { instanceId: id, compositionId: `c-of-${id}` }, version: 1 }),
+      findManyForUpdate: (ids: string[]) =>
+        Promise.resolve(
+          new Map(ids.map((id) => [id, { value: { instanceId: id, compositionId: `c-of-${id}` }, version: 1 }])),
+        ),
     },
     participants: {
       find: (id: string) => Promise.resolve(participants.get(id) ?? null),
@@ -65,6 +69,17 @@ describe(ObservedUnitOfWork.name, () => {
         ],
         [],
       ],
+    ]);
+  });
+
+  it('knows the instances a batch loaded together', async () => {
+    const { unitOfWork, seen } = observed();
+    await unitOfWork.transaction(async (store) => {
+      await store.instances.findManyForUpdate(['i-1', 'i-2']);
+      await store.events.append([event('i-2', 'ELEMENT_RESULT')]);
+    });
+    expect(seen[0]?.[0]).toEqual([
+      expect.objectContaining({ event: 'ELEMENT_RESULT', instanceId: 'i-2', compositionId: 'c-of-i-2' }),
     ]);
   });
 

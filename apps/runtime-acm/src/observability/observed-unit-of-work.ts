@@ -200,6 +200,12 @@ class TransactionWatch {
     return intercept<InstanceRepository>(repository, {
       find: async (id) => seen(await repository.find(id)),
       findForUpdate: async (id) => seen(await repository.findForUpdate(id)),
+      // A batch of participant messages loads and writes its instances through these (BatchStore).
+      findManyForUpdate: async (ids) => {
+        const found = await repository.findManyForUpdate(ids);
+        found.forEach((instance) => seen(instance));
+        return found;
+      },
       insert: async (instance) => {
         await repository.insert(instance);
         this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
@@ -207,6 +213,12 @@ class TransactionWatch {
       update: async (instance, expectedVersion) => {
         await repository.update(instance, expectedVersion);
         this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
+      },
+      updateMany: async (updates) => {
+        await repository.updateMany(updates);
+        for (const { instance } of updates) {
+          this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
+        }
       },
     });
   }

@@ -137,6 +137,14 @@ export interface OperationRepository {
   find(operationId: string): Promise<Operation | null>;
   /** The running operation of an instance or definition, if any. */
   findRunning(targetId: string): Promise<Operation | null>;
+  /** `findRunning` of many targets at once, by target id; a target with none is absent. */
+  findManyRunning(targetIds: readonly string[]): Promise<Map<string, Operation>>;
+  /**
+   * Inserts the new operations and updates the others (as `insert` and `update` would, updates first, so an
+   * operation that stops running makes room for its successor), with a constant number of statements. One
+   * entry per operation.
+   */
+  saveMany(operations: ReadonlyArray<{ readonly operation: Operation; readonly isNew: boolean }>): Promise<void>;
   /** Remembers which operation and phase a sent message belongs to, so its ACKs can be matched. */
   recordMessage(
     messageId: string,
@@ -145,9 +153,17 @@ export interface OperationRepository {
     /** The elements of its phase the message sets going. */
     elementIds?: readonly string[] | null,
   ): Promise<void>;
+  /** The same as `recordMessage` for each entry, in one statement. */
+  recordMessages(messages: readonly MessageRecord[]): Promise<void>;
   findByMessage(messageId: string): Promise<{ operation: Operation; phase: number | null } | null>;
+  /** `findByMessage` of many messages at once, by message id; an unknown one is absent. */
+  findManyByMessage(
+    messageIds: readonly string[],
+  ): Promise<Map<string, { operation: Operation; phase: number | null }>>;
   /** Remembers that a replica of a participant answered a message (it took that message's work). */
   recordAnswer(messageId: string, participantId: string, replicaId: string): Promise<void>;
+  /** The same as `recordAnswer` for each entry, in one statement. */
+  recordAnswers(answers: readonly MessageAnswer[]): Promise<void>;
   /** The messages sent for one phase of an operation, each with the replicas that answered it, per participant. */
   phaseMessages(operationId: string, phase: number | null): Promise<PhaseMessageRecord[]>;
   /** Of these replicas, the ones that ever answered a message: a replica that did no work has none to hand over. */
@@ -180,6 +196,21 @@ export interface OperationRepository {
   listSlotWaiting(limit: number): Promise<Operation[]>;
   /** Finished operations of a target, newest first. */
   history(targetId: string, limit: number): Promise<Operation[]>;
+}
+
+/** A sent message as `recordMessage` remembers it. */
+export interface MessageRecord {
+  readonly messageId: string;
+  readonly operationId: string;
+  readonly phase: number | null;
+  readonly elementIds: readonly string[] | null;
+}
+
+/** A replica's answer to a message, as `recordAnswer` remembers it. */
+export interface MessageAnswer {
+  readonly messageId: string;
+  readonly participantId: string;
+  readonly replicaId: string;
 }
 
 export interface PhaseMessageRecord {

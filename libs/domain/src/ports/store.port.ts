@@ -51,6 +51,11 @@ export interface InstanceRepository {
   find(instanceId: string): Promise<Versioned<AutomationComposition> | null>;
   /** Reads and row-locks the instance until the transaction ends; ACKs of one instance apply one at a time. */
   findForUpdate(instanceId: string): Promise<Versioned<AutomationComposition> | null>;
+  /**
+   * As `findForUpdate` for many instances at once, locked in the order of their ids (so two callers never
+   * deadlock); unknown ids are absent from the answer.
+   */
+  findManyForUpdate(instanceIds: readonly string[]): Promise<Map<string, Versioned<AutomationComposition>>>;
   list(query: InstanceQuery): Promise<AutomationComposition[]>;
   /** The elements a participant serves, across instances, in a stable order; paged like every ONAP list. */
   elementsOfParticipant(participantId: string, page: PageRequest): Promise<InstanceElement[]>;
@@ -61,16 +66,55 @@ export interface InstanceRepository {
   elementIdsInUse(elementIds: readonly string[], exceptInstanceId?: string): Promise<string[]>;
   update(instance: AutomationComposition, expectedVersion: number): Promise<void>;
   /**
+   * The same as calling `update` for each entry in order (an instance may appear several times, each entry at the
+   * version the one before left), written with a constant number of statements.
+   */
+  updateMany(updates: readonly InstanceUpdate[]): Promise<void>;
+  /**
    * Stores what a participant reports about its own element outside an order (outProperties, operational
    * and use state); null keeps the stored value. Other participants' elements are left alone.
    */
-  updateElementInfo(
-    instanceId: string,
-    elementId: string,
-    participantId: string,
-    info: { outProperties: JsonObject | null; operationalState: string | null; useState: string | null },
-  ): Promise<void>;
+  updateElementInfo(instanceId: string, elementId: string, participantId: string, info: ElementInfo): Promise<void>;
+  /** The same as calling `updateElementInfo` for each entry in order, with a constant number of statements. */
+  updateElementInfos(infos: readonly ElementInfoUpdate[]): Promise<void>;
   delete(instanceId: string, expectedVersion: number): Promise<void>;
+}
+
+/** One versioned write of `InstanceRepository.updateMany`. */
+export interface InstanceUpdate {
+  readonly instance: AutomationComposition;
+  readonly expectedVersion: number;
+}
+
+/** What a participant reports about its own element; null keeps the stored value. */
+export interface ElementInfo {
+  readonly outProperties: JsonObject | null;
+  readonly operationalState: string | null;
+  readonly useState: string | null;
+}
+
+/** One `updateElementInfo` of `InstanceRepository.updateElementInfos`. */
+export interface ElementInfoUpdate {
+  readonly instanceId: string;
+  readonly elementId: string;
+  readonly participantId: string;
+  readonly info: ElementInfo;
+}
+
+/**
+ * An element as `updateElementInfo` leaves it: the participant's reported fields over the stored ones, only when the
+ * element is that participant's; the very same object when nothing applies.
+ */
+export function elementWithInfo(element: InstanceElement, participantId: string, info: ElementInfo): InstanceElement {
+  if (element.participantId !== participantId) {
+    return element;
+  }
+  return {
+    ...element,
+    outProperties: info.outProperties ?? element.outProperties,
+    operationalState: info.operationalState ?? element.operationalState,
+    useState: info.useState ?? element.useState,
+  };
 }
 
 export interface ParticipantRepository {

@@ -5,17 +5,21 @@
  * the same filters, orders and paging. It needs nothing but the domain, so unit tests of the engine run on
  * it with a fake clock and no database.
  */
-import { DomainError, UnitOfWork } from '@acm/domain';
+import { DomainError, UnitOfWork, elementWithInfo } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
   DefinitionQuery,
   DefinitionRepository,
+  ElementInfo,
+  ElementInfoUpdate,
   EventRepository,
   InstanceElement,
   InstanceQuery,
   InstanceRepository,
-  JsonObject,
+  InstanceUpdate,
+  MessageAnswer,
+  MessageRecord,
   Operation,
   OperationEvent,
   OperationRepository,
@@ -459,6 +463,17 @@ class InMemoryInstanceRepository implements InstanceRepository {
     });
   }
 
+  async findManyForUpdate(instanceIds: readonly string[]): Promise<Map<string, Versioned<AutomationComposition>>> {
+    const found = new Map<string, Versioned<AutomationComposition>>();
+    for (const instanceId of [...new Set(instanceIds)].sort()) {
+      const instance = await this.findForUpdate(instanceId);
+      if (instance !== null) {
+        found.set(instanceId, instance);
+      }
+    }
+    return found;
+  }
+
   list(query: InstanceQuery): Promise<AutomationComposition[]> {
     return this.session.run((tx) => {
       const sortKey = SORT_KEYS[query.sort ?? 'lastMsg'];
@@ -572,12 +587,19 @@ class InMemoryInstanceRepository implements InstanceRepository {
     });
   }
 
-  updateElementInfo(
-    instanceId: string,
-    elementId: string,
-    participantId: string,
-    info: { outProperties: JsonObject | null; operationalState: string | null; useState: string | null },
-  ): Promise<void> {
+  async updateMany(updates: readonly InstanceUpdate[]): Promise<void> {
+    for (const { instance, expectedVersion } of updates) {
+      await this.update(instance, expectedVersion);
+    }
+  }
+
+  async updateElementInfos(infos: readonly ElementInfoUpdate[]): Promise<void> {
+    for (const { instanceId, elementId, participantId, info } of infos) {
+      await this.updateElementInfo(instanceId, elementId, participantId, info);
+    }
+  }
+
+  updateElementInfo(instanceId: string, elementId: string, participantId: string, info: ElementInfo): Promise<void> {
     return this.session.run(async (tx) => {
       const db = this.db;
       const found = db.get(tx, 'element', elementId);
@@ -589,15 +611,7 @@ class InMemoryInstanceRepository implements InstanceRepository {
       if (row === null || row.instanceId !== instanceId || row.element.participantId !== participantId) {
         return;
       }
-      db.put(tx, 'element', elementId, {
-        ...row,
-        element: {
-          ...row.element,
-          outProperties: info.outProperties ?? row.element.outProperties,
-          operationalState: info.operationalState ?? row.element.operationalState,
-          useState: info.useState ?? row.element.useState,
-        },
-      });
+      db.put(tx, 'element', elementId, { ...row, element: elementWithInfo(row.element, participantId, info) });
     });
   }
 
@@ -754,6 +768,51 @@ class InMemoryOperationRepository implements OperationRepository {
           .map(([, row]) => row)
           .find((row) => row.targetId === targetId && row.state === 'RUNNING') ?? null,
     );
+  }
+
+  async findManyRunning(targetIds: readonly string[]): Promise<Map<string, Operation>> {
+    const found = new Map<string, Operation>();
+    for (const targetId of new Set(targetIds)) {
+      const running = await this.findRunning(targetId);
+      if (running !== null) {
+        found.set(targetId, running);
+      }
+    }
+    return found;
+  }
+
+  async saveMany(operations: ReadonlyArray<{ readonly operation: Operation; readonly isNew: boolean }>): Promise<void> {
+    for (const { operation } of operations.filter((entry) => !entry.isNew)) {
+      await this.update(operation);
+    }
+    for (const { operation } of operations.filter((entry) => entry.isNew)) {
+      await this.insert(operation);
+    }
+  }
+
+  async recordMessages(messages: readonly MessageRecord[]): Promise<void> {
+    for (const { messageId, operationId, phase, elementIds } of messages) {
+      await this.recordMessage(messageId, operationId, phase, elementIds);
+    }
+  }
+
+  async findManyByMessage(
+    messageIds: readonly string[],
+  ): Promise<Map<string, { operation: Operation; phase: number | null }>> {
+    const found = new Map<string, { operation: Operation; phase: number | null }>();
+    for (const messageId of new Set(messageIds)) {
+      const answered = await this.findByMessage(messageId);
+      if (answered !== null) {
+        found.set(messageId, answered);
+      }
+    }
+    return found;
+  }
+
+  async recordAnswers(answers: readonly MessageAnswer[]): Promise<void> {
+    for (const { messageId, participantId, replicaId } of answers) {
+      await this.recordAnswer(messageId, participantId, replicaId);
+    }
   }
 
   recordMessage(

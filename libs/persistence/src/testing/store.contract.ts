@@ -18,6 +18,7 @@ import type {
   Participant,
   Store,
   UnitOfWork,
+  Versioned,
 } from '@acm/domain';
 
 /** What the suite needs from an adapter under test. */
@@ -649,19 +650,30 @@ export function describeStoreContract(
       });
 
       it('findForUpdate serialises read-modify-write transactions (each sees the previous commit)', async () => {
-        const instance = await storedInstance([elementOf(null)], { phase: 0 });
+        const element = elementOf(null, { stage: 0 });
+        const instance = await storedInstance([element], { phase: 0 });
         const writers = 5;
+        // The elements too: a transaction that waited for the lock must read the ones the previous holder wrote.
+        const bump = (found: Versioned<AutomationComposition>): AutomationComposition => ({
+          ...found.value,
+          phase: (found.value.phase ?? 0) + 1,
+          elements: { [element.id]: { ...element, stage: (found.value.elements[element.id]?.stage ?? 0) + 1 } },
+        });
         await Promise.all(
-          Array.from({ length: writers }, () =>
+          Array.from({ length: writers }, (_, index) =>
             inTransaction(async (store) => {
-              const found = await store.instances.findForUpdate(instance.instanceId);
+              const found =
+                index % 2 === 0
+                  ? await store.instances.findForUpdate(instance.instanceId)
+                  : (await store.instances.findManyForUpdate([instance.instanceId])).get(instance.instanceId);
               await store.events.list(instance.instanceId, 1);
-              await store.instances.update({ ...found!.value, phase: (found!.value.phase ?? 0) + 1 }, found!.version);
+              await store.instances.update(bump(found!), found!.version);
             }),
           ),
         );
         const found = await read((store) => store.instances.find(instance.instanceId));
         expect(found?.value.phase).toBe(writers);
+        expect(found?.value.elements[element.id]?.stage).toBe(writers);
         expect(found?.version).toBe(1 + writers);
       });
 
@@ -681,6 +693,137 @@ export function describeStoreContract(
         await holder;
         expect(await refusalOf(rival)).toBe('CONCURRENT_MODIFICATION');
         expect((await read((store) => store.instances.find(instance.instanceId)))?.value.deployState).toBe('DEPLOYING');
+      });
+      it('findManyForUpdate loads many instances with their elements, leaves unknown ids out, and locks them', async () => {
+        const one = await storedInstance([elementOf(null), elementOf(null)]);
+        const two = await storedInstance([elementOf(null)]);
+        const locked = gate();
+        const rivalIssued = gate();
+        const holder = inTransaction(async (store) => {
+          const found = await store.instances.findManyForUpdate([two.instanceId, randomUUID(), one.instanceId]);
+          expect([...found.keys()].sort()).toEqual([one.instanceId, two.instanceId].sort());
+          expect(found.get(one.instanceId)).toEqual({ value: one, version: 1 });
+          expect(found.get(two.instanceId)).toEqual({ value: two, version: 1 });
+          locked.open();
+          await rivalIssued.opened;
+          await store.instances.update({ ...two, description: 'holder' }, 1);
+        });
+        await locked.opened;
+        const rival = inTransaction((store) => store.instances.update({ ...two, description: 'rival' }, 1));
+        rivalIssued.open();
+        await holder;
+        expect(await refusalOf(rival)).toBe('CONCURRENT_MODIFICATION');
+        expect(await read((store) => store.instances.findManyForUpdate([]))).toEqual(new Map());
+      });
+
+      it('updateMany writes each instance as its updates would one after another; a broken chain is refused', async () => {
+        const [a1, a2] = [elementOf(null), elementOf(null)];
+        const one = await storedInstance([a1, a2]);
+        const two = await storedInstance([elementOf(null)]);
+        const added = elementOf(null);
+        const first = {
+          ...one,
+          phase: 1,
+          elements: { ...one.elements, [a1.id]: { ...a1, deployState: 'DEPLOYING' as const } },
+        };
+        const second = {
+          ...first,
+          phase: 2,
+          metadata: { k: 'v' },
+          elements: { [a1.id]: { ...a1, deployState: 'DEPLOYED' as const }, [added.id]: added },
+        };
+        const other = { ...two, description: 'other', lastMsg: two.lastMsg + 5 };
+        await inTransaction(async (store) => {
+          await store.instances.findManyForUpdate([one.instanceId, two.instanceId]);
+          await store.instances.updateMany([
+            { instance: first, expectedVersion: 1 },
+            { instance: other, expectedVersion: 1 },
+            { instance: second, expectedVersion: 2 },
+          ]);
+          expect(await store.instances.find(one.instanceId)).toEqual({ value: second, version: 3 });
+        });
+        await read(async (store) => {
+          expect(await store.instances.find(one.instanceId)).toEqual({ value: second, version: 3 });
+          expect(await store.instances.find(two.instanceId)).toEqual({ value: other, version: 2 });
+          expect(await store.instances.elementIdsInUse([a2.id])).toEqual([]);
+        });
+        expect(
+          await refusalOf(
+            inTransaction((store) =>
+              store.instances.updateMany([
+                { instance: other, expectedVersion: 2 },
+                { instance: second, expectedVersion: 2 },
+              ]),
+            ),
+          ),
+        ).toBe('CONCURRENT_MODIFICATION');
+        expect(
+          await refusalOf(
+            inTransaction((store) =>
+              store.instances.updateMany([
+                { instance: other, expectedVersion: 2 },
+                { instance: other, expectedVersion: 4 },
+              ]),
+            ),
+          ),
+        ).toBe('CONCURRENT_MODIFICATION');
+        await read(async (store) => {
+          expect(await store.instances.find(one.instanceId)).toEqual({ value: second, version: 3 });
+          expect(await store.instances.find(two.instanceId)).toEqual({ value: other, version: 2 });
+        });
+      });
+
+      it('updateElementInfos applies reports in order, a later null keeping the earlier value, guarded as one', async () => {
+        const participantId = randomUUID();
+        const mine = elementOf(participantId);
+        const theirs = elementOf(randomUUID());
+        const instance = await storedInstance([mine, theirs]);
+        const other = await storedInstance([elementOf(participantId)]);
+        const otherElement = Object.values(other.elements)[0]!;
+        await inTransaction((store) =>
+          store.instances.updateElementInfos([
+            {
+              instanceId: instance.instanceId,
+              elementId: mine.id,
+              participantId,
+              info: { outProperties: { n: 1 }, operationalState: 'A', useState: null },
+            },
+            {
+              instanceId: instance.instanceId,
+              elementId: mine.id,
+              participantId,
+              info: { outProperties: { n: 2 }, operationalState: null, useState: 'U' },
+            },
+            {
+              instanceId: instance.instanceId,
+              elementId: theirs.id,
+              participantId,
+              info: { outProperties: { n: 3 }, operationalState: 'X', useState: 'X' },
+            },
+            {
+              instanceId: other.instanceId,
+              elementId: otherElement.id,
+              participantId,
+              info: { outProperties: null, operationalState: 'B', useState: null },
+            },
+          ]),
+        );
+        await read(async (store) => {
+          const found = await store.instances.find(instance.instanceId);
+          expect(found?.version).toBe(1);
+          expect(found?.value.elements[mine.id]).toEqual({
+            ...mine,
+            outProperties: { n: 2 },
+            operationalState: 'A',
+            useState: 'U',
+          });
+          expect(found?.value.elements[theirs.id]).toEqual(theirs);
+          expect((await store.instances.find(other.instanceId))?.value.elements[otherElement.id]).toEqual({
+            ...otherElement,
+            operationalState: 'B',
+          });
+        });
+        await inTransaction((store) => store.instances.updateElementInfos([]));
       });
     });
 
@@ -829,6 +972,80 @@ export function describeStoreContract(
           expect(await store.operations.findByMessage(unphased)).toEqual({ operation, phase: null });
           expect(await store.operations.findByMessage(randomUUID())).toBeNull();
         });
+      });
+
+      it('saveMany updates, then inserts: a superseded operation makes room for its successor in one call', async () => {
+        const targetId = randomUUID();
+        const other = randomUUID();
+        const old = operationOf(targetId);
+        const idle = operationOf(other);
+        await inTransaction(async (store) => {
+          await store.operations.insert(old);
+          await store.operations.insert(idle);
+        });
+        const successor = operationOf(targetId, { order: 'UNDEPLOY' });
+        const superseded: Operation = { ...old, state: 'SUPERSEDED', finishedAt: 1_764_000_001_000 };
+        const progressed: Operation = { ...idle, phase: 1, control: { ...idle.control, resent: 1 } };
+        await inTransaction((store) =>
+          store.operations.saveMany([
+            { operation: successor, isNew: true },
+            { operation: superseded, isNew: false },
+            { operation: progressed, isNew: false },
+          ]),
+        );
+        await read(async (store) => {
+          expect(await store.operations.find(old.operationId)).toEqual(superseded);
+          expect(await store.operations.findManyRunning([targetId, other, randomUUID()])).toEqual(
+            new Map([
+              [targetId, successor],
+              [other, progressed],
+            ]),
+          );
+          expect(await store.operations.findManyRunning([])).toEqual(new Map());
+        });
+        await expect(
+          inTransaction((store) => store.operations.saveMany([{ operation: operationOf(targetId), isNew: true }])),
+        ).rejects.toBeDefined();
+      });
+
+      it('records many messages and answers at once and finds many messages by id', async () => {
+        const operation = operationOf(randomUUID());
+        const [listed, unlisted] = [randomUUID(), randomUUID()];
+        const elementIds = [randomUUID()];
+        const [participant, replica] = [randomUUID(), randomUUID()];
+        await inTransaction(async (store) => {
+          await store.operations.insert(operation);
+          await store.operations.recordMessages([
+            { messageId: listed, operationId: operation.operationId, phase: 1, elementIds },
+            { messageId: unlisted, operationId: operation.operationId, phase: null, elementIds: null },
+          ]);
+          await store.operations.recordAnswers([
+            { messageId: listed, participantId: participant, replicaId: replica },
+            { messageId: listed, participantId: participant, replicaId: replica },
+          ]);
+          await store.operations.recordAnswers([]);
+          await store.operations.recordMessages([]);
+        });
+        await read(async (store) => {
+          expect(await store.operations.findManyByMessage([listed, unlisted, randomUUID()])).toEqual(
+            new Map([
+              [listed, { operation, phase: 1 }],
+              [unlisted, { operation, phase: null }],
+            ]),
+          );
+          expect(await store.operations.findManyByMessage([])).toEqual(new Map());
+          const messages = await store.operations.phaseMessages(operation.operationId, 1);
+          expect(messages).toEqual([
+            { messageId: listed, elementIds, answeredBy: [{ participantId: participant, replicaId: replica }] },
+          ]);
+        });
+        await expect(
+          inTransaction((store) =>
+            store.operations.recordAnswers([
+              { messageId: randomUUID(), participantId: participant, replicaId: replica },
+            ]),
+          ),
+        ).rejects.toBeDefined();
       });
 
       it('returns the history of a target newest first, up to the limit', async () => {

@@ -1,0 +1,423 @@
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  DefinitionRepository,
+  ElementInfoUpdate,
+  EventRepository,
+  InstanceRepository,
+  InstanceUpdate,
+  MessageAnswer,
+  MessageRecord,
+  Operation,
+  OperationEvent,
+  OperationRepository,
+  OutboxRecord,
+  OutboxRepository,
+  ParticipantRepository,
+  RollbackRepository,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import { DomainError, elementWithInfo } from '@acm/domain';
+
+/** What a batch reads up front: the instances its ACKs answer for and the messages they answer. */
+export interface BatchKeys {
+  readonly instanceIds: readonly string[];
+  readonly messageIds: readonly string[];
+}
+
+interface BufferedInstance {
+  value: AutomationComposition;
+  version: number;
+  /** The version the database holds (as loaded, or as the last flush left it). */
+  stored: number;
+  /** Element information applied to `value` since the last flush, to write on its own if no versioned write does. */
+  infos: ElementInfoUpdate[];
+}
+
+/**
+ * The store of one batch of participant messages, over the batch's transaction: a decorator, so the engine and
+ * `EffectWriter` keep their shape and the batch path has no rule of its own. `open` locks and loads every
+ * instance the batch touches, their running operations and the answered messages with a constant number of
+ * statements; reads of those are then answered from memory (each write is seen by the next read, so a second ACK
+ * of an instance sees the first one's result), and writes to instances, element information, operations, message
+ * records and answers, outbox and history are collected and written by `flush` with one set statement per table.
+ * Anything else is read or written through the underlying store after a flush, so it sees every earlier write.
+ * Versions follow the store's rule: each update must name the version the previous one left, and the stored row
+ * ends as many versions on as it had updates.
+ */
+export class BatchStore implements Store {
+  readonly definitions: DefinitionRepository;
+  readonly instances: InstanceRepository;
+  readonly participants: ParticipantRepository;
+  readonly operations: OperationRepository;
+  readonly rollbacks: RollbackRepository;
+  readonly outbox: OutboxRepository;
+  readonly events: EventRepository;
+
+  /** Locked and loaded instances by id. */
+  private readonly loaded = new Map<string, BufferedInstance>();
+  /** Instances asked for up front that do not exist, or were deleted since. */
+  private readonly absent = new Set<string>();
+  /** The running operation of each target asked for up front (null: none). */
+  private readonly running = new Map<string, Operation | null>();
+  /** Operations as last read or written, by id. */
+  private readonly known = new Map<string, Operation>();
+  /** Messages asked for up front or recorded since (null: unknown message). */
+  private readonly messages = new Map<string, { operationId: string; phase: number | null } | null>();
+  private readonly definitionCache = new Map<string, Versioned<CompositionDefinition> | null>();
+
+  private pendingInfos: ElementInfoUpdate[] = [];
+  private pendingOperations = new Map<string, { operation: Operation; isNew: boolean }>();
+  private pendingMessages: MessageRecord[] = [];
+  private pendingAnswers: MessageAnswer[] = [];
+  private pendingOutbox: OutboxRecord[] = [];
+  private pendingEvents: OperationEvent[] = [];
+
+  private constructor(private readonly inner: Store) {
+    this.definitions = this.definitionRepository();
+    this.instances = this.instanceRepository();
+    this.participants = this.passThrough(inner.participants);
+    this.operations = this.operationRepository();
+    this.rollbacks = this.passThrough(inner.rollbacks);
+    this.outbox = {
+      add: (records) => {
+        this.pendingOutbox.push(...records);
+        return Promise.resolve();
+      },
+    };
+    this.events = {
+      append: (events) => {
+        this.pendingEvents.push(...events);
+        return Promise.resolve();
+      },
+      list: async (subjectId, limit) => {
+        await this.flush();
+        return inner.events.list(subjectId, limit);
+      },
+    };
+  }
+
+  /**
+   * Locks and loads the instances (in id order), then reads the answered messages, the running operations of the
+   * instances whose answered operation is not running, and the instances' definitions: at most three statements
+   * and one per distinct definition, whatever the batch's size.
+   */
+  static async open(inner: Store, keys: BatchKeys): Promise<BatchStore> {
+    const store = new BatchStore(inner);
+    const instanceIds = [...new Set(keys.instanceIds)];
+    const found = await inner.instances.findManyForUpdate(instanceIds);
+    for (const id of instanceIds) {
+      const instance = found.get(id);
+      if (instance === undefined) {
+        store.absent.add(id);
+      } else {
+        store.loaded.set(id, { value: instance.value, version: instance.version, stored: instance.version, infos: [] });
+      }
+    }
+    const messageIds = [...new Set(keys.messageIds)];
+    // Read under the instances' locks, so each answered operation is as the last commit left it.
+    const answered = await inner.operations.findManyByMessage(messageIds);
+    for (const id of messageIds) {
+      const message = answered.get(id);
+      store.messages.set(id, message ? { operationId: message.operation.operationId, phase: message.phase } : null);
+      if (message) {
+        store.known.set(message.operation.operationId, message.operation);
+        // A target has one running operation at most: a running answered one is it.
+        if (message.operation.state === 'RUNNING' && found.has(message.operation.targetId)) {
+          store.running.set(message.operation.targetId, message.operation);
+        }
+      }
+    }
+    const unknown = [...found.keys()].filter((id) => !store.running.has(id));
+    const running =
+      unknown.length === 0 ? new Map<string, Operation>() : await inner.operations.findManyRunning(unknown);
+    for (const id of unknown) {
+      const operation = running.get(id) ?? null;
+      store.running.set(id, operation);
+      if (operation !== null) {
+        store.known.set(operation.operationId, operation);
+      }
+    }
+    for (const compositionId of new Set([...found.values()].map((instance) => instance.value.compositionId))) {
+      await store.definitions.find(compositionId);
+    }
+    return store;
+  }
+
+  /** Writes everything collected so far, one statement per table (none for a table with nothing to write). */
+  async flush(): Promise<void> {
+    const updates: InstanceUpdate[] = [];
+    const infos = this.pendingInfos;
+    for (const buffered of this.loaded.values()) {
+      // A versioned write carries the element information applied in memory; otherwise it is written on its own.
+      for (let version = buffered.stored; version < buffered.version; version += 1) {
+        updates.push({ instance: buffered.value, expectedVersion: version });
+      }
+      if (buffered.version === buffered.stored) {
+        infos.push(...buffered.infos);
+      }
+      buffered.stored = buffered.version;
+      buffered.infos = [];
+    }
+    const operations = [...this.pendingOperations.values()];
+    const messages = this.pendingMessages;
+    const answers = this.pendingAnswers;
+    const outbox = this.pendingOutbox;
+    const events = this.pendingEvents;
+    this.pendingInfos = [];
+    this.pendingOperations = new Map();
+    this.pendingMessages = [];
+    this.pendingAnswers = [];
+    this.pendingOutbox = [];
+    this.pendingEvents = [];
+    const { inner } = this;
+    if (updates.length > 0) {
+      await inner.instances.updateMany(updates);
+    }
+    if (infos.length > 0) {
+      await inner.instances.updateElementInfos(infos);
+    }
+    if (operations.length > 0) {
+      await inner.operations.saveMany(operations);
+    }
+    if (messages.length > 0) {
+      await inner.operations.recordMessages(messages);
+    }
+    if (answers.length > 0) {
+      await inner.operations.recordAnswers(answers);
+    }
+    if (outbox.length > 0) {
+      await inner.outbox.add(outbox);
+    }
+    if (events.length > 0) {
+      await inner.events.append(events);
+    }
+  }
+
+  /** Every method of `repository`, each called after a flush so it sees (and follows) every collected write. */
+  private passThrough<T extends object>(repository: T): T {
+    const flushed = {} as Record<string, unknown>;
+    let proto: object | null = repository;
+    while (proto !== null && proto !== Object.prototype) {
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        const member = (repository as Record<string, unknown>)[name];
+        if (name !== 'constructor' && typeof member === 'function' && !(name in flushed)) {
+          flushed[name] = async (...args: unknown[]): Promise<unknown> => {
+            await this.flush();
+            return (member as (...parameters: unknown[]) => unknown).apply(repository, args);
+          };
+        }
+      }
+      proto = Object.getPrototypeOf(proto) as object | null;
+    }
+    return flushed as T;
+  }
+
+  private definitionRepository(): DefinitionRepository {
+    const inner = this.inner.definitions;
+    const through = this.passThrough(inner);
+    return {
+      ...through,
+      find: async (compositionId) => {
+        const cached = this.definitionCache.get(compositionId);
+        if (cached !== undefined) {
+          return cached;
+        }
+        // Definitions are never written through this store's buffer, so reading one needs no flush.
+        const found = await inner.find(compositionId);
+        this.definitionCache.set(compositionId, found);
+        return found;
+      },
+      findForUpdate: (compositionId) => {
+        this.definitionCache.delete(compositionId);
+        return through.findForUpdate(compositionId);
+      },
+      update: (definition, expectedVersion) => {
+        this.definitionCache.delete(definition.compositionId);
+        return through.update(definition, expectedVersion);
+      },
+      delete: (compositionId, expectedVersion) => {
+        this.definitionCache.delete(compositionId);
+        return through.delete(compositionId, expectedVersion);
+      },
+    };
+  }
+
+  private instanceRepository(): InstanceRepository {
+    const through = this.passThrough(this.inner.instances);
+    const repository: InstanceRepository = {
+      ...through,
+      find: (instanceId) => this.bufferedInstance(instanceId) ?? through.find(instanceId),
+      findForUpdate: (instanceId) => this.bufferedInstance(instanceId) ?? through.findForUpdate(instanceId),
+      findManyForUpdate: async (instanceIds) => {
+        const found = new Map<string, Versioned<AutomationComposition>>();
+        for (const id of [...new Set(instanceIds)].sort()) {
+          const instance = await repository.findForUpdate(id);
+          if (instance !== null) {
+            found.set(id, instance);
+          }
+        }
+        return found;
+      },
+      update: (instance, expectedVersion) => {
+        const buffered = this.loaded.get(instance.instanceId);
+        if (buffered === undefined) {
+          return through.update(instance, expectedVersion);
+        }
+        if (buffered.version !== expectedVersion) {
+          return Promise.reject(concurrentChange(instance.instanceId));
+        }
+        buffered.value = instance;
+        buffered.version += 1;
+        return Promise.resolve();
+      },
+      updateMany: async (updates) => {
+        for (const { instance, expectedVersion } of updates) {
+          await repository.update(instance, expectedVersion);
+        }
+      },
+      updateElementInfo: (instanceId, elementId, participantId, info) => {
+        this.applyInfo({ instanceId, elementId, participantId, info });
+        return Promise.resolve();
+      },
+      updateElementInfos: (infos) => {
+        infos.forEach((update) => this.applyInfo(update));
+        return Promise.resolve();
+      },
+      delete: async (instanceId, expectedVersion) => {
+        if (!this.loaded.has(instanceId)) {
+          return through.delete(instanceId, expectedVersion);
+        }
+        await through.delete(instanceId, expectedVersion);
+        this.loaded.delete(instanceId);
+        this.absent.add(instanceId);
+      },
+    };
+    return repository;
+  }
+
+  private bufferedInstance(instanceId: string): Promise<Versioned<AutomationComposition> | null> | null {
+    const buffered = this.loaded.get(instanceId);
+    if (buffered !== undefined) {
+      return Promise.resolve({ value: buffered.value, version: buffered.version });
+    }
+    return this.absent.has(instanceId) ? Promise.resolve(null) : null;
+  }
+
+  /** As the store's `updateElementInfo`; on a loaded instance also in memory, so later reads and writes see it. */
+  private applyInfo(update: ElementInfoUpdate): void {
+    const buffered = this.loaded.get(update.instanceId);
+    if (buffered === undefined) {
+      if (!this.absent.has(update.instanceId)) {
+        this.pendingInfos.push(update);
+      }
+      return;
+    }
+    const element = buffered.value.elements[update.elementId];
+    const changed = element === undefined ? element : elementWithInfo(element, update.participantId, update.info);
+    if (changed !== undefined && changed !== element) {
+      buffered.value = { ...buffered.value, elements: { ...buffered.value.elements, [update.elementId]: changed } };
+      buffered.infos.push(update);
+    }
+  }
+
+  private operationRepository(): OperationRepository {
+    const through = this.passThrough(this.inner.operations);
+    const repository: OperationRepository = {
+      ...through,
+      insert: (operation) => {
+        this.pendingOperations.set(operation.operationId, { operation, isNew: true });
+        this.remember(operation);
+        return Promise.resolve();
+      },
+      update: (operation) => {
+        const isNew = this.pendingOperations.get(operation.operationId)?.isNew ?? false;
+        this.pendingOperations.set(operation.operationId, { operation, isNew });
+        this.remember(operation);
+        return Promise.resolve();
+      },
+      saveMany: async (operations) => {
+        for (const { operation, isNew } of operations) {
+          await (isNew ? repository.insert(operation) : repository.update(operation));
+        }
+      },
+      find: (operationId) => {
+        const operation = this.known.get(operationId);
+        return operation !== undefined ? Promise.resolve(operation) : through.find(operationId);
+      },
+      findRunning: (targetId) => {
+        const operation = this.running.get(targetId);
+        return operation !== undefined ? Promise.resolve(operation) : through.findRunning(targetId);
+      },
+      findManyRunning: async (targetIds) => {
+        const found = new Map<string, Operation>();
+        for (const id of new Set(targetIds)) {
+          const operation = await repository.findRunning(id);
+          if (operation !== null) {
+            found.set(id, operation);
+          }
+        }
+        return found;
+      },
+      recordMessage: (messageId, operationId, phase, elementIds = null) => {
+        this.pendingMessages.push({ messageId, operationId, phase, elementIds });
+        this.messages.set(messageId, { operationId, phase });
+        return Promise.resolve();
+      },
+      recordMessages: async (messages) => {
+        for (const { messageId, operationId, phase, elementIds } of messages) {
+          await repository.recordMessage(messageId, operationId, phase, elementIds);
+        }
+      },
+      findByMessage: (messageId) => {
+        const message = this.messages.get(messageId);
+        const operation = message ? this.known.get(message.operationId) : undefined;
+        if (message === null) {
+          return Promise.resolve(null);
+        }
+        return message !== undefined && operation !== undefined
+          ? Promise.resolve({ operation, phase: message.phase })
+          : through.findByMessage(messageId);
+      },
+      findManyByMessage: async (messageIds) => {
+        const found = new Map<string, { operation: Operation; phase: number | null }>();
+        for (const id of new Set(messageIds)) {
+          const answered = await repository.findByMessage(id);
+          if (answered !== null) {
+            found.set(id, answered);
+          }
+        }
+        return found;
+      },
+      recordAnswer: (messageId, participantId, replicaId) => {
+        this.pendingAnswers.push({ messageId, participantId, replicaId });
+        return Promise.resolve();
+      },
+      recordAnswers: (answers) => {
+        this.pendingAnswers.push(...answers);
+        return Promise.resolve();
+      },
+    };
+    return repository;
+  }
+
+  /** Keeps an operation written through this store as the latest of its id and of its target's running one. */
+  private remember(operation: Operation): void {
+    this.known.set(operation.operationId, operation);
+    const running = this.running.get(operation.targetId);
+    if (operation.state === 'RUNNING') {
+      this.running.set(operation.targetId, operation);
+    } else if (running?.operationId === operation.operationId) {
+      this.running.set(operation.targetId, null);
+    }
+  }
+}
+
+function concurrentChange(instanceId: string): DomainError {
+  return new DomainError(
+    'CONCURRENT_MODIFICATION',
+    `Automation composition ${instanceId} was changed by another request while this one was being applied; read it again and retry`,
+    { id: instanceId },
+  );
+}
