@@ -38,8 +38,7 @@ describeStoreContract('BatchStore over InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
   return Promise.resolve({
     unitOfWork: new BatchUnitOfWork(unitOfWork),
-    queuedOutbox: () =>
-      Promise.resolve(unitOfWork.queuedOutbox().map(({ topic, key, value }) => ({ topic, key, value }))),
+    queuedOutbox: () => Promise.resolve(unitOfWork.queuedRecords()),
     close: () => Promise.resolve(),
   });
 });

@@ -4,15 +4,7 @@ describeStoreContract('InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
   return Promise.resolve({
     unitOfWork,
-    queuedOutbox: () =>
-      Promise.resolve(
-        unitOfWork.queuedOutbox().map(({ topic, key, value, headers }) => ({
-          topic,
-          key,
-          value,
-          ...(headers === undefined ? {} : { headers }),
-        })),
-      ),
+    queuedOutbox: () => Promise.resolve(unitOfWork.queuedRecords()),
     close: () => Promise.resolve(),
   });
 });

@@ -1062,6 +1062,16 @@ export class InMemoryUnitOfWork extends UnitOfWork {
     return this.db.outbox.map(copy);
   }
 
+  /** The queued rows as they were added: topic, key, value and headers (only when they had some), no row ids. */
+  queuedRecords(): OutboxRecord[] {
+    return this.db.outbox.map(({ topic, key, value, headers }) => ({
+      topic,
+      key,
+      value,
+      ...(headers === undefined ? {} : { headers: { ...headers } }),
+    }));
+  }
+
   /** Forgets outbox rows, as the relay does once the broker acknowledged them. */
   deleteOutbox(ids: readonly string[]): Promise<void> {
     const gone = new Set(ids);
