@@ -105,9 +105,9 @@ async function insertCopies(stack: Stack, templateId: string, count: number, run
            e.operational_state, e.use_state, e.description, e.message, e.properties, e.out_properties
          FROM created c CROSS JOIN automation_composition_element e WHERE e.instance_id = $1)
        INSERT INTO acm_operation (operation_id, target_kind, target_id, order_name, state, timed_out, phase,
-         started_at, deadline_at, finished_at)
+         started_at, progress_at, deadline_at, finished_at)
        SELECT gen_random_uuid(), 'INSTANCE', c.instance_id, 'DEPLOY', 'COMPLETED', false, NULL,
-         c.last_msg - interval '40 milliseconds', c.last_msg + interval '200 seconds', c.last_msg
+         c.last_msg - interval '40 milliseconds', c.last_msg, c.last_msg + interval '200 seconds', c.last_msg
        FROM created c`,
       [templateId, offset, size, `bench-b4-${runId}-`],
     );
