@@ -41,6 +41,8 @@ describe('KafkaMessageBus specifics', () => {
     }
   });
 
+  // Either way the ping ends instead of hanging (a hang fails on the test's timeout): by its bound while kafkajs
+  // retries, or earlier when kafkajs gives up on the refused connection first (it did once on a quiet machine).
   it('rejects a ping within its bound when the broker is unreachable', async () => {
     const bus = new KafkaMessageBus({
       brokers: ['127.0.0.1:1'],
@@ -50,7 +52,7 @@ describe('KafkaMessageBus specifics', () => {
       logger: () => undefined,
     });
     try {
-      await expect(bus.ping()).rejects.toThrow('Kafka did not answer within 3000 ms');
+      await expect(bus.ping()).rejects.toThrow(/Kafka did not answer within 3000 ms|ECONNREFUSED/);
     } finally {
       await bus.close();
     }
