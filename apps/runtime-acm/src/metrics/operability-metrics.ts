@@ -49,7 +49,7 @@ export class OperabilityMetrics implements CommitObserver {
         async collect() {
           const read = await gauges();
           if (read !== null) {
-            // Reset first, so a label whose rows disappeared (no operation of that order left) reads 0, not stale.
+            // Reset first, so a label whose rows disappeared (no operation of that order left) is dropped, not kept stale.
             this.reset();
             rows(read).forEach((row) => this.set({ [label]: String(row[label]) }, row.count));
           }
