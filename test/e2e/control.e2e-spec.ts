@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import request from 'supertest';
 import type { ProductProcess } from '../support/processes';
 import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, USER } from '../support/runtime-harness';
+import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl } from '../support/services';
 import { repoFile } from './lifecycle.scenarios';
 
 const SIM_PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c90';
@@ -50,16 +49,7 @@ describe('control of running work: runtime + simulator as processes over Kafka',
       env: { HEART_BEAT: '200', MAX_WAIT_MS: '1000', MAX_RETRY_COUNT: '3' },
     });
     runtime.start();
-    await eventually(
-      'the runtime to answer',
-      async () => {
-        const response = await api()
-          .get('/onap/policy/clamp/acm/actuator/health')
-          .catch(() => undefined);
-        return response?.status === 200 ? true : undefined;
-      },
-      1500,
-    );
+    await runtimeAnswering(api);
     simulator = simulatorProcess(`sim-control-${suffix}`, {
       port: simPort,
       participantId: SIM_PARTICIPANT,
@@ -67,31 +57,14 @@ describe('control of running work: runtime + simulator as processes over Kafka',
       topics,
     });
     simulator.start();
-    await eventually(
-      'the participant to register',
-      async () => ((await api().get(`${API}/participants/${SIM_PARTICIPANT}`)).status === 200 ? true : undefined),
-      1500,
-    );
-    const commissioned = await api()
-      .post(`${API}/compositions`)
-      .set('Content-Type', 'application/yaml')
-      .send(repoFile('tosca/examples/sim-single-element.yaml'))
-      .expect(201);
-    compositionId = (commissioned.body as { compositionId: string }).compositionId;
-    await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
-    await eventually('PRIMED', async () => {
-      const state = (await api().get(`${API}/compositions/${compositionId}`)).body as { state: string };
-      return state.state === 'PRIMED' ? true : undefined;
-    });
+    await participantKnown(api, SIM_PARTICIPANT);
+    compositionId = await commissionedAndPrimed(api, repoFile('tosca/examples/sim-single-element.yaml'));
   }, 120_000);
 
   afterAll(async () => {
     await simulator?.stop();
     await runtime?.stop();
-    const client = new Client({ connectionString: testDatabaseUrl() });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropSchema(schema);
   });
 
   /** A new instance of the single-element composition, with its own element id and name. */

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import request from 'supertest';
 import type { ProductProcess } from '../support/processes';
 import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, USER } from '../support/runtime-harness';
+import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl } from '../support/services';
 import { repoFile } from './lifecycle.scenarios';
 
 const SIM_PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c92';
@@ -81,16 +80,7 @@ describe('wait conditions: runtime + simulator as processes over Kafka', () => {
       env: { HEART_BEAT: '200', SIGNAL_KEY: `e2e-signal-key-${suffix}` },
     });
     runtime.start();
-    await eventually(
-      'the runtime to answer',
-      async () => {
-        const response = await api()
-          .get('/onap/policy/clamp/acm/actuator/health')
-          .catch(() => undefined);
-        return response?.status === 200 ? true : undefined;
-      },
-      1500,
-    );
+    await runtimeAnswering(api);
     simulator = simulatorProcess(`sim-signal-${suffix}`, {
       port: simPort,
       participantId: SIM_PARTICIPANT,
@@ -98,31 +88,14 @@ describe('wait conditions: runtime + simulator as processes over Kafka', () => {
       topics,
     });
     simulator.start();
-    await eventually(
-      'the participant to register',
-      async () => ((await api().get(`${API}/participants/${SIM_PARTICIPANT}`)).status === 200 ? true : undefined),
-      1500,
-    );
-    const commissioned = await api()
-      .post(`${API}/compositions`)
-      .set('Content-Type', 'application/yaml')
-      .send(repoFile('tosca/examples/sim-approval.yaml'))
-      .expect(201);
-    compositionId = (commissioned.body as { compositionId: string }).compositionId;
-    await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
-    await eventually('PRIMED', async () => {
-      const state = (await api().get(`${API}/compositions/${compositionId}`)).body as { state: string };
-      return state.state === 'PRIMED' ? true : undefined;
-    });
+    await participantKnown(api, SIM_PARTICIPANT);
+    compositionId = await commissionedAndPrimed(api, repoFile('tosca/examples/sim-approval.yaml'));
   }, 120_000);
 
   afterAll(async () => {
     await simulator?.stop();
     await runtime?.stop();
-    const client = new Client({ connectionString: testDatabaseUrl() });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropSchema(schema);
   });
 
   it('primes the wait condition with no participant, as an ONAP client expects to see it', async () => {

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import request from 'supertest';
 import { OtlpReceiver } from '../support/otlp-receiver';
 import type { ReceivedSpan } from '../support/otlp-receiver';
 import type { ProductProcess } from '../support/processes';
 import { E2E_LOG_DIR, freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
+import { dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl } from '../support/services';
 
 const API = '/onap/policy/clamp/acm/v2';
 const SIM_TYPES = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0';
@@ -49,16 +48,7 @@ describe('tracing across Kafka (runtime + simulator processes)', () => {
       env: { ...otel, LOG_LEVEL: 'log' },
     });
     runtime.start();
-    await eventually(
-      'the runtime to answer',
-      async () => {
-        const response = await api()
-          .get('/onap/policy/clamp/acm/actuator/health')
-          .catch(() => undefined);
-        return response?.status === 200 ? true : undefined;
-      },
-      1500,
-    );
+    await runtimeAnswering(api);
     simulator = simulatorProcess(`sim-trace-${suffix}`, {
       port: simPort,
       participantId,
@@ -67,21 +57,14 @@ describe('tracing across Kafka (runtime + simulator processes)', () => {
       env: otel,
     });
     simulator.start();
-    await eventually(
-      'the simulator to register',
-      async () => ((await api().get(`${API}/participants/${participantId}`)).status === 200 ? true : undefined),
-      1500,
-    );
+    await participantKnown(api, participantId);
   }, 120_000);
 
   afterAll(async () => {
     await simulator?.stop();
     await runtime?.stop();
     await receiver.stop();
-    const client = new Client({ connectionString: testDatabaseUrl() });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropSchema(schema);
   });
 
   it('records request → operation → phase → element handler → ACK apply as one trace', async () => {
