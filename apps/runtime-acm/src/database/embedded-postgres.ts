@@ -42,7 +42,7 @@ const MAX_SOCKET_CONNECTIONS = 2;
 /** What the thread below tells the runtime's thread. */
 type WorkerReport =
   | { readonly kind: 'listening'; readonly address: string }
-  | { readonly kind: 'failed'; readonly error: string }
+  | { readonly kind: 'failed'; readonly stage?: 'unpack'; readonly error: string }
   | { readonly kind: 'stopped'; readonly error?: string };
 
 /**
@@ -54,6 +54,14 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
 const { PGLiteSocketServer } = require(workerData.socket);
 (async () => {
+  if (workerData.unpack !== null) {
+    try {
+      require(workerData.unpack.module).unpackSnapshot(workerData.unpack.snapshot, workerData.directory);
+    } catch (error) {
+      parentPort.postMessage({ kind: 'failed', stage: 'unpack', error: String(error && error.message || error) });
+      return;
+    }
+  }
   const db = await PGlite.create(workerData.directory);
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: workerData.maxConnections });
   await server.start();
@@ -87,7 +95,7 @@ export async function startEmbeddedPostgres(
   const marker = `${directory}.creating`;
   mkdirSync(directory, { recursive: true });
   if (!existsSync(marker) && readdirSync(directory).length > 0) {
-    return { ...(await serve(directory)), origin: 'existing' };
+    return { ...(await serve(directory, null)), origin: 'existing' };
   }
   writeFileSync(marker, `a new database is being made in ${directory}\n`);
   clear(directory);
@@ -95,8 +103,13 @@ export async function startEmbeddedPostgres(
   let snapshotProblem: string | undefined;
   if (snapshot !== null) {
     try {
-      await unpackSnapshot(snapshot, directory);
-      const served = await serve(directory);
+      // In the thread, off the runtime's, which is busy loading its modules meanwhile; run from the sources, where
+      // no compiled module exists for the thread to load, here.
+      const compiled = existsSync(COMPILED_ARCHIVE_MODULE);
+      if (!compiled) {
+        unpackSnapshot(snapshot, directory);
+      }
+      const served = await serve(directory, compiled ? { module: COMPILED_ARCHIVE_MODULE, snapshot } : null);
       rmSync(marker);
       return { ...served, origin: 'snapshot' };
     } catch (error) {
@@ -104,7 +117,7 @@ export async function startEmbeddedPostgres(
       clear(directory);
     }
   }
-  const served = await serve(directory);
+  const served = await serve(directory, null);
   rmSync(marker);
   return { ...served, origin: 'initdb', ...(snapshotProblem === undefined ? {} : { snapshotProblem }) };
 }
@@ -115,12 +128,22 @@ function clear(directory: string): void {
   }
 }
 
-/** PGlite on `directory` (it runs initdb there when the directory holds no database), listening. */
-async function serve(directory: string): Promise<Omit<EmbeddedPostgres, 'origin'>> {
+/** snapshot-archive.ts compiled, which the thread loads when the runtime runs from dist. */
+const COMPILED_ARCHIVE_MODULE = join(__dirname, 'snapshot-archive.js');
+
+/**
+ * PGlite on `directory`, listening; it runs initdb there when the directory holds no database. With `unpack`, the
+ * thread first writes the snapshot into the directory (unpackSnapshot of the compiled module given).
+ */
+async function serve(
+  directory: string,
+  unpack: { readonly module: string; readonly snapshot: string } | null,
+): Promise<Omit<EmbeddedPostgres, 'origin'>> {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
       directory,
+      unpack,
       maxConnections: MAX_SOCKET_CONNECTIONS,
       pglite: require.resolve('@electric-sql/pglite'),
       socket: require.resolve('@electric-sql/pglite-socket'),
@@ -134,7 +157,11 @@ async function serve(directory: string): Promise<Omit<EmbeddedPostgres, 'origin'
       if (report.kind === 'listening') {
         done(report.address);
       } else if (report.kind === 'failed') {
-        fail(new Error(`the embedded PostgreSQL did not start: ${report.error}`));
+        fail(
+          new Error(
+            report.stage === 'unpack' ? report.error : `the embedded PostgreSQL did not start: ${report.error}`,
+          ),
+        );
       }
     });
     worker.once('error', onError);

@@ -138,7 +138,7 @@ describe('a new embedded database from the snapshot of the build', () => {
 
   it('falls back to initdb when the snapshot passes its checks but PostgreSQL does not start on it', async () => {
     const unpacked = dataDir('unpacked');
-    await unpackSnapshot(snapshot, unpacked);
+    unpackSnapshot(snapshot, unpacked);
     writeFileSync(join(unpacked, 'PG_VERSION'), '99\n');
     const refused = snapshotOf('refused', packDirectory(unpacked));
 
@@ -161,7 +161,7 @@ describe('a new embedded database from the snapshot of the build', () => {
     expect(existsSync(join(directory, 'pglite.creating'))).toBe(false);
   });
 
-  it('refuses, before writing anything, a snapshot that is missing, of another PGlite, or not a data directory', async () => {
+  it('refuses, before writing anything, a snapshot that is missing, of another PGlite, or not a data directory', () => {
     const target = dataDir('untouched');
     const sealed = (archive: Buffer): Buffer => gzipSync(archive);
     const index = (entries: unknown): Buffer => {
@@ -170,23 +170,26 @@ describe('a new embedded database from the snapshot of the build', () => {
       length.writeUInt32BE(json.length);
       return Buffer.concat([Buffer.from('acm-pgdata 1\n'), length, json]);
     };
-    await expect(unpackSnapshot(join(work, 'nowhere'), target)).rejects.toThrow(/no readable manifest/);
-    await expect(
-      unpackSnapshot(
-        snapshotOf('other-pglite', readFileSync(join(snapshot, SNAPSHOT_ARCHIVE)), { pglite: '0.0.1' }),
-        target,
-      ),
-    ).rejects.toThrow(/made by PGlite 0\.0\.1/);
-    await expect(unpackSnapshot(snapshotOf('not-gzip', Buffer.from('plain bytes')), target)).rejects.toThrow(/header/);
-    await expect(unpackSnapshot(snapshotOf('not-archive', sealed(Buffer.from('{}'))), target)).rejects.toThrow(
-      /not an archive/,
+    const refusal = (snapshotDirectory: string): unknown => {
+      try {
+        unpackSnapshot(snapshotDirectory, target);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    const archive = readFileSync(join(snapshot, SNAPSHOT_ARCHIVE));
+    expect(refusal(join(work, 'nowhere'))).toMatch(/no readable manifest/);
+    expect(refusal(snapshotOf('other-pglite', archive, { pglite: '0.0.1' }))).toMatch(/made by PGlite 0\.0\.1/);
+    expect(refusal(snapshotOf('other-format', archive, { format: 2 }))).toMatch(/format 2/);
+    expect(refusal(snapshotOf('not-gzip', Buffer.from('plain bytes')))).toMatch(/header/);
+    expect(refusal(snapshotOf('not-archive', sealed(Buffer.from('{}'))))).toMatch(/not an archive/);
+    expect(refusal(snapshotOf('escapes', sealed(index([{ path: '../outside', mode: 0o600, size: 0 }]))))).toMatch(
+      /inside the data directory/,
     );
-    await expect(
-      unpackSnapshot(snapshotOf('escapes', sealed(index([{ path: '../outside', mode: 0o600, size: 0 }]))), target),
-    ).rejects.toThrow(/inside the data directory/);
-    await expect(
-      unpackSnapshot(snapshotOf('short', sealed(index([{ path: 'PG_VERSION', mode: 0o600, size: 3 }]))), target),
-    ).rejects.toThrow(/0 bytes of files, its index 3/);
+    expect(refusal(snapshotOf('short', sealed(index([{ path: 'PG_VERSION', mode: 0o600, size: 3 }]))))).toMatch(
+      /0 bytes of files, its index 3/,
+    );
     expect(existsSync(join(work, 'outside'))).toBe(false);
     expect(readdirSync(target)).toEqual([]);
   });

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip as gunzipCallback, gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 
 /**
  * The snapshot of a new embedded database (see embedded-snapshot.ts for how the build makes it): the files of a
@@ -38,8 +36,6 @@ interface ArchiveEntry {
   /** Absent for a directory. */
   readonly size?: number;
 }
-
-const gunzip = promisify(gunzipCallback);
 
 /** The installed PGlite's version (its package.json is not among the package's exports). */
 export function pgliteVersion(): string {
@@ -97,12 +93,13 @@ export function writeSnapshot(directory: string, archive: Buffer, migrations: re
 /**
  * Writes the data directory of the snapshot in `snapshot` into the empty directory `target`, after checking it
  * (format, PGlite version, size, SHA-256; gunzip checks its CRC; every path stays inside `target`). Throws an Error
- * that says what is wrong; it may have written part of `target` by then.
+ * that says what is wrong; it may have written part of `target` by then. Synchronous: it runs on the embedded
+ * database's thread (embedded-postgres.ts), which has nothing else to do until it is done.
  */
-export async function unpackSnapshot(snapshot: string, target: string): Promise<void> {
+export function unpackSnapshot(snapshot: string, target: string): void {
   let manifest: SnapshotManifest;
   try {
-    manifest = JSON.parse(await readFile(join(snapshot, SNAPSHOT_MANIFEST), 'utf8')) as SnapshotManifest;
+    manifest = JSON.parse(readFileSync(join(snapshot, SNAPSHOT_MANIFEST), 'utf8')) as SnapshotManifest;
   } catch (error) {
     throw new Error(`no readable manifest in ${snapshot} (${describe(error)})`);
   }
@@ -113,14 +110,14 @@ export async function unpackSnapshot(snapshot: string, target: string): Promise<
   if (manifest.pglite !== version) {
     throw new Error(`made by PGlite ${String(manifest.pglite)}, this is PGlite ${version}`);
   }
-  const compressed = await readFile(join(snapshot, SNAPSHOT_ARCHIVE));
+  const compressed = readFileSync(join(snapshot, SNAPSHOT_ARCHIVE));
   if (
     compressed.length !== manifest.bytes ||
     createHash('sha256').update(compressed).digest('hex') !== manifest.sha256
   ) {
     throw new Error(`${SNAPSHOT_ARCHIVE} is not the archive its manifest describes (size or SHA-256 differ)`);
   }
-  const archive = await gunzip(compressed);
+  const archive = gunzipSync(compressed);
   if (!archive.subarray(0, MAGIC.length).equals(MAGIC) || archive.length < MAGIC.length + 4) {
     throw new Error(`${SNAPSHOT_ARCHIVE} is not an archive of a data directory`);
   }
@@ -134,9 +131,9 @@ export async function unpackSnapshot(snapshot: string, target: string): Promise<
   for (const entry of entries) {
     const path = join(target, entry.path);
     if (entry.size === undefined) {
-      await mkdir(path, { mode: entry.mode });
+      mkdirSync(path, { mode: entry.mode });
     } else {
-      await writeFile(path, archive.subarray(offset, offset + entry.size), { mode: entry.mode });
+      writeFileSync(path, archive.subarray(offset, offset + entry.size), { mode: entry.mode });
       offset += entry.size;
     }
   }
