@@ -236,7 +236,7 @@ function startupRows(startup: StartupResult): Row[] {
       '< 3 s',
       status(startup.existingDataDirS, 3, 'lower'),
     ],
-    ['Start-up', 'the same, new DATA_DIR (database created, migrations)', `${startup.newDataDirS} s`, '', ''],
+    ['Start-up', 'the same, new DATA_DIR (database from the build snapshot)', `${startup.newDataDirS} s`, '', ''],
     ['Start-up', 'build check before (scripts/build-if-stale.js, untimed above)', `${startup.buildCheckS} s`, '', ''],
   ];
 }

@@ -1,7 +1,8 @@
 /**
  * Start-up: `npm start` of the embedded default (no DATABASE_URL, no Kafka: PGlite and the in-process bus) on an
- * already built tree, timed from the spawn to the first 200 of the health endpoint. Once on a new DATA_DIR (PGlite
- * creates its database, the migrations run), then again on the same one. The tree is brought up to date first by
+ * already built tree, timed from the spawn to the first 200 of the health endpoint. Once on a new DATA_DIR (the
+ * database written from the build's snapshot, or made by initdb when there is none), then again on the same one. The
+ * tree is brought up to date first by
  * scripts/build-if-stale.js, untimed, as `npm start` would. Measures only.
  */
 import { spawn, spawnSync } from 'node:child_process';

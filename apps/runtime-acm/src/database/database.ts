@@ -2,7 +2,7 @@ import { createDataSource, migrate } from '@acm/persistence';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { RuntimeConfig } from '../config/runtime.config';
-import type { EmbeddedPostgres } from './embedded-postgres';
+import type { EmbeddedOrigin, EmbeddedPostgres } from './embedded-postgres';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
 /** DI token for the runtime's Database. */
@@ -31,6 +31,13 @@ export const EMBEDDED_POOL_SIZE = 1;
  */
 export const EMBEDDED_CONNECT_TIMEOUT_MS = 60_000;
 
+/** How the start-up line tells where a database came from. */
+const ORIGINS: Readonly<Record<EmbeddedOrigin, string>> = {
+  existing: '',
+  snapshot: " (new, from the build's snapshot)",
+  initdb: ' (new, made by initdb)',
+};
+
 /**
  * Connects to DATABASE_URL, or uses the embedded PostgreSQL under DATA_DIR (`starting`, when the caller started it
  * already, else one started here); then runs pending migrations.
@@ -46,7 +53,14 @@ export async function openDatabase(
   if (url === null) {
     embedded = await (starting ?? startEmbeddedPostgres(config.dataDir));
     url = embedded.url;
-    logger.log(`Embedded PostgreSQL (PGlite) in ${config.dataDir}; set DATABASE_URL to use a PostgreSQL server`);
+    logger.log(
+      `Embedded PostgreSQL (PGlite) in ${config.dataDir}${ORIGINS[embedded.origin]}; set DATABASE_URL to use a PostgreSQL server`,
+    );
+    if (embedded.snapshotProblem !== undefined) {
+      logger.warn(
+        `The build's snapshot of a new database was not used (${embedded.snapshotProblem}); PGlite's initdb made it`,
+      );
+    }
   }
   const poolSize = embedded === null ? config.databasePoolSize : EMBEDDED_POOL_SIZE;
   const dataSource = createDataSource({

@@ -52,9 +52,15 @@ describe('embedded PostgreSQL (PGlite on a thread of its own)', () => {
 
   it('openDatabase migrates and uses an embedded PostgreSQL its caller started already, on one connection', async () => {
     const config = loadRuntimeConfig({ DATA_DIR: dataDir });
-    const database = await openDatabase(config, undefined, startEmbeddedPostgres(config.dataDir));
+    const starting = startEmbeddedPostgres(config.dataDir);
+    const database = await openDatabase(config, undefined, starting);
     try {
       expect(database.embedded).toBe(true);
+      // Run from the sources there is no build's snapshot: initdb makes the database, and the start says why.
+      expect(await starting).toMatchObject({
+        origin: 'initdb',
+        snapshotProblem: expect.stringMatching(/no readable manifest/),
+      });
       // One connection, whose queue may be long under load: waiting for it is bounded by more than an outage's 5 s.
       expect(database.dataSource.options).toMatchObject({
         poolSize: EMBEDDED_POOL_SIZE,
