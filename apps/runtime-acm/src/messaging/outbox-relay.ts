@@ -23,6 +23,9 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private again = false;
   private stopped = false;
   private readonly sending = new Set<Promise<void>>();
+  /** Ids of sent rows waiting for the DELETE after the one running (`deleting`). */
+  private toDelete: string[] = [];
+  private deleting: Promise<void> | null = null;
 
   constructor(
     private readonly unitOfWork: TypeOrmUnitOfWork,
@@ -47,11 +50,37 @@ export class OutboxRelay implements OnApplicationBootstrap {
     }
     try {
       await this.publish(records);
-      await this.unitOfWork.deleteOutbox(records.map((record) => record.id));
+      await this.forget(records.map((record) => record.id));
     } catch (error) {
       this.logger.warn(
         `Publishing failed, the next pass retries: ${error instanceof Error ? error.message : String(error)}`,
       );
+    }
+  }
+
+  /**
+   * Deletes sent rows. While one DELETE runs, the ids of the sends that finish meanwhile are queued and go out in
+   * the next one, so concurrent commits share a statement instead of one each; each caller waits for the round
+   * that carries its ids. A failed round leaves its rows in the table, for the next pass (at least once).
+   */
+  private forget(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) {
+      return Promise.resolve();
+    }
+    this.toDelete.push(...ids);
+    // deleteQueued awaits before it can finish, so `deleting` is set before its `finally` clears it.
+    this.deleting ??= this.deleteQueued();
+    return this.deleting;
+  }
+
+  private async deleteQueued(): Promise<void> {
+    try {
+      while (this.toDelete.length > 0) {
+        await this.unitOfWork.deleteOutbox(this.toDelete.splice(0));
+      }
+    } finally {
+      // In the same turn as the loop's last check: ids queued after it start a round of their own.
+      this.deleting = null;
     }
   }
 
