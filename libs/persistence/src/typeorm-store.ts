@@ -714,6 +714,47 @@ class TypeOrmParticipantRepository implements ParticipantRepository {
   }
 }
 
+interface CachedDefinition {
+  readonly key: string;
+  readonly value: Versioned<CompositionDefinition>;
+}
+
+/**
+ * The definitions `readContext` read, keyed by the identity of the row version they were read from (`xmin`, the
+ * transaction that wrote that version, and `row_version`). Every write of a definition makes a new row version with
+ * another key, and `readContext` compares the key in the database in the same statement that reads the rest, so a
+ * cached definition is served only when it is the stored row exactly: never stale, whatever another replica
+ * changed (a deprime, a new state). It spares reading and parsing the service template of every order and batch.
+ */
+export class DefinitionCache {
+  private readonly entries = new Map<string, CachedDefinition>();
+
+  constructor(private readonly capacity = 256) {}
+
+  /** The cached entries of the ids asked for, as they are now (a statement is matched against these). */
+  held(compositionIds: readonly string[]): Map<string, CachedDefinition> {
+    const held = new Map<string, CachedDefinition>();
+    for (const id of compositionIds) {
+      const entry = this.entries.get(id);
+      if (entry !== undefined) {
+        held.set(id, entry);
+      }
+    }
+    return held;
+  }
+
+  set(compositionId: string, key: string, value: Versioned<CompositionDefinition>): void {
+    this.entries.delete(compositionId);
+    this.entries.set(compositionId, { key, value });
+    if (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) {
+        this.entries.delete(oldest);
+      }
+    }
+  }
+}
+
 /** The repositories bound to one EntityManager: the data source's, or a transaction's. */
 export class TypeOrmStore implements Store {
   readonly definitions: DefinitionRepository;
@@ -733,6 +774,7 @@ export class TypeOrmStore implements Store {
     private readonly manager: EntityManager,
     private readonly onOutboxWrite: (records: readonly QueuedRecord[]) => void = () => undefined,
     private readonly onEventsWrite: (events: readonly StoredEvent[]) => void = () => undefined,
+    private readonly definitionCache: DefinitionCache = new DefinitionCache(),
   ) {
     this.definitions = new TypeOrmDefinitionRepository(manager);
     this.instanceRepository = new TypeOrmInstanceRepository(manager);
@@ -774,14 +816,13 @@ export class TypeOrmStore implements Store {
     if (runningOf.length + definitions.length + messages.length === 0 && !query.participants) {
       return { running: new Map(), definitions: new Map(), answered: new Map(), participants: null };
     }
-    const [row] = await readContextStatement(this.manager, runningOf, definitions, messages, query.participants);
+    // The entries whose keys are sent are the ones the answer is matched against, whatever is cached meanwhile.
+    const known = this.definitionCache.held(definitions);
+    const [row] = await readContextStatement(this.manager, runningOf, definitions, known, messages, query.participants);
     return {
       running: new Map((row?.running ?? []).map((operation) => [operation.target_id, operationOf(operation)])),
       definitions: new Map(
-        (row?.definitions ?? []).map((definition) => [
-          definition.composition_id,
-          { value: definitionToDomain(definitionRowToEntity(definition)), version: definition.row_version },
-        ]),
+        (row?.definitions ?? []).map((definition) => [definition.composition_id, this.definitionOf(definition, known)]),
       ),
       answered: new Map(
         (row?.answered ?? []).map((answer) => [
@@ -791,6 +832,22 @@ export class TypeOrmStore implements Store {
       ),
       participants: query.participants ? (row?.participants ?? []).map(participantRowToDomain) : null,
     };
+  }
+
+  /** A definition row of `readContext`: the held value when the database said it is that one, else the row. */
+  private definitionOf(
+    row: DefinitionJson,
+    known: ReadonlyMap<string, CachedDefinition>,
+  ): Versioned<CompositionDefinition> {
+    const key = `${row.row_key}:${row.row_version}`;
+    const held = known.get(row.composition_id);
+    // The template is left out only for a key that was sent, and that key is `held`'s.
+    if (row.service_template === null && held?.key === key) {
+      return held.value;
+    }
+    const value = { value: definitionToDomain(definitionRowToEntity(row)), version: row.row_version };
+    this.definitionCache.set(row.composition_id, key, value);
+    return value;
   }
 }
 
@@ -898,13 +955,16 @@ interface DefinitionJson {
   composition_id: string;
   name: string;
   version: string;
-  service_template: Record<string, unknown>;
+  /** Null when the row version is the one the caller holds (its key was sent). */
+  service_template: Record<string, unknown> | null;
   state: string;
   state_change_result: string;
   last_msg: string;
   element_state_map: CompositionDefinitionEntity['elementStateMap'];
   revision_id: string;
   row_version: number;
+  /** `xmin` of the row version: with `row_version`, the key of `DefinitionCache`. */
+  row_key: string;
 }
 
 interface ParticipantJson {
@@ -918,7 +978,7 @@ function definitionRowToEntity(row: DefinitionJson): CompositionDefinitionEntity
   entity.compositionId = row.composition_id;
   entity.name = row.name;
   entity.version = row.version;
-  entity.serviceTemplate = row.service_template;
+  entity.serviceTemplate = row.service_template ?? {};
   entity.state = row.state;
   entity.stateChangeResult = row.state_change_result;
   entity.lastMsg = new Date(row.last_msg);
@@ -955,6 +1015,7 @@ function readContextStatement(
   manager: EntityManager,
   runningOf: readonly string[],
   definitions: readonly string[],
+  known: ReadonlyMap<string, CachedDefinition>,
   messages: readonly string[],
   participants: boolean,
 ): Promise<
@@ -974,8 +1035,10 @@ function readContextStatement(
           SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE target_id = ANY($1::uuid[]) AND state = 'RUNNING') r
        ) AS running,
        (SELECT coalesce(json_agg(d), '[]'::json) FROM (
-          SELECT composition_id, name, version, service_template, state, state_change_result, last_msg,
-            element_state_map, revision_id, row_version
+          SELECT composition_id, name, version, state, state_change_result, last_msg, element_state_map,
+            revision_id, row_version, xmin::text AS row_key,
+            CASE WHEN $5::jsonb ->> composition_id::text = xmin::text || ':' || row_version THEN NULL
+              ELSE service_template END AS service_template
           FROM composition_definition WHERE composition_id = ANY($2::uuid[])) d
        ) AS definitions,
        (SELECT coalesce(json_agg(a), '[]'::json) FROM (
@@ -993,6 +1056,12 @@ function readContextStatement(
           ORDER BY p.participant_id), '[]'::json)
         FROM participant p WHERE $4::boolean
        ) AS participants`,
-    [runningOf, definitions, messages, participants],
+    [
+      runningOf,
+      definitions,
+      messages,
+      participants,
+      JSON.stringify(Object.fromEntries([...known].map(([id, entry]) => [id, entry.key]))),
+    ],
   );
 }

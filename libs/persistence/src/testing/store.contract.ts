@@ -274,6 +274,50 @@ export function describeStoreContract(
         expect((await fixture.queuedOutbox()).filter((record) => record.topic === topic)).toEqual([]);
       });
 
+      it('readContext answers a definition as it is stored now, however often it was read before', async () => {
+        const definition = await storedDefinition({ state: 'PRIMED' });
+        const contextOf = (): Promise<unknown> =>
+          inTransaction(async (store) =>
+            (
+              await store.readContext({
+                runningOf: [],
+                definitions: [definition.compositionId],
+                messages: [],
+                participants: false,
+              })
+            ).definitions.get(definition.compositionId),
+          );
+        expect(await contextOf()).toEqual({ value: definition, version: 1 });
+        expect(await contextOf()).toEqual({ value: definition, version: 1 });
+        const deprimed: CompositionDefinition = {
+          ...definition,
+          state: 'COMMISSIONED',
+          serviceTemplate: { ...definition.serviceTemplate, changed: true },
+        };
+        await inTransaction((store) => store.definitions.update(deprimed, 1));
+        expect(await contextOf()).toEqual({ value: deprimed, version: 2 });
+        // Written and read in one transaction: the read sees the write.
+        const primed: CompositionDefinition = { ...deprimed, state: 'PRIMED' };
+        await inTransaction(async (store) => {
+          await store.definitions.update(primed, 2);
+          const context = await store.readContext({
+            runningOf: [],
+            definitions: [definition.compositionId],
+            messages: [],
+            participants: false,
+          });
+          expect(context.definitions.get(definition.compositionId)).toEqual({ value: primed, version: 3 });
+        });
+        expect(await contextOf()).toEqual({ value: primed, version: 3 });
+        // Deleted and created again under the same id: a new row, read in full.
+        const again: CompositionDefinition = { ...definition, serviceTemplate: { name: 'again' } };
+        await inTransaction(async (store) => {
+          await store.definitions.delete(definition.compositionId, 3);
+          await store.definitions.insert(again);
+        });
+        expect(await contextOf()).toEqual({ value: again, version: 1 });
+      });
+
       it('readContext answers what findManyRunning, definitions.find, findManyByMessage and participants.list do', async () => {
         const instance = await storedInstance();
         const target = await storedDefinition({ state: 'PRIMED' });
