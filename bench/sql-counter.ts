@@ -12,9 +12,14 @@ export interface SqlCounts {
   byKind: Record<string, number>;
 }
 
-/** `SELECT automation_composition`, `UPDATE participant_replica`, `BEGIN`, ... */
+/** `SELECT automation_composition`, `UPDATE participant_replica`, `BEGIN`, `WITH saveAll`, ... */
 export function statementKind(text: string): string {
   const head = text.trimStart();
+  // A statement that writes or reads several tables names itself in a leading comment (`/* WITH saveAll */`).
+  const named = /^\/\*\s*([^*]+?)\s*\*\//.exec(head)?.[1];
+  if (named !== undefined) {
+    return named;
+  }
   const verb = (/^\w+/.exec(head)?.[0] ?? '?').toUpperCase();
   if (verb === 'START' || verb === 'BEGIN') {
     return 'BEGIN';

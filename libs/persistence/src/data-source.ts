@@ -20,7 +20,7 @@ import { MessageElements1764530000000 } from './migrations/1764530000000-Message
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
 import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
 import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-OutboxTraceContext';
-import { TypeOrmStore } from './typeorm-store';
+import { DefinitionCache, TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
   CompositionDefinitionEntity,
@@ -94,6 +94,8 @@ export async function migrate(dataSource: DataSource): Promise<void> {
 }
 
 export class TypeOrmUnitOfWork extends UnitOfWork {
+  /** Shared by every store of this unit of work; see `DefinitionCache` for why it is never stale. */
+  private readonly definitionCache = new DefinitionCache();
   private readonly outboxListeners: Array<(records: readonly QueuedRecord[]) => void> = [];
   private readonly eventListeners: Array<(events: readonly StoredEvent[]) => void> = [];
 
@@ -126,6 +128,7 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
           manager,
           (records) => queued.push(...records),
           (events) => appended.push(...events),
+          this.definitionCache,
         ),
       ),
     );
@@ -172,7 +175,14 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
 
   override read<T>(work: (store: Store) => Promise<T>): Promise<T> {
     // Outside a transaction each statement commits on its own, so appended events are published at once.
-    return work(new TypeOrmStore(this.dataSource.manager, undefined, (events) => this.publishEvents(events)));
+    return work(
+      new TypeOrmStore(
+        this.dataSource.manager,
+        undefined,
+        (events) => this.publishEvents(events),
+        this.definitionCache,
+      ),
+    );
   }
 
   override async ping(): Promise<void> {

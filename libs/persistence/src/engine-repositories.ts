@@ -16,7 +16,7 @@ import type {
 import { operationFromRecord } from '@acm/domain';
 import type { EntityManager } from 'typeorm';
 
-interface OperationRow {
+export interface OperationRow {
   operation_id: string;
   target_kind: string;
   target_id: string;
@@ -37,12 +37,12 @@ interface OperationRow {
   slot_wait: string | null;
 }
 
-const OPERATION_COLUMNS =
+export const OPERATION_COLUMNS =
   'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at, ' +
   'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait';
 
 /** The columns of an operation row as `jsonb_to_recordset` reads them. */
-const OPERATION_RECORD =
+export const OPERATION_RECORD =
   'operation_id uuid, target_kind text, target_id uuid, order_name text, state text, timed_out boolean, ' +
   'phase integer, started_at timestamptz, deadline_at timestamptz, finished_at timestamptz, ' +
   'progress_at timestamptz, resent integer, paused_at timestamptz, paused_ms bigint, retried integer, ' +
@@ -53,7 +53,7 @@ function isoOrNull(epochMs: number | null): string | null {
 }
 
 /** An operation as one record of `jsonb_to_recordset`, named as its columns. */
-function operationRecordOf(operation: Operation): Record<string, unknown> {
+export function operationRecordOf(operation: Operation): Record<string, unknown> {
   const { control } = operation;
   return {
     operation_id: operation.operationId,
@@ -81,7 +81,7 @@ function epochOrNull(date: Date | null): number | null {
   return date === null ? null : new Date(date).getTime();
 }
 
-function operationOf(row: OperationRow): Operation {
+export function operationOf(row: OperationRow): Operation {
   return operationFromRecord({
     operationId: row.operation_id,
     targetKind: row.target_kind,
@@ -493,7 +493,7 @@ export class SqlEventRepository implements EventRepository {
   }
 }
 
-interface EventRow {
+export interface EventRow {
   sequence: string;
   subject_id: string;
   operation_id: string | null;
@@ -502,7 +502,7 @@ interface EventRow {
   at: Date;
 }
 
-const storedEvent = (row: EventRow): StoredEvent => ({
+export const storedEvent = (row: EventRow): StoredEvent => ({
   sequence: Number(row.sequence),
   subjectId: row.subject_id,
   operationId: row.operation_id,

@@ -11,12 +11,15 @@ import type {
   PageRequest,
   InstanceRepository,
   InstanceUpdate,
+  ContextQuery,
   OperationRepository,
   OutboxRepository,
   Participant,
   ParticipantRepository,
   RollbackRepository,
   Store,
+  StoreContext,
+  StoreWrites,
   StoredEvent,
   Versioned,
 } from '@acm/domain';
@@ -24,12 +27,17 @@ import { DomainError } from '@acm/domain';
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import {
+  OPERATION_COLUMNS,
+  OPERATION_RECORD,
   SqlEventRepository,
   SqlOperationRepository,
   SqlOutboxRepository,
   SqlRollbackRepository,
+  operationOf,
+  operationRecordOf,
+  storedEvent,
 } from './engine-repositories';
-import type { QueuedRecord } from './engine-repositories';
+import type { EventRow, OperationRow, QueuedRecord } from './engine-repositories';
 import { AutomationCompositionElementEntity } from './entities/automation-composition-element.entity';
 import { AutomationCompositionEntity } from './entities/automation-composition.entity';
 import { CompositionDefinitionEntity } from './entities/composition-definition.entity';
@@ -252,6 +260,51 @@ function elementRowToEntity(row: ElementRow): AutomationCompositionElementEntity
   return entity;
 }
 
+/** What `TypeOrmInstanceRepository.prepareUpdates` hands to the statement that writes the instances. */
+export interface PreparedUpdates {
+  /** Distinct instances written. */
+  readonly count: number;
+  /** Parameters of `instanceUpdateCtes`: the instance rows and the changed elements, as JSON. */
+  readonly rows: string;
+  readonly elements: string;
+  /** With the ids the statement wrote: refuses a stale version, removes dropped elements, keeps the baseline. */
+  finish(written: readonly string[]): Promise<void>;
+}
+
+/**
+ * The CTEs `updated` (the versioned instance rows; RETURNING instance_id) and `elements` (their changed elements,
+ * upserted; an element is written only when its instance was), over parameters `$rows` and `$elements`.
+ */
+function instanceUpdateCtes(rows: number, elements: number): string {
+  return `updated AS (
+         UPDATE automation_composition AS i SET composition_id = x.composition_id,
+           composition_target_id = x.composition_target_id, name = x.name, version = x.version,
+           description = x.description, derived_from = x.derived_from, metadata = x.metadata, precheck = x.precheck,
+           deploy_state = x.deploy_state, lock_state = x.lock_state, sub_state = x.sub_state,
+           state_change_result = x.state_change_result, phase = x.phase, last_msg = x.last_msg,
+           revision_id = x.revision_id, row_version = i.row_version + x.bumps
+         FROM jsonb_to_recordset($${rows}::jsonb) AS x(instance_id uuid, expected integer, bumps integer,
+           composition_id uuid, composition_target_id uuid, name text, version text, description text,
+           derived_from text, metadata jsonb, precheck boolean, deploy_state text, lock_state text, sub_state text,
+           state_change_result text, phase integer, last_msg timestamptz, revision_id uuid)
+         WHERE i.instance_id = x.instance_id AND i.row_version = x.expected
+         RETURNING i.instance_id
+       ), elements AS (
+         INSERT INTO automation_composition_element (${ELEMENT_NAMES})
+         SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($${elements}::jsonb) AS x(${ELEMENT_COLUMNS})
+         WHERE x.instance_id IN (SELECT instance_id FROM updated)
+         ON CONFLICT (element_id) DO UPDATE SET
+           position = EXCLUDED.position, definition_name = EXCLUDED.definition_name,
+           definition_version = EXCLUDED.definition_version, participant_id = EXCLUDED.participant_id,
+           deploy_state = EXCLUDED.deploy_state, lock_state = EXCLUDED.lock_state, sub_state = EXCLUDED.sub_state,
+           migration_state = EXCLUDED.migration_state, stage = EXCLUDED.stage,
+           operational_state = EXCLUDED.operational_state, use_state = EXCLUDED.use_state,
+           description = EXCLUDED.description, message = EXCLUDED.message, properties = EXCLUDED.properties,
+           out_properties = EXCLUDED.out_properties
+         WHERE automation_composition_element.instance_id = EXCLUDED.instance_id
+       )`;
+}
+
 class TypeOrmInstanceRepository implements InstanceRepository {
   constructor(private readonly manager: EntityManager) {}
 
@@ -458,6 +511,22 @@ class TypeOrmInstanceRepository implements InstanceRepository {
    * once, k versions on), and one `DELETE` when elements were removed.
    */
   async updateMany(updates: readonly InstanceUpdate[]): Promise<void> {
+    const prepared = this.prepareUpdates(updates);
+    if (prepared.count === 0) {
+      return;
+    }
+    const written: Array<{ instance_id: string }> = await this.manager.query(
+      `WITH ${instanceUpdateCtes(1, 2)} SELECT instance_id FROM updated`,
+      [prepared.rows, prepared.elements],
+    );
+    await prepared.finish(written.map((row) => row.instance_id));
+  }
+
+  /**
+   * The parameters of `instanceUpdateCtes` for these updates, and what to do once the statement ran: refuse a
+   * stale version, remove the elements the instances no longer hold, remember the written elements as the baseline.
+   */
+  prepareUpdates(updates: readonly InstanceUpdate[]): PreparedUpdates {
     const chains = new Map<string, { instance: AutomationComposition; expected: number; bumps: number }>();
     for (const { instance, expectedVersion } of updates) {
       const chain = chains.get(instance.instanceId);
@@ -469,9 +538,6 @@ class TypeOrmInstanceRepository implements InstanceRepository {
         chain.instance = instance;
         chain.bumps += 1;
       }
-    }
-    if (chains.size === 0) {
-      return;
     }
     const rows = [...chains.values()].map(({ instance, expected, bumps }) => ({
       instance_id: instance.instanceId,
@@ -499,61 +565,32 @@ class TypeOrmInstanceRepository implements InstanceRepository {
       const only = new Set(Object.keys(instance.elements).filter((id) => before?.get(id) !== instance.elements[id]));
       return only.size === 0 ? [] : (JSON.parse(elementsToRecordSet(instance, only)) as unknown[]);
     });
-    // The instances and their changed elements in one statement; an element is written only when its instance was.
-    const written: Array<{ instance_id: string }> = await this.manager.query(
-      `WITH updated AS (
-         UPDATE automation_composition AS i SET composition_id = x.composition_id,
-           composition_target_id = x.composition_target_id, name = x.name, version = x.version,
-           description = x.description, derived_from = x.derived_from, metadata = x.metadata, precheck = x.precheck,
-           deploy_state = x.deploy_state, lock_state = x.lock_state, sub_state = x.sub_state,
-           state_change_result = x.state_change_result, phase = x.phase, last_msg = x.last_msg,
-           revision_id = x.revision_id, row_version = i.row_version + x.bumps
-         FROM jsonb_to_recordset($1::jsonb) AS x(instance_id uuid, expected integer, bumps integer,
-           composition_id uuid, composition_target_id uuid, name text, version text, description text,
-           derived_from text, metadata jsonb, precheck boolean, deploy_state text, lock_state text, sub_state text,
-           state_change_result text, phase integer, last_msg timestamptz, revision_id uuid)
-         WHERE i.instance_id = x.instance_id AND i.row_version = x.expected
-         RETURNING i.instance_id
-       ), elements AS (
-         INSERT INTO automation_composition_element (${ELEMENT_NAMES})
-         SELECT ${ELEMENT_NAMES} FROM jsonb_to_recordset($2::jsonb) AS x(${ELEMENT_COLUMNS})
-         WHERE x.instance_id IN (SELECT instance_id FROM updated)
-         ON CONFLICT (element_id) DO UPDATE SET
-           position = EXCLUDED.position, definition_name = EXCLUDED.definition_name,
-           definition_version = EXCLUDED.definition_version, participant_id = EXCLUDED.participant_id,
-           deploy_state = EXCLUDED.deploy_state, lock_state = EXCLUDED.lock_state, sub_state = EXCLUDED.sub_state,
-           migration_state = EXCLUDED.migration_state, stage = EXCLUDED.stage,
-           operational_state = EXCLUDED.operational_state, use_state = EXCLUDED.use_state,
-           description = EXCLUDED.description, message = EXCLUDED.message, properties = EXCLUDED.properties,
-           out_properties = EXCLUDED.out_properties
-         WHERE automation_composition_element.instance_id = EXCLUDED.instance_id
-       )
-       SELECT instance_id FROM updated`,
-      [JSON.stringify(rows), JSON.stringify(changed)],
-    );
-    if (written.length !== chains.size) {
-      const done = new Set(written.map((row) => row.instance_id));
-      const stale = [...chains.keys()].find((id) => !done.has(id)) ?? '';
-      throw concurrentChange('Automation composition', stale);
-    }
-    const removed: string[] = [];
-    for (const { instance } of chains.values()) {
-      const before = this.baseline.get(instance.instanceId);
-      if (before === undefined) {
-        await this.manager.query(
-          `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
-          [instance.instanceId, Object.keys(instance.elements)],
-        );
-      } else {
-        removed.push(...[...before.keys()].filter((id) => instance.elements[id] === undefined));
+    const finish = async (written: readonly string[]): Promise<void> => {
+      if (written.length !== chains.size) {
+        const done = new Set(written);
+        const stale = [...chains.keys()].find((id) => !done.has(id)) ?? '';
+        throw concurrentChange('Automation composition', stale);
       }
-      this.remember(instance);
-    }
-    if (removed.length > 0) {
-      await this.manager.query(`DELETE FROM automation_composition_element WHERE element_id = ANY($1::uuid[])`, [
-        removed,
-      ]);
-    }
+      const removed: string[] = [];
+      for (const { instance } of chains.values()) {
+        const before = this.baseline.get(instance.instanceId);
+        if (before === undefined) {
+          await this.manager.query(
+            `DELETE FROM automation_composition_element WHERE instance_id = $1 AND NOT (element_id = ANY($2::uuid[]))`,
+            [instance.instanceId, Object.keys(instance.elements)],
+          );
+        } else {
+          removed.push(...[...before.keys()].filter((id) => instance.elements[id] === undefined));
+        }
+        this.remember(instance);
+      }
+      if (removed.length > 0) {
+        await this.manager.query(`DELETE FROM automation_composition_element WHERE element_id = ANY($1::uuid[])`, [
+          removed,
+        ]);
+      }
+    };
+    return { count: chains.size, rows: JSON.stringify(rows), elements: JSON.stringify(changed), finish };
   }
 
   async updateElementInfo(
@@ -677,6 +714,47 @@ class TypeOrmParticipantRepository implements ParticipantRepository {
   }
 }
 
+interface CachedDefinition {
+  readonly key: string;
+  readonly value: Versioned<CompositionDefinition>;
+}
+
+/**
+ * The definitions `readContext` read, keyed by the identity of the row version they were read from (`xmin`, the
+ * transaction that wrote that version, and `row_version`). Every write of a definition makes a new row version with
+ * another key, and `readContext` compares the key in the database in the same statement that reads the rest, so a
+ * cached definition is served only when it is the stored row exactly: never stale, whatever another replica
+ * changed (a deprime, a new state). It spares reading and parsing the service template of every order and batch.
+ */
+export class DefinitionCache {
+  private readonly entries = new Map<string, CachedDefinition>();
+
+  constructor(private readonly capacity = 256) {}
+
+  /** The cached entries of the ids asked for, as they are now (a statement is matched against these). */
+  held(compositionIds: readonly string[]): Map<string, CachedDefinition> {
+    const held = new Map<string, CachedDefinition>();
+    for (const id of compositionIds) {
+      const entry = this.entries.get(id);
+      if (entry !== undefined) {
+        held.set(id, entry);
+      }
+    }
+    return held;
+  }
+
+  set(compositionId: string, key: string, value: Versioned<CompositionDefinition>): void {
+    this.entries.delete(compositionId);
+    this.entries.set(compositionId, { key, value });
+    if (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) {
+        this.entries.delete(oldest);
+      }
+    }
+  }
+}
+
 /** The repositories bound to one EntityManager: the data source's, or a transaction's. */
 export class TypeOrmStore implements Store {
   readonly definitions: DefinitionRepository;
@@ -686,22 +764,304 @@ export class TypeOrmStore implements Store {
   readonly rollbacks: RollbackRepository;
   readonly outbox: OutboxRepository;
   readonly events: EventRepository;
+  private readonly instanceRepository: TypeOrmInstanceRepository;
 
   /**
    * `onOutboxWrite` receives the rows this store queued, so the relay can send them as soon as they commit;
    * `onEventsWrite` the history rows it appended.
    */
   constructor(
-    manager: EntityManager,
-    onOutboxWrite: (records: readonly QueuedRecord[]) => void = () => undefined,
-    onEventsWrite: (events: readonly StoredEvent[]) => void = () => undefined,
+    private readonly manager: EntityManager,
+    private readonly onOutboxWrite: (records: readonly QueuedRecord[]) => void = () => undefined,
+    private readonly onEventsWrite: (events: readonly StoredEvent[]) => void = () => undefined,
+    private readonly definitionCache: DefinitionCache = new DefinitionCache(),
   ) {
     this.definitions = new TypeOrmDefinitionRepository(manager);
-    this.instances = new TypeOrmInstanceRepository(manager);
+    this.instanceRepository = new TypeOrmInstanceRepository(manager);
+    this.instances = this.instanceRepository;
     this.participants = new TypeOrmParticipantRepository(manager);
     this.operations = new SqlOperationRepository(manager);
     this.rollbacks = new SqlRollbackRepository(manager);
     this.outbox = new SqlOutboxRepository(manager, onOutboxWrite);
     this.events = new SqlEventRepository(manager, onEventsWrite);
   }
+
+  async saveAll(writes: StoreWrites): Promise<void> {
+    const prepared = this.instanceRepository.prepareUpdates(writes.instances);
+    const nothing =
+      prepared.count === 0 &&
+      writes.operations.length === 0 &&
+      writes.messages.length === 0 &&
+      writes.answers.length === 0 &&
+      writes.outbox.length === 0 &&
+      writes.events.length === 0;
+    if (nothing) {
+      return;
+    }
+    const [row] = await saveAllStatement(this.manager, prepared, writes);
+    await prepared.finish(row?.updated ?? []);
+    const ids = (row?.outbox_ids ?? []).map(String);
+    if (writes.outbox.length > 0) {
+      this.onOutboxWrite(writes.outbox.map((record, index) => ({ id: ids[index] ?? '', ...record })));
+    }
+    if (writes.events.length > 0) {
+      this.onEventsWrite((row?.events ?? []).map(storedEvent).sort((a, b) => a.sequence - b.sequence));
+    }
+  }
+
+  async readContext(query: ContextQuery): Promise<StoreContext> {
+    const runningOf = [...new Set(query.runningOf)];
+    const definitions = [...new Set(query.definitions)];
+    const messages = [...new Set(query.messages)];
+    if (runningOf.length + definitions.length + messages.length === 0 && !query.participants) {
+      return { running: new Map(), definitions: new Map(), answered: new Map(), participants: null };
+    }
+    // The entries whose keys are sent are the ones the answer is matched against, whatever is cached meanwhile.
+    const known = this.definitionCache.held(definitions);
+    const [row] = await readContextStatement(this.manager, runningOf, definitions, known, messages, query.participants);
+    return {
+      running: new Map((row?.running ?? []).map((operation) => [operation.target_id, operationOf(operation)])),
+      definitions: new Map(
+        (row?.definitions ?? []).map((definition) => [definition.composition_id, this.definitionOf(definition, known)]),
+      ),
+      answered: new Map(
+        (row?.answered ?? []).map((answer) => [
+          answer.message_id,
+          { operation: operationOf(answer), phase: answer.message_phase },
+        ]),
+      ),
+      participants: query.participants ? (row?.participants ?? []).map(participantRowToDomain) : null,
+    };
+  }
+
+  /** A definition row of `readContext`: the held value when the database said it is that one, else the row. */
+  private definitionOf(
+    row: DefinitionJson,
+    known: ReadonlyMap<string, CachedDefinition>,
+  ): Versioned<CompositionDefinition> {
+    const key = `${row.row_key}:${row.row_version}`;
+    const held = known.get(row.composition_id);
+    // The template is left out only for a key that was sent, and that key is `held`'s.
+    if (row.service_template === null && held?.key === key) {
+      return held.value;
+    }
+    const value = { value: definitionToDomain(definitionRowToEntity(row)), version: row.row_version };
+    this.definitionCache.set(row.composition_id, key, value);
+    return value;
+  }
+}
+
+/**
+ * `Store.saveAll` as one statement: the instances and their elements (`instanceUpdateCtes`), then, only when every
+ * instance was at its expected version (`ok`), the operations (updates before inserts, so one that stops running
+ * makes room for its successor under `acm_operation_one_running`), message records, answers, outbox rows and
+ * history events. Foreign keys between them (a message of an operation inserted by the same statement) are checked
+ * at the end of the statement, so the order of the other CTEs does not matter.
+ */
+function saveAllStatement(
+  manager: EntityManager,
+  prepared: PreparedUpdates,
+  writes: StoreWrites,
+): Promise<Array<{ updated: string[]; outbox_ids: string[]; events: EventRow[] }>> {
+  const updated = writes.operations.filter((entry) => !entry.isNew).map((entry) => entry.operation);
+  const inserted = writes.operations.filter((entry) => entry.isNew).map((entry) => entry.operation);
+  return manager.query(
+    `/* WITH saveAll */ WITH ${instanceUpdateCtes(1, 2)},
+       ok AS (SELECT count(*) = $3::integer AS ok FROM updated),
+       operations_updated AS (
+         UPDATE acm_operation AS o SET state = x.state, timed_out = x.timed_out, phase = x.phase,
+           deadline_at = x.deadline_at, finished_at = x.finished_at, progress_at = x.progress_at, resent = x.resent,
+           paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at,
+           in_flight = x.in_flight, slot_wait = x.slot_wait
+         FROM jsonb_to_recordset($4::jsonb) AS x(${OPERATION_RECORD})
+         WHERE o.operation_id = x.operation_id AND (SELECT ok FROM ok)
+         RETURNING o.operation_id
+       ), operations_inserted AS (
+         INSERT INTO acm_operation (${OPERATION_COLUMNS})
+         SELECT ${OPERATION_COLUMNS} FROM jsonb_to_recordset($5::jsonb) AS x(${OPERATION_RECORD})
+         WHERE (SELECT ok FROM ok) AND (SELECT count(*) FROM operations_updated) >= 0
+       ), messages AS (
+         INSERT INTO acm_operation_message (message_id, operation_id, phase, element_ids)
+         SELECT message_id, operation_id, phase, element_ids
+         FROM jsonb_to_recordset($6::jsonb) AS x(message_id uuid, operation_id uuid, phase integer, element_ids jsonb)
+         WHERE (SELECT ok FROM ok)
+       ), answers AS (
+         INSERT INTO acm_message_answer (message_id, participant_id, replica_id)
+         SELECT message_id, participant_id, replica_id
+         FROM jsonb_to_recordset($7::jsonb) AS x(message_id uuid, participant_id text, replica_id text)
+         WHERE (SELECT ok FROM ok)
+         ON CONFLICT DO NOTHING
+       ), outbox AS (
+         INSERT INTO acm_outbox (topic, message_key, payload, trace_context)
+         SELECT e->>'topic', e->>'message_key', e->>'payload', NULLIF(e->'trace_context', 'null'::jsonb)
+         FROM jsonb_array_elements($8::jsonb) WITH ORDINALITY AS x(e, n)
+         WHERE (SELECT ok FROM ok)
+         ORDER BY n RETURNING id
+       ), events AS (
+         INSERT INTO acm_event (subject_id, operation_id, event, detail, at)
+         SELECT subject_id, operation_id, event, detail, at
+         FROM jsonb_to_recordset($9::jsonb) AS x(subject_id uuid, operation_id uuid, event text, detail jsonb,
+           at timestamptz)
+         WHERE (SELECT ok FROM ok)
+         RETURNING sequence, subject_id, operation_id, event, detail, at
+       )
+     SELECT (SELECT coalesce(json_agg(instance_id), '[]'::json) FROM updated) AS updated,
+       (SELECT coalesce(json_agg(id::text ORDER BY id), '[]'::json) FROM outbox) AS outbox_ids,
+       (SELECT coalesce(json_agg(json_build_object('sequence', sequence::text, 'subject_id', subject_id,
+          'operation_id', operation_id, 'event', event, 'detail', detail, 'at', at)), '[]'::json) FROM events) AS events`,
+    [
+      prepared.rows,
+      prepared.elements,
+      prepared.count,
+      JSON.stringify(updated.map(operationRecordOf)),
+      JSON.stringify(inserted.map(operationRecordOf)),
+      JSON.stringify(
+        writes.messages.map((message) => ({
+          message_id: message.messageId,
+          operation_id: message.operationId,
+          phase: message.phase,
+          element_ids: message.elementIds,
+        })),
+      ),
+      JSON.stringify(
+        writes.answers.map((answer) => ({
+          message_id: answer.messageId,
+          participant_id: answer.participantId,
+          replica_id: answer.replicaId,
+        })),
+      ),
+      JSON.stringify(
+        writes.outbox.map((record) => ({
+          topic: record.topic,
+          message_key: record.key,
+          payload: record.value,
+          trace_context: record.headers ?? null,
+        })),
+      ),
+      JSON.stringify(
+        writes.events.map((event) => ({
+          subject_id: event.subjectId,
+          operation_id: event.operationId,
+          event: event.event,
+          detail: event.detail,
+          at: new Date(event.at).toISOString(),
+        })),
+      ),
+    ],
+  );
+}
+
+interface DefinitionJson {
+  composition_id: string;
+  name: string;
+  version: string;
+  /** Null when the row version is the one the caller holds (its key was sent). */
+  service_template: Record<string, unknown> | null;
+  state: string;
+  state_change_result: string;
+  last_msg: string;
+  element_state_map: CompositionDefinitionEntity['elementStateMap'];
+  revision_id: string;
+  row_version: number;
+  /** `xmin` of the row version: with `row_version`, the key of `DefinitionCache`. */
+  row_key: string;
+}
+
+interface ParticipantJson {
+  participant_id: string;
+  types: Array<{ id: string; type_name: string; type_version: string }>;
+  replicas: Array<{ replica_id: string; participant_state: string; last_msg: string }>;
+}
+
+function definitionRowToEntity(row: DefinitionJson): CompositionDefinitionEntity {
+  const entity = new CompositionDefinitionEntity();
+  entity.compositionId = row.composition_id;
+  entity.name = row.name;
+  entity.version = row.version;
+  entity.serviceTemplate = row.service_template ?? {};
+  entity.state = row.state;
+  entity.stateChangeResult = row.state_change_result;
+  entity.lastMsg = new Date(row.last_msg);
+  entity.elementStateMap = row.element_state_map;
+  entity.revisionId = row.revision_id;
+  entity.rowVersion = row.row_version;
+  return entity;
+}
+
+function participantRowToDomain(row: ParticipantJson): Participant {
+  const entity = new ParticipantEntity();
+  entity.participantId = row.participant_id;
+  entity.supportedElementTypes = row.types.map((type) => {
+    const typeRow = new ParticipantSupportedElementEntity();
+    typeRow.id = type.id;
+    typeRow.participantId = row.participant_id;
+    typeRow.typeName = type.type_name;
+    typeRow.typeVersion = type.type_version;
+    return typeRow;
+  });
+  entity.replicas = row.replicas.map((replica) => {
+    const replicaRow = new ParticipantReplicaEntity();
+    replicaRow.replicaId = replica.replica_id;
+    replicaRow.participantId = row.participant_id;
+    replicaRow.participantState = replica.participant_state;
+    replicaRow.lastMsg = new Date(replica.last_msg);
+    return replicaRow;
+  });
+  return participantToDomain(entity);
+}
+
+/** `Store.readContext` as one statement of independent sub-selects, each empty when not asked for. */
+function readContextStatement(
+  manager: EntityManager,
+  runningOf: readonly string[],
+  definitions: readonly string[],
+  known: ReadonlyMap<string, CachedDefinition>,
+  messages: readonly string[],
+  participants: boolean,
+): Promise<
+  Array<{
+    running: OperationRow[];
+    definitions: DefinitionJson[];
+    answered: Array<OperationRow & { message_id: string; message_phase: number | null }>;
+    participants: ParticipantJson[];
+  }>
+> {
+  const operationColumns = OPERATION_COLUMNS.split(', ')
+    .map((column) => `o.${column}`)
+    .join(', ');
+  return manager.query(
+    `/* SELECT readContext */ SELECT
+       (SELECT coalesce(json_agg(r), '[]'::json) FROM (
+          SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE target_id = ANY($1::uuid[]) AND state = 'RUNNING') r
+       ) AS running,
+       (SELECT coalesce(json_agg(d), '[]'::json) FROM (
+          SELECT composition_id, name, version, state, state_change_result, last_msg, element_state_map,
+            revision_id, row_version, xmin::text AS row_key,
+            CASE WHEN $5::jsonb ->> composition_id::text = xmin::text || ':' || row_version THEN NULL
+              ELSE service_template END AS service_template
+          FROM composition_definition WHERE composition_id = ANY($2::uuid[])) d
+       ) AS definitions,
+       (SELECT coalesce(json_agg(a), '[]'::json) FROM (
+          SELECT ${operationColumns}, m.message_id, m.phase AS message_phase
+          FROM acm_operation_message m JOIN acm_operation o ON o.operation_id = m.operation_id
+          WHERE m.message_id = ANY($3::uuid[])) a
+       ) AS answered,
+       (SELECT coalesce(json_agg(json_build_object('participant_id', p.participant_id,
+          'types', (SELECT coalesce(json_agg(json_build_object('id', t.id, 'type_name', t.type_name,
+                      'type_version', t.type_version)), '[]'::json)
+                    FROM participant_supported_element t WHERE t.participant_id = p.participant_id),
+          'replicas', (SELECT coalesce(json_agg(json_build_object('replica_id', r.replica_id,
+                      'participant_state', r.participant_state, 'last_msg', r.last_msg)), '[]'::json)
+                    FROM participant_replica r WHERE r.participant_id = p.participant_id))
+          ORDER BY p.participant_id), '[]'::json)
+        FROM participant p WHERE $4::boolean
+       ) AS participants`,
+    [
+      runningOf,
+      definitions,
+      messages,
+      participants,
+      JSON.stringify(Object.fromEntries([...known].map(([id, entry]) => [id, entry.key]))),
+    ],
+  );
 }

@@ -147,7 +147,7 @@ export class InstantiationService {
   ): Promise<InstantiationResponse> {
     this.assertSameComposition(pathCompositionId, request.compositionId);
     const targetId = request.compositionTargetId;
-    return this.unitOfWork.transaction(async (store) => {
+    return this.engine.orderTransaction(request.instanceId, async (store) => {
       const found = await this.findInstance(store, request.instanceId, pathCompositionId);
       const current = found.value;
       if (targetId !== undefined) {
@@ -367,7 +367,7 @@ export class InstantiationService {
     update: InstanceStateUpdate,
     supersede = false,
   ): Promise<void> {
-    await this.unitOfWork.transaction(async (store) => {
+    await this.engine.orderTransaction(instanceId, async (store) => {
       const stored = await this.findInstance(store, instanceId, pathCompositionId);
       const order = resolveStateChange(update, supersede ? supersedingKey(stored.value) : stored.value);
       const superseding = supersede && supersedingKey(stored.value) !== stored.value;
@@ -381,7 +381,7 @@ export class InstantiationService {
   }
 
   async delete(pathCompositionId: string, instanceId: string): Promise<InstantiationResponse> {
-    return this.unitOfWork.transaction(async (store) => {
+    return this.engine.orderTransaction(instanceId, async (store) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
       checkOrderMayStart('DELETE', found.value);
       await this.startOrder(store, found, 'DELETE');
@@ -395,7 +395,7 @@ export class InstantiationService {
    * snapshotted in turn, and the participants get the order as "before" / "after" DTOs.
    */
   async rollback(pathCompositionId: string, instanceId: string): Promise<void> {
-    await this.unitOfWork.transaction(async (store) => {
+    await this.engine.orderTransaction(instanceId, async (store) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
       const instance = found.value;
       const order: InstanceOrder = instance.deployState === 'UPDATING' ? 'UPDATE_REVERT' : 'MIGRATION_REVERT';

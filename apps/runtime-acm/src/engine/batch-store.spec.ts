@@ -181,6 +181,60 @@ describe('BatchStore', () => {
     expect(await unitOfWork.read((store) => store.instances.find(instance.instanceId))).toBeNull();
   });
 
+  it('answers the participants from the read up front until a participant is written', async () => {
+    const { unitOfWork, instance } = await stored();
+    await unitOfWork.transaction(async (store) => {
+      await store.participants.save({ participantId: PARTICIPANT, participantSupportedElementTypes: {}, replicas: {} });
+    });
+    await unitOfWork.transaction(async (store) => {
+      const list = jest.spyOn(store.participants, 'list');
+      const batch = await BatchStore.open(store, {
+        instanceIds: [instance.instanceId],
+        messageIds: [],
+        participants: true,
+      });
+      const first = await batch.participants.list();
+      expect(await batch.participants.list()).toBe(first);
+      expect(first.map((participant) => participant.participantId)).toEqual([PARTICIPANT]);
+      expect(list).toHaveBeenCalledTimes(1);
+      await batch.participants.touchReplica(PARTICIPANT, randomUUID(), 1_764_000_000_001);
+      await batch.participants.list();
+      expect(list).toHaveBeenCalledTimes(2);
+    });
+  });
+
+  it('over instances the caller loaded: reads nothing, collects the writes of saveAll and flushes them', async () => {
+    const { unitOfWork, instance } = await stored();
+    const operation = operationOf(instance.instanceId, 'DEPLOY');
+    await unitOfWork.transaction(async (store) => {
+      const found = await store.instances.findForUpdate(instance.instanceId);
+      const batch = BatchStore.over(store, [found!]);
+      const lock = jest.spyOn(store.instances, 'findForUpdate');
+      expect(await batch.instances.findForUpdate(instance.instanceId)).toEqual(found);
+      expect(lock).not.toHaveBeenCalled();
+      await batch.saveAll({
+        instances: [{ instance: { ...instance, deployState: 'DEPLOYING' }, expectedVersion: 1 }],
+        operations: [{ operation, isNew: true }],
+        messages: [],
+        answers: [],
+        outbox: [],
+        events: [
+          { subjectId: instance.instanceId, operationId: operation.operationId, event: 'ORDERED', detail: {}, at: 1 },
+        ],
+      });
+      expect(await store.operations.findRunning(instance.instanceId)).toBeNull();
+      await batch.flush();
+      expect(await store.operations.findRunning(instance.instanceId)).toEqual(operation);
+    });
+    await unitOfWork.read(async (store) => {
+      expect(await store.instances.find(instance.instanceId)).toEqual({
+        value: { ...instance, deployState: 'DEPLOYING' },
+        version: 2,
+      });
+      expect((await store.events.list(instance.instanceId, 5)).map((event) => event.event)).toEqual(['ORDERED']);
+    });
+  });
+
   it('reads each definition once per batch', async () => {
     const { unitOfWork, instance } = await stored();
     await unitOfWork.transaction(async (store) => {

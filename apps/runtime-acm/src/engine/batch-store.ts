@@ -1,6 +1,7 @@
 import type {
   AutomationComposition,
   CompositionDefinition,
+  ContextQuery,
   DefinitionRepository,
   ElementInfoUpdate,
   EventRepository,
@@ -13,17 +14,22 @@ import type {
   OperationRepository,
   OutboxRecord,
   OutboxRepository,
+  Participant,
   ParticipantRepository,
   RollbackRepository,
   Store,
+  StoreContext,
+  StoreWrites,
   Versioned,
 } from '@acm/domain';
 import { DomainError, elementWithInfo } from '@acm/domain';
 
-/** What a batch reads up front: the instances its ACKs answer for and the messages they answer. */
+/** What a batch reads up front: the instances its ACKs (or an order) concern and the messages the ACKs answer. */
 export interface BatchKeys {
   readonly instanceIds: readonly string[];
   readonly messageIds: readonly string[];
+  /** Whether to read the participants too (an order checks that they are online). */
+  readonly participants?: boolean;
 }
 
 interface BufferedInstance {
@@ -66,6 +72,8 @@ export class BatchStore implements Store {
   /** Messages asked for up front or recorded since (null: unknown message). */
   private readonly messages = new Map<string, { operationId: string; phase: number | null } | null>();
   private readonly definitionCache = new Map<string, Versioned<CompositionDefinition> | null>();
+  /** The participants as read up front; forgotten at the first write to participants. */
+  private participantList: Participant[] | null = null;
 
   private pendingInfos: ElementInfoUpdate[] = [];
   private pendingOperations = new Map<string, { operation: Operation; isNew: boolean }>();
@@ -77,7 +85,7 @@ export class BatchStore implements Store {
   private constructor(private readonly inner: Store) {
     this.definitions = this.definitionRepository();
     this.instances = this.instanceRepository();
-    this.participants = this.passThrough(inner.participants);
+    this.participants = this.participantRepository();
     this.operations = this.operationRepository();
     this.rollbacks = this.passThrough(inner.rollbacks);
     this.outbox = {
@@ -99,9 +107,9 @@ export class BatchStore implements Store {
   }
 
   /**
-   * Locks and loads the instances (in id order), then reads the answered messages, the running operations of the
-   * instances whose answered operation is not running, and the instances' definitions: at most three statements
-   * and one per distinct definition, whatever the batch's size.
+   * Locks and loads the instances (in id order), then reads, in one more statement, the answered messages, the
+   * instances' running operations and their definitions (own and migration target), and the participants when
+   * asked: two statements whatever the batch's size.
    */
   static async open(inner: Store, keys: BatchKeys): Promise<BatchStore> {
     const store = new BatchStore(inner);
@@ -116,33 +124,67 @@ export class BatchStore implements Store {
       }
     }
     const messageIds = [...new Set(keys.messageIds)];
-    // Read under the instances' locks, so each answered operation is as the last commit left it.
-    const answered = await inner.operations.findManyByMessage(messageIds);
+    const compositionIds = [...found.values()].flatMap(({ value }) =>
+      value.compositionTargetId === null ? [value.compositionId] : [value.compositionId, value.compositionTargetId],
+    );
+    // Read under the instances' locks, so each running or answered operation is as the last commit left it.
+    const context = await inner.readContext({
+      runningOf: [...found.keys()],
+      definitions: compositionIds,
+      messages: messageIds,
+      participants: keys.participants ?? false,
+    });
     for (const id of messageIds) {
-      const message = answered.get(id);
+      const message = context.answered.get(id);
       store.messages.set(id, message ? { operationId: message.operation.operationId, phase: message.phase } : null);
       if (message) {
         store.known.set(message.operation.operationId, message.operation);
-        // A target has one running operation at most: a running answered one is it.
-        if (message.operation.state === 'RUNNING' && found.has(message.operation.targetId)) {
-          store.running.set(message.operation.targetId, message.operation);
-        }
       }
     }
-    const unknown = [...found.keys()].filter((id) => !store.running.has(id));
-    const running =
-      unknown.length === 0 ? new Map<string, Operation>() : await inner.operations.findManyRunning(unknown);
-    for (const id of unknown) {
-      const operation = running.get(id) ?? null;
+    for (const id of found.keys()) {
+      const operation = context.running.get(id) ?? null;
       store.running.set(id, operation);
       if (operation !== null) {
         store.known.set(operation.operationId, operation);
       }
     }
-    for (const compositionId of new Set([...found.values()].map((instance) => instance.value.compositionId))) {
-      await store.definitions.find(compositionId);
+    for (const compositionId of compositionIds) {
+      store.definitionCache.set(compositionId, context.definitions.get(compositionId) ?? null);
+    }
+    store.participantList = context.participants;
+    return store;
+  }
+
+  /**
+   * A batch store over instances the caller already locked and loaded in `inner`'s transaction (an order started
+   * on a plain store): nothing is read, and the writes go out on `flush` as in any batch.
+   */
+  static over(inner: Store, instances: ReadonlyArray<Versioned<AutomationComposition>>): BatchStore {
+    const store = new BatchStore(inner);
+    for (const instance of instances) {
+      store.loaded.set(instance.value.instanceId, {
+        value: instance.value,
+        version: instance.version,
+        stored: instance.version,
+        infos: [],
+      });
     }
     return store;
+  }
+
+  /** Collected like the single writes; `flush` writes them. */
+  async saveAll(writes: StoreWrites): Promise<void> {
+    await this.instances.updateMany(writes.instances);
+    await this.operations.saveMany(writes.operations);
+    await this.operations.recordMessages(writes.messages);
+    await this.operations.recordAnswers(writes.answers);
+    await this.outbox.add(writes.outbox);
+    await this.events.append(writes.events);
+  }
+
+  async readContext(query: ContextQuery): Promise<StoreContext> {
+    await this.flush();
+    return this.inner.readContext(query);
   }
 
   /** Writes everything collected so far, one statement per table (none for a table with nothing to write). */
@@ -171,27 +213,10 @@ export class BatchStore implements Store {
     this.pendingAnswers = [];
     this.pendingOutbox = [];
     this.pendingEvents = [];
-    const { inner } = this;
-    if (updates.length > 0) {
-      await inner.instances.updateMany(updates);
-    }
+    // The instance rows with their elements, operations, message records, answers, outbox and history: one statement.
+    await this.inner.saveAll({ instances: updates, operations, messages, answers, outbox, events });
     if (infos.length > 0) {
-      await inner.instances.updateElementInfos(infos);
-    }
-    if (operations.length > 0) {
-      await inner.operations.saveMany(operations);
-    }
-    if (messages.length > 0) {
-      await inner.operations.recordMessages(messages);
-    }
-    if (answers.length > 0) {
-      await inner.operations.recordAnswers(answers);
-    }
-    if (outbox.length > 0) {
-      await inner.outbox.add(outbox);
-    }
-    if (events.length > 0) {
-      await inner.events.append(events);
+      await this.inner.instances.updateElementInfos(infos);
     }
   }
 
@@ -212,6 +237,36 @@ export class BatchStore implements Store {
       proto = Object.getPrototypeOf(proto) as object | null;
     }
     return flushed as T;
+  }
+
+  private participantRepository(): ParticipantRepository {
+    const through = this.passThrough(this.inner.participants);
+    // Any write to participants makes the list read up front stale for this transaction.
+    const forget = (): void => {
+      this.participantList = null;
+    };
+    return {
+      ...through,
+      // The list read up front, in the same transaction as the rest of the batch: the same answer a read at this
+      // point could give, as the transaction holds no participant lock either way.
+      list: () => (this.participantList !== null ? Promise.resolve(this.participantList) : through.list()),
+      save: (participant) => {
+        forget();
+        return through.save(participant);
+      },
+      deleteReplica: (participantId, replicaId) => {
+        forget();
+        return through.deleteReplica(participantId, replicaId);
+      },
+      touchReplica: (participantId, replicaId, now) => {
+        forget();
+        return through.touchReplica(participantId, replicaId, now);
+      },
+      markSilentReplicasOffline: (cutoff) => {
+        forget();
+        return through.markSilentReplicasOffline(cutoff);
+      },
+    };
   }
 
   private definitionRepository(): DefinitionRepository {

@@ -45,7 +45,25 @@ export class OperationEngine {
     private readonly writer: EffectWriter,
   ) {}
 
-  /** Starts an instance order inside the caller's transaction; resolves with the instance as the order left it. */
+  /**
+   * Runs an order's work in one transaction on a `BatchStore`: the instance is locked and loaded, and its running
+   * operation, definitions and the participants read, in two statements; the work's writes (the instance, the
+   * operation, message record, outbox row and history) go out in one more before the commit.
+   */
+  orderTransaction<T>(instanceId: string, work: (store: Store) => Promise<T>): Promise<T> {
+    return this.unitOfWork.transaction(async (store) => {
+      const batch = await BatchStore.open(store, { instanceIds: [instanceId], messageIds: [], participants: true });
+      const result = await work(batch);
+      await batch.flush();
+      return result;
+    });
+  }
+
+  /**
+   * Starts an instance order inside the caller's transaction; resolves with the instance as the order left it. On a
+   * plain store the order's writes are collected and written together before this resolves, as on a `BatchStore`
+   * (`orderTransaction`), whose caller flushes.
+   */
   async startInstanceOrder(
     store: Store,
     found: Versioned<AutomationComposition>,
@@ -53,9 +71,14 @@ export class OperationEngine {
     order: InstanceOrder,
     extras: OrderExtras = {},
   ): Promise<AutomationComposition> {
-    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const batch = store instanceof BatchStore ? store : BatchStore.over(store, [found]);
+    const running = asInstanceOperation(await batch.operations.findRunning(found.value.instanceId));
     const target = { found, definition, running, order, extras };
-    return (await this.steps.instance(store, target, { kind: 'ORDER', order })).target;
+    const step = await this.steps.instance(batch, target, { kind: 'ORDER', order });
+    if (batch !== store) {
+      await batch.flush();
+    }
+    return step.target;
   }
 
   /** Starts a prime or deprime inside the caller's transaction. */

@@ -1,4 +1,4 @@
-import type { Participant, Store } from '@acm/domain';
+import type { OutboxRecord, Participant, Store } from '@acm/domain';
 import { UnitOfWork } from '@acm/domain';
 import type { CommittedEvent, ReplicaChange } from './observed-unit-of-work';
 import { ObservedUnitOfWork } from './observed-unit-of-work';
@@ -26,6 +26,14 @@ function fakeStore(): Store {
       },
     },
     events: { append: () => Promise.resolve() },
+    saveAll: () => Promise.resolve(),
+    readContext: () =>
+      Promise.resolve({
+        running: new Map(),
+        definitions: new Map([['c-9', { value: { compositionId: 'c-9' }, version: 1 }]]),
+        answered: new Map(),
+        participants: null,
+      }),
   } as unknown as Store;
 }
 
@@ -70,6 +78,62 @@ describe(ObservedUnitOfWork.name, () => {
         [],
       ],
     ]);
+  });
+
+  it('reports the events of a saveAll, with the instances it wrote and the definitions readContext read', async () => {
+    const { unitOfWork, seen } = observed();
+    await unitOfWork.transaction(async (store) => {
+      await store.readContext({ runningOf: [], definitions: ['c-9'], messages: [], participants: false });
+      await store.saveAll({
+        instances: [{ instance: { instanceId: 'i-7', compositionId: 'c-7' } as never, expectedVersion: 1 }],
+        operations: [],
+        messages: [],
+        answers: [],
+        outbox: [],
+        events: [event('i-7', 'ORDERED'), event('c-9', 'PRIMED')],
+      });
+    });
+    expect(seen).toEqual([
+      [
+        [
+          expect.objectContaining({ event: 'ORDERED', instanceId: 'i-7', compositionId: 'c-7' }),
+          expect.objectContaining({ event: 'PRIMED', instanceId: null, compositionId: 'c-9' }),
+        ],
+        [],
+      ],
+    ]);
+  });
+
+  it('with tracing, holds the outbox rows of a saveAll back and writes them stamped at the end of the work', async () => {
+    const inner = new FakeUnitOfWork();
+    const saved: unknown[] = [];
+    const added: unknown[] = [];
+    Object.assign(inner.store, {
+      saveAll: (writes: unknown) => {
+        saved.push(writes);
+        return Promise.resolve();
+      },
+      outbox: {
+        add: (records: unknown[]) => {
+          added.push(...records);
+          return Promise.resolve();
+        },
+      },
+    });
+    const tracer = {
+      begin: () => ({
+        stamp: (_events: unknown, records: readonly OutboxRecord[]) =>
+          records.map((record) => ({ ...record, headers: { traceparent: 't' } })),
+        settle: () => undefined,
+      }),
+    };
+    const unitOfWork = new ObservedUnitOfWork(inner, [], tracer);
+    const record = { topic: 'x', key: null, value: 'v' };
+    await unitOfWork.transaction((store) =>
+      store.saveAll({ instances: [], operations: [], messages: [], answers: [], outbox: [record], events: [] }),
+    );
+    expect(saved).toEqual([expect.objectContaining({ outbox: [] })]);
+    expect(added).toEqual([{ ...record, headers: { traceparent: 't' } }]);
   });
 
   it('knows the instances a batch loaded together', async () => {

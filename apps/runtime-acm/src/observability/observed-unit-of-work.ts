@@ -155,7 +155,31 @@ class TransactionWatch {
           this.events.push(...events);
         },
       }),
+      // The set write and read of orders and batches (BatchStore) carry what the single calls above would.
+      saveAll: async (writes) => {
+        if (this.holdOutbox) {
+          this.heldOutbox.push(...writes.outbox);
+        }
+        await store.saveAll(this.holdOutbox ? { ...writes, outbox: [] } : writes);
+        for (const { instance } of writes.instances) {
+          this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
+        }
+        this.events.push(...writes.events);
+      },
+      readContext: async (query) => {
+        const context = await store.readContext(query);
+        context.definitions.forEach((definition) => this.definitions.add(definition.value.compositionId));
+        context.participants?.forEach((participant) => this.rememberReplicas(participant));
+        return context;
+      },
     };
+  }
+
+  private rememberReplicas(participant: Participant | null): Participant | null {
+    for (const replica of Object.values(participant?.replicas ?? {})) {
+      this.replicaStates.set(replica.replicaId, replica.participantState);
+    }
+    return participant;
   }
 
   changes(): { events: CommittedEvent[]; replicas: ReplicaChange[] } {
@@ -224,12 +248,7 @@ class TransactionWatch {
   }
 
   private participantsOf(repository: ParticipantRepository): ParticipantRepository {
-    const remember = (participant: Participant | null): Participant | null => {
-      for (const replica of Object.values(participant?.replicas ?? {})) {
-        this.replicaStates.set(replica.replicaId, replica.participantState);
-      }
-      return participant;
-    };
+    const remember = (participant: Participant | null): Participant | null => this.rememberReplicas(participant);
     return intercept<ParticipantRepository>(repository, {
       find: async (id) => remember(await repository.find(id)),
       list: async () => {

@@ -1,6 +1,15 @@
 import type { AutomationComposition, CompositionDefinition, InstanceElement, JsonObject, Participant } from '../model';
 import type { DeployState, StateChangeResult } from '../states';
-import type { EventRepository, OperationRepository, OutboxRepository } from './engine.port';
+import type {
+  EventRepository,
+  MessageAnswer,
+  MessageRecord,
+  Operation,
+  OperationEvent,
+  OperationRepository,
+  OutboxRecord,
+  OutboxRepository,
+} from './engine.port';
 
 /** A stored object with the version it was read at: writes succeed only against that version. */
 export interface Versioned<T> {
@@ -148,6 +157,39 @@ export interface RollbackRepository {
   find(instanceId: string): Promise<RollbackSnapshot | null>;
 }
 
+/** The writes of a step or of a batch of steps, as `Store.saveAll` takes them. */
+export interface StoreWrites {
+  /** As `InstanceRepository.updateMany`. */
+  readonly instances: readonly InstanceUpdate[];
+  /** As `OperationRepository.saveMany`. */
+  readonly operations: ReadonlyArray<{ readonly operation: Operation; readonly isNew: boolean }>;
+  readonly messages: readonly MessageRecord[];
+  readonly answers: readonly MessageAnswer[];
+  readonly outbox: readonly OutboxRecord[];
+  readonly events: readonly OperationEvent[];
+}
+
+/** What `Store.readContext` reads besides locked instances; each part is read only when asked for. */
+export interface ContextQuery {
+  /** Targets whose running operation to read. */
+  readonly runningOf: readonly string[];
+  /** Composition definitions to read, by composition id. */
+  readonly definitions: readonly string[];
+  /** Sent messages whose operation and phase to read. */
+  readonly messages: readonly string[];
+  /** Whether to read every participant (as `ParticipantRepository.list`). */
+  readonly participants: boolean;
+}
+
+/** The answer of `Store.readContext`: what `findManyRunning`, `find`, `findManyByMessage` and `list` answer. */
+export interface StoreContext {
+  readonly running: Map<string, Operation>;
+  readonly definitions: Map<string, Versioned<CompositionDefinition>>;
+  readonly answered: Map<string, { operation: Operation; phase: number | null }>;
+  /** Null when not asked for. */
+  readonly participants: Participant[] | null;
+}
+
 /** The repositories as seen inside one transaction. */
 export interface Store {
   readonly definitions: DefinitionRepository;
@@ -157,6 +199,17 @@ export interface Store {
   readonly rollbacks: RollbackRepository;
   readonly outbox: OutboxRepository;
   readonly events: EventRepository;
+  /**
+   * The same as `instances.updateMany`, `operations.saveMany`, `operations.recordMessages`, `operations.recordAnswers`,
+   * `outbox.add` and `events.append` in that order, written with one statement (plus one `DELETE` when elements were
+   * removed). A stale instance version refuses the lot with CONCURRENT_MODIFICATION and writes none of the other rows.
+   */
+  saveAll(writes: StoreWrites): Promise<void>;
+  /**
+   * The same as `operations.findManyRunning`, `definitions.find` of each composition, `operations.findManyByMessage`
+   * and `participants.list`, read with one statement: what an order or a batch needs besides its locked instances.
+   */
+  readContext(query: ContextQuery): Promise<StoreContext>;
 }
 
 /**

@@ -9,6 +9,7 @@ import { DomainError, UnitOfWork, elementWithInfo } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
+  ContextQuery,
   DefinitionQuery,
   DefinitionRepository,
   ElementInfo,
@@ -32,6 +33,8 @@ import type {
   RollbackRepository,
   RollbackSnapshot,
   Store,
+  StoreContext,
+  StoreWrites,
   StoredEvent,
   Versioned,
 } from '@acm/domain';
@@ -1028,6 +1031,32 @@ class InMemoryRepositories implements Store {
     this.rollbacks = new InMemoryRollbackRepository(session);
     this.outbox = new InMemoryOutboxRepository(session);
     this.events = new InMemoryEventRepository(session);
+  }
+
+  /** The instances first: a stale version throws before any other row is written. */
+  async saveAll(writes: StoreWrites): Promise<void> {
+    await this.instances.updateMany(writes.instances);
+    await this.operations.saveMany(writes.operations);
+    await this.operations.recordMessages(writes.messages);
+    await this.operations.recordAnswers(writes.answers);
+    await this.outbox.add(writes.outbox);
+    await this.events.append(writes.events);
+  }
+
+  async readContext(query: ContextQuery): Promise<StoreContext> {
+    const definitions = new Map<string, Versioned<CompositionDefinition>>();
+    for (const compositionId of new Set(query.definitions)) {
+      const found = await this.definitions.find(compositionId);
+      if (found !== null) {
+        definitions.set(compositionId, found);
+      }
+    }
+    return {
+      running: await this.operations.findManyRunning(query.runningOf),
+      definitions,
+      answered: await this.operations.findManyByMessage(query.messages),
+      participants: query.participants ? await this.participants.list() : null,
+    };
   }
 }
 
