@@ -91,6 +91,14 @@ describe('REST API on PostgreSQL', () => {
       expect(response.headers['x-patchversion']).toBe('0');
     });
 
+    it('keeps an idle keep-alive connection open for 65 s and tells the client so', async () => {
+      // Node's 5 s default is about a watching client's pause between two calls: a pooled connection reused just as
+      // the server closed it failed with ECONNRESET under load.
+      const response = await runtime.http.get(`${BASE}/compositions`).set('Connection', 'keep-alive').expect(200);
+      expect(response.headers['connection']).toBe('keep-alive');
+      expect(response.headers['keep-alive']).toBe('timeout=65');
+    });
+
     it('generates an X-ONAP-RequestID when none is given', async () => {
       const response = await runtime.http.get(`${BASE}/compositions`).expect(200);
       expect(response.headers['x-onap-requestid']).toMatch(/^[0-9a-f-]{36}$/);

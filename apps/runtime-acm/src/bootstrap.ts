@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { answerClientError } from '@acm/input-guards';
 import { Logger } from '@nestjs/common';
 import type { INestApplication } from '@nestjs/common';
@@ -26,6 +27,9 @@ import { RuntimeModule } from './runtime.module';
 
 /** ONAP's servlet context path; controllers add /v2/... under it. */
 export const CONTEXT_PATH = 'onap/policy/clamp/acm';
+
+/** How long an idle keep-alive connection stays open (Node's default is 5 s). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** Paths answered without credentials: the probes always, the metrics when METRICS_AUTH is false. */
 export function openPaths(config: RuntimeConfig): ReadonlySet<string> {
@@ -79,7 +83,13 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   });
   const nestCreated = performance.now();
   app.disable('x-powered-by');
-  app.getHttpServer().on('clientError', answerClientError);
+  const server: Server = app.getHttpServer();
+  server.on('clientError', answerClientError);
+  // Node closes an idle keep-alive connection after 5 s, about as long as a client waits between two calls while
+  // it watches a deploy; a client that reuses the connection just as it closes gets ECONNRESET on its next request.
+  // A minute, as load balancers use, keeps that race away from scripts and SDKs that pool connections.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   app.use(requestHeaders);
   if (config.tracing !== null) {
     app.use(startRequestSpan(`/${CONTEXT_PATH}`));
