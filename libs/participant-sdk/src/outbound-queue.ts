@@ -140,6 +140,10 @@ export class OutboundQueue {
     }
     this.draining = true;
     try {
+      // One turn of the event loop first: an order's element reports (info STATUS and ACK of each element) are
+      // published from the microtasks of one turn, and then leave in one produce request instead of the first
+      // alone and the rest after its acknowledgement.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.waiting.length > 0 && !this.closed) {
         const topic = this.waiting[0]!.topic;
         let count = 1;
