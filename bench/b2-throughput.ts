@@ -15,7 +15,15 @@ import {
   renamedTemplate,
   repoFile,
 } from './lib/acm';
-import { RssSampler, busyShare, machineCpu, processCpuSeconds, processMemory } from './lib/procfs';
+import {
+  ProcessGroupCpu,
+  RssSampler,
+  SERVICE_PROCESSES,
+  busyShare,
+  machineCpu,
+  processCpuSeconds,
+  processMemory,
+} from './lib/procfs';
 import type { Stack } from './lib/stack';
 import type { Summary } from './lib/stats';
 import { round, summarize } from './lib/stats';
@@ -43,6 +51,9 @@ export interface B2Result {
   runtimeCpuS: number;
   runtimeCpuMsPerInstance: number;
   simulatorCpuMsPerInstance: number;
+  /** Every PostgreSQL process on the machine, and the Kafka broker, during the window (ms per instance). */
+  postgresCpuMsPerInstance: number;
+  kafkaCpuMsPerInstance: number;
   /** Share of both CPUs busy during the window (everything: runtime, simulator, PostgreSQL, Kafka, harness). */
   machineBusyPct: number;
   runtimePeakRssMb: number;
@@ -155,6 +166,10 @@ export async function runB2(
     const rss = new RssSampler(stack.runtimePid);
     const cpuBefore = processCpuSeconds(stack.runtimePid);
     const simBefore = simCpu();
+    const postgresCpu = new ProcessGroupCpu(SERVICE_PROCESSES.postgres);
+    const kafkaCpu = new ProcessGroupCpu(SERVICE_PROCESSES.kafka);
+    postgresCpu.start();
+    kafkaCpu.start();
     const machineBefore = machineCpu();
     rss.start();
     const fromUs = monotonicUs();
@@ -164,6 +179,8 @@ export async function runB2(
     const toUs = monotonicUs();
     const runtimeCpuS = processCpuSeconds(stack.runtimePid) - cpuBefore;
     const simulatorCpuS = simCpu() - simBefore;
+    const postgresCpuS = postgresCpu.stop();
+    const kafkaCpuS = kafkaCpu.stop();
     const machineBusy = busyShare(machineBefore, machineCpu());
     const peakRss = rss.stop();
     const memory = processMemory(stack.runtimePid);
@@ -198,6 +215,8 @@ export async function runB2(
         runtimeCpuS: round(runtimeCpuS, 2),
         runtimeCpuMsPerInstance: round((runtimeCpuS * 1000) / n, 2),
         simulatorCpuMsPerInstance: round((simulatorCpuS * 1000) / n, 2),
+        postgresCpuMsPerInstance: round((postgresCpuS * 1000) / n, 2),
+        kafkaCpuMsPerInstance: round((kafkaCpuS * 1000) / n, 2),
         machineBusyPct: round(machineBusy * 100, 0),
         runtimePeakRssMb: round(Math.max(peakRss, memory.rssMb), 0),
         runtimeVmHwmMb: round(memory.hwmMb, 0),

@@ -142,6 +142,8 @@ function b2Rows(b2: B2Result): Row[] {
       '',
     ],
     ['B2 throughput', 'simulator CPU per instance', ms(b2.simulatorCpuMsPerInstance), '', ''],
+    ['B2 throughput', 'PostgreSQL CPU per instance (all its processes)', ms(b2.postgresCpuMsPerInstance), '', ''],
+    ['B2 throughput', 'Kafka broker CPU per instance', ms(b2.kafkaCpuMsPerInstance), '', ''],
     ['B2 throughput', 'machine busy (both CPUs) during the window', `${b2.machineBusyPct} %`, '', ''],
     ['B2 throughput', 'runtime peak RSS (sampled / VmHWM)', `${b2.runtimePeakRssMb} / ${b2.runtimeVmHwmMb} MB`, '', ''],
     ['B2 throughput', 'deploy duration under load p50 / p95 / p99', pcts(b2.deployMsUnderLoad), '', ''],

@@ -2,7 +2,7 @@
  * Readings from Linux /proc: CPU time and memory of one process, and the whole machine's CPU use.
  * Clock ticks are 100 per second on every Linux this runs on (USER_HZ).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
@@ -76,5 +76,74 @@ export class RssSampler {
     } catch {
       // The process ended; keep the peak seen so far.
     }
+  }
+}
+
+/** What a process is: its command name (field 2 of stat) and its command line. */
+interface ProcessIdentity {
+  comm: string;
+  cmdline: string;
+}
+
+function identityOf(pid: number): ProcessIdentity | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    return { comm, cmdline };
+  } catch {
+    return undefined;
+  }
+}
+
+/** PostgreSQL's processes (postmaster, backends, workers) and the Kafka broker's JVM, by what they run. */
+export const SERVICE_PROCESSES = {
+  postgres: (process: ProcessIdentity): boolean => process.comm === 'postgres',
+  kafka: (process: ProcessIdentity): boolean => process.comm === 'java' && process.cmdline.includes('kafka.Kafka'),
+} as const;
+
+/**
+ * CPU seconds used between `start` and `stop` by every process that matches (all of them on the machine: on a quiet
+ * machine those are the benchmark's services). A process that starts in between counts from its start; one that
+ * ends in between is missed, which a benchmark's long-lived connections and broker do not do.
+ */
+export class ProcessGroupCpu {
+  private readonly before = new Map<number, number>();
+
+  constructor(private readonly matches: (process: ProcessIdentity) => boolean) {}
+
+  private readings(): Map<number, number> {
+    const readings = new Map<number, number>();
+    for (const entry of readdirSync('/proc')) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid)) {
+        continue;
+      }
+      const identity = identityOf(pid);
+      if (identity === undefined || !this.matches(identity)) {
+        continue;
+      }
+      try {
+        readings.set(pid, processCpuSeconds(pid));
+      } catch {
+        // Ended while being read.
+      }
+    }
+    return readings;
+  }
+
+  start(): void {
+    this.before.clear();
+    for (const [pid, seconds] of this.readings()) {
+      this.before.set(pid, seconds);
+    }
+  }
+
+  stop(): number {
+    let total = 0;
+    for (const [pid, seconds] of this.readings()) {
+      total += seconds - (this.before.get(pid) ?? 0);
+    }
+    return total;
   }
 }

@@ -75,6 +75,27 @@ describe('OutboundQueue', () => {
     expect(queue.stats()).toEqual({ sent: 2, failedAttempts: 0, dropped: 0, waiting: 0 });
   });
 
+  it('sends what is queued in one turn as one request, and what is queued during a send as the next', async () => {
+    const broker = new FakeBroker();
+    const sends: string[][] = [];
+    const queue = new OutboundQueue({
+      send: (topic, records) => {
+        sends.push(records.map((entry) => entry.value));
+        return broker.send(topic, records);
+      },
+      logger: () => undefined,
+      timers: new ManualRetryTimers(),
+    });
+
+    const first = [queue.publish('t', record('info-1')), queue.publish('t', record('info-2'))];
+    const ack = queue.publish('t', record('ack-1'));
+    await Promise.all([...first, ack]);
+    await queue.publish('t', record('later'));
+
+    expect(sends).toEqual([['info-1', 'info-2', 'ack-1'], ['later']]);
+    expect(queue.stats()).toEqual({ sent: 4, failedAttempts: 0, dropped: 0, waiting: 0 });
+  });
+
   it('keeps what the broker refused and sends it, in order, once it is back, backing off meanwhile', async () => {
     const broker = new FakeBroker();
     const timers = new ManualRetryTimers();
@@ -192,6 +213,89 @@ class FlakyPublishBus extends MessageBus {
     return this.inner.lag(topic, groupId);
   }
 }
+
+/** Records each publish request the participant makes. */
+class CountingBus extends FlakyPublishBus {
+  readonly requests: string[][] = [];
+
+  override publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
+    this.requests.push(records.map((entry) => /"messageType"\s*:\s*"([A-Z_]+)"/.exec(entry.value)?.[1] ?? '?'));
+    return super.publish(topic, records);
+  }
+}
+
+describe('Participant sends', () => {
+  const P = '101c62b3-8918-41b9-a747-d21eb79c6c90';
+  const COMPOSITION = 'c0c0c0c0-1111-4222-8333-444455556666';
+  const INSTANCE = 'a1a1a1a1-2222-4333-8444-555566667777';
+  const elements: TestElement[] = [
+    {
+      id: 'e1e1e1e1-3333-4444-8555-666677778881',
+      definition: { name: 'onap.policy.clamp.ac.element.Sim_1', version: '1.2.3' },
+    },
+    {
+      id: 'e1e1e1e1-3333-4444-8555-666677778882',
+      definition: { name: 'onap.policy.clamp.ac.element.Sim_2', version: '1.2.3' },
+    },
+  ];
+
+  it("sends the infos and acks of one order's elements in one request to the broker", async () => {
+    const bus = new InMemoryMessageBus({ logger: () => undefined });
+    const counting = new CountingBus(bus);
+    const runtime = new ScriptedRuntime({ bus });
+    await runtime.start();
+    const participant = new Participant({
+      participantId: P,
+      supportedElementTypes: [
+        { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' },
+      ],
+      bus: counting,
+      handler: {
+        deploy: async (ctx) => {
+          await ctx.report.info({ outProperties: { InternalState: 'DEPLOYING' } });
+          return { ok: true, outProperties: { InternalState: 'DEPLOYED' } };
+        },
+        undeploy: () => ({ ok: true }),
+      },
+      logger: () => undefined,
+    });
+    try {
+      await participant.start();
+      const prime = primeOrder({ participantId: P, compositionId: COMPOSITION, elements });
+      await runtime.send(prime);
+      await runtime.waitFor('PARTICIPANT_PRIME_ACK', (ack) => ack.responseTo === prime.messageId);
+      const deploy = deployOrder({
+        participantId: P,
+        compositionId: COMPOSITION,
+        instanceId: INSTANCE,
+        elements,
+        startPhase: 0,
+      });
+      counting.requests.splice(0);
+      await runtime.send(deploy);
+      const acks = await runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (message) => message.responseTo === deploy.messageId,
+      );
+      expect(acks).toHaveLength(2);
+
+      const carrying = counting.requests.filter((types) => types.includes('AUTOMATION_COMPOSITION_STATECHANGE_ACK'));
+      expect(carrying).toEqual([
+        [
+          'PARTICIPANT_STATUS',
+          'PARTICIPANT_STATUS',
+          'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+          'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        ],
+      ]);
+    } finally {
+      await participant.stop();
+      await runtime.close();
+      await bus.close();
+    }
+  });
+});
 
 describe('Participant during a broker outage', () => {
   const P = '101c62b3-8918-41b9-a747-d21eb79c6c90';

@@ -64,9 +64,16 @@ export interface OutboundQueueOptions {
 interface Waiting {
   topic: string;
   record: OutgoingRecord;
+  /** Settles the publish that queued the record: sent, or kept for a retry. */
+  settled: () => void;
 }
 
-/** FIFO of outgoing messages with retry; one publish in flight at a time, so the send order is kept. */
+/**
+ * FIFO of outgoing messages with retry; one publish in flight at a time, so the send order is kept. A send starts
+ * on the next turn of the event loop, not at once, so that what a handler's work queues in one turn (the
+ * element infos and acks of the elements of one order) leaves in one request to the broker: each request to a
+ * broker with `acks: -1` costs a round trip, and an ack queued behind another request arrives that much later.
+ */
 export class OutboundQueue {
   private readonly waiting: Waiting[] = [];
   private readonly capacity: number;
@@ -77,6 +84,7 @@ export class OutboundQueue {
   /** Records handed to the bus and not yet acknowledged (kept out of `waiting` so a drop never hits them). */
   private inFlight: Waiting[] = [];
   private draining = false;
+  private drainScheduled = false;
   private retryHandle: unknown = undefined;
   private failuresInARow = 0;
   private overflowReported = false;
@@ -94,17 +102,22 @@ export class OutboundQueue {
   }
 
   /**
-   * Queues a message and, unless earlier ones are still waiting, sends it at once. Resolves once it was
-   * sent or queued for retry; never rejects.
+   * Queues a message; it leaves with what else is queued in the same turn, behind anything still waiting.
+   * Resolves once it was sent or kept for a retry (or dropped); never rejects.
    */
-  async publish(topic: string, record: OutgoingRecord): Promise<void> {
+  publish(topic: string, record: OutgoingRecord): Promise<void> {
+    return new Promise<void>((settled) => this.enqueue(topic, record, settled));
+  }
+
+  private enqueue(topic: string, record: OutgoingRecord, settled: () => void): void {
     if (this.closed) {
       this.counters.dropped += 1;
       this.options.logger('warn', 'Outbound queue closed; message dropped', { topic });
+      settled();
       return;
     }
     if (this.waiting.length >= this.capacity) {
-      this.waiting.shift();
+      this.waiting.shift()?.settled();
       this.counters.dropped += 1;
       if (!this.overflowReported) {
         this.overflowReported = true;
@@ -114,8 +127,25 @@ export class OutboundQueue {
         });
       }
     }
-    this.waiting.push({ topic, record });
-    await this.drain();
+    this.waiting.push({ topic, record, settled });
+    if (this.retryHandle !== undefined) {
+      // The broker is refusing: the record waits for the retry, and that is its answer.
+      settled();
+      return;
+    }
+    this.scheduleDrain();
+  }
+
+  /** Starts a drain on the next turn unless one is running, scheduled, or waiting out a retry delay. */
+  private scheduleDrain(): void {
+    if (this.draining || this.drainScheduled || this.retryHandle !== undefined) {
+      return;
+    }
+    this.drainScheduled = true;
+    setImmediate(() => {
+      this.drainScheduled = false;
+      void this.drain();
+    });
   }
 
   /** Stops retrying; what still waits is dropped (and counted). */
@@ -130,7 +160,7 @@ export class OutboundQueue {
         waiting: this.waiting.length,
       });
       this.counters.dropped += this.waiting.length;
-      this.waiting.splice(0);
+      this.waiting.splice(0).forEach((entry) => entry.settled());
     }
   }
 
@@ -140,10 +170,6 @@ export class OutboundQueue {
     }
     this.draining = true;
     try {
-      // One turn of the event loop first: an order's element reports (info STATUS and ACK of each element) are
-      // published from the microtasks of one turn, and then leave in one produce request instead of the first
-      // alone and the rest after its acknowledgement.
-      await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.waiting.length > 0 && !this.closed) {
         const topic = this.waiting[0]!.topic;
         let count = 1;
@@ -161,9 +187,12 @@ export class OutboundQueue {
           this.waiting.unshift(...this.inFlight);
           this.inFlight = [];
           this.scheduleRetry(error);
+          // Kept for the retry: every publish waiting now has its answer.
+          this.waiting.forEach((entry) => entry.settled());
           return;
         }
         this.counters.sent += this.inFlight.length;
+        this.inFlight.forEach((entry) => entry.settled());
         this.inFlight = [];
         if (this.failuresInARow > 0) {
           this.options.logger('info', 'Outbound messages are being delivered again', {

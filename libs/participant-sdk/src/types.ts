@@ -146,7 +146,10 @@ export interface ElementReporter {
   done(result?: Omit<ElementSuccess, 'ok'>): Promise<void>;
   /** Reports failure; resolves once the ack is published. */
   failed(message: string, info?: ElementInfo): Promise<void>;
-  /** Pushes runtime information (a PARTICIPANT_STATUS) without finishing the operation. */
+  /**
+   * Pushes runtime information (a PARTICIPANT_STATUS) without finishing the operation. Resolves once the message
+   * is queued: it leaves ahead of the operation's ack, usually in the same request to the broker.
+   */
   info(info: ElementInfo): Promise<void>;
   /** True once `done`/`failed` (or a returned result) has been reported. */
   readonly reported: boolean;

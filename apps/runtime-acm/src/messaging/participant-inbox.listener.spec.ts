@@ -142,6 +142,30 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
     });
   });
 
+  it('does not hold the ACKs back behind the heartbeat: the transaction starts while the heartbeat is open', async () => {
+    const { fixture, counting, listener, sent } = await setUp();
+    let transactionStarted!: () => void;
+    const started = new Promise<void>((resolve) => (transactionStarted = resolve));
+    const read = counting.read.bind(counting);
+    const transaction = counting.transaction.bind(counting);
+    // The heartbeat's statement answers only once the ACKs' transaction began; run one after the other, they
+    // would wait for each other for ever.
+    counting.read = async (work) => {
+      await started;
+      return read(work);
+    };
+    counting.transaction = (work) => {
+      transactionStarted();
+      return transaction(work);
+    };
+
+    await listener.receiveBatch([recordOf(statusOf()), recordOf(fixture.ackOf(sent[0]!, P1, DEPLOYED))]);
+
+    expect(counting.transactions).toBe(1);
+    expect(counting.autocommits).toBe(1);
+    expect((await fixture.take()).map((order) => order.phase)).toEqual([1]);
+  });
+
   it('applies a message that is not an ACK or a report on its own, in its place, between the runs around it', async () => {
     const { fixture, counting, listener, first, second, sent } = await setUp();
     const phaseOf = (instanceId: string) =>

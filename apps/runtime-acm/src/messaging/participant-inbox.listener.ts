@@ -32,7 +32,7 @@ type Run = { kind: 'ACKS'; inputs: EngineInput[] } | { kind: 'REPORTS'; reports:
 
 /**
  * Reads the operation topic a fetch at a time and hands the participant messages to their use cases. The ACKs and
- * STATUS reports of a batch are applied in one transaction, in the order they arrived (their heartbeats just before,
+ * STATUS reports of a batch are applied in one transaction, in the order they arrived (their heartbeats beside it,
  * one statement per replica); any other message is applied on its own, in its place. A record that does not
  * decode is counted and skipped; the runtime's own outgoing messages on the shared topic are skipped too, before
  * the decode (`isForOthers`).
@@ -134,7 +134,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
   }
 
   /**
-   * One transaction for the runs, in order; the reports' heartbeats first, each one statement, outside it. Batches
+   * One transaction for the runs, in order; the reports' heartbeats beside it, each one statement, outside it. Batches
    * of different partitions arrive concurrently: while one transaction is open, the runs that arrive wait and then
    * go together in the next one (a group commit), so a transaction covers every batch that is ready. Their
    * instances are locked in id order in one statement, so groups never deadlock one another; a group that fails
@@ -170,8 +170,10 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
   }
 
   private async applyGroup(runs: readonly Run[]): Promise<void> {
-    await this.participants.heartbeats(runs.flatMap((run) => (run.kind === 'REPORTS' ? run.reports : [])));
-    await this.unitOfWork.transaction(async (store) => {
+    // The heartbeats run beside the transaction, not before it: a participant sends its element information just
+    // ahead of its ACK, and waiting for the heartbeat's round trip would delay the ACK's phase by as much.
+    const beating = this.participants.heartbeats(runs.flatMap((run) => (run.kind === 'REPORTS' ? run.reports : [])));
+    const applying = this.unitOfWork.transaction(async (store) => {
       // One batch store for all runs: the ACKs' instances are locked and loaded once, and the writes of every run
       // (element information included) go out together, as set statements, before the commit.
       const batch = await this.engine.openBatch(
@@ -189,6 +191,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
       }
       await batch.flush();
     });
+    await Promise.all([beating, applying]);
   }
 
   async receive(record: IncomingRecord): Promise<void> {

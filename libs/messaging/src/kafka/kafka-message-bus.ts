@@ -22,6 +22,7 @@ import type {
 } from 'kafkajs';
 
 import { MessageBus, assertTopicName, consoleBusLogger, describeError } from '../message-bus';
+import { OffsetCommitter } from './offset-committer';
 import { DEFAULT_REDELIVERY_BACKOFF, deliverBatchUntilSettled, deliverUntilSettled } from '../redelivery';
 import type { RedeliveryBackoff } from '../redelivery';
 import type {
@@ -479,6 +480,7 @@ export class KafkaMessageBus extends MessageBus {
       minBytes: 1,
       allowAutoTopicCreation: this.allowAutoTopicCreation,
     });
+    const committer = new OffsetCommitter(consumer, this.logger);
     const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger(payload.restart ? 'warn' : 'error', 'Kafka consumer crashed', {
         topic: options.topic,
@@ -502,10 +504,15 @@ export class KafkaMessageBus extends MessageBus {
             : await this.endOffsetsOfUncommitted(options);
       const receiving = this.untilReceiving(consumer, options, startOffsets, deadline);
       await consumer.run({
+        // Offsets are committed by `committer`, beside the fetch loop (see OffsetCommitter).
+        autoCommit: false,
         partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
-        ...this.handOver(options, closing.signal),
+        ...this.handOver(options, closing.signal, committer),
       });
-      await receiving;
+      // Committed only now: kafkajs drops a commit made before its runner runs, which is after the join.
+      for (const { partition, offset } of await receiving) {
+        committer.commit(options.topic, partition, offset);
+      }
     } catch (error) {
       removeCrashListener();
       closing.abort();
@@ -519,6 +526,8 @@ export class KafkaMessageBus extends MessageBus {
         closed ??= (async () => {
           closing.abort();
           try {
+            // What was handled is committed before leaving, so the next owner starts after it.
+            await committer.flush();
             await consumer.disconnect();
           } finally {
             removeCrashListener();
@@ -533,6 +542,7 @@ export class KafkaMessageBus extends MessageBus {
   private handOver(
     options: Delivery,
     signal: AbortSignal,
+    committer: OffsetCommitter,
   ): Pick<ConsumerRunConfig, 'eachMessage' | 'eachBatch'> & {
     eachBatchAutoResolve?: boolean;
   } {
@@ -559,7 +569,7 @@ export class KafkaMessageBus extends MessageBus {
           const last = records[outcome.settled - 1];
           if (last !== undefined) {
             payload.resolveOffset(last.offset);
-            await payload.commitOffsetsIfNecessary();
+            committer.handled(batch.topic, batch.partition, last.offset);
           }
           if (outcome.stopped) {
             throw stoppedWhileRetrying();
@@ -583,6 +593,7 @@ export class KafkaMessageBus extends MessageBus {
           // a crash: the runner's retry finds the consumer stopping and exits.
           throw stoppedWhileRetrying();
         }
+        committer.handled(payload.topic, payload.partition, payload.message.offset);
       },
     };
   }
@@ -723,7 +734,7 @@ export class KafkaMessageBus extends MessageBus {
   /**
    * End offsets of the partitions this group has never committed. A new group would otherwise
    * resolve "latest" lazily at its first fetch, after `subscribe` resolved, and could skip a record
-   * published in between; seeking there at join time (which commits) closes that gap, also for
+   * published in between; seeking there at join time (and committing it) closes that gap, also for
    * members that take these partitions over later.
    */
   private async endOffsetsOfUncommitted(options: Delivery): Promise<Map<number, string>> {
@@ -740,21 +751,23 @@ export class KafkaMessageBus extends MessageBus {
    * Resolves once the consumer joined its group. kafkajs emits GROUP_JOIN before it resolves start
    * offsets (that happens lazily at the first fetch), so a new group could still skip a record published
    * just after the join; seeking the never-committed partitions to the end offsets read before the join
-   * pins the start position instead, and the seek commits it for whoever owns the partition later.
+   * pins the start position instead (resolved with it, for the caller to commit for whoever owns the partition
+   * later).
    */
   private untilReceiving(
     consumer: Consumer,
     options: Delivery,
     startOffsets: ReadonlyMap<number, string>,
     deadline: number,
-  ): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  ): Promise<Array<{ partition: number; offset: string }>> {
+    const pinned: Array<{ partition: number; offset: string }> = [];
+    return new Promise((resolve, reject) => {
       const listeners: Array<() => void> = [];
       const finish = (error?: Error): void => {
         clearTimeout(timer);
         listeners.forEach((remove) => remove());
         if (error === undefined) {
-          resolve();
+          resolve(pinned);
         } else {
           reject(error);
         }
@@ -774,6 +787,7 @@ export class KafkaMessageBus extends MessageBus {
             const offset = startOffsets.get(partition);
             if (offset !== undefined) {
               consumer.seek({ topic: options.topic, partition, offset });
+              pinned.push({ partition, offset });
             }
           }
           finish();

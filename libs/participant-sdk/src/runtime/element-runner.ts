@@ -186,7 +186,7 @@ export async function runElement(core: ParticipantCore, job: ElementJob): Promis
     done: (result) => finish({ ...result, ok: true }),
     failed: (text, info) => finish({ ...info, ok: false, message: text }),
     info: async (info) => {
-      await sendElementInfo(core, job.instanceId, elementId, info);
+      await sendElementInfo(core, job.instanceId, elementId, info, 'queued');
     },
     get reported() {
       return reported;

@@ -22,11 +22,17 @@ export function applyInfo(element: InstanceElement, info: ElementInfo): void {
   }
 }
 
+/**
+ * Sends an element's information as a PARTICIPANT_STATUS. `queued` resolves as soon as the message is queued (it
+ * still leaves in order, ahead of anything queued after it), so a handler's info and its ack share one send;
+ * `sent` waits for the broker.
+ */
 export async function sendElementInfo(
   core: ParticipantCore,
   instanceId: Uuid,
   elementId: Uuid,
   info: ElementInfo,
+  delivery: 'sent' | 'queued' = 'sent',
 ): Promise<boolean> {
   const instance = core.cache.instances.get(instanceId.toLowerCase());
   const element = instance?.elements.get(elementId.toLowerCase());
@@ -58,7 +64,10 @@ export async function sendElementInfo(
       ],
     },
   ];
-  await core.publish(status);
+  const sending = core.publish(status);
+  if (delivery === 'sent') {
+    await sending;
+  }
   return true;
 }
 
