@@ -185,6 +185,8 @@ async function main(): Promise<void> {
   if (args.only.has('PROFILE') && !args.embedded && !interrupted) {
     const name = `runtime-${runId}.cpuprofile`;
     const file = join(profileDir, name);
+    const simulatorName = `simulator-${runId}-{index}.cpuprofile`;
+    const simulatorFile = join(profileDir, simulatorName.replace('{index}', '0'));
     const sqlCountFile = join(logDir, 'prof-sql-counts.json');
     const options = {
       runtimeNodeArgs: [
@@ -197,6 +199,7 @@ async function main(): Promise<void> {
         join(BUILD_DIR, 'bench/sql-counter.js'),
       ],
       runtimeEnv: { BENCH_SQL_COUNT_FILE: sqlCountFile },
+      simulatorNodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', simulatorName],
     };
     let window = { from: 0, to: 0 };
     let sql: SqlWindow | undefined;
@@ -217,6 +220,12 @@ async function main(): Promise<void> {
         b2,
         ...(sql === undefined ? {} : { sql }),
         summary: summarizeProfile(file, { fromUs: window.from, toUs: window.to, top: 25 }),
+        simulator: existsSync(simulatorFile)
+          ? {
+              file: `bench/results/profiles/${simulatorName.replace('{index}', '0')}`,
+              summary: summarizeProfile(simulatorFile, { fromUs: window.from, toUs: window.to, top: 25 }),
+            }
+          : { error: `no simulator profile written at ${simulatorFile}` },
       };
     }
   }

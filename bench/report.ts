@@ -18,6 +18,8 @@ export interface ProfileRun {
   b2: B2Result;
   sql?: SqlWindow;
   summary: ProfileSummary;
+  /** The simulator's profile of the same window (one replica). */
+  simulator?: { file: string; summary: ProfileSummary } | Failure;
 }
 
 export interface Sizes {
@@ -308,6 +310,14 @@ export function resultsMarkdown(results: Results): string {
         '',
         profileMarkdown(p.summary),
       );
+      if (p.simulator !== undefined) {
+        parts.push('', '### Simulator CPU profile, same window', '');
+        parts.push(
+          isFailure(p.simulator)
+            ? `Simulator profile failed: ${p.simulator.error}`
+            : profileMarkdown(p.simulator.summary),
+        );
+      }
       if (p.sql !== undefined) {
         parts.push(
           '',

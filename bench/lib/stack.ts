@@ -41,6 +41,8 @@ export interface StackOptions {
   runtimeEnv?: Record<string, string>;
   /** Simulator replicas of the one participant (they share its consumer group). Default 1. */
   simulators?: number;
+  /** Extra node flags for each simulator; `{index}` is replaced by the replica's index (a profile per replica). */
+  simulatorNodeArgs?: readonly string[];
 }
 
 export class Stack {
@@ -98,6 +100,7 @@ export class Stack {
           SIM_TIMERS_MS: '0',
         },
         this.logDir,
+        (this.options.simulatorNodeArgs ?? []).map((arg) => arg.replaceAll('{index}', String(index))),
       );
       simulator.start();
       this.simulators.push(simulator);

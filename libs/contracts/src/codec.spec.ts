@@ -90,6 +90,27 @@ describe('participant message codec', () => {
       );
     });
 
+    it('writes what the null-dropping replacer writes, whether or not it needs one', () => {
+      const reference = (message: unknown): string =>
+        JSON.stringify(message, function (this: unknown, _key: string, value: unknown) {
+          return value === null && !Array.isArray(this) ? undefined : value;
+        });
+      const withToJson = { toJSON: () => ({ kept: 1, dropped: null }) };
+      const cases: unknown[] = [
+        ...(Object.keys(CONTRACT_EXAMPLES) as ContractExampleName[]).map((name) => exampleObject(name)),
+        { ...exampleObject('ACK'), message: null },
+        { ...exampleObject('STATUS'), participantIdList: [null, EXAMPLE_IDS.participant, null] },
+        { ...exampleObject('STATUS'), nested: { deeper: [{ gone: null, kept: [null, { also: null }] }] } },
+        { ...exampleObject('ACK'), at: new Date(Date.UTC(2026, 0, 1)) },
+        { ...exampleObject('ACK'), custom: withToJson },
+        { ...exampleObject('ACK'), deep: JSON.parse(`${'{"a":'.repeat(80)}null${'}'.repeat(80)}`) as unknown },
+        { ...exampleObject('ACK'), deep: JSON.parse(`${'{"a":'.repeat(80)}1${'}'.repeat(80)}`) as unknown },
+      ];
+      for (const message of cases) {
+        expect(encodeMessage(message as ParticipantMessage).value).toBe(reference(message));
+      }
+    });
+
     it.each([
       [
         'an element ACK by its instance',

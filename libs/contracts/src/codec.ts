@@ -63,9 +63,41 @@ function omitNulls(this: unknown, _key: string, value: unknown): unknown {
   return value === null && !Array.isArray(this) ? undefined : value;
 }
 
+/** Deeper than this, the replacer path is taken (it also reports cycles as JSON.stringify does). */
+const NULL_SEARCH_DEPTH = 64;
+
+/**
+ * Whether JSON.stringify needs {@link omitNulls}: an object member is null, or something could change a value
+ * before the replacer sees it (`toJSON`). Nearly every message has neither, and a replacer function takes
+ * JSON.stringify off its fast path (it calls back into JavaScript for every member), which doubled the encoding's cost.
+ */
+function needsReplacer(value: object, depth: number): boolean {
+  if (depth > NULL_SEARCH_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return true;
+  }
+  if (Array.isArray(value)) {
+    // Array slots may stay null (the replacer keeps them); only nested objects need a look.
+    for (const item of value as unknown[]) {
+      if (typeof item === 'object' && item !== null && needsReplacer(item, depth + 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  // for…in also visits inherited enumerable members, which JSON.stringify skips: at worst a needless replacer.
+  for (const key in value) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member === null || (typeof member === 'object' && needsReplacer(member, depth + 1))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Serializes a message for publishing: JSON without null/undefined members, and its record key. */
 export function encodeMessage(message: ParticipantMessage): EncodedMessage {
-  return { key: messageKey(message), value: JSON.stringify(message, omitNulls) };
+  const value = needsReplacer(message, 0) ? JSON.stringify(message, omitNulls) : JSON.stringify(message);
+  return { key: messageKey(message), value };
 }
 
 function failure(code: DecodeFailureCode, reason: string, messageType?: string): DecodeResult {

@@ -7,6 +7,7 @@ export * from './structures';
 export * from './messages';
 export * from './codec';
 export * from './accept';
+export * from './peek';
 export { isUuid } from './validation/parsers';
 export { CONTRACT_EXAMPLES, EXAMPLE_IDS, exampleJson, exampleObject } from './testing/examples';
 export type { ContractExampleName } from './testing/examples';

@@ -332,18 +332,33 @@ export class ParticipantCache {
     return view;
   }
 
+  /** The instance's states: its elements' common state, else the instance's own (reads only, copies nothing). */
+  instanceStates(instance: CachedInstance): Pick<Instance, 'deployState' | 'lockState'> {
+    const common = <T>(pick: (element: InstanceElement) => T, fallback: T): T => {
+      let seen = false;
+      let only: T | undefined;
+      for (const element of instance.elements.values()) {
+        const value = pick(element);
+        if (seen && value !== only) {
+          return fallback;
+        }
+        seen = true;
+        only = value;
+      }
+      return only ?? fallback;
+    };
+    return {
+      deployState: common((element) => element.deployState, instance.deployState ?? 'UNDEPLOYED'),
+      lockState: common((element) => element.lockState, instance.lockState ?? 'NONE'),
+    };
+  }
+
   /** Public copy of an instance; instance states default to the elements' common state. */
   instanceView(instance: CachedInstance): Instance {
     const elements = [...instance.elements.values()].map((element) => copy(element));
-    const common = <T>(pick: (element: InstanceElement) => T, fallback: T): T => {
-      const values = new Set(elements.map(pick));
-      const [only] = values;
-      return values.size === 1 && only !== undefined ? only : fallback;
-    };
     const view: Instance = {
       instanceId: instance.instanceId,
-      deployState: common((element) => element.deployState, instance.deployState ?? 'UNDEPLOYED'),
-      lockState: common((element) => element.lockState, instance.lockState ?? 'NONE'),
+      ...this.instanceStates(instance),
       stateChangeResult: instance.stateChangeResult,
       elements,
     };

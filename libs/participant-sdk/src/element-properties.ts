@@ -23,9 +23,61 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A deep copy of JSON-like data (structuredClone keeps Dates etc., which never occur in decoded JSON). */
+/** Returned by {@link plainCopy} for what only structuredClone copies faithfully. */
+const NOT_PLAIN: unique symbol = Symbol('not plain');
+
+/** Deeper than this is left to structuredClone, which also copies cycles. */
+const PLAIN_DEPTH = 64;
+
+/**
+ * A copy of plain data (primitives, dense arrays, objects with the default or no prototype), or NOT_PLAIN. What
+ * it returns equals structuredClone's copy, made without its serialisation: an element runs several copies per
+ * order, nearly all of small property maps, where structuredClone's fixed cost dominated.
+ */
+function plainCopy(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) {
+    return typeof value === 'function' || typeof value === 'symbol' ? NOT_PLAIN : value;
+  }
+  if (depth > PLAIN_DEPTH) {
+    return NOT_PLAIN;
+  }
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) {
+      return NOT_PLAIN;
+    }
+    const items: unknown[] = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index += 1) {
+      if (!(index in value)) {
+        return NOT_PLAIN;
+      }
+      const item = plainCopy(value[index], depth + 1);
+      if (item === NOT_PLAIN) {
+        return NOT_PLAIN;
+      }
+      items[index] = item;
+    }
+    return items;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) {
+    return NOT_PLAIN;
+  }
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const member = plainCopy((value as Record<string, unknown>)[key], depth + 1);
+    // `__proto__` as an own key (JSON.parse makes one) would set the copy's prototype instead.
+    if (member === NOT_PLAIN || key === '__proto__') {
+      return NOT_PLAIN;
+    }
+    result[key] = member;
+  }
+  return result;
+}
+
+/** A deep copy, as structuredClone makes it (which keeps Dates, Maps and cycles; plain data takes a faster path). */
 export function copy<T>(value: T): T {
-  return structuredClone(value);
+  const plain = plainCopy(value, 0);
+  return plain === NOT_PLAIN ? structuredClone(value) : (plain as T);
 }
 
 /**

@@ -6,7 +6,7 @@
  * them: no handler runs, nothing is cached, nothing is answered, and the messageId is not remembered, so the
  * same message delivered again is handled normally.
  */
-import { MESSAGE_ROUTES, MESSAGE_TYPES, acceptsMessage, decodeMessage } from '@acm/contracts';
+import { MESSAGE_ROUTES, MESSAGE_TYPES, acceptsMessage, decodeMessage, isForOthers } from '@acm/contracts';
 import type { MessageType, ParticipantIdentity, ParticipantMessage, Uuid } from '@acm/contracts';
 import { MessageBus } from '@acm/messaging';
 import type {
@@ -205,8 +205,12 @@ export class DroppingMessageBus extends MessageBus {
     if (!this.dropSwitch.armed) {
       return false;
     }
+    const identity = this.identity();
+    if (isForOthers(record.value, identity)) {
+      return false;
+    }
     const decoded = decodeMessage(record.value);
-    if (!decoded.ok || !acceptsMessage(decoded.message, this.identity()) || !this.dropSwitch.take(decoded.message)) {
+    if (!decoded.ok || !acceptsMessage(decoded.message, identity) || !this.dropSwitch.take(decoded.message)) {
       return false;
     }
     const message = decoded.message;

@@ -1,5 +1,5 @@
 import type { ParticipantMessage, ParticipantStatus } from '@acm/contracts';
-import { MESSAGE_ROUTES, decodeMessage } from '@acm/contracts';
+import { MESSAGE_ROUTES, decodeMessage, isForOthers } from '@acm/contracts';
 import { UnitOfWork, isDomainError } from '@acm/domain';
 import type { IncomingRecord, Subscription } from '@acm/messaging';
 import { MessageBus } from '@acm/messaging';
@@ -22,15 +22,9 @@ const ACKS: ReadonlySet<string> = new Set([
   'PARTICIPANT_PRIME_ACK',
 ]);
 
-const MESSAGE_TYPE = /"messageType"\s*:\s*"([A-Z_]+)"/;
-
-/** Whether a record is a participant's message (not one of the runtime's own on the shared topic), read cheaply. */
+/** Whether a record may be a participant's message (not one of the runtime's own orders on the shared topic). */
 function fromParticipant(record: IncomingRecord): boolean {
-  const type = MESSAGE_TYPE.exec(record.value)?.[1];
-  return (
-    type !== undefined &&
-    (MESSAGE_ROUTES as Record<string, { direction: string } | undefined>)[type]?.direction === 'PARTICIPANT_TO_RUNTIME'
-  );
+  return !isForOthers(record.value, 'runtime');
 }
 
 /** A run of a batch's messages applied together: ACKs through the engine, STATUS reports through the protocol. */
@@ -40,7 +34,8 @@ type Run = { kind: 'ACKS'; inputs: EngineInput[] } | { kind: 'REPORTS'; reports:
  * Reads the operation topic a fetch at a time and hands the participant messages to their use cases. The ACKs and
  * STATUS reports of a batch are applied in one transaction, in the order they arrived (their heartbeats beside it,
  * one statement per replica); any other message is applied on its own, in its place. A record that does not
- * decode is counted and skipped; the runtime's own outgoing messages on the shared topic are skipped too.
+ * decode is counted and skipped; the runtime's own outgoing messages on the shared topic are skipped too, before
+ * the decode (`isForOthers`).
  * A batch met by a database outage is retried by the bus until it applies (never skipped), so an ACK received while
  * PostgreSQL is down or restarting is applied when it is back; a batch that fails otherwise is applied again one
  * record at a time, where a refused message is counted as ignored and a record that can never apply is skipped
@@ -221,6 +216,10 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
 
   /** The record's message when it is one for the runtime (counted), else null (undecodable ones counted too). */
   private accept(record: IncomingRecord): ParticipantMessage | null {
+    // Most records on the shared topic are the runtime's own orders: dropped on a look at the text, undecoded.
+    if (!fromParticipant(record)) {
+      return null;
+    }
     const decoded = decodeMessage(record.value);
     if (!decoded.ok) {
       this.metrics.messagesRejected.inc({ code: decoded.code });

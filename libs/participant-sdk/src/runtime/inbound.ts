@@ -3,7 +3,7 @@
  * through the revision guard, and hand each message type to its handler. Record handlers never wait for
  * element handlers (see element-runner.ts), so a slow deploy never blocks the partition.
  */
-import { acceptsMessage, decodeMessage } from '@acm/contracts';
+import { acceptsMessage, decodeMessage, isForOthers } from '@acm/contracts';
 import type { ParticipantMessage } from '@acm/contracts';
 import { contextFromHeaders, describeError } from '@acm/messaging';
 import { context } from '@opentelemetry/api';
@@ -34,6 +34,12 @@ export class InboundDispatcher {
 
   async onRecord(record: IncomingRecord): Promise<void> {
     const core = this.core;
+    const me = { participantId: core.participantId, replicaId: core.replicaId };
+    // Other participants' ACKs and heartbeats, and this replica's own, are most of the shared topic: dropped on a
+    // look at the text, undecoded (acceptsMessage would refuse each of them).
+    if (isForOthers(record.value, me)) {
+      return;
+    }
     const decoded = decodeMessage(record.value);
     if (!decoded.ok) {
       core.logger('warn', 'Skipped an undecodable record', {
@@ -46,7 +52,7 @@ export class InboundDispatcher {
       return;
     }
     const message = decoded.message;
-    if (!acceptsMessage(message, { participantId: core.participantId, replicaId: core.replicaId })) {
+    if (!acceptsMessage(message, me)) {
       return;
     }
     if (core.status !== 'started') {

@@ -41,7 +41,7 @@ export async function sendElementInfo(
     return false;
   }
   applyInfo(element, info);
-  const view = core.cache.instanceView(instance);
+  const view = core.cache.instanceStates(instance);
   const status = statusMessage(core);
   if (instance.compositionId !== undefined) {
     status.compositionId = instance.compositionId;
@@ -58,7 +58,8 @@ export async function sendElementInfo(
           lockState: element.lockState,
           ...(element.operationalState === undefined ? {} : { operationalState: element.operationalState }),
           ...(element.useState === undefined ? {} : { useState: element.useState }),
-          outProperties: copy(element.outProperties),
+          // No copy: publish encodes the message before anything can change the cached element.
+          outProperties: element.outProperties,
         },
       ],
     },
