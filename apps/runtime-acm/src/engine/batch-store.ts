@@ -22,7 +22,7 @@ import type {
   StoreWrites,
   Versioned,
 } from '@acm/domain';
-import { DomainError, elementWithInfo } from '@acm/domain';
+import { DomainError, elementWithInfo, saveWritesOneByOne } from '@acm/domain';
 
 /** What a batch reads up front: the instances its ACKs (or an order) concern and the messages the ACKs answer. */
 export interface BatchKeys {
@@ -173,13 +173,8 @@ export class BatchStore implements Store {
   }
 
   /** Collected like the single writes; `flush` writes them. */
-  async saveAll(writes: StoreWrites): Promise<void> {
-    await this.instances.updateMany(writes.instances);
-    await this.operations.saveMany(writes.operations);
-    await this.operations.recordMessages(writes.messages);
-    await this.operations.recordAnswers(writes.answers);
-    await this.outbox.add(writes.outbox);
-    await this.events.append(writes.events);
+  saveAll(writes: StoreWrites): Promise<void> {
+    return saveWritesOneByOne(this, writes);
   }
 
   async readContext(query: ContextQuery): Promise<StoreContext> {

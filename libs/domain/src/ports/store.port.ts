@@ -169,6 +169,23 @@ export interface StoreWrites {
   readonly events: readonly OperationEvent[];
 }
 
+/**
+ * `Store.saveAll` as the single writes, one table after the other: the instances first, so a stale version throws
+ * before any other row is written. For stores whose single writes are already what they should be (in memory, or
+ * collecting writes for a later set statement).
+ */
+export async function saveWritesOneByOne(
+  store: Omit<Store, 'saveAll' | 'readContext'>,
+  writes: StoreWrites,
+): Promise<void> {
+  await store.instances.updateMany(writes.instances);
+  await store.operations.saveMany(writes.operations);
+  await store.operations.recordMessages(writes.messages);
+  await store.operations.recordAnswers(writes.answers);
+  await store.outbox.add(writes.outbox);
+  await store.events.append(writes.events);
+}
+
 /** What `Store.readContext` reads besides locked instances; each part is read only when asked for. */
 export interface ContextQuery {
   /** Targets whose running operation to read. */

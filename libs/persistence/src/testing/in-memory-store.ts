@@ -5,7 +5,7 @@
  * the same filters, orders and paging. It needs nothing but the domain, so unit tests of the engine run on
  * it with a fake clock and no database.
  */
-import { DomainError, UnitOfWork, elementWithInfo } from '@acm/domain';
+import { DomainError, UnitOfWork, elementWithInfo, saveWritesOneByOne } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
@@ -1034,13 +1034,8 @@ class InMemoryRepositories implements Store {
   }
 
   /** The instances first: a stale version throws before any other row is written. */
-  async saveAll(writes: StoreWrites): Promise<void> {
-    await this.instances.updateMany(writes.instances);
-    await this.operations.saveMany(writes.operations);
-    await this.operations.recordMessages(writes.messages);
-    await this.operations.recordAnswers(writes.answers);
-    await this.outbox.add(writes.outbox);
-    await this.events.append(writes.events);
+  saveAll(writes: StoreWrites): Promise<void> {
+    return saveWritesOneByOne(this, writes);
   }
 
   async readContext(query: ContextQuery): Promise<StoreContext> {
