@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import request from 'supertest';
+import { dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import type { ProductProcess } from '../support/processes';
 import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl } from '../support/services';
 
 /** Definition and instance files of one scenario, read through the suite's `read`. */
 export interface ScenarioFiles {
@@ -77,26 +76,13 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
       return simulatorProcess(`${name}-${suffix}`, { port, participantId, types, topics });
     }
 
-    async function runtimeUp(): Promise<void> {
-      await eventually(
-        'the runtime to answer',
-        async () => {
-          const response = await api()
-            .get('/onap/policy/clamp/acm/actuator/health')
-            .catch(() => undefined);
-          return response?.status === 200 ? true : undefined;
-        },
-        1500,
-      );
-    }
-
     beforeAll(async () => {
       const [runtimePort, simPort, multiPort] = await Promise.all([freePort(), freePort(), freePort()]);
       runtimeUrl = `http://127.0.0.1:${runtimePort}`;
       simUrl = `http://127.0.0.1:${simPort}`;
       runtime = suiteRuntime('runtime', runtimePort);
       runtime.start();
-      await runtimeUp();
+      await runtimeAnswering(api);
       simulator = suiteSimulator(
         'sim',
         simPort,
@@ -112,24 +98,14 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
       simulator.start();
       multiSimulator.start();
       for (const id of [SIM_PARTICIPANT, MULTI_PARTICIPANT]) {
-        await eventually(
-          `participant ${id} to register`,
-          async () => {
-            const response = await api().get(`${API}/participants/${id}`);
-            return response.status === 200 ? true : undefined;
-          },
-          1500,
-        );
+        await participantKnown(api, id);
       }
     }, 120_000);
 
     afterAll(async () => {
       await Promise.all([simulator?.stop(), multiSimulator?.stop()]);
       await runtime?.stop();
-      const client = new Client({ connectionString: testDatabaseUrl() });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
+      await dropSchema(schema);
     });
 
     async function commission(path: string): Promise<string> {
@@ -458,7 +434,7 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
         );
         await runtime.stop('SIGKILL');
         runtime.start();
-        await runtimeUp();
+        await runtimeAnswering(api);
         await until(compositionId, instanceId, 'DEPLOYED', 'LOCKED');
       } finally {
         await sim(simUrl).put(`${SIM_API}/parameters`).send({}).expect(200);

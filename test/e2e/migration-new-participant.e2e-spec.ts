@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import request from 'supertest';
+import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import type { ProductProcess } from '../support/processes';
 import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl } from '../support/services';
 
 const API = '/onap/policy/clamp/acm/v2';
 const SIM_API = '/onap/policy/simparticipant/v2';
@@ -58,16 +57,7 @@ describe('migration to a composition with a participant that owns only NEW eleme
     });
     runtime.start();
     processes.push(runtime);
-    await eventually(
-      'the runtime to answer',
-      async () => {
-        const response = await api()
-          .get('/onap/policy/clamp/acm/actuator/health')
-          .catch(() => undefined);
-        return response?.status === 200 ? true : undefined;
-      },
-      1500,
-    );
+    await runtimeAnswering(api);
     const sims = [
       simulatorProcess(`sim-mignew-kept-${suffix}`, {
         port: keptPort,
@@ -89,11 +79,7 @@ describe('migration to a composition with a participant that owns only NEW eleme
       processes.push(sim);
     }
     for (const id of [KEPT_PARTICIPANT, NEW_PARTICIPANT]) {
-      await eventually(
-        `participant ${id} to register`,
-        async () => ((await api().get(`${API}/participants/${id}`)).status === 200 ? true : undefined),
-        1500,
-      );
+      await participantKnown(api, id);
     }
   }, 120_000);
 
@@ -102,26 +88,8 @@ describe('migration to a composition with a participant that owns only NEW eleme
       await process.stop();
     }
     await processes[0]?.stop();
-    const client = new Client({ connectionString: testDatabaseUrl() });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropSchema(schema);
   });
-
-  async function commissionAndPrime(yaml: string): Promise<string> {
-    const created = await api()
-      .post(`${API}/compositions`)
-      .set('Content-Type', 'application/yaml')
-      .send(yaml)
-      .expect(201);
-    const id = (created.body as { compositionId: string }).compositionId;
-    await api().put(`${API}/compositions/${id}`).send({ primeOrder: 'PRIME' }).expect(202);
-    await eventually('PRIMED', async () => {
-      const got = await api().get(`${API}/compositions/${id}`).expect(200);
-      return (got.body as { state: string }).state === 'PRIMED' ? true : undefined;
-    });
-    return id;
-  }
 
   async function settled(compositionId: string, instanceId: string, attempts?: number): Promise<Instance> {
     return eventually(
@@ -142,8 +110,8 @@ describe('migration to a composition with a participant that owns only NEW eleme
   }
 
   it('prechecks, then migrates to DEPLOYED on the target without waiting for a heartbeat', async () => {
-    const fromId = await commissionAndPrime(fromYaml);
-    const toId = await commissionAndPrime(toYaml);
+    const fromId = await commissionedAndPrimed(api, fromYaml);
+    const toId = await commissionedAndPrimed(api, toYaml);
     const created = await api()
       .post(`${API}/compositions/${fromId}/instances`)
       .send(JSON.parse(createBody.replace(/COMPOSITIONIDPLACEHOLDER/g, fromId)))

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import request from 'supertest';
+import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import type { ProductProcess } from '../support/processes';
 import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, USER } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl } from '../support/services';
 
 /** Files of the update / rollback / migrate / prepare scenarios, read through the suite's `read`. */
 export interface MigrationFixtures {
@@ -68,7 +67,7 @@ function fill(body: string, values: { composition: string; instance?: string; ta
     .replace(/TEXTPLACEHOLDER/g, 'text');
 }
 
-function contentType(path: string): string {
+function contentType(path: string): 'application/json' | 'application/yaml' {
   return path.endsWith('.json') ? 'application/json' : 'application/yaml';
 }
 
@@ -108,16 +107,7 @@ export function describeMigrationOverKafka(fixtures: MigrationFixtures): void {
       });
       runtime.start();
       processes = [runtime];
-      await eventually(
-        'the runtime to answer',
-        async () => {
-          const response = await api()
-            .get('/onap/policy/clamp/acm/actuator/health')
-            .catch(() => undefined);
-          return response?.status === 200 ? true : undefined;
-        },
-        1500,
-      );
+      await runtimeAnswering(api);
       const sims = [
         simulator(
           'sim-mig',
@@ -137,11 +127,7 @@ export function describeMigrationOverKafka(fixtures: MigrationFixtures): void {
         processes.push(process);
       }
       for (const id of [SIM_PARTICIPANT, MULTI_PARTICIPANT]) {
-        await eventually(
-          `participant ${id} to register`,
-          async () => ((await api().get(`${API}/participants/${id}`)).status === 200 ? true : undefined),
-          1500,
-        );
+        await participantKnown(api, id);
       }
     }, 120_000);
 
@@ -150,25 +136,11 @@ export function describeMigrationOverKafka(fixtures: MigrationFixtures): void {
         await process.stop();
       }
       await processes[0]?.stop();
-      const client = new Client({ connectionString: testDatabaseUrl() });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
+      await dropSchema(schema);
     });
 
     async function commissionAndPrime(path: string): Promise<string> {
-      const created = await api()
-        .post(`${API}/compositions`)
-        .set('Content-Type', contentType(path))
-        .send(read(path))
-        .expect(201);
-      const id = (created.body as { compositionId: string }).compositionId;
-      await api().put(`${API}/compositions/${id}`).send({ primeOrder: 'PRIME' }).expect(202);
-      await eventually('PRIMED', async () => {
-        const got = await api().get(`${API}/compositions/${id}`).expect(200);
-        return (got.body as { state: string }).state === 'PRIMED' ? true : undefined;
-      });
-      return id;
+      return commissionedAndPrimed(api, read(path), { contentType: contentType(path) });
     }
 
     async function instance(compositionId: string, instanceId: string): Promise<Instance> {

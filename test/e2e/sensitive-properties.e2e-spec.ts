@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
+import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import type { ProductProcess } from '../support/processes';
 import { E2E_LOG_DIR, freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
@@ -57,32 +58,16 @@ describe('sensitive properties over Kafka and PostgreSQL (runtime + simulator pr
       env: { MSG_ENABLE_ENCRYPTION: 'true', MSG_ENCRYPTION_KEY: `key-${suffix}`, LOG_LEVEL: 'verbose' },
     });
     runtime.start();
-    await eventually(
-      'the runtime to answer',
-      async () => {
-        const response = await api()
-          .get('/onap/policy/clamp/acm/actuator/health')
-          .catch(() => undefined);
-        return response?.status === 200 ? true : undefined;
-      },
-      1500,
-    );
+    await runtimeAnswering(api);
     simulator = simulatorProcess(simulatorName, { port: simPort, participantId, types: SIM_TYPES, topics });
     simulator.start();
-    await eventually(
-      'the simulator to register',
-      async () => ((await api().get(`${API}/participants/${participantId}`)).status === 200 ? true : undefined),
-      1500,
-    );
+    await participantKnown(api, participantId);
   }, 120_000);
 
   afterAll(async () => {
     await simulator?.stop();
     await runtime?.stop();
-    const client = new Client({ connectionString: testDatabaseUrl() });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropSchema(schema);
   });
 
   async function storedProperties(elementId: string): Promise<Record<string, unknown> | undefined> {
@@ -112,17 +97,7 @@ describe('sensitive properties over Kafka and PostgreSQL (runtime + simulator pr
   }
 
   it('stores it encrypted, masks it in GET and history, sends it in clear and never logs it', async () => {
-    const created = await api()
-      .post(`${API}/compositions`)
-      .set('Content-Type', 'application/yaml')
-      .send(readRepoFile('tosca/examples/sim-sensitive.yaml'))
-      .expect(201);
-    const compositionId = (created.body as { compositionId: string }).compositionId;
-    await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
-    await eventually('the definition to be PRIMED', async () => {
-      const response = await api().get(`${API}/compositions/${compositionId}`).expect(200);
-      return (response.body as { state: string }).state === 'PRIMED' ? true : undefined;
-    });
+    const compositionId = await commissionedAndPrimed(api, readRepoFile('tosca/examples/sim-sensitive.yaml'));
 
     const body = readRepoFile('tosca/examples/instances/sim-sensitive.json')
       .replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId)

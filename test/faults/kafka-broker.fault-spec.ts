@@ -8,16 +8,15 @@
  * invocation log, and counts 5xx answers. Every wait is on a state, with a bounded deadline.
  */
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import request from 'supertest';
 import type { Response } from 'supertest';
 import { KafkaMessageBus } from '@acm/messaging';
+import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import { FaultBroker } from '../support/fault-broker';
 import type { ProductProcess } from '../support/processes';
 import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
 import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
-import { testDatabaseUrl } from '../support/services';
 
 const API = '/onap/policy/clamp/acm/v2';
 const SIM_API = '/onap/policy/simparticipant/v2';
@@ -28,6 +27,12 @@ const BROKER_PORT = Number(process.env['ACM_FAULT_KAFKA_PORT'] ?? '19092');
 const DEPLOYS_PER_SCENARIO = 20;
 /** How long in-flight deploys may take to finish once the broker is back (its consumers reconnect with backoff). */
 const SETTLE_MS = 150_000;
+/**
+ * Polls of 20 ms for the stack to start and prime: twice the e2e specs' wait, as both processes first
+ * meet a broker that was itself just started. The set-up's answers are not counted: each test counts
+ * 5xx answers only from its own start.
+ */
+const START_POLLS = 3_000;
 
 interface Figures {
   orders: number;
@@ -66,14 +71,6 @@ describe('broker faults during deploys (own broker, runtime and simulator as pro
     return process;
   }
 
-  async function registered(id: string): Promise<void> {
-    await eventually(
-      `participant ${id} to register`,
-      async () => ((await counted(api().get(`${API}/participants/${id}`))).status === 200 ? true : undefined),
-      3_000,
-    );
-  }
-
   beforeAll(async () => {
     await broker.start();
     const [runtimePort, simPort] = await Promise.all([freePort(), freePort()]);
@@ -90,16 +87,7 @@ describe('broker faults during deploys (own broker, runtime and simulator as pro
         env: { ...kafka, HEART_BEAT: '5000' },
       }),
     );
-    await eventually(
-      'the runtime to answer',
-      async () => {
-        const response = await api()
-          .get('/onap/policy/clamp/acm/actuator/health')
-          .catch(() => undefined);
-        return response?.status === 200 ? true : undefined;
-      },
-      3_000,
-    );
+    await runtimeAnswering(api, START_POLLS);
     started(
       simulatorProcess(`fault-sim-${suffix}`, {
         port: simPort,
@@ -109,35 +97,16 @@ describe('broker faults during deploys (own broker, runtime and simulator as pro
         env: kafka,
       }),
     );
-    await registered(participantId);
-    const created = await counted(
-      api()
-        .post(`${API}/compositions`)
-        .set('Content-Type', 'application/yaml')
-        .send(readRepoFile('tosca/examples/sim-single-element.yaml')),
-    );
-    expect(created.status).toBe(201);
-    compositionId = (created.body as { compositionId: string }).compositionId;
-    expect(
-      (await counted(api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }))).status,
-    ).toBe(202);
-    await eventually(
-      'PRIMED',
-      async () => {
-        const got = await counted(api().get(`${API}/compositions/${compositionId}`));
-        return (got.body as { state?: string }).state === 'PRIMED' ? true : undefined;
-      },
-      3_000,
-    );
+    await participantKnown(api, participantId, START_POLLS);
+    compositionId = await commissionedAndPrimed(api, readRepoFile('tosca/examples/sim-single-element.yaml'), {
+      attempts: START_POLLS,
+    });
   }, 240_000);
 
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.stop()));
     await broker.destroy();
-    const client = new Client({ connectionString: testDatabaseUrl() });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropSchema(schema);
     console.log(`fault figures:\n${JSON.stringify(figures, null, 2)}`);
   }, 120_000);
 

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { formatProblems, parseServiceTemplate, renderCompositionDocs } from '@acm/tosca';
 import { loadRuntimeConfig } from '../config/runtime.config';
+import { runCli } from './run-cli';
 
 const USAGE = 'usage: npm run docs:tosca -- FILE [--out PAGE.md]';
 
@@ -37,4 +38,4 @@ function main(args: readonly string[]): number {
   return 0;
 }
 
-process.exitCode = main(process.argv.slice(2));
+runCli(main);

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { writeEmbeddedSnapshot } from '../database/embedded-snapshot';
+import { runCli } from './run-cli';
 
 /**
  * Run by `npm run build`: writes the snapshot of a new, migrated embedded database to the directory given
@@ -20,12 +21,4 @@ async function main(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runCli(main);

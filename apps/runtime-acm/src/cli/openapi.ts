@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { CONTEXT_PATH } from '../bootstrap';
 import { standaloneOpenApiDocument } from '../http/openapi-standalone';
+import { runCli } from './run-cli';
 
 /** `npm run openapi`: writes the runtime's OpenAPI document (as /v3/api-docs serves it) to the file given. */
 async function main(args: readonly string[]): Promise<number> {
@@ -14,12 +15,4 @@ async function main(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runCli(main);
