@@ -11,6 +11,9 @@ import type { PhaseMessage } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 
+/** The kinds of statement sent as named prepared statements (a `name` in pg's query config) while counted. */
+const namedKinds = new Set<string>();
+
 /** Counts what the process sends to PostgreSQL while `work` runs, by kind (verb and table). */
 async function statementsOf(work: () => Promise<void>): Promise<string[]> {
   const prototype = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
@@ -19,11 +22,13 @@ async function statementsOf(work: () => Promise<void>): Promise<string[]> {
   prototype.query = function (this: unknown, ...args: unknown[]): unknown {
     const config = args[0];
     const text = typeof config === 'string' ? config : ((config as { text?: string } | undefined)?.text ?? '');
-    kinds.push(
-      /pg_advisory|sum\(in_flight\)|slot_wait IS NOT NULL/.test(text)
-        ? `SLOTS ${statementKind(text)}`
-        : statementKind(text),
-    );
+    const kind = /pg_advisory|sum\(in_flight\)|slot_wait IS NOT NULL/.test(text)
+      ? `SLOTS ${statementKind(text)}`
+      : statementKind(text);
+    kinds.push(kind);
+    if (typeof (config as { name?: unknown } | undefined)?.name === 'string') {
+      namedKinds.add(kind);
+    }
     return original.apply(this, args);
   };
   try {
@@ -118,5 +123,11 @@ describe('statements per ACK (PostgreSQL)', () => {
     // Another order, through the same path.
     const undeploy = await order('UNDEPLOY');
     expect(undeploy.filter((kind) => kind !== 'DELETE acm_outbox')).toEqual(ORDER_STATEMENTS);
+    // PostgreSQL parses and plans the long ones once per connection: they go as named prepared statements.
+    expect([...namedKinds].filter((kind) => kind !== 'DELETE acm_outbox').sort()).toEqual([
+      'SELECT automation_composition_element',
+      'SELECT readContext',
+      'WITH saveAll',
+    ]);
   });
 });

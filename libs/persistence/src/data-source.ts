@@ -51,7 +51,18 @@ export interface DatabaseOptions {
   readonly schema?: string;
   /** How long a query waits for a connection of the pool, or for a new one to open (ms). Default 5,000. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Every connection reaches the same PostgreSQL session (PGlite behind its socket server): the statements a closed
+   * connection prepared are still there, and preparing one of their names again fails, so a new connection
+   * deallocates them first.
+   */
+  readonly sharedSession?: boolean;
 }
+
+/** pg-pool's hook for a connection just opened, before the pool hands it out. */
+const DEALLOCATE_ON_CONNECT = {
+  onConnect: (client: { query(text: string): Promise<unknown> }) => client.query('DEALLOCATE ALL'),
+};
 
 export function createDataSource(options: DatabaseOptions): DataSource {
   return new DataSource({
@@ -67,7 +78,10 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     poolSize: options.poolSize ?? 10,
     // Without a bound, a request waits forever for a connection while the database is unreachable.
     connectTimeoutMS: options.connectTimeoutMs ?? 5000,
-    extra: options.schema ? { options: `-c search_path=${options.schema}` } : {},
+    extra: {
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+      ...(options.sharedSession === true ? DEALLOCATE_ON_CONNECT : {}),
+    },
   });
 }
 

@@ -15,6 +15,7 @@ import type {
 } from '@acm/domain';
 import { operationFromRecord } from '@acm/domain';
 import type { EntityManager } from 'typeorm';
+import { preparedStatement, runPrepared } from './prepared-query';
 
 export interface OperationRow {
   operation_id: string;
@@ -568,8 +569,11 @@ export async function claimOutbox(manager: EntityManager, limit: number): Promis
   }));
 }
 
+const DELETE_OUTBOX = preparedStatement(`DELETE FROM acm_outbox WHERE id = ANY($1::bigint[])`);
+
+/** After every publish of the relay, so a statement of its own on the hot path. */
 export async function deleteOutbox(manager: EntityManager, ids: readonly string[]): Promise<void> {
   if (ids.length > 0) {
-    await manager.query(`DELETE FROM acm_outbox WHERE id = ANY($1::bigint[])`, [ids]);
+    await runPrepared(manager, DELETE_OUTBOX, [ids]);
   }
 }

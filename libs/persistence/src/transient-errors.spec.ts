@@ -17,6 +17,10 @@ describe('isTransientDatabaseError', () => {
     ['a cause chain', failure('outer', { cause: failure('inner', { code: 'ECONNRESET' }) })],
     ['every address refused', new AggregateError([failure('a', { code: 'ECONNREFUSED' })], 'connect failed')],
     ['a lost connection', new Error('Connection terminated unexpectedly')],
+    [
+      'a prepared statement whose result type changed',
+      failure('cached plan must not change result type', { code: '0A000' }),
+    ],
   ])('is transient for %s', (_name, error) => {
     expect(isTransientDatabaseError(error)).toBe(true);
   });
@@ -24,6 +28,7 @@ describe('isTransientDatabaseError', () => {
   it.each([
     ['unique violation', failure('duplicate key', { code: '23505' })],
     ['syntax error', failure('syntax error', { code: '42601' })],
+    ['another feature not supported', failure('FOR UPDATE cannot be applied to a window', { code: '0A000' })],
     ['a plain error', new Error('element not found')],
     ['a string', 'boom'],
     ['undefined', undefined],

@@ -2,6 +2,7 @@
  * Which database failures may clear by themselves, so the work that met them is worth repeating as it
  * was (an ACK re-applied, a request answered 503 "try again") rather than refused for good.
  */
+import { isCachedPlanChanged } from './prepared-query';
 
 /**
  * SQLSTATEs of a server that is unreachable, restarting or resolving a conflict: class 08 (connection
@@ -55,6 +56,10 @@ function* causes(error: unknown, depth = 0): Generator<Record<string, unknown>> 
 
 function isTransientOne(error: Record<string, unknown>): boolean {
   const code = error['code'];
+  // `runPrepared` prepares that statement under a new name from then on, so the work succeeds when repeated.
+  if (isCachedPlanChanged(error)) {
+    return true;
+  }
   if (typeof code === 'string' && (code.startsWith('08') || TRANSIENT_SQLSTATES.has(code))) {
     return true;
   }

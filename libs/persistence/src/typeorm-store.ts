@@ -54,6 +54,8 @@ import {
   instanceToPersistence,
 } from './mappers/instance.mapper';
 import { participantToDomain, participantToPersistence } from './mappers/participant.mapper';
+import { preparedStatement, runPrepared } from './prepared-query';
+import type { PreparedStatement } from './prepared-query';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -305,6 +307,27 @@ function instanceUpdateCtes(rows: number, elements: number): string {
        )`;
 }
 
+/** The instance rows with their elements as a JSON array, locked (FOR UPDATE) or not; see `lockAndLoad`. */
+function loadText(where: string, lock: boolean): string {
+  return lock
+    ? `SELECT ${INSTANCE_SELECT},
+         (SELECT coalesce(json_agg(json_build_object(${ELEMENT_JSON}) ORDER BY e.position), '[]'::json)
+            FROM automation_composition_element e WHERE e.instance_id = i.instance_id) AS elements,
+         (SELECT s.row_version FROM automation_composition s WHERE s.instance_id = i.instance_id) AS seen_version
+       FROM automation_composition i WHERE ${where} ORDER BY i.instance_id FOR UPDATE OF i`
+    : `SELECT ${INSTANCE_SELECT},
+         (SELECT coalesce(json_agg(json_build_object(${ELEMENT_JSON}) ORDER BY e.position), '[]'::json)
+            FROM automation_composition_element e WHERE e.instance_id = i.instance_id) AS elements
+       FROM automation_composition i WHERE ${where}`;
+}
+
+const ONE = `i.instance_id = $1`;
+const MANY = `i.instance_id = ANY($1::uuid[])`;
+const LOCK_AND_LOAD_ONE = preparedStatement(loadText(ONE, true));
+const LOCK_AND_LOAD_MANY = preparedStatement(loadText(MANY, true));
+const LOAD_ONE = preparedStatement(loadText(ONE, false));
+const LOAD_MANY = preparedStatement(loadText(MANY, false));
+
 class TypeOrmInstanceRepository implements InstanceRepository {
   constructor(private readonly manager: EntityManager) {}
 
@@ -339,7 +362,7 @@ class TypeOrmInstanceRepository implements InstanceRepository {
   /** One statement for the lot (a second one only for rows another transaction changed while this one waited). */
   async findManyForUpdate(instanceIds: readonly string[]): Promise<Map<string, Versioned<AutomationComposition>>> {
     const ids = [...new Set(instanceIds)].sort();
-    const loaded = ids.length === 0 ? [] : await this.lockAndLoad(`i.instance_id = ANY($1::uuid[])`, [ids]);
+    const loaded = ids.length === 0 ? [] : await this.lockAndLoad(LOCK_AND_LOAD_MANY, [ids]);
     return new Map(loaded.map((instance) => [instance.value.instanceId, instance]));
   }
 
@@ -350,23 +373,20 @@ class TypeOrmInstanceRepository implements InstanceRepository {
    * under its lock bumps `row_version`, so a row whose version differs from the one the statement's snapshot saw
    * was changed meanwhile: those rows are read again, now that they are locked.
    */
-  private async lockAndLoad(where: string, parameters: unknown[]): Promise<Array<Versioned<AutomationComposition>>> {
-    const rows: Array<InstanceRow & { elements: ElementRow[]; seen_version: number | null }> = await this.manager.query(
-      `SELECT ${INSTANCE_SELECT},
-         (SELECT coalesce(json_agg(json_build_object(${ELEMENT_JSON}) ORDER BY e.position), '[]'::json)
-            FROM automation_composition_element e WHERE e.instance_id = i.instance_id) AS elements,
-         (SELECT s.row_version FROM automation_composition s WHERE s.instance_id = i.instance_id) AS seen_version
-       FROM automation_composition i WHERE ${where} ORDER BY i.instance_id FOR UPDATE OF i`,
+  private async lockAndLoad(
+    statement: PreparedStatement,
+    parameters: unknown[],
+  ): Promise<Array<Versioned<AutomationComposition>>> {
+    const rows = await runPrepared<Array<InstanceRow & { elements: ElementRow[]; seen_version: number | null }>>(
+      this.manager,
+      statement,
       parameters,
     );
     const changed = rows.filter((row) => row.seen_version !== row.row_version).map((row) => row.instance_id);
     const reread = new Map(
       changed.length === 0
         ? []
-        : (await this.loadRows(`i.instance_id = ANY($1::uuid[])`, [changed])).map((instance) => [
-            instance.value.instanceId,
-            instance,
-          ]),
+        : (await this.loadRows(LOAD_MANY, [changed])).map((instance) => [instance.value.instanceId, instance]),
     );
     return rows.flatMap((row) => {
       if (row.seen_version !== row.row_version) {
@@ -379,12 +399,13 @@ class TypeOrmInstanceRepository implements InstanceRepository {
     });
   }
 
-  private async loadRows(where: string, parameters: unknown[]): Promise<Array<Versioned<AutomationComposition>>> {
-    const rows: Array<InstanceRow & { elements: ElementRow[] }> = await this.manager.query(
-      `SELECT ${INSTANCE_SELECT},
-         (SELECT coalesce(json_agg(json_build_object(${ELEMENT_JSON}) ORDER BY e.position), '[]'::json)
-            FROM automation_composition_element e WHERE e.instance_id = i.instance_id) AS elements
-       FROM automation_composition i WHERE ${where}`,
+  private async loadRows(
+    statement: PreparedStatement,
+    parameters: unknown[],
+  ): Promise<Array<Versioned<AutomationComposition>>> {
+    const rows = await runPrepared<Array<InstanceRow & { elements: ElementRow[] }>>(
+      this.manager,
+      statement,
       parameters,
     );
     return rows.map((row) => {
@@ -400,8 +421,8 @@ class TypeOrmInstanceRepository implements InstanceRepository {
    */
   private async load(instanceId: string, lock: boolean): Promise<Versioned<AutomationComposition> | null> {
     const [loaded] = lock
-      ? await this.lockAndLoad(`i.instance_id = $1`, [instanceId])
-      : await this.loadRows(`i.instance_id = $1`, [instanceId]);
+      ? await this.lockAndLoad(LOCK_AND_LOAD_ONE, [instanceId])
+      : await this.loadRows(LOAD_ONE, [instanceId]);
     return loaded ?? null;
   }
 
@@ -851,6 +872,52 @@ export class TypeOrmStore implements Store {
   }
 }
 
+const SAVE_ALL = preparedStatement(
+  `/* WITH saveAll */ WITH ${instanceUpdateCtes(1, 2)},
+     ok AS (SELECT count(*) = $3::integer AS ok FROM updated),
+     operations_updated AS (
+       UPDATE acm_operation AS o SET state = x.state, timed_out = x.timed_out, phase = x.phase,
+         deadline_at = x.deadline_at, finished_at = x.finished_at, progress_at = x.progress_at, resent = x.resent,
+         paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at,
+         in_flight = x.in_flight, slot_wait = x.slot_wait
+       FROM jsonb_to_recordset($4::jsonb) AS x(${OPERATION_RECORD})
+       WHERE o.operation_id = x.operation_id AND (SELECT ok FROM ok)
+       RETURNING o.operation_id
+     ), operations_inserted AS (
+       INSERT INTO acm_operation (${OPERATION_COLUMNS})
+       SELECT ${OPERATION_COLUMNS} FROM jsonb_to_recordset($5::jsonb) AS x(${OPERATION_RECORD})
+       WHERE (SELECT ok FROM ok) AND (SELECT count(*) FROM operations_updated) >= 0
+     ), messages AS (
+       INSERT INTO acm_operation_message (message_id, operation_id, phase, element_ids)
+       SELECT message_id, operation_id, phase, element_ids
+       FROM jsonb_to_recordset($6::jsonb) AS x(message_id uuid, operation_id uuid, phase integer, element_ids jsonb)
+       WHERE (SELECT ok FROM ok)
+     ), answers AS (
+       INSERT INTO acm_message_answer (message_id, participant_id, replica_id)
+       SELECT message_id, participant_id, replica_id
+       FROM jsonb_to_recordset($7::jsonb) AS x(message_id uuid, participant_id text, replica_id text)
+       WHERE (SELECT ok FROM ok)
+       ON CONFLICT DO NOTHING
+     ), outbox AS (
+       INSERT INTO acm_outbox (topic, message_key, payload, trace_context)
+       SELECT e->>'topic', e->>'message_key', e->>'payload', NULLIF(e->'trace_context', 'null'::jsonb)
+       FROM jsonb_array_elements($8::jsonb) WITH ORDINALITY AS x(e, n)
+       WHERE (SELECT ok FROM ok)
+       ORDER BY n RETURNING id
+     ), events AS (
+       INSERT INTO acm_event (subject_id, operation_id, event, detail, at)
+       SELECT subject_id, operation_id, event, detail, at
+       FROM jsonb_to_recordset($9::jsonb) AS x(subject_id uuid, operation_id uuid, event text, detail jsonb,
+         at timestamptz)
+       WHERE (SELECT ok FROM ok)
+       RETURNING sequence, subject_id, operation_id, event, detail, at
+     )
+   SELECT (SELECT coalesce(json_agg(instance_id), '[]'::json) FROM updated) AS updated,
+     (SELECT coalesce(json_agg(id::text ORDER BY id), '[]'::json) FROM outbox) AS outbox_ids,
+     (SELECT coalesce(json_agg(json_build_object('sequence', sequence::text, 'subject_id', subject_id,
+        'operation_id', operation_id, 'event', event, 'detail', detail, 'at', at)), '[]'::json) FROM events) AS events`,
+);
+
 /**
  * `Store.saveAll` as one statement: the instances and their elements (`instanceUpdateCtes`), then, only when every
  * instance was at its expected version (`ok`), the operations (updates before inserts, so one that stops running
@@ -865,90 +932,45 @@ function saveAllStatement(
 ): Promise<Array<{ updated: string[]; outbox_ids: string[]; events: EventRow[] }>> {
   const updated = writes.operations.filter((entry) => !entry.isNew).map((entry) => entry.operation);
   const inserted = writes.operations.filter((entry) => entry.isNew).map((entry) => entry.operation);
-  return manager.query(
-    `/* WITH saveAll */ WITH ${instanceUpdateCtes(1, 2)},
-       ok AS (SELECT count(*) = $3::integer AS ok FROM updated),
-       operations_updated AS (
-         UPDATE acm_operation AS o SET state = x.state, timed_out = x.timed_out, phase = x.phase,
-           deadline_at = x.deadline_at, finished_at = x.finished_at, progress_at = x.progress_at, resent = x.resent,
-           paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at,
-           in_flight = x.in_flight, slot_wait = x.slot_wait
-         FROM jsonb_to_recordset($4::jsonb) AS x(${OPERATION_RECORD})
-         WHERE o.operation_id = x.operation_id AND (SELECT ok FROM ok)
-         RETURNING o.operation_id
-       ), operations_inserted AS (
-         INSERT INTO acm_operation (${OPERATION_COLUMNS})
-         SELECT ${OPERATION_COLUMNS} FROM jsonb_to_recordset($5::jsonb) AS x(${OPERATION_RECORD})
-         WHERE (SELECT ok FROM ok) AND (SELECT count(*) FROM operations_updated) >= 0
-       ), messages AS (
-         INSERT INTO acm_operation_message (message_id, operation_id, phase, element_ids)
-         SELECT message_id, operation_id, phase, element_ids
-         FROM jsonb_to_recordset($6::jsonb) AS x(message_id uuid, operation_id uuid, phase integer, element_ids jsonb)
-         WHERE (SELECT ok FROM ok)
-       ), answers AS (
-         INSERT INTO acm_message_answer (message_id, participant_id, replica_id)
-         SELECT message_id, participant_id, replica_id
-         FROM jsonb_to_recordset($7::jsonb) AS x(message_id uuid, participant_id text, replica_id text)
-         WHERE (SELECT ok FROM ok)
-         ON CONFLICT DO NOTHING
-       ), outbox AS (
-         INSERT INTO acm_outbox (topic, message_key, payload, trace_context)
-         SELECT e->>'topic', e->>'message_key', e->>'payload', NULLIF(e->'trace_context', 'null'::jsonb)
-         FROM jsonb_array_elements($8::jsonb) WITH ORDINALITY AS x(e, n)
-         WHERE (SELECT ok FROM ok)
-         ORDER BY n RETURNING id
-       ), events AS (
-         INSERT INTO acm_event (subject_id, operation_id, event, detail, at)
-         SELECT subject_id, operation_id, event, detail, at
-         FROM jsonb_to_recordset($9::jsonb) AS x(subject_id uuid, operation_id uuid, event text, detail jsonb,
-           at timestamptz)
-         WHERE (SELECT ok FROM ok)
-         RETURNING sequence, subject_id, operation_id, event, detail, at
-       )
-     SELECT (SELECT coalesce(json_agg(instance_id), '[]'::json) FROM updated) AS updated,
-       (SELECT coalesce(json_agg(id::text ORDER BY id), '[]'::json) FROM outbox) AS outbox_ids,
-       (SELECT coalesce(json_agg(json_build_object('sequence', sequence::text, 'subject_id', subject_id,
-          'operation_id', operation_id, 'event', event, 'detail', detail, 'at', at)), '[]'::json) FROM events) AS events`,
-    [
-      prepared.rows,
-      prepared.elements,
-      prepared.count,
-      JSON.stringify(updated.map(operationRecordOf)),
-      JSON.stringify(inserted.map(operationRecordOf)),
-      JSON.stringify(
-        writes.messages.map((message) => ({
-          message_id: message.messageId,
-          operation_id: message.operationId,
-          phase: message.phase,
-          element_ids: message.elementIds,
-        })),
-      ),
-      JSON.stringify(
-        writes.answers.map((answer) => ({
-          message_id: answer.messageId,
-          participant_id: answer.participantId,
-          replica_id: answer.replicaId,
-        })),
-      ),
-      JSON.stringify(
-        writes.outbox.map((record) => ({
-          topic: record.topic,
-          message_key: record.key,
-          payload: record.value,
-          trace_context: record.headers ?? null,
-        })),
-      ),
-      JSON.stringify(
-        writes.events.map((event) => ({
-          subject_id: event.subjectId,
-          operation_id: event.operationId,
-          event: event.event,
-          detail: event.detail,
-          at: new Date(event.at).toISOString(),
-        })),
-      ),
-    ],
-  );
+  return runPrepared(manager, SAVE_ALL, [
+    prepared.rows,
+    prepared.elements,
+    prepared.count,
+    JSON.stringify(updated.map(operationRecordOf)),
+    JSON.stringify(inserted.map(operationRecordOf)),
+    JSON.stringify(
+      writes.messages.map((message) => ({
+        message_id: message.messageId,
+        operation_id: message.operationId,
+        phase: message.phase,
+        element_ids: message.elementIds,
+      })),
+    ),
+    JSON.stringify(
+      writes.answers.map((answer) => ({
+        message_id: answer.messageId,
+        participant_id: answer.participantId,
+        replica_id: answer.replicaId,
+      })),
+    ),
+    JSON.stringify(
+      writes.outbox.map((record) => ({
+        topic: record.topic,
+        message_key: record.key,
+        payload: record.value,
+        trace_context: record.headers ?? null,
+      })),
+    ),
+    JSON.stringify(
+      writes.events.map((event) => ({
+        subject_id: event.subjectId,
+        operation_id: event.operationId,
+        event: event.event,
+        detail: event.detail,
+        at: new Date(event.at).toISOString(),
+      })),
+    ),
+  ]);
 }
 
 interface DefinitionJson {
@@ -1010,6 +1032,39 @@ function participantRowToDomain(row: ParticipantJson): Participant {
   return participantToDomain(entity);
 }
 
+const OPERATION_COLUMNS_OF_O = OPERATION_COLUMNS.split(', ')
+  .map((column) => `o.${column}`)
+  .join(', ');
+
+const READ_CONTEXT = preparedStatement(
+  `/* SELECT readContext */ SELECT
+     (SELECT coalesce(json_agg(r), '[]'::json) FROM (
+        SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE target_id = ANY($1::uuid[]) AND state = 'RUNNING') r
+     ) AS running,
+     (SELECT coalesce(json_agg(d), '[]'::json) FROM (
+        SELECT composition_id, name, version, state, state_change_result, last_msg, element_state_map,
+          revision_id, row_version, xmin::text AS row_key,
+          CASE WHEN $5::jsonb ->> composition_id::text = xmin::text || ':' || row_version THEN NULL
+            ELSE service_template END AS service_template
+        FROM composition_definition WHERE composition_id = ANY($2::uuid[])) d
+     ) AS definitions,
+     (SELECT coalesce(json_agg(a), '[]'::json) FROM (
+        SELECT ${OPERATION_COLUMNS_OF_O}, m.message_id, m.phase AS message_phase
+        FROM acm_operation_message m JOIN acm_operation o ON o.operation_id = m.operation_id
+        WHERE m.message_id = ANY($3::uuid[])) a
+     ) AS answered,
+     (SELECT coalesce(json_agg(json_build_object('participant_id', p.participant_id,
+        'types', (SELECT coalesce(json_agg(json_build_object('id', t.id, 'type_name', t.type_name,
+                    'type_version', t.type_version)), '[]'::json)
+                  FROM participant_supported_element t WHERE t.participant_id = p.participant_id),
+        'replicas', (SELECT coalesce(json_agg(json_build_object('replica_id', r.replica_id,
+                    'participant_state', r.participant_state, 'last_msg', r.last_msg)), '[]'::json)
+                  FROM participant_replica r WHERE r.participant_id = p.participant_id))
+        ORDER BY p.participant_id), '[]'::json)
+      FROM participant p WHERE $4::boolean
+     ) AS participants`,
+);
+
 /** `Store.readContext` as one statement of independent sub-selects, each empty when not asked for. */
 function readContextStatement(
   manager: EntityManager,
@@ -1026,42 +1081,11 @@ function readContextStatement(
     participants: ParticipantJson[];
   }>
 > {
-  const operationColumns = OPERATION_COLUMNS.split(', ')
-    .map((column) => `o.${column}`)
-    .join(', ');
-  return manager.query(
-    `/* SELECT readContext */ SELECT
-       (SELECT coalesce(json_agg(r), '[]'::json) FROM (
-          SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE target_id = ANY($1::uuid[]) AND state = 'RUNNING') r
-       ) AS running,
-       (SELECT coalesce(json_agg(d), '[]'::json) FROM (
-          SELECT composition_id, name, version, state, state_change_result, last_msg, element_state_map,
-            revision_id, row_version, xmin::text AS row_key,
-            CASE WHEN $5::jsonb ->> composition_id::text = xmin::text || ':' || row_version THEN NULL
-              ELSE service_template END AS service_template
-          FROM composition_definition WHERE composition_id = ANY($2::uuid[])) d
-       ) AS definitions,
-       (SELECT coalesce(json_agg(a), '[]'::json) FROM (
-          SELECT ${operationColumns}, m.message_id, m.phase AS message_phase
-          FROM acm_operation_message m JOIN acm_operation o ON o.operation_id = m.operation_id
-          WHERE m.message_id = ANY($3::uuid[])) a
-       ) AS answered,
-       (SELECT coalesce(json_agg(json_build_object('participant_id', p.participant_id,
-          'types', (SELECT coalesce(json_agg(json_build_object('id', t.id, 'type_name', t.type_name,
-                      'type_version', t.type_version)), '[]'::json)
-                    FROM participant_supported_element t WHERE t.participant_id = p.participant_id),
-          'replicas', (SELECT coalesce(json_agg(json_build_object('replica_id', r.replica_id,
-                      'participant_state', r.participant_state, 'last_msg', r.last_msg)), '[]'::json)
-                    FROM participant_replica r WHERE r.participant_id = p.participant_id))
-          ORDER BY p.participant_id), '[]'::json)
-        FROM participant p WHERE $4::boolean
-       ) AS participants`,
-    [
-      runningOf,
-      definitions,
-      messages,
-      participants,
-      JSON.stringify(Object.fromEntries([...known].map(([id, entry]) => [id, entry.key]))),
-    ],
-  );
+  return runPrepared(manager, READ_CONTEXT, [
+    runningOf,
+    definitions,
+    messages,
+    participants,
+    JSON.stringify(Object.fromEntries([...known].map(([id, entry]) => [id, entry.key]))),
+  ]);
 }

@@ -67,7 +67,7 @@ export async function openDatabase(
     url,
     poolSize,
     schema,
-    ...(embedded === null ? {} : { connectTimeoutMs: EMBEDDED_CONNECT_TIMEOUT_MS }),
+    ...(embedded === null ? {} : { connectTimeoutMs: EMBEDDED_CONNECT_TIMEOUT_MS, sharedSession: true }),
   });
   try {
     await dataSource.initialize();

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TypeOrmStore } from '@acm/persistence';
 import { Client } from 'pg';
+import type { Pool } from 'pg';
 import { loadRuntimeConfig } from '../config/runtime.config';
 import { EMBEDDED_CONNECT_TIMEOUT_MS, EMBEDDED_POOL_SIZE, openDatabase } from './database';
 import { startEmbeddedPostgres } from './embedded-postgres';
@@ -70,6 +73,30 @@ describe('embedded PostgreSQL (PGlite on a thread of its own)', () => {
         `SELECT table_name FROM information_schema.tables WHERE table_name = 'automation_composition'`,
       );
       expect(tables).toHaveLength(1);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("runs the engine's named prepared statements, and again on a new connection to PGlite's one session", async () => {
+    const database = await openDatabase(loadRuntimeConfig({ DATA_DIR: dataDir }));
+    try {
+      const { dataSource } = database;
+      const store = new TypeOrmStore(dataSource.manager);
+      const missing = randomUUID();
+      // An instance read is a named statement: PGlite prepares it, and runs it again without parsing it.
+      expect(await store.instances.find(missing)).toBeNull();
+      expect(await store.instances.find(missing)).toBeNull();
+      const prepared = await dataSource.query<Array<{ name: string }>>(
+        `SELECT name FROM pg_prepared_statements WHERE name LIKE 'acm\\_%'`,
+      );
+      expect(prepared).toHaveLength(1);
+      // The pool closes its connection (idle for 10 s, or broken); the session behind the socket keeps what it
+      // prepared, which the new connection would prepare again under the same name.
+      const pool = (dataSource.driver as unknown as { master: Pool }).master;
+      const connection = await pool.connect();
+      connection.release(true);
+      expect(await store.instances.find(missing)).toBeNull();
     } finally {
       await database.close();
     }
