@@ -49,8 +49,12 @@ export function isCachedPlanChanged(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) {
     return false;
   }
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === '0A000' && typeof message === 'string' && message.includes(CACHED_PLAN_CHANGED);
+  const { code, message, routine } = error as { code?: unknown; message?: unknown; routine?: unknown };
+  // The routine that raises it names it whatever language the server speaks (lc_messages); the text, in English.
+  return (
+    code === '0A000' &&
+    (routine === 'RevalidateCachedQuery' || (typeof message === 'string' && message.includes(CACHED_PLAN_CHANGED)))
+  );
 }
 
 /**

@@ -21,6 +21,13 @@ describe('isTransientDatabaseError', () => {
       'a prepared statement whose result type changed',
       failure('cached plan must not change result type', { code: '0A000' }),
     ],
+    [
+      'the same from a server speaking another language',
+      failure('le plan en cache ne doit pas modifier le type en résultat', {
+        code: '0A000',
+        routine: 'RevalidateCachedQuery',
+      }),
+    ],
   ])('is transient for %s', (_name, error) => {
     expect(isTransientDatabaseError(error)).toBe(true);
   });
