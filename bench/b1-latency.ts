@@ -18,11 +18,12 @@ import {
   renamedTemplate,
   repoFile,
 } from './lib/acm';
+import { PhaseTap } from './lib/phase-tap';
 import type { Stack } from './lib/stack';
 import { deleteTopics, listTopics } from './lib/stack';
 import type { Summary } from './lib/stats';
 import { round, summarize } from './lib/stats';
-import { log } from './lib/util';
+import { log, until } from './lib/util';
 import { OperationWatcher } from './lib/watcher';
 
 export const THREE_PHASE_YAML = 'tosca/examples/sim-three-phase.yaml';
@@ -43,6 +44,8 @@ export interface B1Result {
   phaseDispatchToFirstAckMs: Summary;
   /** Per phase: first → last ELEMENT_RESULT, i.e. applying one of the phase's two ACKs (ms). */
   phaseFirstToLastAckMs: Summary;
+  /** The first of those split by the records' own stamps (bench/lib/phase-tap.ts), ms. */
+  phaseHops?: PhaseHops;
   kafkaRoundTrip: RoundTripResult;
   /** p50 deploy ÷ (phases × p50 round trip); target ≤ 1.5. */
   ratio: number;
@@ -55,6 +58,37 @@ export interface B1Result {
  * the phase is mostly the time the runtime spends applying one ACK (ACKs of one participant share a
  * partition key and are consumed one after the other).
  */
+export interface PhaseHops {
+  /** PHASE_STARTED → the phase message stamped by its producer: the deciding transaction, commit, outbox relay. */
+  startedToOrderSentMs: Summary;
+  /** The phase message's stamp → the first ACK's: one hop and the participant's work. */
+  orderSentToAckSentMs: Summary;
+  /** The first ACK's stamp → its ELEMENT_RESULT (the applying transaction's start): one hop, the runtime's consumer. */
+  ackSentToApplyMs: Summary;
+}
+
+/** The three parts of each phase's PHASE_STARTED → first ELEMENT_RESULT, where the tap read both records. */
+function collectPhaseHops(
+  events: readonly HistoryEvent[],
+  operationId: string,
+  instanceId: string,
+  tap: PhaseTap,
+  hops: { out: number[]; participant: number[]; back: number[] },
+): void {
+  const mine = events.filter((event) => event.operationId === operationId);
+  const at = (event: HistoryEvent): number => Date.parse(event.at);
+  for (const started of mine.filter((event) => event.event === 'PHASE_STARTED')) {
+    const phase = started.detail['phase'];
+    const first = mine.find((event) => event.event === 'ELEMENT_RESULT' && event.detail['phase'] === phase);
+    const tapped = typeof phase === 'number' ? tap.phase(instanceId, phase) : undefined;
+    if (first !== undefined && tapped !== undefined) {
+      hops.out.push(tapped.sentAt - at(started));
+      hops.participant.push(tapped.firstAckSentAt - tapped.sentAt);
+      hops.back.push(at(first) - tapped.firstAckSentAt);
+    }
+  }
+}
+
 export function collectPhaseGaps(
   events: readonly HistoryEvent[],
   operationId: string,
@@ -106,6 +140,9 @@ export async function runB1(stack: Stack, brokers: string[], runId: string, n: n
   const template = readInstanceTemplate(THREE_PHASE_INSTANCE);
   const watcher = new OperationWatcher(stack.pool, 'DEPLOY');
   watcher.start();
+  const tap = new PhaseTap(brokers, stack.topics.operation, `acm-bench-tap-${runId}`);
+  await tap.start();
+  const hops = { out: [] as number[], participant: [] as number[], back: [] as number[] };
   const durations: number[] = [];
   const observed: number[] = [];
   const dispatch: number[] = [];
@@ -130,6 +167,14 @@ export async function runB1(stack: Stack, brokers: string[], runId: string, n: n
       }
       durations.push(operation.durationMs);
       collectPhaseGaps(history.events, operation.operationId, dispatch, spacing);
+      // The tap reads beside the runtime: it may not have read the last ACK yet.
+      await until(
+        'the tap to read every phase',
+        5_000,
+        () => Promise.resolve([0, 1, 2].every((phase) => tap.phase(instanceId, phase) !== undefined)),
+        5,
+      ).catch(() => undefined);
+      collectPhaseHops(history.events, operation.operationId, instanceId, tap, hops);
       observed.push(seen);
       if ((index - WARMUP_DEPLOYS + 1) % 50 === 0) {
         log(`B1: ${index - WARMUP_DEPLOYS + 1}/${n} deployed`);
@@ -137,6 +182,7 @@ export async function runB1(stack: Stack, brokers: string[], runId: string, n: n
     }
   } finally {
     await watcher.stop();
+    await tap.stop();
   }
   const deployMs = summarize(durations);
   return {
@@ -149,6 +195,11 @@ export async function runB1(stack: Stack, brokers: string[], runId: string, n: n
     failed,
     phaseDispatchToFirstAckMs: summarize(dispatch),
     phaseFirstToLastAckMs: summarize(spacing),
+    phaseHops: {
+      startedToOrderSentMs: summarize(hops.out),
+      orderSentToAckSentMs: summarize(hops.participant),
+      ackSentToApplyMs: summarize(hops.back),
+    },
     kafkaRoundTrip,
     ratio: round(deployMs.p50 / (3 * kafkaRoundTrip.p50Ms)),
   };

@@ -59,6 +59,7 @@ type Row = [benchmark: string, metric: string, result: string, target: string, s
 
 const ms = (value: number): string => `${value} ms`;
 const pcts = (summary: Summary): string => `${summary.p50} / ${summary.p95} / ${summary.p99} ms`;
+const pcts2 = (summary: Summary): string => `${summary.p50} / ${summary.p95} ms`;
 const thousands = (value: number): string => value.toLocaleString('en-US');
 
 /** "met", or how far off: the factor between the result and the target. */
@@ -100,6 +101,31 @@ function b1Rows(b1: B1Result): Row[] {
       '',
       '',
     ],
+    ...(b1.phaseHops === undefined
+      ? []
+      : ([
+          [
+            'B1 latency',
+            '… of which PHASE_STARTED → order on the wire (transaction, commit, relay), p50 / p95',
+            pcts2(b1.phaseHops.startedToOrderSentMs),
+            '',
+            '',
+          ],
+          [
+            'B1 latency',
+            "… of which order → 1st ACK on the wire (one hop, the participant's work), p50 / p95",
+            pcts2(b1.phaseHops.orderSentToAckSentMs),
+            '',
+            '',
+          ],
+          [
+            'B1 latency',
+            "… of which 1st ACK on the wire → its apply starts (one hop, the runtime's consumer), p50 / p95",
+            pcts2(b1.phaseHops.ackSentToApplyMs),
+            '',
+            '',
+          ],
+        ] satisfies Row[])),
     [
       'B1 latency',
       "per phase: 1st → 2nd ACK applied (one ACK's processing), p50 / p95 / p99",

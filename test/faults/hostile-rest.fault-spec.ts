@@ -19,10 +19,15 @@ interface RawAnswer {
   body: string;
 }
 
-/** Sends exact bytes (hostile requests are often not valid HTTP) and reads the whole answer. */
+/**
+ * Sends exact bytes (hostile requests are often not valid HTTP) and reads the whole answer, which ends when the
+ * server closes (every request says `Connection: close`, and Node closes after refusing one it cannot parse).
+ * The socket is not half-closed after the bytes: Node's HTTP server (`httpAllowHalfOpen` off, its default) aborts a
+ * request whose client ended its side before the answer was written, which on a busy machine left no answer.
+ */
 async function rawRequest(port: number, bytes: Buffer): Promise<RawAnswer> {
   const text = await new Promise<string>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // A server that refuses early (431, 413) may close before the whole request is written: the answer counts.

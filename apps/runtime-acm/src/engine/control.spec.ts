@@ -483,6 +483,26 @@ describe('control of running work on the in-memory store', () => {
       expect((await h.current()).deployState).toBe('DEPLOYED');
     });
 
+    it('a phase resent, then completed while paused, opens the next on resume with its resends from zero', async () => {
+      const h = await harness({ env: { MAX_WAIT_MS: '1000', MAX_RETRY_COUNT: '3' } });
+      await h.order('DEPLOY');
+      const [phase0] = await h.take();
+      h.clock.advance(1_000);
+      await h.supervisor.superviseRunning();
+      expect((await h.take()).map((message) => message.messageId)).toEqual([phase0!.messageId]);
+      expect((await h.running())!.control).toMatchObject({ resent: 1 });
+      await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
+      await h.ack(phase0!.messageId, h.idsInPhase(0));
+      h.clock.advance(500);
+
+      await h.locked((store, found) => h.control.resumeInstance(store, found, h.definition));
+
+      const [phase1] = await h.take();
+      expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
+      expect((await h.running())!).toMatchObject({ phase: 1, control: { resent: 0, progressAt: T0 + 1_500 } });
+      expect((await h.eventsNamed('PHASE_COMPLETED')).map((event) => event.detail.phase)).toEqual([0]);
+    });
+
     it('a paused phase has its deadline moved by the pause', async () => {
       const h = await harness({ env: { MAX_OPERATION_WAIT: '10000' } });
       await h.order('DEPLOY');

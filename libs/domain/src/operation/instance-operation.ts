@@ -14,7 +14,7 @@ import { assertSomethingRuns, cancelledInstance, planCancelRollback } from '../c
 import type { Signal, StoredWaitState } from '../control/wait-condition';
 import { applySignal, storedWaitStateOf, withWaitState } from '../control/wait-condition';
 import type { StateChangeResult } from '../states';
-import type { ElementReport, StartPhaseOf } from '../engine/phase-planner';
+import type { ElementReport, PhaseDecision, StartPhaseOf } from '../engine/phase-planner';
 import { applyAck, decideNextPhase, elementsInPhase, isElementTransitional } from '../engine/phase-planner';
 import { describedAtPhaseStart } from '../engine/dependency-planner';
 import { cascadeOrder } from '../engine/order-cascade';
@@ -478,35 +478,54 @@ function applyInstanceAck(
       }
       return { target: updated, removed: false, operation, operations: [], effects };
     }
-    case 'ADVANCE': {
-      effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
-      const advanced: AutomationComposition = { ...updated, phase: decision.phase };
-      // ONAP restarts the clock of an operation at every phase and stage.
-      const moved: InstanceOperation = {
-        ...operation,
-        phase: decision.phase,
-        deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
-        // A new phase is progress: its resends count from zero.
-        control: { ...operation.control, progressAt: now, resent: 0 },
-      };
-      const opening = phaseOpening(advanced, decision.phase, startPhaseOf, waits, context);
-      if (opening) {
-        effects.push(opening);
-      }
-      return {
-        target: advanced,
-        removed: false,
-        operation: moved,
-        operations: [{ operation: moved, isNew: false }],
-        effects,
-      };
-    }
-    case 'COMPLETE': {
-      effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
-      const done = complete(updated, operation, effects, now, context);
-      return { ...done, operations: [{ operation: done.operation, isNew: false }] };
-    }
+    case 'ADVANCE':
+    case 'COMPLETE':
+      return closeOpenPhase(updated, operation, decision, { effects, startPhaseOf, waits, now, context });
   }
+}
+
+/**
+ * The open phase is done, by its last answer or found so on resume: the operation completes, or moves to the next
+ * phase and opens it.
+ */
+function closeOpenPhase(
+  target: AutomationComposition,
+  operation: InstanceOperation,
+  decision: Exclude<PhaseDecision, { readonly kind: 'WAIT' }>,
+  step: {
+    readonly effects: OperationEffect[];
+    readonly startPhaseOf: StartPhaseOf;
+    readonly waits: Parameters<typeof nextDispatch>[0]['waits'];
+    readonly now: number;
+    readonly context: InstanceStepContext;
+  },
+): InstanceStep {
+  const { effects, startPhaseOf, waits, now, context } = step;
+  effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
+  if (decision.kind === 'COMPLETE') {
+    const done = complete(target, operation, effects, now, context);
+    return { ...done, operations: [{ operation: done.operation, isNew: false }] };
+  }
+  const advanced: AutomationComposition = { ...target, phase: decision.phase };
+  // ONAP restarts the clock of an operation at every phase and stage.
+  const moved: InstanceOperation = {
+    ...operation,
+    phase: decision.phase,
+    deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
+    // A new phase is progress: its resends count from zero.
+    control: { ...operation.control, progressAt: now, resent: 0 },
+  };
+  const opening = phaseOpening(advanced, decision.phase, startPhaseOf, waits, context);
+  if (opening) {
+    effects.push(opening);
+  }
+  return {
+    target: advanced,
+    removed: false,
+    operation: moved,
+    operations: [{ operation: moved, isNew: false }],
+    effects,
+  };
 }
 
 /**
@@ -810,30 +829,15 @@ function resumeOperation(
   const openPhase = operation.phase ?? 0;
   const decision = decideNextPhase(order, openPhase, target.elements, startPhaseOf);
   const waits = waitsOf(order, target.elements, context.templates);
-  if (decision.kind === 'COMPLETE') {
-    effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
-    const done = complete(target, resumed, effects, now, context);
-    return { ...done, operations: [{ operation: done.operation, isNew: false }] };
-  }
-  if (decision.kind === 'ADVANCE') {
-    effects.push(recordEvent('PHASE_COMPLETED', { phase: operation.phase }));
-    const advanced: AutomationComposition = { ...target, phase: decision.phase, lastMsg: now };
-    const moved: InstanceOperation = {
-      ...resumed,
-      phase: decision.phase,
-      deadlineAt: phaseDeadline(advanced, now, context.defaultTimeoutMs),
-    };
-    const opening = phaseOpening(advanced, decision.phase, startPhaseOf, waits, context);
-    if (opening) {
-      effects.push(opening);
-    }
-    return {
-      target: advanced,
-      removed: false,
-      operation: moved,
-      operations: [{ operation: moved, isNew: false }],
+  if (decision.kind !== 'WAIT') {
+    // Answers recorded while paused completed the phase: it closes now, as the last of them would have closed it.
+    return closeOpenPhase({ ...target, lastMsg: now }, resumed, decision, {
       effects,
-    };
+      startPhaseOf,
+      waits,
+      now,
+      context,
+    });
   }
   const inFlight = [...input.dispatched].filter((id) => {
     const element = target.elements[id];

@@ -18,8 +18,11 @@ interface FakeConsumer {
   disconnected: boolean;
 }
 
-/** The current cluster id, and how many times it was read. */
-const cluster = { id: 'cluster-a', reads: 0 };
+/**
+ * The current cluster id, how many times it was read (`described`: of those, through `describeCluster`, which
+ * carries every topic's metadata), the topics named by the other reads, and the topics the broker has.
+ */
+const cluster = { id: 'cluster-a', reads: 0, described: 0, named: [] as string[][], topics: ['topic'] };
 const producers: FakeProducer[] = [];
 const consumers: FakeConsumer[] = [];
 /** The partitions of the topic on the current cluster: low (oldest) and high (end) offsets. */
@@ -31,7 +34,26 @@ const partitionOffsets = [
 jest.mock('kafkajs', () => {
   const actual = jest.requireActual<typeof import('kafkajs')>('kafkajs');
   const events = { CRASH: 'consumer.crash', GROUP_JOIN: 'consumer.group_join' };
+  // kafkajs' own cluster factory, which the bus reaches through this private symbol (see cluster-id.ts).
+  const createCluster = Symbol('private:Kafka:createCluster');
   class FakeKafka {
+    [createCluster] = () => ({
+      connect: () => Promise.resolve(),
+      disconnect: () => Promise.resolve(),
+      metadata: ({ topics }: { topics: string[] }) => {
+        if (!topics.every((topic) => cluster.topics.includes(topic))) {
+          // As kafkajs rejects it: a protocol error whose type names the broker's error code.
+          const error = Object.assign(new Error('This server does not host this topic-partition'), {
+            type: 'UNKNOWN_TOPIC_OR_PARTITION',
+          });
+          return Promise.reject(error);
+        }
+        cluster.reads += 1;
+        cluster.named.push(topics);
+        return Promise.resolve({ clusterId: cluster.id, topicMetadata: topics.map((topic) => ({ topic })) });
+      },
+    });
+
     producer() {
       const state: FakeProducer = { sends: [], disconnected: false, failNextSend: undefined };
       producers.push(state);
@@ -59,6 +81,7 @@ jest.mock('kafkajs', () => {
         disconnect: () => Promise.resolve(),
         describeCluster: () => {
           cluster.reads += 1;
+          cluster.described += 1;
           return Promise.resolve({ clusterId: cluster.id, brokers: [], controller: 1 });
         },
         fetchOffsets: () =>
@@ -125,6 +148,9 @@ describe('KafkaMessageBus on a broker that came back as a new cluster', () => {
   beforeEach(() => {
     cluster.id = 'cluster-a';
     cluster.reads = 0;
+    cluster.described = 0;
+    cluster.named = [];
+    cluster.topics = ['topic'];
     producers.splice(0);
     consumers.splice(0);
   });
@@ -143,6 +169,31 @@ describe('KafkaMessageBus on a broker that came back as a new cluster', () => {
     expect(producers[0]!.sends).toHaveLength(1);
     expect(producers[1]!.sends).toHaveLength(1);
     expect(logged).toContain('warn The broker came back as a new cluster; re-initialising the producer and consumers');
+    await bus.close();
+  });
+
+  it('reads the cluster id naming a topic the bus uses, never describing the whole cluster', async () => {
+    const bus = newBus(10);
+    await bus.publish('topic', [{ key: 'k', value: 'first' }]);
+    await until('three checks', () => cluster.reads > 2);
+    await bus.ping();
+
+    expect(cluster.described).toBe(0);
+    expect(new Set(cluster.named.map((topics) => topics.join(',')))).toEqual(new Set(['topic']));
+    await bus.close();
+  });
+
+  it('describes the cluster when the broker lacks the topic, and so still sees a new cluster', async () => {
+    const bus = newBus(10);
+    await bus.publish('topic', [{ key: 'k', value: 'first' }]);
+    await until('the first cluster id to be read', () => cluster.reads > 0);
+    // A broker that lost its data has none of the old topics until something creates them again.
+    cluster.topics = [];
+    cluster.id = 'cluster-b';
+
+    await until('the stale producer to be disconnected', () => producers[0]?.disconnected === true);
+
+    expect(cluster.described).toBeGreaterThan(0);
     await bus.close();
   });
 

@@ -1,6 +1,6 @@
 /**
- * The Kafka adapter of the MessageBus port, and the only module of the repository that imports kafkajs
- * (so the client can be swapped, e.g. for @platformatic/kafka, in one place).
+ * The Kafka adapter of the MessageBus port; its folder is the only place of the product that imports kafkajs (so
+ * the client can be swapped, e.g. for @platformatic/kafka, in one place).
  *
  * Tuned for latency, because the runtime advances a phase on each ACK and every phase costs at least
  * one produce→consume hop each way: consumers long-poll with `minBytes: 1` (the broker answers as soon
@@ -22,6 +22,8 @@ import type {
 } from 'kafkajs';
 
 import { MessageBus, assertTopicName, consoleBusLogger, describeError } from '../message-bus';
+import { clusterIdReader } from './cluster-id';
+import type { ClusterIdReader } from './cluster-id';
 import { OffsetCommitter } from './offset-committer';
 import { DEFAULT_REDELIVERY_BACKOFF, deliverBatchUntilSettled, deliverUntilSettled } from '../redelivery';
 import type { RedeliveryBackoff } from '../redelivery';
@@ -258,6 +260,9 @@ export class KafkaMessageBus extends MessageBus {
    * rather than retry for tens of seconds and make the next one (and a waiting publish) late.
    */
   private readonly clusterAdmin: ReturnType<typeof lazily<Admin>>;
+  private readonly clusterIdReader: ClusterIdReader;
+  /** Topics this bus published to or subscribed to: the cluster id check names one of them. */
+  private readonly topicsInUse = new Set<string>();
   private closed = false;
 
   constructor(options: KafkaMessageBusOptions) {
@@ -268,17 +273,17 @@ export class KafkaMessageBus extends MessageBus {
     this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 30_000;
     this.redeliveryBackoff = options.redeliveryBackoff ?? DEFAULT_REDELIVERY_BACKOFF;
     this.clusterCheckIntervalMs = options.clusterCheckIntervalMs ?? 1_000;
-    this.kafka = new Kafka({
+    const client = {
       clientId: options.clientId ?? 'acm-runtime',
       brokers: options.brokers,
       ssl: options.ssl,
       sasl: options.sasl,
       connectionTimeout: options.connectionTimeout ?? 3_000,
       requestTimeout: options.requestTimeout ?? 30_000,
-      retry: options.retry,
       logLevel: logLevel.WARN,
       logCreator: kafkaLogCreator(this.logger),
-    });
+    };
+    this.kafka = new Kafka({ ...client, retry: options.retry });
     this.producer = lazily(async () => {
       const producer = this.kafka.producer({
         idempotent: true,
@@ -302,6 +307,9 @@ export class KafkaMessageBus extends MessageBus {
       await admin.connect();
       return admin;
     });
+    this.clusterIdReader = clusterIdReader(new Kafka({ ...client, retry: { retries: 0 } }), () =>
+      this.clusterAdmin.get(),
+    );
   }
 
   /** Connects the producer now (e.g. a start-up health gate) instead of on the first publish. */
@@ -365,6 +373,7 @@ export class KafkaMessageBus extends MessageBus {
     if (records.length === 0) {
       return;
     }
+    this.topicsInUse.add(topic);
     if (this.verifyClusterBeforeSend && this.clusterCheckIntervalMs > 0 && (await this.checkClusterOnce())) {
       this.verifyClusterBeforeSend = false;
     }
@@ -407,6 +416,7 @@ export class KafkaMessageBus extends MessageBus {
   private async subscribeAs(options: Delivery): Promise<Subscription> {
     this.assertOpen();
     assertTopicName(options.topic);
+    this.topicsInUse.add(options.topic);
     let current = await this.subscribeWithRetries(options);
     let closed: Promise<void> | undefined;
     const subscription: Subscription = {
@@ -625,7 +635,7 @@ export class KafkaMessageBus extends MessageBus {
   private async checkCluster(): Promise<boolean> {
     let clusterId: string;
     try {
-      clusterId = (await (await this.clusterAdmin.get()).describeCluster()).clusterId;
+      clusterId = (await this.clusterIdReader.read(this.topicsInUse.values().next().value)).clusterId;
     } catch {
       // No broker answering now; the next check connects afresh.
       const admin = this.clusterAdmin.peek();
@@ -675,6 +685,7 @@ export class KafkaMessageBus extends MessageBus {
     await this.clusterCheckRunning;
     await this.consumerRestarts;
     await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.close()));
+    await this.clusterIdReader.disconnect();
     await Promise.allSettled(
       [this.producer.peek(), this.admin.peek(), this.clusterAdmin.peek()].map(async (client) => {
         if (client !== undefined) {
@@ -685,8 +696,9 @@ export class KafkaMessageBus extends MessageBus {
   }
 
   /**
-   * Asks the cluster for its brokers through the admin client. Bounded by PING_TIMEOUT_MS: kafkajs retries a
-   * broker it cannot reach for longer than a probe waits, and a probe must answer.
+   * One Metadata request, as the cluster id check sends it (naming one topic, so a probe costs the same on a
+   * cluster of thousands of topics). Bounded by PING_TIMEOUT_MS: a broker that accepts the connection but does
+   * not answer must not hold a probe.
    */
   override async ping(): Promise<void> {
     this.assertOpen();
@@ -695,13 +707,7 @@ export class KafkaMessageBus extends MessageBus {
       timer = setTimeout(() => reject(new Error(`Kafka did not answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
     try {
-      await Promise.race([
-        (async () => {
-          const admin = await this.admin.get();
-          await admin.describeCluster();
-        })(),
-        timeout,
-      ]);
+      await Promise.race([this.clusterIdReader.read(this.topicsInUse.values().next().value), timeout]);
     } finally {
       clearTimeout(timer);
     }
