@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import type { AutomationComposition, CompositionDefinition, InstanceElement, Operation } from '@acm/domain';
-import { freshControl } from '@acm/domain';
+import type { AutomationComposition, InstanceElement } from '@acm/domain';
 import { Client } from 'pg';
 import type { Pool } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -11,6 +10,7 @@ import { eventually } from '../../../test/support/scripted-participant';
 import { testDatabaseUrl } from '../../../test/support/services';
 import { TypeOrmUnitOfWork, createDataSource, migrate } from './data-source';
 import { preparedStatement, runPrepared } from './prepared-query';
+import { definitionOf, elementOf, instanceOf, operationOf } from './testing';
 import { isTransientDatabaseError } from './transient-errors';
 
 /** The error a promise rejects with; fails the test when it resolves. */
@@ -64,65 +64,14 @@ describe('named prepared statements (PostgreSQL)', () => {
   it("prepares an ACK's lock-and-load, readContext and saveAll once per connection, then only executes them", async () => {
     const unitOfWork = new TypeOrmUnitOfWork(dataSource);
     const now = 1_764_000_000_000;
-    const definition: CompositionDefinition = {
-      compositionId: randomUUID(),
-      name: `d${randomUUID().replace(/-/g, '')}`,
-      version: '1.0.0',
-      serviceTemplate: { tosca_definitions_version: 'tosca_simple_yaml_1_3', name: 'prepared' },
-      state: 'PRIMED',
-      stateChangeResult: 'NO_ERROR',
-      lastMsg: now,
-      elementStateMap: {},
-      revisionId: randomUUID(),
-    };
-    const element: InstanceElement = {
-      id: randomUUID(),
-      definition: { name: 'onap.policy.clamp.ac.element.Sim', version: '1.0.0' },
-      participantId: randomUUID(),
+    const definition = definitionOf({ state: 'PRIMED', elementStateMap: {} });
+    const element = elementOf(randomUUID(), { deployState: 'DEPLOYING', properties: { timeoutMs: 1000 } });
+    const instance = instanceOf(definition.compositionId, [element], {
       deployState: 'DEPLOYING',
-      lockState: 'NONE',
-      subState: 'NONE',
-      migrationState: 'DEFAULT',
-      stage: null,
-      operationalState: null,
-      useState: null,
-      description: null,
-      message: null,
-      properties: { timeoutMs: 1000 },
-      outProperties: {},
-    };
-    const instance: AutomationComposition = {
-      instanceId: randomUUID(),
-      compositionId: definition.compositionId,
-      compositionTargetId: null,
-      name: `i${randomUUID().replace(/-/g, '')}`,
-      version: '1.0.0',
-      description: null,
-      derivedFrom: null,
-      metadata: null,
-      precheck: null,
-      deployState: 'DEPLOYING',
-      lockState: 'NONE',
-      subState: 'NONE',
-      stateChangeResult: 'NO_ERROR',
       phase: 0,
       lastMsg: now,
-      revisionId: randomUUID(),
-      elements: { [element.id]: element },
-    };
-    const operation: Operation = {
-      operationId: randomUUID(),
-      targetKind: 'INSTANCE',
-      targetId: instance.instanceId,
-      order: 'DEPLOY',
-      state: 'RUNNING',
-      timedOut: false,
-      startedAt: now,
-      deadlineAt: now + 60_000,
-      finishedAt: null,
-      control: freshControl(now),
-      phase: 0,
-    };
+    });
+    const operation = operationOf(instance.instanceId, { startedAt: now, deadlineAt: now + 60_000 });
     const messageId = randomUUID();
     await unitOfWork.transaction(async (store) => {
       await store.definitions.insert(definition);

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 
 import { UnitOfWork, freshControl } from '@acm/domain';
 import type { AutomationComposition, DomainError, InstanceOperation, Store } from '@acm/domain';
-import { InMemoryUnitOfWork, describeStoreContract } from '@acm/persistence/testing';
+import {
+  InMemoryUnitOfWork,
+  definitionOf,
+  describeStoreContract,
+  elementOf,
+  instanceOf,
+} from '@acm/persistence/testing';
 
 import { BatchStore } from './batch-store';
 import type { BatchKeys } from './batch-store';
@@ -49,55 +55,12 @@ describe('BatchStore', () => {
 
   async function stored(): Promise<{ unitOfWork: InMemoryUnitOfWork; instance: AutomationComposition }> {
     const unitOfWork = new InMemoryUnitOfWork();
-    const elementId = randomUUID();
-    const instance: AutomationComposition = {
-      instanceId: randomUUID(),
-      compositionId: COMPOSITION,
-      compositionTargetId: null,
-      name: `i${randomUUID()}`,
-      version: '1.0.0',
-      description: null,
-      derivedFrom: null,
-      metadata: null,
-      precheck: null,
-      deployState: 'UNDEPLOYED',
-      lockState: 'NONE',
-      subState: 'NONE',
-      stateChangeResult: 'NO_ERROR',
-      phase: null,
-      lastMsg: 1_764_000_000_000,
-      revisionId: randomUUID(),
-      elements: {
-        [elementId]: {
-          id: elementId,
-          definition: { name: 'e', version: '1.0.0' },
-          participantId: PARTICIPANT,
-          deployState: 'UNDEPLOYED',
-          lockState: 'NONE',
-          subState: 'NONE',
-          migrationState: 'DEFAULT',
-          stage: null,
-          operationalState: null,
-          useState: null,
-          description: null,
-          message: null,
-          properties: {},
-          outProperties: {},
-        },
-      },
-    };
+    const element = elementOf(PARTICIPANT, { definition: { name: 'e', version: '1.0.0' }, properties: {} });
+    const instance = instanceOf(COMPOSITION, [element]);
     await unitOfWork.transaction(async (store) => {
-      await store.definitions.insert({
-        compositionId: COMPOSITION,
-        name: 'd',
-        version: '1.0.0',
-        serviceTemplate: {},
-        state: 'PRIMED',
-        stateChangeResult: 'NO_ERROR',
-        lastMsg: 1_764_000_000_000,
-        elementStateMap: {},
-        revisionId: randomUUID(),
-      });
+      await store.definitions.insert(
+        definitionOf({ compositionId: COMPOSITION, name: 'd', serviceTemplate: {}, state: 'PRIMED' }),
+      );
       await store.instances.insert(instance);
     });
     return { unitOfWork, instance };

@@ -6,3 +6,4 @@ export { InMemoryUnitOfWork } from './in-memory-store';
 export type { InMemoryQueuedRecord } from './in-memory-store';
 export { describeStoreContract } from './store.contract';
 export type { StoreContractFixture, StoreContractOptions } from './store.contract';
+export { NOT_DUE, definitionOf, elementOf, instanceOf, operationOf, participantOf, token } from './builders';
