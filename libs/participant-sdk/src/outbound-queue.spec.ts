@@ -72,7 +72,7 @@ describe('OutboundQueue', () => {
 
     expect(broker.taken.map((entry) => entry.value)).toEqual(['a', 'b']);
     expect(timers.scheduled).toBe(0);
-    expect(queue.stats()).toEqual({ sent: 2, failedAttempts: 0, dropped: 0, waiting: 0 });
+    expect(queue.stats()).toEqual({ sent: 2, merged: 0, failedAttempts: 0, dropped: 0, waiting: 0 });
   });
 
   it('sends what is queued in one turn as one request, and what is queued during a send as the next', async () => {
@@ -93,7 +93,7 @@ describe('OutboundQueue', () => {
     await queue.publish('t', record('later'));
 
     expect(sends).toEqual([['info-1', 'info-2', 'ack-1'], ['later']]);
-    expect(queue.stats()).toEqual({ sent: 4, failedAttempts: 0, dropped: 0, waiting: 0 });
+    expect(queue.stats()).toEqual({ sent: 4, merged: 0, failedAttempts: 0, dropped: 0, waiting: 0 });
   });
 
   it('keeps what the broker refused and sends it, in order, once it is back, backing off meanwhile', async () => {
@@ -275,6 +275,7 @@ describe('Participant sends', () => {
       await runtime.send(deploy);
       const acks = await runtime.waitForAckedElements(2, (message) => message.responseTo === deploy.messageId);
       expect(acks).toHaveLength(1);
+      expect(participant.outboundStats()).toMatchObject({ merged: 2 });
 
       // One request, and in it one STATUS with both infos and one ACK with both elements.
       const carrying = counting.requests.filter((types) => types.includes('AUTOMATION_COMPOSITION_STATECHANGE_ACK'));

@@ -40,8 +40,10 @@ const DRAIN_BATCH = 500;
 
 /** Counters of the outbound queue, for metrics. */
 export interface OutboundStats {
-  /** Messages the bus acknowledged. */
+  /** Records the bus acknowledged (a record that absorbed others counts once). */
   sent: number;
+  /** Messages that left inside an earlier record of the same turn instead of as records of their own. */
+  merged: number;
   /** Failed publish attempts (each is retried). */
   failedAttempts: number;
   /** Messages dropped because the queue was full, or still waiting when it closed. */
@@ -94,7 +96,7 @@ export class OutboundQueue {
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly timers: RetryTimers;
-  private readonly counters = { sent: 0, failedAttempts: 0, dropped: 0 };
+  private readonly counters = { sent: 0, merged: 0, failedAttempts: 0, dropped: 0 };
   /** Records handed to the bus and not yet acknowledged (kept out of `waiting` so a drop never hits them). */
   private inFlight: Waiting[] = [];
   private draining = false;
@@ -152,6 +154,7 @@ export class OutboundQueue {
         return false;
       }
       if (entry.coalescible!.absorb(message)) {
+        this.counters.merged += 1;
         if (this.retryHandle !== undefined) {
           settled();
         } else {
