@@ -1,6 +1,7 @@
 /**
  * Runs one element operation: marks the cached element transitional, calls the handler outside the record
- * handler, and answers one STATECHANGE_ACK for the element when it reports (at once or later). A newer
+ * handler, and answers one STATECHANGE_ACK for the element when it reports (at once or later); the ACKs of elements
+ * reporting in the same turn leave merged (coalesce.ts). A newer
  * order for the element replaces (aborts) the running one; a resent order for the same step does not (see
  * finished-elements.ts).
  */
@@ -68,16 +69,17 @@ function runningKey(instanceId: Uuid, elementId: Uuid): string {
 
 /**
  * Answers a resent step without acting: the recorded result again when the element finished it, nothing
- * when it is still running it (the running handler answers). True when the job is answered that way.
+ * when it is still running it (the running handler answers). True when the job is answered that way; the answer is
+ * queued, not yet sent.
  */
-export async function answerResend(
+export function answerResend(
   core: ParticipantCore,
   order: HandledOrder,
   messageId: Uuid,
   instanceId: Uuid,
   elementId: Uuid,
   step: StepIdentity,
-): Promise<boolean> {
+): boolean {
   const fingerprint = fingerprintOf(step);
   if (core.running.get(runningKey(instanceId, elementId))?.fingerprint === fingerprint) {
     core.logger('info', 'Resent order for an element still running it: the running operation answers', {
@@ -101,14 +103,16 @@ export async function answerResend(
   });
   const ack = { ...copy(finished.ack), responseTo: messageId, timestamp: core.now() };
   order.acks.set(elementId, ack);
-  await core.publish(ack);
+  // Not awaited here: the order's other elements queue their answers in the same turn, so they leave merged as the
+  // first answer did; tracked so shutdown and `whenIdle` still wait for the send.
+  core.track(() => core.publish(ack));
   return true;
 }
 
-export async function runElement(core: ParticipantCore, job: ElementJob): Promise<void> {
+export function runElement(core: ParticipantCore, job: ElementJob): void {
   const elementId = job.element.id;
   const step = stepOf(job);
-  if (await answerResend(core, job.order, job.messageId, job.instanceId, elementId, step)) {
+  if (answerResend(core, job.order, job.messageId, job.instanceId, elementId, step)) {
     return;
   }
   core.finished.forget(job.instanceId, elementId);

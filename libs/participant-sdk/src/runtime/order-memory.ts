@@ -14,9 +14,8 @@ export async function beginOrder(core: ParticipantCore, messageId: Uuid): Promis
       messageId,
       acks: seen.acks.size,
     });
-    for (const ack of seen.acks.values()) {
-      await core.publish(ack);
-    }
+    // Queued in one turn, so element acks that left merged leave merged again.
+    await Promise.all([...seen.acks.values()].map((ack) => core.publish(ack)));
     return undefined;
   }
   const order: HandledOrder = { invocations: new Map(), acks: new Map() };

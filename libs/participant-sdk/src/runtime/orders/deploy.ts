@@ -40,7 +40,7 @@ export async function onDeploy(core: ParticipantCore, message: AutomationComposi
     if (compositionElement.startPhase !== message.startPhase) {
       continue;
     }
-    await runElement(core, {
+    runElement(core, {
       order,
       messageId: message.messageId,
       operation: 'deploy',
