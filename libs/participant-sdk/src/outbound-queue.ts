@@ -40,10 +40,8 @@ const DRAIN_BATCH = 500;
 
 /** Counters of the outbound queue, for metrics. */
 export interface OutboundStats {
-  /** Records the bus acknowledged (a record that absorbed others counts once). */
+  /** Messages the bus acknowledged. */
   sent: number;
-  /** Messages that left inside an earlier record of the same turn instead of as records of their own. */
-  merged: number;
   /** Failed publish attempts (each is retried). */
   failedAttempts: number;
   /** Messages dropped because the queue was full, or still waiting when it closed. */
@@ -63,24 +61,10 @@ export interface OutboundQueueOptions {
   timers?: RetryTimers;
 }
 
-/**
- * A queued message that may take in messages queued behind it in the same turn, so that they leave as one record
- * (the participant's element acks and infos, see runtime/coalesce.ts).
- */
-export interface Coalescible {
-  /** Takes `later` in and returns true, or returns false when the two must leave as two records. */
-  absorb(later: Coalescible): boolean;
-  /** Whether `later` may leave ahead of this message (it is then absorbed by one queued before this one). */
-  letsPass(later: Coalescible): boolean;
-  /** The record as it leaves, with all it absorbed. */
-  record(): OutgoingRecord;
-}
-
 interface Waiting {
   topic: string;
   record: OutgoingRecord;
-  coalescible?: Coalescible;
-  /** Settles the publish (or publishes, once it absorbed others) that queued the record: sent, or kept for a retry. */
+  /** Settles the publish that queued the record: sent, or kept for a retry. */
   settled: () => void;
 }
 
@@ -96,18 +80,12 @@ export class OutboundQueue {
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly timers: RetryTimers;
-  private readonly counters = { sent: 0, merged: 0, failedAttempts: 0, dropped: 0 };
+  private readonly counters = { sent: 0, failedAttempts: 0, dropped: 0 };
   /** Records handed to the bus and not yet acknowledged (kept out of `waiting` so a drop never hits them). */
   private inFlight: Waiting[] = [];
   private draining = false;
   private drainScheduled = false;
   private retryHandle: unknown = undefined;
-  /**
-   * The coalescible messages queued in this turn and still waiting, oldest first; only they may absorb a new one.
-   * Emptied when the turn ends, when its messages start to leave, and behind a message nothing may pass.
-   */
-  private thisTurn: Waiting[] = [];
-  private turnOpen = false;
   private failuresInARow = 0;
   private overflowReported = false;
   private closed = false;
@@ -128,65 +106,10 @@ export class OutboundQueue {
    * Resolves once it was sent or kept for a retry (or dropped); never rejects.
    */
   publish(topic: string, record: OutgoingRecord): Promise<void> {
-    return new Promise<void>((settled) => this.enqueue({ topic, record, settled }));
+    return new Promise<void>((settled) => this.enqueue(topic, record, settled));
   }
 
-  /**
-   * As `publish`, for a message that may merge with the coalescible messages queued in the same turn: the newest one
-   * that absorbs it takes it in, provided every message queued after that one lets it pass. Resolves once the record
-   * that carries it was sent or kept for a retry.
-   */
-  publishCoalescible(topic: string, message: Coalescible): Promise<void> {
-    return new Promise<void>((settled) => {
-      if (!this.closed && this.absorbed(topic, message, settled)) {
-        return;
-      }
-      this.enqueue({ topic, record: message.record(), coalescible: message, settled });
-      this.openTurn();
-    });
-  }
-
-  private absorbed(topic: string, message: Coalescible, settled: () => void): boolean {
-    for (let index = this.thisTurn.length - 1; index >= 0; index -= 1) {
-      const entry = this.thisTurn[index]!;
-      // Records of another topic are a barrier: passing one would reorder what the queue keeps in order.
-      if (entry.topic !== topic) {
-        return false;
-      }
-      if (entry.coalescible!.absorb(message)) {
-        this.counters.merged += 1;
-        if (this.retryHandle !== undefined) {
-          settled();
-        } else {
-          const before = entry.settled;
-          entry.settled = () => {
-            before();
-            settled();
-          };
-        }
-        return true;
-      }
-      if (!entry.coalescible!.letsPass(message)) {
-        return false;
-      }
-    }
-    return false;
-  }
-
-  /** Keeps the turn's coalescible messages open to merging until the event loop moves on. */
-  private openTurn(): void {
-    if (this.turnOpen) {
-      return;
-    }
-    this.turnOpen = true;
-    setImmediate(() => {
-      this.turnOpen = false;
-      this.thisTurn = [];
-    });
-  }
-
-  private enqueue(entry: Waiting): void {
-    const { topic, settled } = entry;
+  private enqueue(topic: string, record: OutgoingRecord, settled: () => void): void {
     if (this.closed) {
       this.counters.dropped += 1;
       this.options.logger('warn', 'Outbound queue closed; message dropped', { topic });
@@ -194,11 +117,7 @@ export class OutboundQueue {
       return;
     }
     if (this.waiting.length >= this.capacity) {
-      const oldest = this.waiting.shift();
-      oldest?.settled();
-      if (oldest !== undefined && this.thisTurn.includes(oldest)) {
-        this.thisTurn = this.thisTurn.filter((candidate) => candidate !== oldest);
-      }
+      this.waiting.shift()?.settled();
       this.counters.dropped += 1;
       if (!this.overflowReported) {
         this.overflowReported = true;
@@ -208,13 +127,7 @@ export class OutboundQueue {
         });
       }
     }
-    this.waiting.push(entry);
-    if (entry.coalescible === undefined) {
-      // Nothing may pass it, so nothing queued before it can absorb anything any more.
-      this.thisTurn = [];
-    } else {
-      this.thisTurn.push(entry);
-    }
+    this.waiting.push({ topic, record, settled });
     if (this.retryHandle !== undefined) {
       // The broker is refusing: the record waits for the retry, and that is its answer.
       settled();
@@ -264,14 +177,6 @@ export class OutboundQueue {
           count += 1;
         }
         this.inFlight = this.waiting.splice(0, count);
-        // What leaves now can absorb nothing more; a merged record is encoded once, as it leaves.
-        this.thisTurn = [];
-        for (const entry of this.inFlight) {
-          if (entry.coalescible !== undefined) {
-            entry.record = entry.coalescible.record();
-            entry.coalescible = undefined;
-          }
-        }
         try {
           await this.options.send(
             topic,

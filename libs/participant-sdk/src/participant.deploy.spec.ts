@@ -24,7 +24,7 @@ afterEach(closeHarnesses);
 
 describe('Participant', () => {
   describe('deploy and state changes', () => {
-    it('deploys only my elements of the message start phase and acks each of them', async () => {
+    it('deploys only my elements of the message start phase, one ack per element', async () => {
       const handler = mockHandler();
       const h = await harness(handler);
       await primed(h);

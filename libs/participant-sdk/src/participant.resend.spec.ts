@@ -70,7 +70,11 @@ describe('Participant', () => {
 
       // A redelivery of the resend itself is answered from the messageId memory, still without the handler.
       await h.runtime.send(resend);
-      await h.runtime.waitForAckedElements(2, (a) => a.responseTo === resend.messageId);
+      await h.runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (a) => a.responseTo === resend.messageId,
+      );
       expect(handler.deploy).toHaveBeenCalledTimes(1);
     });
 
@@ -194,7 +198,11 @@ describe('Participant', () => {
       await primed(h, [el0, el1Phase0]);
       const deploy = deployOrder({ ...base, instanceId: INSTANCE, elements: [el0, el1Phase0] });
       await h.runtime.send(deploy);
-      await h.runtime.waitForAckedElements(2, (a) => a.responseTo === deploy.messageId);
+      await h.runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (a) => a.responseTo === deploy.messageId,
+      );
       const undeploy = stateChangeOrder({
         ...base,
         instanceId: INSTANCE,
@@ -202,7 +210,11 @@ describe('Participant', () => {
         deployOrderedState: 'UNDEPLOY',
       });
       await h.runtime.send(undeploy);
-      await h.runtime.waitForAckedElements(2, (a) => a.responseTo === undeploy.messageId);
+      await h.runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (a) => a.responseTo === undeploy.messageId,
+      );
       const deleteE0 = stateChangeOrder({
         ...base,
         instanceId: INSTANCE,
@@ -225,7 +237,7 @@ describe('Participant', () => {
       const h = await harness(handler);
       await primed(h, [el0, el1Phase0]);
       await h.runtime.send(deployOrder({ ...base, instanceId: INSTANCE, elements: [el0, el1Phase0] }));
-      await h.runtime.waitForAckedElements(2);
+      await h.runtime.waitForCount('AUTOMATION_COMPOSITION_STATECHANGE_ACK', 2);
       const target: TestElement = {
         ...el0,
         definition: { ...el0.definition, version: '2.0.0' },
@@ -268,12 +280,20 @@ describe('Participant', () => {
         ],
       };
       await h.runtime.send(stage0);
-      await h.runtime.waitForAckedElements(2, (a) => a.responseTo === stage0.messageId);
+      await h.runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (a) => a.responseTo === stage0.messageId,
+      );
       expect(handler.migrate).toHaveBeenCalledTimes(2);
 
       const resend = resentUnderNewId(stage0);
       await h.runtime.send(resend);
-      const acks = await h.runtime.waitForAckedElements(2, (a) => a.responseTo === resend.messageId);
+      const acks = await h.runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (a) => a.responseTo === resend.messageId,
+      );
       const byElement = Object.fromEntries(acks.flatMap((ack) => Object.entries(ack.automationCompositionResultMap)));
       expect(byElement[E0]).toMatchObject({ deployState: 'MIGRATING' });
       expect(byElement[E1]).toMatchObject({ deployState: 'DELETED' });

@@ -102,7 +102,7 @@ describe('Participant', () => {
       const h = await harness(handler);
       await primed(h, [el0, { ...el1, startPhase: 0 }]);
       await h.runtime.send(deployOrder({ ...base, instanceId: INSTANCE, elements: [el0, { ...el1, startPhase: 0 }] }));
-      await h.runtime.waitForAckedElements(2);
+      await h.runtime.waitForCount('AUTOMATION_COMPOSITION_STATECHANGE_ACK', 2);
       const target: TestElement = {
         ...el0,
         definition: { ...el0.definition, version: '2.0.0' },
@@ -148,7 +148,11 @@ describe('Participant', () => {
       });
       const stage0 = migration(0);
       await h.runtime.send(stage0);
-      const acks0 = await h.runtime.waitForAckedElements(2, (a) => a.responseTo === stage0.messageId);
+      const acks0 = await h.runtime.waitForCount(
+        'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+        2,
+        (a) => a.responseTo === stage0.messageId,
+      );
       const byElement = Object.fromEntries(acks0.flatMap((ack) => Object.entries(ack.automationCompositionResultMap)));
       expect(byElement[E0]).toMatchObject({ deployState: 'MIGRATING' });
       expect(byElement[E1]).toMatchObject({ deployState: 'DELETED' });

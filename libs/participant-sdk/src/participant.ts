@@ -10,9 +10,8 @@
  * - Record handlers never wait for element handlers: an order is cached and its element operations are
  *   started, then the record is done, so a slow deploy never blocks the partition (ONAP runs listener
  *   calls on a thread pool for the same reason).
- * - An element's STATECHANGE_ACK is sent as soon as that element finishes, answering the order's
- *   `messageId` in `responseTo`; elements finishing in the same turn with the same answer share one ACK
- *   (runtime/coalesce.ts), as ONAP's result map keyed by element id allows.
+ * - One STATECHANGE_ACK per element, sent as soon as that element finishes, answering the order's
+ *   `messageId` in `responseTo` (ONAP keeps the same per-element message identification).
  * - Orders are remembered by `messageId` (bounded LRU): a redelivered order never runs a handler again;
  *   the acks already sent for it are sent again instead. A phase the runtime sends again under a new
  *   `messageId` is recognised per element (finished-elements.ts) and answered the same way.

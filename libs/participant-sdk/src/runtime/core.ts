@@ -23,7 +23,6 @@ import { LruMap } from '../lru';
 import type { OutboundQueue } from '../outbound-queue';
 import { NOT_IMPLEMENTED_MESSAGE, NOT_SUPPORTED_MESSAGE } from '../operations';
 import type { CompositionElement, ElementHandler, ParticipantLogger } from '../types';
-import { CoalescibleMessage } from './coalesce';
 import { FinishedElements } from './finished-elements';
 
 /** What the participant remembers of one handled order. */
@@ -98,21 +97,18 @@ export class ParticipantCore {
 
   /**
    * Publishes on the message type's topic; a failed publish is queued and retried, never thrown. `headers` (the W3C
-   * trace context of an element handler's span) leave with the record; none when tracing is off. Element ACKs and
-   * infos queued in the same turn may leave merged (see coalesce.ts).
+   * trace context of an element handler's span) leave with the record; none when tracing is off.
    */
   async publish(message: ParticipantMessage, headers: Record<string, string> = {}): Promise<void> {
     if (this.status === 'stopped' || this.status === 'new') {
       this.logger('debug', 'Participant not running; message not sent', { messageType: message.messageType });
       return;
     }
-    const encoded = encodeMessage(message);
-    const record = Object.keys(headers).length === 0 ? encoded : { ...encoded, headers };
-    const topic = topicFor(message.messageType, this.topics);
-    const coalescible = CoalescibleMessage.of(message, record);
-    await (coalescible === undefined
-      ? this.outbound.publish(topic, record)
-      : this.outbound.publishCoalescible(topic, coalescible));
+    const record = encodeMessage(message);
+    await this.outbound.publish(
+      topicFor(message.messageType, this.topics),
+      Object.keys(headers).length === 0 ? record : { ...record, headers },
+    );
   }
 
   /** Runs handler work outside the record handler, so `whenIdle` and shutdown can wait for it. */

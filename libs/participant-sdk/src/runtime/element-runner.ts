@@ -1,7 +1,6 @@
 /**
  * Runs one element operation: marks the cached element transitional, calls the handler outside the record
- * handler, and answers one STATECHANGE_ACK for the element when it reports (at once or later); the ACKs of elements
- * reporting in the same turn leave merged (coalesce.ts). A newer
+ * handler, and answers one STATECHANGE_ACK for the element when it reports (at once or later). A newer
  * order for the element replaces (aborts) the running one; a resent order for the same step does not (see
  * finished-elements.ts).
  */
@@ -69,17 +68,16 @@ function runningKey(instanceId: Uuid, elementId: Uuid): string {
 
 /**
  * Answers a resent step without acting: the recorded result again when the element finished it, nothing
- * when it is still running it (the running handler answers). True when the job is answered that way; the answer is
- * queued, not yet sent.
+ * when it is still running it (the running handler answers). True when the job is answered that way.
  */
-export function answerResend(
+export async function answerResend(
   core: ParticipantCore,
   order: HandledOrder,
   messageId: Uuid,
   instanceId: Uuid,
   elementId: Uuid,
   step: StepIdentity,
-): boolean {
+): Promise<boolean> {
   const fingerprint = fingerprintOf(step);
   if (core.running.get(runningKey(instanceId, elementId))?.fingerprint === fingerprint) {
     core.logger('info', 'Resent order for an element still running it: the running operation answers', {
@@ -103,16 +101,14 @@ export function answerResend(
   });
   const ack = { ...copy(finished.ack), responseTo: messageId, timestamp: core.now() };
   order.acks.set(elementId, ack);
-  // Not awaited here: the order's other elements queue their answers in the same turn, so they leave merged as the
-  // first answer did; tracked so shutdown and `whenIdle` still wait for the send.
-  core.track(() => core.publish(ack));
+  await core.publish(ack);
   return true;
 }
 
-export function runElement(core: ParticipantCore, job: ElementJob): void {
+export async function runElement(core: ParticipantCore, job: ElementJob): Promise<void> {
   const elementId = job.element.id;
   const step = stepOf(job);
-  if (answerResend(core, job.order, job.messageId, job.instanceId, elementId, step)) {
+  if (await answerResend(core, job.order, job.messageId, job.instanceId, elementId, step)) {
     return;
   }
   core.finished.forget(job.instanceId, elementId);

@@ -14,8 +14,9 @@ export async function beginOrder(core: ParticipantCore, messageId: Uuid): Promis
       messageId,
       acks: seen.acks.size,
     });
-    // Queued in one turn, so element acks that left merged leave merged again.
-    await Promise.all([...seen.acks.values()].map((ack) => core.publish(ack)));
+    for (const ack of seen.acks.values()) {
+      await core.publish(ack);
+    }
     return undefined;
   }
   const order: HandledOrder = { invocations: new Map(), acks: new Map() };

@@ -120,39 +120,13 @@ export class ScriptedRuntime {
     predicate: (message: MessageOf<T>) => boolean = () => true,
   ): Promise<MessageOf<T>[]> {
     const current = (): MessageOf<T>[] => this.messages(type, predicate);
-    await this.waitUntil(
-      () => current().length >= count,
-      () => `${count} × ${type} not received within ${this.waitTimeoutMs} ms (got ${current().length}`,
-    );
-    return current().slice(0, count);
-  }
-
-  /**
-   * Resolves with the matching STATECHANGE_ACKs once their result maps hold `count` element entries in all. The
-   * participant merges the ACKs of elements that finish in the same turn (one ACK, several entries), so a test
-   * that waits for elements, not for messages, holds either way.
-   */
-  async waitForAckedElements(
-    count: number,
-    predicate: (ack: MessageOf<'AUTOMATION_COMPOSITION_STATECHANGE_ACK'>) => boolean = () => true,
-  ): Promise<MessageOf<'AUTOMATION_COMPOSITION_STATECHANGE_ACK'>[]> {
-    const acks = () => this.messages('AUTOMATION_COMPOSITION_STATECHANGE_ACK', predicate);
-    const entries = () => acks().reduce((sum, ack) => sum + Object.keys(ack.automationCompositionResultMap).length, 0);
-    await this.waitUntil(
-      () => entries() >= count,
-      () =>
-        `${count} acked elements not received within ${this.waitTimeoutMs} ms (got ${entries()} in ${acks().length} ACKs`,
-    );
-    return acks();
-  }
-
-  private async waitUntil(done: () => boolean, failure: () => string): Promise<void> {
-    if (done()) {
-      return;
+    if (current().length >= count) {
+      return current().slice(0, count);
     }
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
-        matches: () => done(),
+        matches: (message) =>
+          message.messageType === type && predicate(message as MessageOf<T>) && current().length >= count,
         wake: () => {
           clearTimeout(timer);
           this.waiters.delete(waiter);
@@ -163,7 +137,7 @@ export class ScriptedRuntime {
         this.waiters.delete(waiter);
         reject(
           new Error(
-            `ScriptedRuntime: ${failure()}; all received: ${this.received
+            `ScriptedRuntime: ${count} × ${type} not received within ${this.waitTimeoutMs} ms (got ${current().length}; all received: ${this.received
               .map((message) => message.messageType)
               .join(', ')})`,
           ),
@@ -172,6 +146,7 @@ export class ScriptedRuntime {
       timer.unref();
       this.waiters.add(waiter);
     });
+    return current().slice(0, count);
   }
 
   /** Acknowledges a PARTICIPANT_REGISTER like ONAP's runtime: REGISTER_ACK on the sync topic, targeted at the replica. */

@@ -40,7 +40,7 @@ export async function onDeploy(core: ParticipantCore, message: AutomationComposi
     if (compositionElement.startPhase !== message.startPhase) {
       continue;
     }
-    runElement(core, {
+    await runElement(core, {
       order,
       messageId: message.messageId,
       operation: 'deploy',

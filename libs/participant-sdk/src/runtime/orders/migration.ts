@@ -71,7 +71,10 @@ export async function onMigration(core: ParticipantCore, message: AutomationComp
       target: { compositionTargetId: targetId ?? null, definition: target.definition, properties, migrationState },
     };
     // Checked before the cache is touched: a REMOVED element the first delivery deleted must stay deleted.
-    if (operation !== 'migratePrecheck' && answerResend(core, order, message.messageId, instanceId, target.id, step)) {
+    if (
+      operation !== 'migratePrecheck' &&
+      (await answerResend(core, order, message.messageId, instanceId, target.id, step))
+    ) {
       continue;
     }
     const cached = instance.elements.get(target.id);
@@ -104,7 +107,7 @@ export async function onMigration(core: ParticipantCore, message: AutomationComp
     }
     const before: InstanceElement = cached === undefined ? { ...copy(migrate), properties: {} } : copy(cached);
     const handler = core.handler;
-    runElement(core, {
+    await runElement(core, {
       order,
       messageId: message.messageId,
       operation,

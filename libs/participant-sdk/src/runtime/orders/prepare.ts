@@ -54,7 +54,7 @@ export async function onPrepare(core: ParticipantCore, message: AutomationCompos
     }
     const nextStage = nextStageOf(stages, stage);
     const handler = core.handler;
-    runElement(core, {
+    await runElement(core, {
       order,
       messageId: message.messageId,
       operation,

@@ -52,7 +52,7 @@ export async function onStateChange(core: ParticipantCore, message: AutomationCo
       const step = { operation, phase: message.startPhase, ...revision };
       if (
         known?.elements.has(elementId) !== true &&
-        answerResend(core, order, message.messageId, instanceId, elementId, step)
+        (await answerResend(core, order, message.messageId, instanceId, elementId, step))
       ) {
         answered.add(elementId);
       }
@@ -90,7 +90,7 @@ export async function onStateChange(core: ParticipantCore, message: AutomationCo
     if (compositionElement.startPhase !== message.startPhase) {
       continue;
     }
-    runElement(core, {
+    await runElement(core, {
       order,
       messageId: message.messageId,
       operation,

@@ -39,7 +39,7 @@ export async function onUpdate(core: ParticipantCore, message: PropertiesUpdate)
     );
     const updated = copy(element);
     const handler = core.handler;
-    runElement(core, {
+    await runElement(core, {
       order,
       messageId: message.messageId,
       operation: 'update',
