@@ -357,7 +357,9 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     const instanceId = await createInstance();
     await order(instanceId, { deployOrder: 'DEPLOY' });
     const deployed = await until(instanceId, 'DEPLOYED', 'LOCKED');
-    const [elementId] = Object.keys(deployed.elements);
+    const elementIds = Object.keys(deployed.elements);
+    expect(elementIds.length).toBeGreaterThan(1);
+    // One STATUS listing several elements of the instance, as the SDK sends the infos queued in one turn.
     const status = (participantId: string, value: string) => ({
       messageType: 'PARTICIPANT_STATUS' as const,
       messageId: randomUUID(),
@@ -367,9 +369,11 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
       automationCompositionInfoList: [
         {
           automationCompositionId: instanceId,
-          elements: [
-            { automationCompositionElementId: elementId!, outProperties: { pushed: value }, useState: 'BUSY' },
-          ],
+          elements: elementIds.map((elementId) => ({
+            automationCompositionElementId: elementId,
+            outProperties: { pushed: `${value} to ${elementId}` },
+            useState: 'BUSY',
+          })),
         },
       ],
     });
@@ -377,9 +381,15 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
     await participant.send(status(participant.participantId, 'by the owner'));
     const updated = await eventually('the pushed outProperties', async () => {
       const current = await instance(instanceId);
-      return current.elements[elementId!]?.outProperties['pushed'] === 'by the owner' ? current : undefined;
+      return elementIds.every(
+        (elementId) => current.elements[elementId]?.outProperties['pushed'] === `by the owner to ${elementId}`,
+      )
+        ? current
+        : undefined;
     });
-    expect(updated.elements[elementId!]).toMatchObject({ useState: 'BUSY', deployState: 'DEPLOYED' });
+    for (const elementId of elementIds) {
+      expect(updated.elements[elementId]).toMatchObject({ useState: 'BUSY', deployState: 'DEPLOYED' });
+    }
     // Element information is not an order: the user's next order is not refused because of it.
     await order(instanceId, { deployOrder: 'UNDEPLOY' });
     await until(instanceId, 'UNDEPLOYED', 'NONE');
