@@ -97,4 +97,46 @@ describe('OutboxRelay (PostgreSQL)', () => {
     expect(received).toEqual(['first', 'second', 'third', 'fourth']);
     await subscription.close();
   });
+
+  it('deletes the rows sent while a delete is in flight with one statement', async () => {
+    const received: string[] = [];
+    const subscription = await bus.subscribe({
+      topic: 'acm-relay-test',
+      groupId: 'relay-delete-test',
+      handler: (record) => {
+        received.push(record.value);
+        return Promise.resolve();
+      },
+    });
+    const deleted: string[][] = [];
+    let releaseDelete: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (releaseDelete = resolve));
+    const deleteOutbox = unitOfWork.deleteOutbox.bind(unitOfWork);
+    const spy = jest.spyOn(unitOfWork, 'deleteOutbox').mockImplementation(async (ids) => {
+      deleted.push([...ids]);
+      if (deleted.length === 1) {
+        await held;
+      }
+      return deleteOutbox(ids);
+    });
+    try {
+      await commit('one');
+      await until('the first delete to start', () => deleted.length === 1);
+      await commit('two');
+      await commit('three');
+      await commit('four');
+      await until('every row to be delivered', () =>
+        ['one', 'two', 'three', 'four'].every((value) => received.includes(value)),
+      );
+      expect(deleted).toHaveLength(1);
+
+      releaseDelete();
+      await until('every row to be deleted', async () => (await rowsLeft()) === 0);
+
+      expect(deleted.map((ids) => ids.length)).toEqual([1, 3]);
+    } finally {
+      spy.mockRestore();
+      await subscription.close();
+    }
+  });
 });

@@ -30,7 +30,9 @@ export class OutboxRelay implements OnApplicationBootstrap {
   /** Committed rows not yet handed to the bus, in commit order. */
   private readonly committed: QueuedRecord[] = [];
   private sendingCommitted: Promise<void> | null = null;
-  private readonly deleting = new Set<Promise<void>>();
+  /** Ids of rows the broker acknowledged and the table still holds. */
+  private readonly sent: string[] = [];
+  private deletingSent: Promise<void> | null = null;
 
   constructor(
     private readonly unitOfWork: TypeOrmUnitOfWork,
@@ -54,7 +56,7 @@ export class OutboxRelay implements OnApplicationBootstrap {
 
   /**
    * Publishes committed rows until none wait; rows that fail stay in the table for the next pass. The delete of
-   * what was sent runs beside the next publish.
+   * what was sent runs beside the next publish (see `forget`).
    */
   private async sendCommitted(): Promise<void> {
     while (this.committed.length > 0 && !this.stopped) {
@@ -67,15 +69,33 @@ export class OutboxRelay implements OnApplicationBootstrap {
         );
         continue;
       }
-      const deleting = this.unitOfWork
-        .deleteOutbox(records.map((record) => record.id))
-        .catch((error: unknown) => {
-          // Sent but still in the table: the next pass sends it again (at least once).
-          this.logger.warn(`Deleting sent rows failed: ${error instanceof Error ? error.message : String(error)}`);
-        })
-        .finally(() => this.deleting.delete(deleting));
-      this.deleting.add(deleting);
+      this.forget(records.map((record) => record.id));
     }
+  }
+
+  /**
+   * Deletes sent rows one statement at a time: the ids sent while a delete is in flight go together in the next
+   * one, so under load a publish costs no statement of its own (on the embedded database's one connection, a
+   * statement per publish was a tenth of its time).
+   */
+  private forget(ids: readonly string[]): void {
+    if (ids.length === 0) {
+      return;
+    }
+    this.sent.push(...ids);
+    this.deletingSent ??= this.deleteSent();
+  }
+
+  private async deleteSent(): Promise<void> {
+    while (this.sent.length > 0) {
+      const ids = this.sent.splice(0);
+      await this.unitOfWork.deleteOutbox(ids).catch((error: unknown) => {
+        // Sent but still in the table: the next pass sends it again (at least once).
+        this.logger.warn(`Deleting sent rows failed: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }
+    // In the same turn as the loop's last check, so an id sent from now on starts a new delete.
+    this.deletingSent = null;
   }
 
   private async publish(records: readonly QueuedRecord[]): Promise<void> {
@@ -104,7 +124,7 @@ export class OutboxRelay implements OnApplicationBootstrap {
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.all([this.running, this.sendingCommitted]);
-    await Promise.all([...this.deleting]);
+    await this.deletingSent;
   }
 
   /** Starts a relay pass, or asks the running one to go round once more. */
