@@ -1,4 +1,4 @@
-import type { AutomationComposition, CompositionDefinition, Signal } from '@acm/domain';
+import type { AutomationComposition, CompositionDefinition, Signal, Store, Versioned } from '@acm/domain';
 import { DomainError } from '@acm/domain';
 
 import { EngineFixture } from './testing/engine-fixture';
@@ -24,10 +24,16 @@ async function approval(env: Record<string, string> = {}, metadata: Record<strin
       const stored = (await store.definitions.find(found.value.compositionId))!;
       return fixture.control.signalInstance(store, found, stored.value, elementId, value);
     });
+  const locked = <T>(work: (store: Store, found: Versioned<AutomationComposition>) => Promise<T>) =>
+    fixture.unitOfWork.transaction(async (store) =>
+      work(store, (await store.instances.findForUpdate(instance.instanceId))!),
+    );
+  const pause = () => locked((store, found) => fixture.control.pauseInstance(store, found, definition));
+  const resume = () => locked((store, found) => fixture.control.resumeInstance(store, found, definition));
   const current = async (): Promise<AutomationComposition> => (await fixture.current(instance.instanceId))!;
   const phases = async () => (await fixture.take()).filter((sent) => sent.messageType !== 'PARTICIPANT_SYNC_MSG');
   const names = async (): Promise<string[]> => (await fixture.events(instance.instanceId)).map((event) => event.event);
-  return { fixture, definition, instance, ids, signal, current, names, phases };
+  return { fixture, definition, instance, ids, signal, pause, resume, current, names, phases };
 }
 
 async function deployUpToTheWait(h: Awaited<ReturnType<typeof approval>>) {
@@ -121,6 +127,37 @@ describe('wait conditions', () => {
     expect(instance.elements[h.ids.approval]!.outProperties['waitCondition']).toMatchObject({ outcome: 'TIMED_OUT' });
     expect(await h.names()).toEqual(expect.arrayContaining(['TIMEOUT', 'WAIT_TIMED_OUT']));
     await expect(h.signal(success('late'))).rejects.toMatchObject({ code: 'NOTHING_RUNNING' });
+  });
+
+  it('does not count a pause against its own timeout', async () => {
+    const h = await approval({ MAX_OPERATION_WAIT: String(10 * 3_600_000) });
+    await deployUpToTheWait(h);
+    h.fixture.clock.advance(1_800_000);
+    await h.pause();
+    // Paused for two hours, past the wait's one-hour timeout: it does not time out.
+    h.fixture.clock.advance(7_200_000);
+    expect(await h.fixture.supervisor.timeOutOverdue()).toBe(0);
+    await h.resume();
+    // Its hour is 30 minutes before the pause and 30 after the resume.
+    h.fixture.clock.advance(1_800_000 - 1);
+    expect(await h.fixture.supervisor.timeOutOverdue()).toBe(0);
+    const signalled = await h.signal(success('in-time'));
+    expect(signalled.effect).toBe('COMPLETED');
+    expect((await h.current()).elements[h.ids.approval]!.deployState).toBe('DEPLOYED');
+  });
+
+  it('times out after a pause at what was left of its own timeout', async () => {
+    const h = await approval({ MAX_OPERATION_WAIT: String(10 * 3_600_000) });
+    await deployUpToTheWait(h);
+    h.fixture.clock.advance(1_800_000);
+    await h.pause();
+    h.fixture.clock.advance(7_200_000);
+    await h.resume();
+    h.fixture.clock.advance(1_800_000 + 1);
+    expect(await h.fixture.supervisor.timeOutOverdue()).toBe(1);
+    expect((await h.current()).elements[h.ids.approval]!.outProperties['waitCondition']).toMatchObject({
+      outcome: 'TIMED_OUT',
+    });
   });
 
   it('times out at the operation deadline when that comes first', async () => {
