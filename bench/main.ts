@@ -16,6 +16,7 @@ import type { SqlWindow } from './b2-throughput';
 import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
 import { runStartup } from './startup';
+import { runFloor } from './floor';
 import type { EmbeddedSuite } from './embedded';
 import { embeddedSuiteMarkdown, runEmbeddedSuite } from './embedded';
 import { machineInfo, sourceState } from './lib/machine';
@@ -49,7 +50,7 @@ const QUICK: Sizes = {
   profileInstances: 100,
 };
 
-const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'STARTUP'] as const;
+const BENCHMARKS = ['FLOOR', 'B1', 'B2', 'PROFILE', 'B3', 'B4', 'STARTUP'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
 interface Arguments {
@@ -83,7 +84,7 @@ function parseArguments(argv: string[]): Arguments {
       }
     } else {
       throw new Error(
-        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,STARTUP, --keep, --embedded)`,
+        `unknown argument "${argument}" (use --quick, --only FLOOR,B1,B2,PROFILE,B3,B4,STARTUP, --keep, --embedded)`,
       );
     }
   }
@@ -171,6 +172,21 @@ async function main(): Promise<void> {
 
   if (args.embedded && !interrupted) {
     results.embedded = await runEmbeddedSuite(args.only, sizes, runId, logDir, profileDir);
+  }
+  if (args.only.has('FLOOR') && !args.embedded && !interrupted) {
+    try {
+      results.floor = await runFloor(
+        serviceAddresses.brokers,
+        runId,
+        logDir,
+        sizes.b1Instances,
+        sizes.b2Instances,
+        sizes.b2InFlight,
+      );
+    } catch (error) {
+      log(`FLOOR failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      results.floor = { error: error instanceof Error ? error.message : String(error) };
+    }
   }
   if (args.only.has('B1') && !args.embedded && !interrupted) {
     results.b1 = await withStack('b1', runId, logDir, args.keep, {}, (stack) =>

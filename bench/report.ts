@@ -3,6 +3,7 @@ import type { B1Result } from './b1-latency';
 import type { B2Result, SqlWindow } from './b2-throughput';
 import type { B3Result } from './b3-s3p';
 import type { B4Result } from './b4-scale';
+import type { FloorPattern, FloorResult } from './floor';
 import type { StartupResult } from './startup';
 import type { MachineInfo, SourceState } from './lib/machine';
 import type { Summary } from './lib/stats';
@@ -43,6 +44,7 @@ export interface Results {
   sizes: Sizes;
   /** Share of both CPUs busy during the second before each benchmark's stack started (other work). */
   backgroundBusyPct?: Record<string, number>;
+  floor?: FloorResult | Failure;
   b1?: B1Result | Failure;
   b2?: B2Result | Failure;
   b3?: B3Result | Failure;
@@ -269,6 +271,44 @@ function startupRows(startup: StartupResult): Row[] {
   ];
 }
 
+function floorPatternRows(label: string, pattern: FloorPattern): Row[] {
+  return [
+    ['FLOOR transport', `${label}: deploy p50 / p95 / p99 (n=${pattern.deployMs.n})`, pcts(pattern.deployMs), '', ''],
+    ['FLOOR transport', `${label}: element transitions/s`, thousands(pattern.elementTransitionsPerS), '', ''],
+    [
+      'FLOOR transport',
+      `${label}: CPU per instance, runtime's side / participant / broker`,
+      `${pattern.runtimeSideCpuMsPerInstance} / ${pattern.participantCpuMsPerInstance} / ${pattern.kafkaCpuMsPerInstance} ms`,
+      '',
+      '',
+    ],
+    ['FLOOR transport', `${label}: machine busy (both CPUs)`, `${pattern.machineBusyPct} %`, '', ''],
+  ];
+}
+
+/** No targets here: the floor bounds B1 and B2 from below (time) and above (rate); it is context for their gaps. */
+function floorRows(floor: FloorResult): Row[] {
+  return [
+    [
+      'FLOOR transport',
+      'record bytes: phase order / info / ACK',
+      `${floor.recordBytes.order} / ${floor.recordBytes.info} / ${floor.recordBytes.ack}`,
+      '',
+      '',
+    ],
+    [
+      'FLOOR transport',
+      `Kafka round trip p50 / p95 / p99 (n=${floor.kafkaRoundTrip.iterations})`,
+      `${floor.kafkaRoundTrip.p50Ms} / ${floor.kafkaRoundTrip.p95Ms} / ${floor.kafkaRoundTrip.p99Ms} ms`,
+      '',
+      '',
+    ],
+    ...floorPatternRows('one at a time', floor.sequential),
+    ['FLOOR transport', 'one at a time: p50 deploy ÷ (3 × p50 round trip)', String(floor.sequentialRatio), '', ''],
+    ...floorPatternRows(`${floor.concurrent.inFlight} in flight`, floor.concurrent),
+  ];
+}
+
 function table(rows: Row[]): string {
   const header: Row = ['benchmark', 'metric', 'result', 'target', 'status'];
   const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => (row[column] ?? '').length)));
@@ -289,6 +329,7 @@ export function resultsMarkdown(results: Results): string {
     }
     rows.push(...render(value));
   };
+  add('FLOOR', results.floor, floorRows);
   add('B1', results.b1, b1Rows);
   add('B2', results.b2, b2Rows);
   add('B3', results.b3, b3Rows);
