@@ -1,132 +1,30 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import type { AutomationCompositionDeployAck, ParticipantMessage } from '@acm/contracts';
 import { decodeMessage } from '@acm/contracts';
 import { isOrderAllowed } from '@acm/domain';
-import type {
-  AutomationComposition,
-  CompositionDefinition,
-  InstanceElement,
-  InstanceOrder,
-  Store,
-  Versioned,
-} from '@acm/domain';
-import { InMemoryUnitOfWork } from '@acm/persistence/testing';
-import { parseServiceTemplate } from '@acm/tosca';
+import type { AutomationComposition, InstanceOrder, JsonObject, Store, Versioned } from '@acm/domain';
 import { Logger } from '@nestjs/common';
 
-import { loadRuntimeConfig } from '../config/runtime.config';
-import { RuntimeMetrics } from '../metrics/runtime-metrics';
-import { TemplateReader } from './template-reader';
-import { CountingIds, FakeClock, engineShellsOn } from './testing/engine-fixture';
-
-const REPO_ROOT = join(__dirname, '..', '..', '..', '..');
-const PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c03';
-const COMPOSITION = 'c0000000-0000-4000-8000-000000000001';
-const INSTANCE = 'a0000000-0000-4000-8000-000000000001';
-const T0 = 1_764_000_000_000;
-
-interface NodeTemplate {
-  version: string;
-  properties?: { startPhase?: number };
-}
+import { EngineFixture, STARTED_AT, THREE_PHASE_PARTICIPANT, storeThreePhase } from './testing/engine-fixture';
 
 interface Options {
   env?: Record<string, string>;
-  definitionMetadata?: Record<string, unknown>;
-  elementProperties?: Record<string, unknown>;
+  definitionMetadata?: JsonObject;
+  elementProperties?: JsonObject;
 }
 
 /** A six-element, three-phase instance (phases 0, 0, 1, 1, 2, 2) on one participant, driven by hand. */
 async function harness(options: Options = {}) {
-  const config = loadRuntimeConfig({ LOG_LEVEL: 'error', MAX_WAIT_MS: '0', ...options.env });
-  const clock = new FakeClock(T0);
-  const unitOfWork = new InMemoryUnitOfWork();
-  const templates = new TemplateReader(config);
-  const runtimeMetrics = new RuntimeMetrics();
-  const { engine, supervisor, control } = engineShellsOn(
-    config,
-    unitOfWork,
-    templates,
-    clock,
-    new CountingIds(),
-    runtimeMetrics,
-  );
-  const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, 'tosca/examples/sim-three-phase.yaml'), 'utf8'));
-  if (!parsed.ok) {
-    throw new Error('the example template does not parse');
-  }
-  const template = { ...parsed.template, metadata: options.definitionMetadata ?? {} };
-  const nodeTemplates = (template.topology_template as { node_templates: Record<string, NodeTemplate> }).node_templates;
-  const names = templates.read(template).elements.map((element) => element.name);
-  const definition: CompositionDefinition = {
-    compositionId: COMPOSITION,
-    name: 'sim-three-phase',
-    version: '1.0.0',
-    serviceTemplate: template,
-    state: 'PRIMED',
-    stateChangeResult: 'NO_ERROR',
-    lastMsg: T0,
-    elementStateMap: Object.fromEntries(
-      names.map((name, index) => [
-        name,
-        {
-          nodeTemplateStateId: `d0000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-          participantId: PARTICIPANT,
-          nodeTemplateId: { name, version: nodeTemplates[name]!.version },
-          state: 'PRIMED' as const,
-          message: null,
-          outProperties: {},
-        },
-      ]),
-    ),
-    revisionId: 'e0000000-0000-4000-8000-000000000001',
-  };
-  const elements: InstanceElement[] = names.map((name, index) => ({
-    id: `b0000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    definition: { name, version: nodeTemplates[name]!.version },
-    participantId: PARTICIPANT,
-    deployState: 'UNDEPLOYED',
-    lockState: 'NONE',
-    subState: 'NONE',
-    migrationState: 'DEFAULT',
-    stage: null,
-    operationalState: null,
-    useState: null,
-    description: null,
-    message: null,
-    properties: options.elementProperties ?? {},
-    outProperties: {},
-  }));
-  const phaseOf = new Map(
-    elements.map((element) => [element.id, nodeTemplates[element.definition.name]!.properties?.startPhase ?? 0]),
-  );
+  const { clock, unitOfWork, templates, engine, supervisor, control, metrics } = new EngineFixture({
+    MAX_WAIT_MS: '0',
+    ...options.env,
+  });
+  const { definition, instance, elements, phaseOf } = await storeThreePhase(unitOfWork, templates, {
+    metadata: options.definitionMetadata ?? {},
+    elementProperties: options.elementProperties,
+  });
+  const { instanceId } = instance;
   const idsInPhase = (phase: number): string[] =>
     elements.filter((element) => phaseOf.get(element.id) === phase).map((element) => element.id);
-  const instance: AutomationComposition = {
-    instanceId: INSTANCE,
-    compositionId: COMPOSITION,
-    compositionTargetId: null,
-    name: 'SimThreePhaseInstance',
-    version: '1.0.0',
-    description: null,
-    derivedFrom: null,
-    metadata: null,
-    precheck: null,
-    deployState: 'UNDEPLOYED',
-    lockState: 'NONE',
-    subState: 'NONE',
-    stateChangeResult: 'NO_ERROR',
-    phase: null,
-    lastMsg: T0,
-    revisionId: 'e0000000-0000-4000-8000-000000000002',
-    elements: Object.fromEntries(elements.map((element) => [element.id, element])),
-  };
-  await unitOfWork.transaction(async (store) => {
-    await store.definitions.insert(definition);
-    await store.instances.insert(instance);
-  });
 
   interface PhaseMessage {
     messageId: string;
@@ -166,9 +64,9 @@ async function harness(options: Options = {}) {
     });
   };
   const current = async (): Promise<AutomationComposition> =>
-    (await unitOfWork.read((store) => store.instances.find(INSTANCE)))!.value;
-  const running = () => unitOfWork.read((store) => store.operations.findRunning(INSTANCE));
-  const events = async () => unitOfWork.read((store) => store.events.list(INSTANCE, 1000));
+    (await unitOfWork.read((store) => store.instances.find(instanceId)))!.value;
+  const running = () => unitOfWork.read((store) => store.operations.findRunning(instanceId));
+  const events = async () => unitOfWork.read((store) => store.events.list(instanceId, 1000));
   const eventsNamed = async (name: string) => (await events()).filter((event) => event.event === name);
   /** The participant's answer, for the given elements, to a phase message. */
   const ack = (
@@ -183,8 +81,8 @@ async function harness(options: Options = {}) {
     const answer: AutomationCompositionDeployAck = {
       messageType: 'AUTOMATION_COMPOSITION_DEPLOY_ACK',
       responseTo: messageId,
-      automationCompositionId: INSTANCE,
-      participantId: PARTICIPANT,
+      automationCompositionId: instanceId,
+      participantId: THREE_PHASE_PARTICIPANT,
       stateChangeResult: failed ? 'FAILED' : 'NO_ERROR',
       ...(failed ? { message: 'boom' } : {}),
       automationCompositionResultMap: Object.fromEntries(ids.map((id) => [id, { ...state, result: !failed }])),
@@ -193,13 +91,13 @@ async function harness(options: Options = {}) {
   };
   const order = (name: InstanceOrder) =>
     unitOfWork.transaction(async (store) => {
-      const found = await store.instances.findForUpdate(INSTANCE);
+      const found = await store.instances.findForUpdate(instanceId);
       await engine.startInstanceOrder(store, found!, definition, name);
     });
   const locked = async <T>(work: (store: Store, found: Versioned<AutomationComposition>) => Promise<T>): Promise<T> =>
-    unitOfWork.transaction(async (store) => work(store, (await store.instances.findForUpdate(INSTANCE))!));
+    unitOfWork.transaction(async (store) => work(store, (await store.instances.findForUpdate(instanceId))!));
   const metric = async (name: string): Promise<number> => {
-    const found = (await runtimeMetrics.registry.getMetricsAsJSON()).find((entry) => entry.name === name);
+    const found = (await metrics.registry.getMetricsAsJSON()).find((entry) => entry.name === name);
     return (found?.values ?? []).reduce((sum, value) => sum + Number(value.value), 0);
   };
   return {
@@ -265,11 +163,11 @@ describe('control of running work on the in-memory store', () => {
       expect(await h.take()).toEqual([]);
       expect(await h.supervisor.timeOutOverdue()).toBe(0);
       // The resends did not move the deadline (MAX_OPERATION_WAIT from the phase's start).
-      expect((await h.running())!.deadlineAt).toBe(T0 + 10_000);
+      expect((await h.running())!.deadlineAt).toBe(STARTED_AT + 10_000);
       h.clock.advance(2_001);
       expect(await h.supervisor.timeOutOverdue()).toBe(1);
       expect((await h.current()).stateChangeResult).toBe('TIMEOUT');
-      expect((await h.eventsNamed('RESENT')).map((event) => [event.detail.attempt, event.at - T0])).toEqual([
+      expect((await h.eventsNamed('RESENT')).map((event) => [event.detail.attempt, event.at - STARTED_AT])).toEqual([
         [1, 1_000],
         [2, 3_000],
       ]);
@@ -466,7 +364,7 @@ describe('control of running work on the in-memory store', () => {
       expect(await h.supervisor.timeOutOverdue()).toBe(0);
       // Pausing again changes nothing: the pause still counts from its start.
       await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
-      expect((await h.running())!.control.pausedAt).toBe(T0 + 1_000);
+      expect((await h.running())!.control.pausedAt).toBe(STARTED_AT + 1_000);
       await h.locked((store, found) => h.control.resumeInstance(store, found, h.definition));
       const [phase1] = await h.take();
       expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
@@ -499,7 +397,7 @@ describe('control of running work on the in-memory store', () => {
 
       const [phase1] = await h.take();
       expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
-      expect((await h.running())!).toMatchObject({ phase: 1, control: { resent: 0, progressAt: T0 + 1_500 } });
+      expect((await h.running())!).toMatchObject({ phase: 1, control: { resent: 0, progressAt: STARTED_AT + 1_500 } });
       expect((await h.eventsNamed('PHASE_COMPLETED')).map((event) => event.detail.phase)).toEqual([0]);
     });
 
@@ -511,7 +409,7 @@ describe('control of running work on the in-memory store', () => {
       await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
       h.clock.advance(5_000);
       await h.locked((store, found) => h.control.resumeInstance(store, found, h.definition));
-      expect((await h.running())!.deadlineAt).toBe(T0 + 15_000);
+      expect((await h.running())!.deadlineAt).toBe(STARTED_AT + 15_000);
       h.clock.advance(5_999);
       expect(await h.supervisor.timeOutOverdue()).toBe(0);
       h.clock.advance(2);

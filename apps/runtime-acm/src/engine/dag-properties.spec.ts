@@ -1,39 +1,21 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import type { AutomationCompositionDeployAck, ParticipantDto } from '@acm/contracts';
 import { decodeMessage } from '@acm/contracts';
-import type { AutomationComposition, CompositionDefinition, InstanceOrder, OrderPlan } from '@acm/domain';
-import { Clock, IdGenerator, completedStateOf, planInstanceOrder, transitionalStateFor } from '@acm/domain';
-import { InMemoryUnitOfWork } from '@acm/persistence/testing';
-import { parseServiceTemplate } from '@acm/tosca';
+import type { AutomationComposition, CompositionDefinition, InstanceOrder, JsonObject, OrderPlan } from '@acm/domain';
+import { completedStateOf, planInstanceOrder, transitionalStateFor } from '@acm/domain';
+import type { InMemoryUnitOfWork } from '@acm/persistence/testing';
+import { instanceOf } from '@acm/persistence/testing';
 import { Logger } from '@nestjs/common';
 import fc from 'fast-check';
 
-import { loadRuntimeConfig } from '../config/runtime.config';
-import { TemplateReader } from './template-reader';
-import { engineOn, engineShellsOn } from './testing/engine-fixture';
-
-/** Time only moves when the test says so. */
-class FakeClock extends Clock {
-  private current = 1_764_000_000_000;
-
-  override now(): number {
-    return this.current;
-  }
-
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
-
-class CountingIds extends IdGenerator {
-  private next = 1;
-
-  override uuid(): string {
-    return `00000000-0000-4000-8000-${String(this.next++).padStart(12, '0')}`;
-  }
-}
+import {
+  EngineFixture,
+  STARTED_AT,
+  exampleTemplate,
+  idAt,
+  primedDefinitionOf,
+  undeployedElementOf,
+} from './testing/engine-fixture';
+import type { OwnedElement } from './testing/engine-fixture';
 
 /** mulberry32: the run's ACK schedule comes from one seed fast-check chose, so a failure replays. */
 function random(seed: number): () => number {
@@ -47,15 +29,14 @@ function random(seed: number): () => number {
   };
 }
 
-const REPO_ROOT = join(__dirname, '..', '..', '..', '..');
 const SIM_TYPE = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement';
 const PARTICIPANTS = [
   '101c62b3-8918-41b9-a747-d21eb79c6c01',
   '101c62b3-8918-41b9-a747-d21eb79c6c02',
   '101c62b3-8918-41b9-a747-d21eb79c6c03',
 ];
-const COMPOSITION = 'c0000000-0000-4000-8000-000000000001';
-const INSTANCE = 'a0000000-0000-4000-8000-000000000001';
+const COMPOSITION = idAt('c', 1);
+const INSTANCE = idAt('a', 1);
 /** Forward orders, then the reverse ones: every order that follows the graph, in an order the states allow. */
 const ORDERS: readonly InstanceOrder[] = ['DEPLOY', 'UNLOCK', 'LOCK', 'UNDEPLOY', 'DELETE'];
 
@@ -69,7 +50,7 @@ interface ElementSpec {
 }
 
 const elementName = (index: number): string => `acm.example.prop.E${index}`;
-const elementId = (index: number): string => `b0000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
+const elementId = (index: number): string => idAt('b', index);
 
 const compositionArbitrary = fc
   .array(
@@ -97,11 +78,7 @@ const compositionArbitrary = fc
     })),
   );
 
-function serviceTemplate(specs: readonly ElementSpec[]): Record<string, unknown> {
-  const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, 'tosca/examples/sim-dependencies.yaml'), 'utf8'));
-  if (!parsed.ok) {
-    throw new Error('the example template does not parse');
-  }
+function serviceTemplate(specs: readonly ElementSpec[]): JsonObject {
   const nodeTemplates: Record<string, unknown> = Object.fromEntries(
     specs.map((spec, index) => {
       const dependsOn = spec.dependsOn.map(elementName);
@@ -123,7 +100,38 @@ function serviceTemplate(specs: readonly ElementSpec[]): Record<string, unknown>
     type_version: '1.0.1',
     properties: { elements: specs.map((_spec, index) => ({ name: elementName(index), version: '1.0.0' })) },
   };
-  return { ...parsed.template, topology_template: { node_templates: nodeTemplates } };
+  return {
+    ...exampleTemplate('tosca/examples/sim-dependencies.yaml'),
+    topology_template: { node_templates: nodeTemplates },
+  };
+}
+
+/** The generated elements, each on the participant its spec names. */
+function ownedOf(specs: readonly ElementSpec[]): OwnedElement[] {
+  return specs.map((spec, index) => ({
+    name: elementName(index),
+    version: '1.0.0',
+    participantId: PARTICIPANTS[spec.participant]!,
+  }));
+}
+
+/** The generated composition, primed. */
+function definitionFor(specs: readonly ElementSpec[]): CompositionDefinition {
+  return primedDefinitionOf(serviceTemplate(specs), ownedOf(specs), {
+    compositionId: COMPOSITION,
+    name: 'prop',
+    revisionId: idAt('e', 1),
+  });
+}
+
+/** An UNDEPLOYED instance of the generated composition, the element at `index` with id `idOf(index)`. */
+function instanceFor(
+  specs: readonly ElementSpec[],
+  idOf: (index: number) => string,
+  overrides: Partial<AutomationComposition>,
+): AutomationComposition {
+  const elements = ownedOf(specs).map((owned, index) => undeployedElementOf(idOf(index), owned));
+  return instanceOf(COMPOSITION, elements, { lastMsg: STARTED_AT, ...overrides });
 }
 
 /** What an element must wait for in an order, from the generated composition itself. */
@@ -163,82 +171,48 @@ function phaseMessageOf(value: string): { messageId: string; phase: number; dtos
 }
 
 /**
+ * Takes the queued messages as participants would: from each phase message, what it asks them to act on. A
+ * participant acts on the elements of the message's phase; the others are described for context.
+ */
+async function takeWork(
+  unitOfWork: InMemoryUnitOfWork,
+  phaseOf: (id: string) => number | undefined,
+): Promise<Array<Work & { readonly phase: number }>> {
+  const queued = unitOfWork.queuedOutbox();
+  await unitOfWork.deleteOutbox(queued.map((record) => record.id));
+  return queued.flatMap((record) => {
+    const message = phaseMessageOf(record.value);
+    if (message === undefined) {
+      return [];
+    }
+    return message.dtos.flatMap((dto) =>
+      dto.elementDtos.flatMap((elementDto) => {
+        const elementId = elementDto.instanceElementTarget?.elementId ?? '';
+        return phaseOf(elementId) === message.phase
+          ? [{ messageId: message.messageId, participantId: dto.participantId, elementId, phase: message.phase }]
+          : [];
+      }),
+    );
+  });
+}
+
+/**
  * One run: a random composition, deployed, unlocked, locked, undeployed and deleted through the engine's public
  * surface (startInstanceOrder as the instantiation service calls it, applyInstanceAck as the inbox listener does),
  * with every ACK answered in a random order, some twice, and ACKs of the previous order replayed.
  */
 async function run(specs: readonly ElementSpec[], limit: number | null, seed: number): Promise<void> {
   const next = random(seed);
-  const config = loadRuntimeConfig({ LOG_LEVEL: 'error' });
-  const clock = new FakeClock();
-  const unitOfWork = new InMemoryUnitOfWork();
-  const templates = new TemplateReader(config);
-  const engine = engineOn(config, unitOfWork, templates, clock, new CountingIds());
-  const template = serviceTemplate(specs);
-  const info = templates.read(template);
+  const { clock, unitOfWork, templates, engine } = new EngineFixture();
+  const definition = definitionFor(specs);
+  const info = templates.read(definition.serviceTemplate);
   const phaseOfId = new Map(specs.map((spec, index) => [elementId(index), spec.phase]));
-  const definition: CompositionDefinition = {
-    compositionId: COMPOSITION,
-    name: 'prop',
-    version: '1.0.0',
-    serviceTemplate: template,
-    state: 'PRIMED',
-    stateChangeResult: 'NO_ERROR',
-    lastMsg: clock.now(),
-    elementStateMap: Object.fromEntries(
-      specs.map((spec, index) => [
-        elementName(index),
-        {
-          nodeTemplateStateId: `d0000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-          participantId: PARTICIPANTS[spec.participant]!,
-          nodeTemplateId: { name: elementName(index), version: '1.0.0' },
-          state: 'PRIMED' as const,
-          message: null,
-          outProperties: {},
-        },
-      ]),
-    ),
-    revisionId: 'e0000000-0000-4000-8000-000000000001',
-  };
-  const instance: AutomationComposition = {
+  const instance = instanceFor(specs, elementId, {
     instanceId: INSTANCE,
-    compositionId: COMPOSITION,
-    compositionTargetId: null,
     name: 'PropInstance',
-    version: '1.0.0',
-    description: null,
-    derivedFrom: null,
     metadata: limit === null ? null : { maxParallelElements: limit },
-    precheck: null,
-    deployState: 'UNDEPLOYED',
-    lockState: 'NONE',
-    subState: 'NONE',
-    stateChangeResult: 'NO_ERROR',
-    phase: null,
-    lastMsg: clock.now(),
-    revisionId: 'e0000000-0000-4000-8000-000000000002',
-    elements: Object.fromEntries(
-      specs.map((spec, index) => [
-        elementId(index),
-        {
-          id: elementId(index),
-          definition: { name: elementName(index), version: '1.0.0' },
-          participantId: PARTICIPANTS[spec.participant]!,
-          deployState: 'UNDEPLOYED' as const,
-          lockState: 'NONE' as const,
-          subState: 'NONE' as const,
-          migrationState: 'DEFAULT' as const,
-          stage: null,
-          operationalState: null,
-          useState: null,
-          description: null,
-          message: null,
-          properties: {},
-          outProperties: {},
-        },
-      ]),
-    ),
-  };
+    revisionId: idAt('e', 2),
+  });
   await unitOfWork.transaction(async (store) => {
     await store.definitions.insert(definition);
     await store.instances.insert(instance);
@@ -266,49 +240,34 @@ async function run(specs: readonly ElementSpec[], limit: number | null, seed: nu
 
     /** Takes the queued messages as participants would, checking each dispatch against the state it left in. */
     const deliver = async (): Promise<void> => {
-      const queued = unitOfWork.queuedOutbox();
-      await unitOfWork.deleteOutbox(queued.map((record) => record.id));
+      const asked = await takeWork(unitOfWork, (id) => phaseOfId.get(id));
       const state = await current();
-      for (const record of queued) {
-        const message = phaseMessageOf(record.value);
-        if (message === undefined) {
-          continue;
-        }
-        for (const dto of message.dtos) {
-          for (const elementDto of dto.elementDtos) {
-            const id = elementDto.instanceElementTarget?.elementId ?? '';
-            // A participant acts on the elements of the message's phase; the others are described for context.
-            if (phaseOfId.get(id) !== message.phase) {
-              continue;
-            }
-            expect(dispatched.has(id)).toBe(false);
-            dispatched.add(id);
-            // Its phase is open: every element of an earlier phase of the walk has reached the target.
-            const entry = planned.get(id);
-            expect(entry).toBeDefined();
-            expect(entry!.step.phase).toBe(message.phase);
-            const reached = (otherId: string): boolean => {
-              const other = state?.elements[otherId];
-              return (
-                other !== undefined && other.deployState === done.deployState && other.lockState === done.lockState
-              );
-            };
-            for (const [otherId, phase] of phaseOfId) {
-              const earlier = ['DEPLOY', 'UNLOCK'].includes(order) ? phase < message.phase : phase > message.phase;
-              if (earlier) {
-                expect(reached(otherId)).toBe(true);
-              }
-            }
-            // ...and everything it waits for (its dependencies, or its dependents going down) has reached it too,
-            // as the composition says (not as the planner says: the plan must name the same elements).
-            const awaited = waitsOf(specs, order, id);
-            expect([...entry!.element.waitsFor].sort()).toEqual(awaited);
-            for (const awaitedId of awaited) {
-              expect(reached(awaitedId)).toBe(true);
-            }
-            pending.push({ messageId: message.messageId, participantId: dto.participantId, elementId: id });
+      for (const work of asked) {
+        const id = work.elementId;
+        expect(dispatched.has(id)).toBe(false);
+        dispatched.add(id);
+        // Its phase is open: every element of an earlier phase of the walk has reached the target.
+        const entry = planned.get(id);
+        expect(entry).toBeDefined();
+        expect(entry!.step.phase).toBe(work.phase);
+        const reached = (otherId: string): boolean => {
+          const other = state?.elements[otherId];
+          return other !== undefined && other.deployState === done.deployState && other.lockState === done.lockState;
+        };
+        for (const [otherId, phase] of phaseOfId) {
+          const earlier = ['DEPLOY', 'UNLOCK'].includes(order) ? phase < work.phase : phase > work.phase;
+          if (earlier) {
+            expect(reached(otherId)).toBe(true);
           }
         }
+        // ...and everything it waits for (its dependencies, or its dependents going down) has reached it too,
+        // as the composition says (not as the planner says: the plan must name the same elements).
+        const awaited = waitsOf(specs, order, id);
+        expect([...entry!.element.waitsFor].sort()).toEqual(awaited);
+        for (const awaitedId of awaited) {
+          expect(reached(awaitedId)).toBe(true);
+        }
+        pending.push({ messageId: work.messageId, participantId: work.participantId, elementId: id });
       }
       // Never more elements in flight (dispatched, not answered) than the limit allows.
       if (limit !== null) {
@@ -440,78 +399,20 @@ async function runMany(
   seed: number,
 ): Promise<void> {
   const next = random(seed);
-  const config = loadRuntimeConfig({ LOG_LEVEL: 'error', MAX_PARALLEL_ELEMENTS: String(runtimeLimit) });
-  const clock = new FakeClock();
-  const unitOfWork = new InMemoryUnitOfWork();
-  const templates = new TemplateReader(config);
-  const { engine, slots } = engineShellsOn(config, unitOfWork, templates, clock, new CountingIds());
-  const template = serviceTemplate(specs);
+  const { clock, unitOfWork, engine, slots } = new EngineFixture({ MAX_PARALLEL_ELEMENTS: String(runtimeLimit) });
   const phaseOf = (id: string): number => specs[Number(id.slice(-12))]!.phase;
-  const definition: CompositionDefinition = {
-    compositionId: COMPOSITION,
-    name: 'prop',
-    version: '1.0.0',
-    serviceTemplate: template,
-    state: 'PRIMED',
-    stateChangeResult: 'NO_ERROR',
-    lastMsg: clock.now(),
-    elementStateMap: Object.fromEntries(
-      specs.map((spec, index) => [
-        elementName(index),
-        {
-          nodeTemplateStateId: `d0000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-          participantId: PARTICIPANTS[spec.participant]!,
-          nodeTemplateId: { name: elementName(index), version: '1.0.0' },
-          state: 'PRIMED' as const,
-          message: null,
-          outProperties: {},
-        },
-      ]),
-    ),
-    revisionId: 'e0000000-0000-4000-8000-000000000001',
-  };
+  const definition = definitionFor(specs);
   await unitOfWork.transaction(async (store) => {
     await store.definitions.insert(definition);
     for (const [copy, limit] of copies.entries()) {
-      await store.instances.insert({
-        instanceId: copyInstanceId(copy),
-        compositionId: COMPOSITION,
-        compositionTargetId: null,
-        name: `PropInstance${copy}`,
-        version: '1.0.0',
-        description: null,
-        derivedFrom: null,
-        metadata: limit === null ? null : { maxParallelElements: limit },
-        precheck: null,
-        deployState: 'UNDEPLOYED',
-        lockState: 'NONE',
-        subState: 'NONE',
-        stateChangeResult: 'NO_ERROR',
-        phase: null,
-        lastMsg: clock.now(),
-        revisionId: `e0000000-0000-4000-8000-00000000010${copy}`,
-        elements: Object.fromEntries(
-          specs.map((spec, index) => [
-            copyElementId(copy, index),
-            {
-              id: copyElementId(copy, index),
-              definition: { name: elementName(index), version: '1.0.0' },
-              participantId: PARTICIPANTS[spec.participant]!,
-              deployState: 'UNDEPLOYED' as const,
-              lockState: 'NONE' as const,
-              subState: 'NONE' as const,
-              migrationState: 'DEFAULT' as const,
-              stage: null,
-              operationalState: null,
-              useState: null,
-              description: null,
-              message: null,
-              properties: {},
-              outProperties: {},
-            },
-          ]),
-        ),
-      });
+      await store.instances.insert(
+        instanceFor(specs, (index) => copyElementId(copy, index), {
+          instanceId: copyInstanceId(copy),
+          name: `PropInstance${copy}`,
+          metadata: limit === null ? null : { maxParallelElements: limit },
+          revisionId: `e0000000-0000-4000-8000-00000000010${copy}`,
+        }),
+      );
     }
   });
   const stateOf = async (copy: number): Promise<AutomationComposition> =>
@@ -526,37 +427,25 @@ async function runMany(
 
   /** Takes the queued messages, checks each dispatch, then the limits and the stable order. */
   const deliver = async (): Promise<void> => {
-    const queued = unitOfWork.queuedOutbox();
-    await unitOfWork.deleteOutbox(queued.map((record) => record.id));
+    const asked = await takeWork(unitOfWork, phaseOf);
     const served = new Set<number>();
-    for (const record of queued) {
-      const message = phaseMessageOf(record.value);
-      if (message === undefined) {
-        continue;
-      }
-      for (const dto of message.dtos) {
-        for (const elementDto of dto.elementDtos) {
-          const id = elementDto.instanceElementTarget?.elementId ?? '';
-          if (phaseOf(id) !== message.phase) {
-            continue;
-          }
-          const copy = Number(id.slice(1, 2));
-          const state = await stateOf(copy);
-          expect(dispatched.has(id)).toBe(false);
-          dispatched.add(id);
-          served.add(copy);
-          // Its phase is open and its dependencies are done, in its own instance.
-          for (const [otherId, other] of Object.entries(state.elements)) {
-            if (phaseOf(otherId) < message.phase) {
-              expect(deployed(other)).toBe(true);
-            }
-          }
-          for (const dependency of specs[Number(id.slice(-12))]!.dependsOn) {
-            expect(deployed(state.elements[copyElementId(copy, dependency)])).toBe(true);
-          }
-          pending.push({ messageId: message.messageId, participantId: dto.participantId, elementId: id, copy });
+    for (const work of asked) {
+      const id = work.elementId;
+      const copy = Number(id.slice(1, 2));
+      const state = await stateOf(copy);
+      expect(dispatched.has(id)).toBe(false);
+      dispatched.add(id);
+      served.add(copy);
+      // Its phase is open and its dependencies are done, in its own instance.
+      for (const [otherId, other] of Object.entries(state.elements)) {
+        if (phaseOf(otherId) < work.phase) {
+          expect(deployed(other)).toBe(true);
         }
       }
+      for (const dependency of specs[Number(id.slice(-12))]!.dependsOn) {
+        expect(deployed(state.elements[copyElementId(copy, dependency)])).toBe(true);
+      }
+      pending.push({ messageId: work.messageId, participantId: work.participantId, elementId: id, copy });
     }
     expect(pending.length).toBeLessThanOrEqual(runtimeLimit);
     for (const [copy, limit] of copies.entries()) {

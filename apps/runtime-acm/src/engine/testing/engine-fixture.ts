@@ -13,8 +13,9 @@ import type {
   JsonObject,
   StoredEvent,
 } from '@acm/domain';
-import { InMemoryUnitOfWork } from '@acm/persistence/testing';
+import { InMemoryUnitOfWork, definitionOf, elementOf, instanceOf } from '@acm/persistence/testing';
 import { parseServiceTemplate } from '@acm/tosca';
+import type { ServiceTemplate } from '@acm/tosca';
 
 import { loadRuntimeConfig } from '../../config/runtime.config';
 import type { RuntimeConfig } from '../../config/runtime.config';
@@ -56,10 +57,129 @@ export class CountingIds extends IdGenerator {
 export const STARTED_AT = 1_764_000_000_000;
 const REPO_ROOT = join(__dirname, '..', '..', '..', '..', '..');
 
+/** Ids by position, for specs that name records by index: `idAt('b', 2)` is b0000000-0000-4000-8000-000000000002. */
+export function idAt(prefix: string, index: number): string {
+  return `${prefix}0000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
+}
+
 let counter = 0;
 function uuid(prefix: string): string {
   counter += 1;
-  return `${prefix}0000000-0000-4000-8000-${String(counter).padStart(12, '0')}`;
+  return idAt(prefix, counter);
+}
+
+/** A repository example's service template; one that does not parse fails the spec that reads it. */
+export function exampleTemplate(examplePath: string): ServiceTemplate {
+  const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, examplePath), 'utf8'));
+  if (!parsed.ok) {
+    throw new Error(`${examplePath} does not parse: ${JSON.stringify(parsed.problems)}`);
+  }
+  return parsed.template;
+}
+
+/** An element node template of a definition, and the participant that owns it. */
+export interface OwnedElement {
+  readonly name: string;
+  readonly version: string;
+  readonly participantId: string | null;
+}
+
+/**
+ * A PRIMED definition with a primed state for each element. The states are numbered by position unless `stateIdOf`
+ * says otherwise, so a spec that names nothing still gets the same ids on every run.
+ */
+export function primedDefinitionOf(
+  serviceTemplate: JsonObject,
+  elements: readonly OwnedElement[],
+  overrides: Partial<CompositionDefinition> = {},
+  stateIdOf: (index: number) => string = (index) => idAt('d', index),
+): CompositionDefinition {
+  return definitionOf({
+    serviceTemplate,
+    state: 'PRIMED',
+    lastMsg: STARTED_AT,
+    elementStateMap: Object.fromEntries(
+      elements.map((element, index) => [
+        element.name,
+        {
+          nodeTemplateStateId: stateIdOf(index),
+          participantId: element.participantId,
+          nodeTemplateId: { name: element.name, version: element.version },
+          state: 'PRIMED' as const,
+          message: null,
+          outProperties: {},
+        },
+      ]),
+    ),
+    ...overrides,
+  });
+}
+
+/** An UNDEPLOYED element of `owned`; engine specs give it no properties unless they are about them. */
+export function undeployedElementOf(id: string, owned: OwnedElement, properties: JsonObject = {}): InstanceElement {
+  return elementOf(owned.participantId, {
+    id,
+    definition: { name: owned.name, version: owned.version },
+    properties,
+  });
+}
+
+/** The participant that owns every element of the three-phase example as `storeThreePhase` stores it. */
+export const THREE_PHASE_PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c03';
+
+/** The stored three-phase example: six elements, start phases 0, 0, 1, 1, 2, 2, on one participant. */
+export interface ThreePhase {
+  readonly definition: CompositionDefinition;
+  readonly instance: AutomationComposition;
+  /** In the definition's element order. */
+  readonly elements: readonly InstanceElement[];
+  /** Each element's start phase as its node template writes it, not as the engine reads it. */
+  readonly phaseOf: ReadonlyMap<string, number>;
+}
+
+/**
+ * Stores the three-phase example with ids by position, for the specs that drive the engine by hand and name its
+ * messages by id. `metadata`, when given, is the definition's metadata in place of the example's.
+ */
+export async function storeThreePhase(
+  unitOfWork: UnitOfWork,
+  templates: TemplateReader,
+  options: { metadata?: JsonObject; elementProperties?: JsonObject } = {},
+): Promise<ThreePhase> {
+  const example = exampleTemplate('tosca/examples/sim-three-phase.yaml');
+  const template = options.metadata === undefined ? example : { ...example, metadata: options.metadata };
+  const nodeTemplates = (
+    template.topology_template as {
+      node_templates: Record<string, { version: string; properties?: { startPhase?: number } }>;
+    }
+  ).node_templates;
+  const owned = templates.read(template).elements.map((element) => ({
+    name: element.name,
+    version: nodeTemplates[element.name]!.version,
+    participantId: THREE_PHASE_PARTICIPANT,
+  }));
+  const definition = primedDefinitionOf(template, owned, {
+    compositionId: idAt('c', 1),
+    name: 'sim-three-phase',
+    revisionId: idAt('e', 1),
+  });
+  const elements = owned.map((element, index) =>
+    undeployedElementOf(idAt('b', index), element, options.elementProperties),
+  );
+  const instance = instanceOf(definition.compositionId, elements, {
+    instanceId: idAt('a', 1),
+    name: 'SimThreePhaseInstance',
+    lastMsg: STARTED_AT,
+    revisionId: idAt('e', 2),
+  });
+  await unitOfWork.transaction(async (store) => {
+    await store.definitions.insert(definition);
+    await store.instances.insert(instance);
+  });
+  const phaseOf = new Map(
+    elements.map((element) => [element.id, nodeTemplates[element.definition.name]!.properties?.startPhase ?? 0]),
+  );
+  return { definition, instance, elements, phaseOf };
 }
 
 /** A phase or stage message as the participant receives it, with the element ids it asks to act on. */
@@ -111,17 +231,6 @@ export function engineShellsOn(
   };
 }
 
-/** The engine that applies orders and answers, wired as the runtime module wires it. */
-export function engineOn(
-  config: RuntimeConfig,
-  unitOfWork: UnitOfWork,
-  templates: TemplateReader,
-  clock: Clock,
-  ids: IdGenerator,
-): OperationEngine {
-  return engineShellsOn(config, unitOfWork, templates, clock, ids).engine;
-}
-
 /** An engine on the in-memory store with a fake clock, and the definitions and instances of a test. */
 export class EngineFixture {
   readonly config;
@@ -131,6 +240,7 @@ export class EngineFixture {
   readonly engine: OperationEngine;
   readonly supervisor: OperationSupervisor;
   readonly control: OperationControl;
+  readonly slots: ParallelSlots;
   readonly metrics = new RuntimeMetrics();
 
   constructor(env: Record<string, string> = {}) {
@@ -147,6 +257,7 @@ export class EngineFixture {
     this.engine = shells.engine;
     this.supervisor = shells.supervisor;
     this.control = shells.control;
+    this.slots = shells.slots;
   }
 
   /** Stores a primed definition read from a repository example, each element owned by `participantOf(name)`. */
@@ -155,38 +266,27 @@ export class EngineFixture {
     participantOf: (name: string) => string | null,
     metadata: JsonObject = {},
   ): Promise<CompositionDefinition> {
-    const parsed = parseServiceTemplate(readFileSync(join(REPO_ROOT, examplePath), 'utf8'));
-    if (!parsed.ok) {
-      throw new Error(`${examplePath} does not parse: ${JSON.stringify(parsed.problems)}`);
-    }
-    const template = {
-      ...parsed.template,
-      metadata: { ...(parsed.template['metadata'] ?? {}), ...metadata },
-    };
+    const example = exampleTemplate(examplePath);
+    const template = { ...example, metadata: { ...(example.metadata ?? {}), ...metadata } };
     const info = this.templates.read(template);
-    const definition: CompositionDefinition = {
-      compositionId: uuid('c'),
-      name: String(template['name'] ?? 'example'),
-      version: String(template['version'] ?? '1.0.0'),
-      serviceTemplate: template,
-      state: 'PRIMED',
-      stateChangeResult: 'NO_ERROR',
-      lastMsg: STARTED_AT,
-      elementStateMap: Object.fromEntries(
-        info.elements.map((element) => [
-          element.name,
-          {
-            nodeTemplateStateId: uuid('d'),
-            participantId: participantOf(element.name),
-            nodeTemplateId: { name: element.name, version: element.version },
-            state: 'PRIMED' as const,
-            message: null,
-            outProperties: {},
-          },
-        ]),
-      ),
-      revisionId: uuid('e'),
-    };
+    // Drawn in the order they always were, so every id a spec has seen stays the same.
+    const compositionId = uuid('c');
+    const stateIds = info.elements.map(() => uuid('d'));
+    const definition = primedDefinitionOf(
+      template,
+      info.elements.map((element) => ({
+        name: element.name,
+        version: element.version,
+        participantId: participantOf(element.name),
+      })),
+      {
+        compositionId,
+        name: String(template['name'] ?? 'example'),
+        version: String(template['version'] ?? '1.0.0'),
+        revisionId: uuid('e'),
+      },
+      (index) => stateIds[index]!,
+    );
     await this.unitOfWork.transaction((store) => store.definitions.insert(definition));
     return definition;
   }
@@ -197,43 +297,26 @@ export class EngineFixture {
     options: { metadata?: JsonObject; properties?: JsonObject; copies?: number } = {},
   ): Promise<AutomationComposition> {
     const info = this.templates.readDefinition(definition);
-    const elements: InstanceElement[] = info.elements.flatMap((template) =>
-      Array.from({ length: options.copies ?? 1 }, () => ({
-        id: uuid('b'),
-        definition: { name: template.name, version: template.version },
-        participantId: definition.elementStateMap[template.name]!.participantId,
-        deployState: 'UNDEPLOYED' as const,
-        lockState: 'NONE' as const,
-        subState: 'NONE' as const,
-        migrationState: 'DEFAULT' as const,
-        stage: null,
-        operationalState: null,
-        useState: null,
-        description: null,
-        message: null,
-        properties: options.properties ?? {},
-        outProperties: {},
-      })),
+    const elements = info.elements.flatMap((template) =>
+      Array.from({ length: options.copies ?? 1 }, () =>
+        undeployedElementOf(
+          uuid('b'),
+          {
+            name: template.name,
+            version: template.version,
+            participantId: definition.elementStateMap[template.name]!.participantId,
+          },
+          options.properties,
+        ),
+      ),
     );
-    const instance: AutomationComposition = {
+    const instance = instanceOf(definition.compositionId, elements, {
       instanceId: uuid('a'),
-      compositionId: definition.compositionId,
-      compositionTargetId: null,
       name: `instance-${counter}`,
-      version: '1.0.0',
-      description: null,
-      derivedFrom: null,
       metadata: options.metadata ?? null,
-      precheck: null,
-      deployState: 'UNDEPLOYED',
-      lockState: 'NONE',
-      subState: 'NONE',
-      stateChangeResult: 'NO_ERROR',
-      phase: null,
       lastMsg: STARTED_AT,
       revisionId: uuid('e'),
-      elements: Object.fromEntries(elements.map((element) => [element.id, element])),
-    };
+    });
     await this.unitOfWork.transaction((store) => store.instances.insert(instance));
     return instance;
   }
