@@ -618,6 +618,14 @@ export class KafkaMessageBus extends MessageBus {
     void this.checkClusterOnce();
   }
 
+  /**
+   * The topic a cluster id check and a ping name: naming one keeps the Metadata request small on a cluster of
+   * thousands of topics, and any this bus uses will do. None yet (undefined) makes the reader describe the cluster.
+   */
+  private get probeTopic(): string | undefined {
+    return this.topicsInUse.values().next().value;
+  }
+
   /** One check at a time; resolves whether a broker answered. */
   private checkClusterOnce(): Promise<boolean> {
     this.clusterCheckRunning ??= this.checkCluster().finally(() => {
@@ -635,7 +643,7 @@ export class KafkaMessageBus extends MessageBus {
   private async checkCluster(): Promise<boolean> {
     let clusterId: string;
     try {
-      clusterId = (await this.clusterIdReader.read(this.topicsInUse.values().next().value)).clusterId;
+      clusterId = (await this.clusterIdReader.read(this.probeTopic)).clusterId;
     } catch {
       // No broker answering now; the next check connects afresh.
       const admin = this.clusterAdmin.peek();
@@ -707,7 +715,7 @@ export class KafkaMessageBus extends MessageBus {
       timer = setTimeout(() => reject(new Error(`Kafka did not answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
     try {
-      await Promise.race([this.clusterIdReader.read(this.topicsInUse.values().next().value), timeout]);
+      await Promise.race([this.clusterIdReader.read(this.probeTopic), timeout]);
     } finally {
       clearTimeout(timer);
     }
