@@ -9,6 +9,7 @@ import { QueryFailedError } from 'typeorm';
 import { eventually } from '../../../test/support/scripted-participant';
 import { testDatabaseUrl } from '../../../test/support/services';
 import { TypeOrmUnitOfWork, createDataSource, migrate } from './data-source';
+import { TypeOrmStore } from './typeorm-store';
 import { preparedStatement, runPrepared } from './prepared-query';
 import { definitionOf, elementOf, instanceOf, operationOf } from './testing';
 import { isTransientDatabaseError } from './transient-errors';
@@ -124,6 +125,32 @@ describe('named prepared statements (PostgreSQL)', () => {
     expect(read?.value.elements[element.id]?.deployState).toBe('UNDEPLOYED');
     expect(read?.version).toBe(3);
     expect(first.elements[element.id]?.deployState).toBe('DEPLOYED');
+  });
+
+  it('plans for the values of each call by default, and once for any values with genericPlans', async () => {
+    // Connections of their own: no statement of the other tests is prepared on them.
+    const plain = createDataSource({ url: testDatabaseUrl(), schema, poolSize: 1 });
+    const generic = createDataSource({ url: testDatabaseUrl(), schema, poolSize: 1, genericPlans: true });
+    await Promise.all([plain.initialize(), generic.initialize()]);
+    try {
+      const plansOf = async (source: DataSource): Promise<{ mode: string; generic: number; custom: number }> => {
+        const store = new TypeOrmStore(source.manager);
+        for (let call = 0; call < 3; call += 1) {
+          expect(await store.instances.find(randomUUID())).toBeNull();
+        }
+        const [setting] = await source.query<Array<{ plan_cache_mode: string }>>('SHOW plan_cache_mode');
+        const [counts] = await source.query<Array<{ generic: number; custom: number }>>(
+          `SELECT sum(generic_plans)::integer AS generic, sum(custom_plans)::integer AS custom
+           FROM pg_prepared_statements WHERE name LIKE 'acm\\_%'`,
+        );
+        return { mode: setting?.plan_cache_mode ?? '', generic: counts?.generic ?? 0, custom: counts?.custom ?? 0 };
+      };
+      // PostgreSQL plans a statement for its values on its first five calls at least, then compares the costs.
+      expect(await plansOf(plain)).toEqual({ mode: 'auto', generic: 0, custom: 3 });
+      expect(await plansOf(generic)).toEqual({ mode: 'force_generic_plan', generic: 3, custom: 0 });
+    } finally {
+      await Promise.all([plain.destroy(), generic.destroy()]);
+    }
   });
 
   it('answers as EntityManager.query does: rows, and [rows, affected] for UPDATE and DELETE', async () => {

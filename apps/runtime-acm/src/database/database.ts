@@ -67,7 +67,9 @@ export async function openDatabase(
     url,
     poolSize,
     schema,
-    ...(embedded === null ? {} : { connectTimeoutMs: EMBEDDED_CONNECT_TIMEOUT_MS, sharedSession: true }),
+    ...(embedded === null
+      ? {}
+      : { connectTimeoutMs: EMBEDDED_CONNECT_TIMEOUT_MS, sharedSession: true, genericPlans: true }),
   });
   try {
     await dataSource.initialize();

@@ -78,7 +78,7 @@ describe('embedded PostgreSQL (PGlite on a thread of its own)', () => {
     }
   });
 
-  it("runs the engine's named prepared statements, and again on a new connection to PGlite's one session", async () => {
+  it("runs the engine's named prepared statements with generic plans, again on a new connection to PGlite's session", async () => {
     const database = await openDatabase(loadRuntimeConfig({ DATA_DIR: dataDir }));
     try {
       const { dataSource } = database;
@@ -97,6 +97,13 @@ describe('embedded PostgreSQL (PGlite on a thread of its own)', () => {
       const connection = await pool.connect();
       connection.release(true);
       expect(await store.instances.find(missing)).toBeNull();
+      // The new connection's setup ran too: PGlite plans each statement once, not for every call's values.
+      expect(await dataSource.query('SHOW plan_cache_mode')).toEqual([{ plan_cache_mode: 'force_generic_plan' }]);
+      const [plans] = await dataSource.query<Array<{ generic: number; custom: number }>>(
+        `SELECT sum(generic_plans)::integer AS generic, sum(custom_plans)::integer AS custom
+         FROM pg_prepared_statements WHERE name LIKE 'acm\\_%'`,
+      );
+      expect(plans).toEqual({ generic: 1, custom: 0 });
     } finally {
       await database.close();
     }
