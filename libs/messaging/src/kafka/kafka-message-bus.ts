@@ -75,6 +75,11 @@ export interface KafkaConsumerTuning {
   maxWaitTimeInMs?: number;
   /** Partitions handled in parallel by one subscription; one partition (so one key) stays sequential. */
   partitionsConsumedConcurrently?: number;
+  /**
+   * Least time between two offset commits of a subscription; what is handled meanwhile goes in one commit, and a
+   * crash handles at most that much more again (see OffsetCommitter). 0 commits after every batch.
+   */
+  commitIntervalMs?: number;
 }
 
 /**
@@ -89,6 +94,7 @@ export const DEFAULT_KAFKA_CONSUMER_TUNING: Required<KafkaConsumerTuning> = {
   rebalanceTimeout: 30_000,
   maxWaitTimeInMs: 500,
   partitionsConsumedConcurrently: 10,
+  commitIntervalMs: 100,
 };
 
 export interface KafkaMessageBusOptions {
@@ -490,7 +496,7 @@ export class KafkaMessageBus extends MessageBus {
       minBytes: 1,
       allowAutoTopicCreation: this.allowAutoTopicCreation,
     });
-    const committer = new OffsetCommitter(consumer, this.logger);
+    const committer = new OffsetCommitter(consumer, this.logger, this.tuning.commitIntervalMs);
     const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger(payload.restart ? 'warn' : 'error', 'Kafka consumer crashed', {
         topic: options.topic,

@@ -87,4 +87,70 @@ describe('OffsetCommitter', () => {
 
     expect(flushed).toBe(true);
   });
+
+  describe('with an interval between commits', () => {
+    beforeEach(() => {
+      jest.useFakeTimers();
+    });
+
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    /** Lets the committer's promise chain run, without moving the fake clock. */
+    const settle = async (): Promise<void> => {
+      for (let turn = 0; turn < 5; turn += 1) {
+        await Promise.resolve();
+      }
+    };
+
+    /** A consumer double that answers every commit at once. */
+    const answering = (): { requests: CommittedPosition[][]; client: OffsetCommitClient } => {
+      const requests: CommittedPosition[][] = [];
+      return {
+        requests,
+        client: {
+          commitOffsets: (positions) => {
+            requests.push(positions.map((position) => ({ ...position })));
+            return Promise.resolve();
+          },
+        },
+      };
+    };
+
+    it('commits at once, then what is handled within the interval in one request once it has passed', async () => {
+      const consumer = answering();
+      const committer = new OffsetCommitter(consumer.client, () => undefined, 100);
+
+      committer.handled('t', 0, '0');
+      await settle();
+      expect(consumer.requests).toEqual([[at(0, '1')]]);
+      committer.handled('t', 0, '1');
+      committer.handled('t', 1, '7');
+      committer.handled('t', 0, '2');
+      await jest.advanceTimersByTimeAsync(99);
+      expect(consumer.requests).toHaveLength(1);
+
+      await jest.advanceTimersByTimeAsync(1);
+      expect(consumer.requests).toEqual([[at(0, '1')], [at(0, '3'), at(1, '8')]]);
+      // Nothing handled during the next interval: no request, and the one after that goes at once.
+      await jest.advanceTimersByTimeAsync(100);
+      expect(consumer.requests).toHaveLength(2);
+      committer.handled('t', 0, '3');
+      await settle();
+      expect(consumer.requests).toHaveLength(3);
+    });
+
+    it('flush commits what waits for the interval without waiting for it', async () => {
+      const consumer = answering();
+      const committer = new OffsetCommitter(consumer.client, () => undefined, 60_000);
+
+      committer.handled('t', 0, '0');
+      await settle();
+      committer.handled('t', 0, '1');
+      await committer.flush();
+
+      expect(consumer.requests).toEqual([[at(0, '1')], [at(0, '2')]]);
+    });
+  });
 });

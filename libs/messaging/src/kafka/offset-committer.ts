@@ -20,16 +20,25 @@ export interface OffsetCommitClient {
  * handled meanwhile goes in the next one, so under load a commit covers many batches. An offset is committed only
  * once its record was handled (at least once); a commit that fails (a rebalance) leaves the record to be handled
  * again by the partition's next owner, which the handlers' idempotence makes harmless.
+ *
+ * With an interval, the next commit waits that long after the last one. One deploy at a time otherwise costs a
+ * commit per fetched batch, about four per phase across the runtime and a participant, and Kafka answers the
+ * requests of one connection in order, so a fetch could queue behind a commit. A crash then replays at most an
+ * interval more of records, which idempotence makes harmless too; `flush` (closing) does not wait for it.
  */
 export class OffsetCommitter {
   private readonly pending = new Map<string, CommittedPosition>();
   /** The highest position asked for per partition: a position never moves back. */
   private readonly highest = new Map<string, bigint>();
   private running: Promise<void> | undefined;
+  /** Ends the wait between two commits early (flush). */
+  private endPause: (() => void) | undefined;
+  private flushing = 0;
 
   constructor(
     private readonly consumer: OffsetCommitClient,
     private readonly logger: BusLogger,
+    private readonly intervalMs = 0,
   ) {}
 
   /** The record at `offset` was handled: the group's position becomes the record after it. */
@@ -53,9 +62,28 @@ export class OffsetCommitter {
 
   /** Resolves once everything handled so far was committed, or its commit failed. */
   async flush(): Promise<void> {
-    while (this.running !== undefined) {
-      await this.running;
+    this.flushing += 1;
+    try {
+      this.endPause?.();
+      while (this.running !== undefined) {
+        await this.running;
+      }
+    } finally {
+      this.flushing -= 1;
     }
+  }
+
+  private pause(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      // Unreferenced: a process may end during the wait, leaving those records to be handled again.
+      const timer = setTimeout(resolve, this.intervalMs).unref();
+      this.endPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
+      this.endPause = undefined;
+    });
   }
 
   private async drain(): Promise<void> {
@@ -75,6 +103,10 @@ export class OffsetCommitter {
         this.logger('debug', 'Offset commit failed; the records after the last commit may be handled again', {
           error: describeError(error),
         });
+      }
+      // Still running while it waits: what is handled meanwhile goes in the next commit.
+      if (this.intervalMs > 0 && this.flushing === 0) {
+        await this.pause();
       }
     }
   }
