@@ -329,11 +329,11 @@ export function resultsMarkdown(results: Results): string {
     }
     rows.push(...render(value));
   };
-  add('FLOOR', results.floor, floorRows);
   add('B1', results.b1, b1Rows);
   add('B2', results.b2, b2Rows);
   add('B3', results.b3, b3Rows);
   add('B4', results.b4, b4Rows);
+  add('FLOOR', results.floor, floorRows);
   add('STARTUP', results.startup, startupRows);
   const m = results.machine;
   const parts = [
