@@ -4,7 +4,7 @@
  * client-side poll. In the same run, the raw Kafka round trip with the runtime's client settings
  * (produce → consume → produce → consume) gives the floor: a 3-phase deploy needs at least 3.
  */
-import { KafkaMessageBus, measureKafkaRoundTrip } from '@acm/messaging';
+import { measureKafkaRoundTrip } from '@acm/messaging';
 import type { RoundTripResult } from '@acm/messaging';
 import type { HistoryEvent } from './lib/acm';
 import {
@@ -18,6 +18,7 @@ import {
   renamedTemplate,
   repoFile,
 } from './lib/acm';
+import { harnessBus } from './lib/harness-bus';
 import { PhaseTap } from './lib/phase-tap';
 import type { Stack } from './lib/stack';
 import { deleteTopics, listTopics } from './lib/stack';
@@ -112,15 +113,7 @@ export function collectPhaseGaps(
 
 export async function measureRoundTrip(brokers: string[], runId: string, iterations: number): Promise<RoundTripResult> {
   const prefix = `acm-bench-rt-${runId}`;
-  const bus = new KafkaMessageBus({
-    brokers,
-    clientId: 'acm-bench',
-    logger: (level, message) => {
-      if (level === 'error') {
-        log(`kafka: ${message}`);
-      }
-    },
-  });
+  const bus = harnessBus(brokers, 'acm-bench', 'kafka');
   try {
     return await measureKafkaRoundTrip(bus, { iterations, warmup: 20, topicPrefix: prefix });
   } finally {

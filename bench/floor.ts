@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { decodeMessage, isForOthers } from '@acm/contracts';
 import type { RoundTripResult } from '@acm/messaging';
-import { KafkaMessageBus } from '@acm/messaging';
 import { measureRoundTrip } from './b1-latency';
 import type { FloorInstance } from './lib/floor-messages';
 import {
@@ -23,6 +22,7 @@ import {
   floorInstance,
   phaseAnswers,
 } from './lib/floor-messages';
+import { harnessBus } from './lib/harness-bus';
 import { BUILD_DIR, NodeProcess } from './lib/processes';
 import { ProcessGroupCpu, SERVICE_PROCESSES, busyShare, machineCpu, processCpuSeconds } from './lib/procfs';
 import { deleteTopics } from './lib/stack';
@@ -196,15 +196,7 @@ export async function runFloor(
     },
     logDir,
   );
-  const bus = new KafkaMessageBus({
-    brokers,
-    clientId: 'acm-floor-runtime',
-    logger: (level, message) => {
-      if (level === 'error') {
-        log(`kafka: ${message}`);
-      }
-    },
-  });
+  const bus = harnessBus(brokers, 'acm-floor-runtime', 'kafka');
   try {
     participant.start();
     await until('the floor participant to subscribe', 60_000, () =>

@@ -7,10 +7,9 @@
  * the wire (one hop, the participant's work), → the runtime starts applying it (one hop, the runtime's consumer).
  * Both clocks are this machine's.
  */
-import { KafkaMessageBus } from '@acm/messaging';
-import type { Subscription } from '@acm/messaging';
+import type { KafkaMessageBus, Subscription } from '@acm/messaging';
 
-import { log } from './util';
+import { harnessBus } from './harness-bus';
 
 interface TappedOrder {
   readonly sentAt: number;
@@ -29,15 +28,7 @@ export class PhaseTap {
     private readonly topic: string,
     private readonly groupId: string,
   ) {
-    this.bus = new KafkaMessageBus({
-      brokers,
-      clientId: 'acm-bench-tap',
-      logger: (level, message) => {
-        if (level === 'error') {
-          log(`tap: ${message}`);
-        }
-      },
-    });
+    this.bus = harnessBus(brokers, 'acm-bench-tap', 'tap');
   }
 
   async start(): Promise<void> {
