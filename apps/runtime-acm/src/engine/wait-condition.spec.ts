@@ -18,16 +18,15 @@ async function approval(env: Record<string, string> = {}, metadata: Record<strin
   const idOf = (suffix: string): string =>
     Object.values(instance.elements).find((element) => element.definition.name.endsWith(suffix))!.id;
   const ids = { database: idOf('Database'), approval: idOf('Approval'), backend: idOf('Backend') };
-  const signal = (value: Signal, elementId = ids.approval) =>
-    fixture.unitOfWork.transaction(async (store) => {
-      const found = (await store.instances.findForUpdate(instance.instanceId))!;
-      const stored = (await store.definitions.find(found.value.compositionId))!;
-      return fixture.control.signalInstance(store, found, stored.value, elementId, value);
-    });
   const locked = <T>(work: (store: Store, found: Versioned<AutomationComposition>) => Promise<T>) =>
     fixture.unitOfWork.transaction(async (store) =>
       work(store, (await store.instances.findForUpdate(instance.instanceId))!),
     );
+  const signal = (value: Signal, elementId = ids.approval) =>
+    locked(async (store, found) => {
+      const stored = (await store.definitions.find(found.value.compositionId))!;
+      return fixture.control.signalInstance(store, found, stored.value, elementId, value);
+    });
   const pause = () => locked((store, found) => fixture.control.pauseInstance(store, found, definition));
   const resume = () => locked((store, found) => fixture.control.resumeInstance(store, found, definition));
   const current = async (): Promise<AutomationComposition> => (await fixture.current(instance.instanceId))!;
