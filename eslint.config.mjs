@@ -75,6 +75,11 @@ export default tseslint.config(
         { name: 'process', message: 'libs/domain is pure: configuration arrives as arguments.' },
         { name: 'Date', message: 'libs/domain is pure: time arrives as an argument (Clock port).' },
         { name: 'setTimeout', message: 'libs/domain is pure.' },
+        { name: 'globalThis', message: 'libs/domain is pure: what it needs arrives as an argument.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'libs/domain is pure: randomness arrives as an argument.' },
       ],
     },
   },
