@@ -86,6 +86,43 @@ module.exports = {
       to: { path: '^apps/runtime-acm/src/(application|http)/' },
     },
     {
+      name: 'runtime-inner-layers-not-up-into-adapters',
+      severity: 'error',
+      comment:
+        'Inside the runtime, the adapters (http, messaging, supervision, live) and the composition root call the ' +
+        'application, engine and support folders; nothing below them imports an adapter or the root.',
+      from: { path: '^apps/runtime-acm/src/(application|engine|metrics|observability|security|database|config)/' },
+      to: {
+        path: [
+          '^apps/runtime-acm/src/(http|messaging|supervision|live|cli)/',
+          '^apps/runtime-acm/src/(bootstrap|main|runtime\\.module)\\.ts$',
+        ],
+      },
+    },
+    {
+      name: 'runtime-support-not-up-into-services',
+      severity: 'error',
+      comment:
+        'metrics, observability, security, database and config serve the engine and the application: ' +
+        'they import neither, nor each other upwards (observability below metrics, config at the bottom).',
+      from: { path: '^apps/runtime-acm/src/(metrics|observability|security|database|config)/' },
+      to: { path: '^apps/runtime-acm/src/(application|engine)/' },
+    },
+    {
+      name: 'runtime-observability-below-metrics',
+      severity: 'error',
+      comment: 'Metrics build on observability (route names, contexts); observability never reads a metric.',
+      from: { path: '^apps/runtime-acm/src/observability/' },
+      to: { path: '^apps/runtime-acm/src/metrics/' },
+    },
+    {
+      name: 'runtime-config-at-the-bottom',
+      severity: 'error',
+      comment: 'Configuration is read once and passed down; it imports no other folder of the runtime.',
+      from: { path: '^apps/runtime-acm/src/config/' },
+      to: { path: '^apps/runtime-acm/src/', pathNot: '^apps/runtime-acm/src/config/' },
+    },
+    {
       name: 'lib-through-its-entry-point',
       severity: 'error',
       comment: 'Outside a lib, import it as @acm/<lib> (its index.ts) or @acm/<lib>/testing, never its internals.',

@@ -1,3 +1,4 @@
+import { uriLabel } from '../observability/route-label';
 import type { NextFunction, Request, Response } from 'express';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -37,25 +38,6 @@ export class RuntimeMetrics {
       next();
     };
   }
-}
-
-/**
- * Spring's rule (DefaultServerRequestObservationConvention): the matched pattern (`root` when empty); without one,
- * `REDIRECTION` for a 3xx, `NOT_FOUND` for a 404, else `UNKNOWN` (so a 401 refused before routing is `UNKNOWN`).
- */
-export function uriLabel(routePath: string | undefined, status: number, contextPath: string): string {
-  if (routePath === undefined) {
-    if (status >= 300 && status < 400) {
-      return 'REDIRECTION';
-    }
-    return status === 404 ? 'NOT_FOUND' : 'UNKNOWN';
-  }
-  const relative =
-    routePath === contextPath || routePath.startsWith(`${contextPath}/`)
-      ? routePath.slice(contextPath.length)
-      : routePath;
-  const template = relative.replace(/:([A-Za-z_$][\w$]*)/g, '{$1}');
-  return template === '' || template === '/' ? 'root' : template;
 }
 
 /** Spring's outcome: SUCCESS for 2xx, else the status series (INFORMATIONAL, REDIRECTION, CLIENT_ERROR, SERVER_ERROR). */

@@ -2,7 +2,7 @@ import { contextFromHeaders } from '@acm/messaging';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
-import { uriLabel } from '../metrics/runtime-metrics';
+import { uriLabel } from './route-label';
 
 const SPAN = Symbol('acm.http.span');
 

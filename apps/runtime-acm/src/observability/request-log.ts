@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { uriLabel } from '../metrics/runtime-metrics';
+import { uriLabel } from './route-label';
 import { requestTraceIds } from './http-traces';
 import { withRequestContext } from './request-context';
 
