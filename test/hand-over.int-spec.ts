@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Clock } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
-import { ParticipantProtocolService } from '../apps/runtime-acm/src/engine/participant-protocol.service';
+import { ParticipantProtocolService } from '../apps/runtime-acm/src/application/participant-protocol.service';
 import { SupervisionScheduler } from '../apps/runtime-acm/src/supervision/supervision.scheduler';
 import type { RuntimeHarness } from './support/runtime-harness';
 import {

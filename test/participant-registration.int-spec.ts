@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { ParticipantProtocolService } from '../apps/runtime-acm/src/engine/participant-protocol.service';
+import { ParticipantProtocolService } from '../apps/runtime-acm/src/application/participant-protocol.service';
 import type { RuntimeHarness } from './support/runtime-harness';
 import { BASE, startRuntime } from './support/runtime-harness';
 

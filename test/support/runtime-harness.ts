@@ -9,7 +9,7 @@ import type { Test } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createRuntimeApp } from '../../apps/runtime-acm/src/bootstrap';
 import { loadRuntimeConfig } from '../../apps/runtime-acm/src/config/runtime.config';
-import { ParticipantProtocolService } from '../../apps/runtime-acm/src/engine/participant-protocol.service';
+import { ParticipantProtocolService } from '../../apps/runtime-acm/src/application/participant-protocol.service';
 import { eventually } from './scripted-participant';
 import { testDatabaseUrl } from './services';
 

@@ -26,7 +26,7 @@ import { OperationSupervisor } from './engine/operation-supervisor';
 import { CommitNudge, ParallelSlots } from './engine/parallel-slots';
 import { EffectWriter } from './engine/effect-writer';
 import { OperationSteps } from './engine/operation-steps';
-import { ParticipantProtocolService } from './engine/participant-protocol.service';
+import { ParticipantProtocolService } from './application/participant-protocol.service';
 import { HTTP_CONTROLLERS } from './http/controllers';
 import { LiveEvents } from './live/live-events';
 import { OperabilityMetrics } from './metrics/operability-metrics';

@@ -5,7 +5,7 @@ import type {
   ParticipantInformation as ParticipantAnswer,
 } from '../application/participants.service';
 import { ParticipantsService } from '../application/participants.service';
-import { ParticipantProtocolService } from '../engine/participant-protocol.service';
+import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import { CompositionDto, CompositionDtos, ParticipantInformation } from './dto/participant.dto';
 import { ApiController, ApiPaging, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
 import { parsePage, parseUuid } from './request-parsing';

@@ -12,7 +12,7 @@ import { DATABASE } from '../database/database';
 import type { Database } from '../database/database';
 import { OperationSupervisor } from '../engine/operation-supervisor';
 import { ROOT_LOGGER } from '../observability/logging';
-import { ParticipantProtocolService } from '../engine/participant-protocol.service';
+import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { ParticipantInboxListener } from './participant-inbox.listener';
 

@@ -9,7 +9,7 @@ import type { Database } from '../database/database';
 import { OperabilityMetrics } from '../metrics/operability-metrics';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { EngineMetrics } from '../engine/engine-metrics';
-import { ParticipantProtocolService } from '../engine/participant-protocol.service';
+import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import { CountingIds, EngineFixture, STARTED_AT } from '../engine/testing/engine-fixture';
 import { ParticipantInboxListener } from './participant-inbox.listener';
 

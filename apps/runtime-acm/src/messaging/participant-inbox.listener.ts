@@ -11,7 +11,7 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from '../engine/engine-metrics';
 import { OperationEngine } from '../engine/operation-engine';
 import type { EngineInput } from '../engine/operation-engine';
-import { ParticipantProtocolService, carriesReport } from '../engine/participant-protocol.service';
+import { ParticipantProtocolService, carriesReport } from '../application/participant-protocol.service';
 import { OperabilityMetrics } from '../metrics/operability-metrics';
 import { inTraceOfRecords } from '../observability/inbound-traces';
 import { withRequestContext } from '../observability/request-context';

@@ -6,7 +6,7 @@ import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { ParallelSlots } from '../engine/parallel-slots';
 import { OperationSupervisor } from '../engine/operation-supervisor';
-import { ParticipantProtocolService } from '../engine/participant-protocol.service';
+import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import { OutboxRelay } from '../messaging/outbox-relay';
 
 const SUPERVISION = 'supervision';

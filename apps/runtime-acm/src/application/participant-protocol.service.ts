@@ -16,12 +16,12 @@ import type {
 import { Clock, DomainError, IdGenerator, NO_REGISTRATION_WINDOW, UnitOfWork, decideRegistration } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { participantNotFound } from './participant-errors';
-import { TemplateReader } from './template-reader';
+import { participantNotFound } from '../engine/participant-errors';
+import { TemplateReader } from '../engine/template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
-import { EngineMetrics } from './engine-metrics';
-import { participantDefinitions, requestedInstanceSync, restartAc, toOutbox } from './participant-messages';
+import { EngineMetrics } from '../engine/engine-metrics';
+import { participantDefinitions, requestedInstanceSync, restartAc, toOutbox } from '../engine/participant-messages';
 
 /** True when a STATUS carries more than a heartbeat. */
 export function carriesReport(message: ParticipantStatus): boolean {
@@ -33,7 +33,7 @@ export function carriesReport(message: ParticipantStatus): boolean {
 
 /**
  * The participant side of the protocol that is not an order: registration, heartbeats, deregistration,
- * status requests and cache synchronisation (reference §3.5).
+ * status requests and cache synchronisation.
  */
 @Injectable()
 export class ParticipantProtocolService {
