@@ -93,7 +93,7 @@ export function describeStoreFailure(error: unknown): StoreFailure | undefined {
         storageFull: false,
         message: commit
           ? `The database did not confirm the commit within ${DEADLINE}: the order was applied only if its history says so; retry later`
-          : `The database did not answer within ${DEADLINE}; nothing was changed; retry later`,
+          : `The database did not answer within ${DEADLINE}; retry later`,
       };
     }
   }

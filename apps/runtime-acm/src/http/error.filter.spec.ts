@@ -95,7 +95,7 @@ describe(ErrorFilter.name, () => {
       'a silent server',
       { message: 'Query read timeout' },
       503,
-      'The database did not answer within the statement deadline (DATABASE_STATEMENT_TIMEOUT_MS); nothing was changed; retry later',
+      'The database did not answer within the statement deadline (DATABASE_STATEMENT_TIMEOUT_MS); retry later',
     ],
     [
       'a silent server at COMMIT',
