@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { mountTmpfs, unmountTmpfs } from './tmpfs';
 import { join } from 'node:path';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -14,9 +15,20 @@ export class OwnPostgres {
   private readonly data: string;
   private readonly asRoot = process.getuid?.() === 0;
 
-  constructor(readonly port: number) {
+  /**
+   * With `tmpfsBytes`, the cluster's directory is a tmpfs of that size (root only), so a scenario can fill the
+   * server's disk; `directory` is where to put a filler file.
+   */
+  constructor(
+    readonly port: number,
+    private readonly options: { readonly tmpfsBytes?: number } = {},
+  ) {
     this.dir = mkdtempSync('/tmp/acm-fault-pg-');
     this.data = join(this.dir, 'data');
+  }
+
+  get directory(): string {
+    return this.dir;
   }
 
   get url(): string {
@@ -24,6 +36,9 @@ export class OwnPostgres {
   }
 
   init(): void {
+    if (this.options.tmpfsBytes !== undefined) {
+      mountTmpfs(this.dir, this.options.tmpfsBytes);
+    }
     chmodSync(this.dir, 0o700);
     if (this.asRoot) {
       const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
@@ -74,6 +89,9 @@ export class OwnPostgres {
       this.stop('fast');
     } catch {
       // already stopped
+    }
+    if (this.options.tmpfsBytes !== undefined) {
+      unmountTmpfs(this.dir);
     }
     rmSync(this.dir, { recursive: true, force: true });
   }

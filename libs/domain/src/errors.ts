@@ -25,6 +25,8 @@ export const DOMAIN_ERROR_CODES = [
   'FORBIDDEN',
   /** The store cannot be reached (down, restarting, unreachable); nothing was changed and the caller may retry. */
   'STORE_UNAVAILABLE',
+  /** The store cannot write for lack of space (disk full); nothing was changed and the caller may retry later. */
+  'STORE_FULL',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -1,7 +1,10 @@
 import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
 import type { Store, StoredEvent } from '@acm/domain';
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import type { ClientConfig } from 'pg';
 import { DataSource, MigrationExecutor } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { AutomationCompositionElementEntity } from './entities/automation-composition-element.entity';
 import { AutomationCompositionEntity } from './entities/automation-composition.entity';
 import { CompositionDefinitionEntity } from './entities/composition-definition.entity';
@@ -20,6 +23,7 @@ import { MessageElements1764530000000 } from './migrations/1764530000000-Message
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
 import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
 import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-OutboxTraceContext';
+import { StorageWrites } from './storage-writes';
 import { DefinitionCache, TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -64,7 +68,25 @@ export interface DatabaseOptions {
    * generic plans of the hot statements have not been checked against large tables.
    */
   readonly genericPlans?: boolean;
+  /**
+   * The deadline of every statement (ms), or none when undefined or 0 (the embedded database, migrations). The
+   * server cancels a statement that runs longer and ends a session idle inside a transaction for longer; the client
+   * gives up `QUERY_DEADLINE_MARGIN_MS` later on a server that said nothing, and destroys that connection.
+   */
+  readonly statementTimeoutMs?: number;
 }
+
+/**
+ * How much later than the server's own deadline the client gives up: a server that is alive cancels the statement
+ * itself (and says so, 57014), so the client's deadline only ends waits on a server that went silent.
+ */
+export const QUERY_DEADLINE_MARGIN_MS = 1000;
+
+/** Idle time before the first TCP keepalive probe of a pooled connection, on both ends (ms). */
+const KEEPALIVE_IDLE_MS = 10_000;
+
+/** What node-postgres rejects a query with when its `query_timeout` passed. */
+export const QUERY_DEADLINE_MESSAGE = 'Query read timeout';
 
 interface SetupClient {
   query(text: string): Promise<unknown>;
@@ -88,7 +110,91 @@ function onConnectHook(options: DatabaseOptions): { onConnect?: (client: SetupCl
   };
 }
 
+/**
+ * The pool's settings that bound every wait on the server. `statement_timeout` cancels a statement the server runs
+ * for too long (a lock it waits on included, so no `lock_timeout` of its own). `idle_in_transaction_session_timeout`,
+ * equal to it, ends a session whose client went quiet inside a transaction: the client sends a statement only after
+ * the answer to the one before, so a COMMIT the network held back reaches the server at least that long after the
+ * statement before it, finds the session ended and applies nothing. As the client waits a margin longer than that
+ * for any answer, an order either committed before its request was answered 503, or never will. TCP keepalive, on
+ * both ends, finds connections of the pool, and sessions on the server, whose peer vanished without a word.
+ */
+function deadlineSettings(options: DatabaseOptions): Record<string, unknown> {
+  const statementMs = options.statementTimeoutMs ?? 0;
+  if (statementMs <= 0) {
+    return {};
+  }
+  const keepaliveSeconds = KEEPALIVE_IDLE_MS / 1000;
+  const serverKeepalive = [
+    `tcp_keepalives_idle=${keepaliveSeconds}`,
+    `tcp_keepalives_interval=${keepaliveSeconds / 2}`,
+    'tcp_keepalives_count=3',
+  ];
+  return {
+    statement_timeout: statementMs,
+    idle_in_transaction_session_timeout: statementMs,
+    query_timeout: statementMs + QUERY_DEADLINE_MARGIN_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    Client: DeadlineClient,
+    serverOptions: serverKeepalive.map((setting) => `-c ${setting}`),
+  };
+}
+
+/** True when node-postgres gave up waiting for the answer to a statement (its `query_timeout`). */
+export function isQueryDeadline(error: unknown): boolean {
+  return error instanceof Error && error.message === QUERY_DEADLINE_MESSAGE;
+}
+
+type QueryFunction = (...args: unknown[]) => unknown;
+
+/**
+ * A node-postgres client that destroys its connection when a statement misses its deadline. node-postgres only
+ * rejects the statement's promise: the connection still waits for that answer, every later statement queues behind
+ * it, and the pool would hand it out again. Destroyed, it fails what queued behind (a transaction's ROLLBACK) at
+ * once, and the pool replaces it.
+ */
+class DeadlineClient extends Client {
+  constructor(config?: string | ClientConfig) {
+    super(config);
+    // Looked up at each call, so what wraps pg's own query (statement counters of the tests and the bench) still sees it.
+    const query: QueryFunction = (...args) => (Client.prototype.query as unknown as QueryFunction).apply(this, args);
+    const cutOnDeadline = (error: unknown): void => {
+      if (isQueryDeadline(error)) {
+        // node-postgres offers no public way to drop a connection without the goodbye a silent server never
+        // acknowledges (`end()` waits for it); its own pipeline mode drops one the same way. Marked unusable first,
+        // so the pool, which the caller returns it to before the socket's close is seen, discards it.
+        const internals = this as unknown as { _queryable: boolean; connection: { stream: { destroy(): void } } };
+        internals._queryable = false;
+        internals.connection.stream.destroy();
+      }
+    };
+    const deadlined: QueryFunction = (...args) => {
+      const last = args[args.length - 1];
+      if (typeof last === 'function') {
+        const callback = last as (error: unknown, result: unknown) => void;
+        args[args.length - 1] = (error: unknown, result: unknown): void => {
+          cutOnDeadline(error);
+          callback(error, result);
+        };
+        return query(...args);
+      }
+      const result = query(...args);
+      if (result instanceof Promise) {
+        return result.catch((error: unknown) => {
+          cutOnDeadline(error);
+          throw error;
+        });
+      }
+      return result;
+    };
+    Object.assign(this, { query: deadlined });
+  }
+}
+
 export function createDataSource(options: DatabaseOptions): DataSource {
+  const { serverOptions, ...deadlines } = deadlineSettings(options) as { serverOptions?: string[] };
+  const startupOptions = [...(options.schema ? [`-c search_path=${options.schema}`] : []), ...(serverOptions ?? [])];
   return new DataSource({
     type: 'postgres',
     url: options.url,
@@ -103,7 +209,8 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     // Without a bound, a request waits forever for a connection while the database is unreachable.
     connectTimeoutMS: options.connectTimeoutMs ?? 5000,
     extra: {
-      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+      ...(startupOptions.length > 0 ? { options: startupOptions.join(' ') } : {}),
+      ...deadlines,
       ...onConnectHook(options),
     },
   });
@@ -137,8 +244,15 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
   private readonly outboxListeners: Array<(records: readonly QueuedRecord[]) => void> = [];
   private readonly eventListeners: Array<(events: readonly StoredEvent[]) => void> = [];
 
+  /** Whether writes succeed, or what stopped the last one (readiness and metrics read it). */
+  readonly storage = new StorageWrites();
+  /** Whether the server ends sessions idle in a transaction (see `deadlineSettings`). */
+  private readonly idleTransactionsEnded: boolean;
+
   constructor(private readonly dataSource: DataSource) {
     super();
+    const extra = (dataSource.options as PostgresConnectionOptions).extra as Record<string, unknown> | undefined;
+    this.idleTransactionsEnded = typeof extra?.['idle_in_transaction_session_timeout'] === 'number';
   }
 
   /**
@@ -160,13 +274,15 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
   override async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
     const queued: QueuedRecord[] = [];
     const appended: StoredEvent[] = [];
-    const result = await this.dataSource.transaction((manager) =>
-      work(
-        new TypeOrmStore(
-          manager,
-          (records) => queued.push(...records),
-          (events) => appended.push(...events),
-          this.definitionCache,
+    const result = await this.storage.track(() =>
+      this.dataSource.transaction((manager) =>
+        work(
+          new TypeOrmStore(
+            manager,
+            (records) => queued.push(...records),
+            (events) => appended.push(...events),
+            this.definitionCache,
+          ),
         ),
       ),
     );
@@ -190,7 +306,7 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
 
   /** Forgets outbox rows the broker acknowledged. */
   async deleteOutbox(ids: readonly string[]): Promise<void> {
-    await deleteOutbox(this.dataSource.manager, ids);
+    await this.storage.track(() => deleteOutbox(this.dataSource.manager, ids));
   }
 
   /**
@@ -198,7 +314,19 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
    * once), hands them to `send`, and deletes them only after `send` resolved. Returns how many went out.
    */
   async relayOutbox(send: (records: QueuedRecord[]) => Promise<void>, limit: number): Promise<number> {
+    return this.storage.track(
+      () => this.relayTransaction(send, limit),
+      (sent) => sent > 0,
+    );
+  }
+
+  private relayTransaction(send: (records: QueuedRecord[]) => Promise<void>, limit: number): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
+      if (this.idleTransactionsEnded) {
+        // This transaction waits for the broker, not the database, and may do so longer than a session may sit
+        // idle: its late commit only deletes rows already sent, and keepalive ends the session of a vanished client.
+        await manager.query('SET LOCAL idle_in_transaction_session_timeout = 0');
+      }
       const rows = await claimOutbox(manager, limit);
       if (rows.length > 0) {
         await send(rows);

@@ -1,5 +1,6 @@
 export * from './data-source';
-export { asStoreUnavailable, isDatabaseUnavailable } from './database-unavailable';
+export { asStoreUnavailable, describeStoreFailure, isDatabaseUnavailable } from './database-unavailable';
+export type { StoreFailure, StoreFailureCause } from './database-unavailable';
 export { TypeOrmStore } from './typeorm-store';
 export type { QueuedRecord } from './engine-repositories';
 export { isTransientDatabaseError } from './transient-errors';

@@ -5,14 +5,17 @@
 import { isCachedPlanChanged } from './prepared-query';
 
 /**
- * SQLSTATEs of a server that is unreachable, restarting or resolving a conflict: class 08 (connection
- * exception) is matched by prefix; these are the others.
+ * SQLSTATEs of a server that is unreachable, restarting, out of a resource or resolving a conflict: class 08
+ * (connection exception) and class 53 (insufficient resources: disk full, out of memory, too many connections) are
+ * matched by prefix; these are the others.
  */
 const TRANSIENT_SQLSTATES = new Set([
   '57P01', // admin_shutdown: the backend was terminated (server stopping, pg_terminate_backend)
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: the server is starting up or in recovery
-  '53300', // too_many_connections
+  '57014', // query_canceled: the statement ran past statement_timeout (the runtime cancels nothing else)
+  '25P03', // idle_in_transaction_session_timeout: the session was ended, its transaction rolled back
+  '55P03', // lock_not_available
   '40001', // serialization_failure: retrying the transaction is the documented remedy
   '40P01', // deadlock_detected: the victim's transaction may be retried
 ]);
@@ -36,10 +39,12 @@ const TRANSIENT_DRIVER_MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
   'terminating connection due to',
+  // node-postgres's query_timeout: the server did not answer in time (the connection is destroyed, see data-source).
+  'Query read timeout',
 ];
 
 /** The error and the ones it wraps: TypeORM's `driverError`, `cause`, an AggregateError's `errors`. */
-function* causes(error: unknown, depth = 0): Generator<Record<string, unknown>> {
+export function* causes(error: unknown, depth = 0): Generator<Record<string, unknown>> {
   if (typeof error !== 'object' || error === null || depth > 5) {
     return;
   }
@@ -60,7 +65,7 @@ function isTransientOne(error: Record<string, unknown>): boolean {
   if (isCachedPlanChanged(error)) {
     return true;
   }
-  if (typeof code === 'string' && (code.startsWith('08') || TRANSIENT_SQLSTATES.has(code))) {
+  if (typeof code === 'string' && (code.startsWith('08') || code.startsWith('53') || TRANSIENT_SQLSTATES.has(code))) {
     return true;
   }
   if (typeof code === 'string' && TRANSIENT_SOCKET_CODES.has(code)) {

@@ -171,3 +171,14 @@ describe('OTEL_* (tracing)', () => {
     );
   });
 });
+
+describe('DATABASE_STATEMENT_TIMEOUT_MS', () => {
+  it('gives every statement 5 s by default, takes 0 for none, and refuses anything else', () => {
+    expect(loadRuntimeConfig({}).databaseStatementTimeoutMs).toBe(5000);
+    expect(loadRuntimeConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).databaseStatementTimeoutMs).toBe(0);
+    expect(loadRuntimeConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '2500' }).databaseStatementTimeoutMs).toBe(2500);
+    expect(() => loadRuntimeConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(
+      /DATABASE_STATEMENT_TIMEOUT_MS: must be an integer from 0 to 3600000, got "-1"/,
+    );
+  });
+});

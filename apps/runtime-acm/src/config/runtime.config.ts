@@ -22,6 +22,11 @@ export interface RuntimeConfig {
   readonly databaseSchema: string | null;
   /** DATABASE_POOL_SIZE: connections in the pool. */
   readonly databasePoolSize: number;
+  /**
+   * DATABASE_STATEMENT_TIMEOUT_MS: the deadline of every statement on a PostgreSQL server (0: none), and of a session
+   * idle inside a transaction; the client waits 1 s longer. Not applied to the embedded database.
+   */
+  readonly databaseStatementTimeoutMs: number;
   /** DATA_DIR: where the embedded database keeps its files. */
   readonly dataDir: string;
   /** MAX_BODY_BYTES: larger request bodies are refused with 413. */
@@ -120,6 +125,7 @@ export const DEFAULTS = {
   RUNTIME_USER: 'runtimeUser',
   RUNTIME_PASSWORD: 'zb!XztG34',
   DATABASE_POOL_SIZE: '10',
+  DATABASE_STATEMENT_TIMEOUT_MS: '5000',
   DATA_DIR: './data',
   MAX_BODY_BYTES: String(5 * 1024 * 1024),
   TOSCA_ELEMENT_NAME: 'org.onap.policy.clamp.acm.AutomationCompositionElement',
@@ -229,6 +235,7 @@ export function loadRuntimeConfig(
     databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,
     databaseSchema: schema,
     databasePoolSize: check.integer(env, 'DATABASE_POOL_SIZE', 1, 1000),
+    databaseStatementTimeoutMs: check.integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 0, 3_600_000),
     dataDir: check.text(env, 'DATA_DIR'),
     maxBodyBytes: check.integer(env, 'MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024),
     toscaElementName: check.text(env, 'TOSCA_ELEMENT_NAME'),

@@ -63,20 +63,26 @@ export async function openDatabase(
     }
   }
   const poolSize = embedded === null ? config.databasePoolSize : EMBEDDED_POOL_SIZE;
+  // The embedded database runs in this process: a long wait on it is load, not a silent server, and PGlite (one
+  // backend, no timer signals) has no statement timeout to apply.
+  const statementTimeoutMs = embedded === null ? config.databaseStatementTimeoutMs : 0;
   const dataSource = createDataSource({
     url,
     poolSize,
     schema,
+    statementTimeoutMs,
     ...(embedded === null
       ? {}
       : { connectTimeoutMs: EMBEDDED_CONNECT_TIMEOUT_MS, sharedSession: true, genericPlans: true }),
   });
   try {
-    await dataSource.initialize();
-    if (schema !== undefined) {
-      await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    if (statementTimeoutMs > 0) {
+      await migrateWithoutDeadline(url, schema);
+      await dataSource.initialize();
+    } else {
+      await dataSource.initialize();
+      await createSchemaAndMigrate(dataSource, schema);
     }
-    await migrate(dataSource);
   } catch (error) {
     if (dataSource.isInitialized) {
       await dataSource.destroy();
@@ -92,4 +98,25 @@ export async function openDatabase(
       await embedded?.stop();
     },
   };
+}
+
+async function createSchemaAndMigrate(dataSource: DataSource, schema: string | undefined): Promise<void> {
+  if (schema !== undefined) {
+    await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  }
+  await migrate(dataSource);
+}
+
+/**
+ * Migrates through a connection of its own without the statement deadline: a migration on a large table, or the
+ * wait for another replica's migration lock, may take minutes, and is bounded by the start-up's own probes instead.
+ */
+async function migrateWithoutDeadline(url: string, schema: string | undefined): Promise<void> {
+  const migrator = createDataSource({ url, poolSize: 1, schema });
+  await migrator.initialize();
+  try {
+    await createSchemaAndMigrate(migrator, schema);
+  } finally {
+    await migrator.destroy();
+  }
 }

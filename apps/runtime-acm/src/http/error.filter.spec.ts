@@ -66,7 +66,60 @@ describe(ErrorFilter.name, () => {
     expect(logged).not.toHaveBeenCalled();
   });
 
-  it('maps STORE_UNAVAILABLE to 503 and validation to 400', () => {
+  it.each([
+    [
+      'a full disk',
+      { code: '53100', message: 'could not extend file "base/5/16384": No space left on device' },
+      507,
+      'The database cannot write: its disk is full (SQLSTATE 53100); retry once space is freed',
+    ],
+    [
+      'a server out of memory',
+      { code: '53200', message: 'out of memory' },
+      503,
+      'The database is out of memory (SQLSTATE 53200); retry later',
+    ],
+    [
+      'a server with no connection slot',
+      { code: '53300', message: 'sorry, too many clients already' },
+      503,
+      'The database has no connection slot left (SQLSTATE 53300); retry later',
+    ],
+    [
+      'a statement past the deadline',
+      { code: '57014', message: 'canceling statement due to statement timeout' },
+      503,
+      'The database did not finish within the statement deadline (DATABASE_STATEMENT_TIMEOUT_MS); nothing was changed; retry later',
+    ],
+    [
+      'a silent server',
+      { message: 'Query read timeout' },
+      503,
+      'The database did not answer within the statement deadline (DATABASE_STATEMENT_TIMEOUT_MS); retry later',
+    ],
+    [
+      'a silent server at COMMIT',
+      { message: 'Query failed', query: 'COMMIT', driverError: Object.assign(new Error('Query read timeout')) },
+      503,
+      'The database did not confirm the commit within the statement deadline (DATABASE_STATEMENT_TIMEOUT_MS): the order was applied only if its history says so; retry later',
+    ],
+  ])('answers %s with %i, Retry-After and errorDetails naming the cause', (_name, fields, status, message) => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const { host, sent } = httpHost('req-44');
+
+    new ErrorFilter().catch(Object.assign(new Error(fields.message), fields), host);
+
+    expect(sent).toEqual({
+      status,
+      headers: { 'Retry-After': '5' },
+      body: `${JSON.stringify({ errorDetails: message })}\n`,
+    });
+    expect(logged).not.toHaveBeenCalled();
+  });
+
+  it('maps STORE_UNAVAILABLE to 503, STORE_FULL to 507 and validation to 400', () => {
+    expect(statusOf('STORE_FULL')).toBe(507);
     expect(statusOf('VALIDATION_FAILED')).toBe(400);
     expect(statusOf(new DomainError('STORE_UNAVAILABLE', 'x').code)).toBe(503);
   });

@@ -25,10 +25,14 @@ export function statusOf(code: DomainErrorCode): number {
       return HttpStatus.FORBIDDEN;
     case 'STORE_UNAVAILABLE':
       return HttpStatus.SERVICE_UNAVAILABLE;
+    case 'STORE_FULL':
+      return HttpStatus.INSUFFICIENT_STORAGE;
   }
 }
 
-/** Seconds a client should wait before retrying a 503: about how long a database restart or fail-over takes. */
+/**
+ * Seconds a client should wait before retrying a 503 or a 507: about how long a database restart or fail-over takes.
+ */
 export const RETRY_AFTER_SECONDS = 5;
 
 /** An HTTP-level refusal raised before the application is reached (auth, body parsing, routing). */
@@ -43,10 +47,10 @@ export class HttpRefusal extends Error {
 
 /**
  * Writes ONAP's error body, ending with a newline like every text a terminal shows; used by the filter and by the
- * middleware that runs before routing. A 503 says when to retry.
+ * middleware that runs before routing. A 503 or 507 says when to retry.
  */
 export function sendErrorDetails(response: Response, status: number, message: string): void {
-  if (status === 503) {
+  if (status === 503 || status === 507) {
     response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
   }
   response
@@ -68,8 +72,8 @@ export class ErrorFilter implements ExceptionFilter {
       const request = http.getRequest<Request>();
       const requestId = String(response.getHeader('X-ONAP-RequestID') ?? '-');
       const where = `request ${requestId}: ${request.method} ${request.originalUrl}`;
-      if (status === 503) {
-        this.logger.warn(`${where} answered 503: ${describeCause(error)}`);
+      if (status === 503 || status === 507) {
+        this.logger.warn(`${where} answered ${status}: ${describeCause(error)}`);
       } else {
         this.logger.error(
           `${where} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

@@ -1,5 +1,6 @@
 import { UnitOfWork } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
+import { TypeOrmUnitOfWork } from '@acm/persistence';
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -15,11 +16,19 @@ export class HealthController {
     private readonly unitOfWork: UnitOfWork,
     private readonly bus: MessageBus,
     private readonly metrics: RuntimeMetrics,
+    private readonly store: TypeOrmUnitOfWork,
   ) {}
 
-  /** The database and the bus, each UP or DOWN with the reason (the reason only behind credentials). */
+  /**
+   * The database and the bus, each UP or DOWN with the reason (the reason only behind credentials). The database is
+   * DOWN while it answers but refuses writes (disk full and the like), until a write succeeds again.
+   */
   private async components(): Promise<{ db: Component; kafka: Component }> {
     const [db, kafka] = await Promise.all([component(this.unitOfWork.ping()), component(this.bus.ping())]);
+    const writes = this.store.storage.current;
+    if (db.status === 'UP' && writes !== null) {
+      return { db: { status: 'DOWN', details: { error: writes.message } }, kafka };
+    }
     return { db, kafka };
   }
 

@@ -61,12 +61,13 @@ const REFUSALS = {
   409: 'Conflict: a participant it needs is off line, or a concurrent change won',
   413: 'Payload Too Large: the body is over MAX_BODY_BYTES',
   415: 'Unsupported Media Type: send application/json or application/yaml',
-  503: 'Service Unavailable: the database does not answer; retry after Retry-After seconds',
+  503: 'Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds',
+  507: "Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds",
 } as const;
 
 export type RefusalStatus = keyof typeof REFUSALS;
 
-/** The refusals a route can answer besides those every route can (401, 503). */
+/** The refusals a route can answer besides those every route can (401, 503, 507). */
 export function ApiRefusals(...statuses: RefusalStatus[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...statuses.map((status) =>
@@ -81,7 +82,7 @@ export function ApiRefusals(...statuses: RefusalStatus[]): MethodDecorator & Cla
 
 /** A controller of the v2 API: its tag, HTTP Basic and the refusals any route may answer. */
 export function ApiController(tag: Tag): ClassDecorator {
-  return applyDecorators(ApiTags(tag.name), ApiBasicAuth(), ApiExtraModels(SimpleResponse), ApiRefusals(401, 503));
+  return applyDecorators(ApiTags(tag.name), ApiBasicAuth(), ApiExtraModels(SimpleResponse), ApiRefusals(401, 503, 507));
 }
 
 /** A request body in JSON or YAML, refused with 400, 413 or 415 when it cannot be read. */
