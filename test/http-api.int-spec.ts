@@ -686,6 +686,82 @@ describe('REST API on PostgreSQL', () => {
     });
   });
 
+  describe('cross-site requests', () => {
+    const errorOf = (response: { body: unknown }): string => (response.body as { errorDetails: string }).errorDetails;
+    const pausePath = (): string => `${BASE}/compositions/${randomUUID()}/instances/${randomUUID()}/pause`;
+
+    it('refuses a body without Content-Type with 415, and commissions nothing', async () => {
+      const before = (await runtime.http.get(`${BASE}/compositions`).expect(200)).body as unknown;
+      // superagent would add a Content-Type of its own to a string: the body goes out as raw bytes.
+      const response = await runtime.http
+        .post(`${BASE}/compositions`)
+        .serialize((bytes: Buffer) => bytes as unknown as string)
+        .send(Buffer.from(JSON.stringify(load(singleYaml))))
+        .expect(415);
+      expect(errorOf(response)).toBe('A request body needs a Content-Type: send application/json or application/yaml');
+      expect((await runtime.http.get(`${BASE}/compositions`).expect(200)).body).toEqual(before);
+    });
+
+    it.each([
+      ['text/plain', 'POST', '{"deployOrder":"DEPLOY"}'],
+      ['text/plain;charset=UTF-8', 'POST', ''],
+      ['application/x-www-form-urlencoded', 'POST', ''],
+      ['multipart/form-data; boundary=x', 'POST', ''],
+      ['text/plain', 'PUT', ''],
+      ['text/plain', 'DELETE', ''],
+    ])('refuses Content-Type %s on a %s with 415, even with an empty body', async (type, method, body) => {
+      const path = method === 'POST' ? pausePath() : `${BASE}/compositions/${randomUUID()}`;
+      const sent =
+        method === 'POST'
+          ? runtime.http.post(path)
+          : method === 'PUT'
+            ? runtime.http.put(path)
+            : runtime.http.delete(path);
+      const response = await sent.set('Content-Type', type).send(body).expect(415);
+      expect(errorOf(response)).toContain(`is not supported: send application/json or application/yaml`);
+    });
+
+    it.each([
+      ['an Origin of another site', { Origin: 'http://evil.example' }],
+      ['Sec-Fetch-Site cross-site', { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.example' }],
+      ['Sec-Fetch-Site same-site', { 'Sec-Fetch-Site': 'same-site', Origin: 'http://127.0.0.1:9999' }],
+      ['Origin null', { Origin: 'null' }],
+    ])('refuses a body-less POST from a page (%s) with 415 naming X-ACM-Request', async (_case, headers) => {
+      const response = await runtime.http.post(pausePath()).set(headers).expect(415);
+      expect(errorOf(response)).toContain('or the header X-ACM-Request: 1');
+    });
+
+    it.each([
+      ['curl, Postman and ONAP send (no Origin, no Content-Type)', {}],
+      ['with X-ACM-Request from any origin', { Origin: 'http://evil.example', 'X-ACM-Request': '1' }],
+      ['from the same origin', { Origin: 'http://127.0.0.1', 'Sec-Fetch-Site': 'same-origin' }],
+      ['with Content-Type application/json and no body', { 'Content-Type': 'application/json' }],
+      ['with Content-Type application/yaml and no body', { 'Content-Type': 'application/yaml' }],
+    ])('lets a body-less POST through as %s', async (_case, headers) => {
+      const response = await runtime.http.post(pausePath()).set(headers).expect(404);
+      expect(errorOf(response)).toContain('not found');
+    });
+
+    it('lets a body-less PUT or DELETE through without Content-Type: browsers preflight those methods', async () => {
+      await runtime.http.put(`${BASE}/participants`).set('Origin', 'http://evil.example').expect(202);
+      const deleted = await runtime.http
+        .delete(`${BASE}/compositions/${randomUUID()}`)
+        .set('Origin', 'http://evil.example')
+        .expect(404);
+      expect(errorOf(deleted)).toContain('not found');
+    });
+
+    it('grants no preflight when CORS_ORIGINS is not set', async () => {
+      const preflight = await request(runtime.app.getHttpServer())
+        .options(`${BASE}/compositions`)
+        .set('Origin', 'http://evil.example')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'content-type');
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
+    });
+  });
+
   describe('participants, health, metrics and OpenAPI', () => {
     it('lists participants with their supported types and replicas', async () => {
       const response = await runtime.http.get(`${BASE}/participants`).expect(200);
@@ -775,5 +851,41 @@ describe('REST API on PostgreSQL', () => {
       );
       await runtime.http.get('/onap/policy/clamp/acm/swagger-ui').redirects(1).expect(200);
     });
+  });
+});
+
+describe('REST API with CORS_ORIGINS', () => {
+  const listed = 'http://console.example:8080';
+  let runtime: RuntimeHarness;
+
+  beforeAll(async () => {
+    runtime = await startRuntime({ CORS_ORIGINS: `${listed}, https://other.example` });
+  });
+
+  afterAll(async () => {
+    await runtime.close();
+  });
+
+  const preflight = (origin: string) =>
+    request(runtime.app.getHttpServer())
+      .options(`${BASE}/compositions/${randomUUID()}/instances/${randomUUID()}/pause`)
+      .set('Origin', origin)
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'authorization,x-acm-request');
+
+  it('grants a preflight, with credentials, to a listed origin only', async () => {
+    const granted = await preflight(listed).expect(204);
+    expect(granted.headers['access-control-allow-origin']).toBe(listed);
+    expect(granted.headers['access-control-allow-credentials']).toBe('true');
+    expect(granted.headers['access-control-allow-headers']).toContain('X-ACM-Request');
+    const refused = await preflight('http://evil.example');
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it("lets a listed origin's page send a body-less POST; another site's page is still refused", async () => {
+    const path = `${BASE}/compositions/${randomUUID()}/instances/${randomUUID()}/pause`;
+    const allowed = await runtime.http.post(path).set({ Origin: listed, 'Sec-Fetch-Site': 'cross-site' }).expect(404);
+    expect(allowed.headers['access-control-allow-origin']).toBe(listed);
+    await runtime.http.post(path).set({ Origin: 'http://evil.example', 'Sec-Fetch-Site': 'cross-site' }).expect(415);
   });
 });

@@ -13,6 +13,7 @@ import { openDatabase } from './database/database';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
+import { REQUEST_HEADER, crossSiteGuard } from './http/cross-site-guard';
 import { ErrorFilter } from './http/error.filter';
 import { openApiDocument } from './http/openapi';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
@@ -90,6 +91,17 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   // A minute, as load balancers use, keeps that race away from scripts and SDKs that pool connections.
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  if (config.corsOrigins.length > 0) {
+    // First, so a preflight is answered before authentication (a browser never sends credentials with one).
+    app.enableCors({
+      origin: [...config.corsOrigins],
+      credentials: true,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Accept', 'Content-Type', 'X-ONAP-RequestID', REQUEST_HEADER],
+      exposedHeaders: ['X-ONAP-RequestID', 'X-LatestVersion', 'X-MinorVersion', 'X-PatchVersion', 'Retry-After'],
+      maxAge: 600,
+    });
+  }
   app.use(requestHeaders);
   if (config.tracing !== null) {
     app.use(startRequestSpan(`/${CONTEXT_PATH}`));
@@ -105,6 +117,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     // Behind the same Basic auth as the API: the browser asks once and sends the credentials with every call.
     app.useStaticAssets(consoleFiles, { prefix: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, index: 'index.html' });
   }
+  app.use(crossSiteGuard(new Set(config.corsOrigins)));
   app.use(bodyParser(config.maxBodyBytes));
   app.use(requestContext);
   if (config.tracing !== null) {
