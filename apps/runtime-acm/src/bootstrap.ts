@@ -102,7 +102,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
       maxAge: 600,
     });
   }
-  app.use(requestHeaders);
+  app.use(requestHeaders(logger));
   if (config.tracing !== null) {
     app.use(startRequestSpan(`/${CONTEXT_PATH}`));
   }
