@@ -574,6 +574,19 @@ describe('REST API on PostgreSQL', () => {
       expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
     });
 
+    it('answers %00 in a query parameter with the same 400 on every list, read by the route or not', async () => {
+      const lists = [
+        `${BASE}/compositions`,
+        `${BASE}/compositions/${randomUUID()}/instances`,
+        `${BASE}/instances`,
+        `${BASE}/participants`,
+      ];
+      const answers = await Promise.all(lists.map((path) => runtime.http.get(`${path}?name=%00`)));
+      expect(answers.map((answer) => [answer.status, answer.body])).toEqual(
+        lists.map(() => [400, { errorDetails: 'name: must not contain NUL (\\u0000), found at character 0' }]),
+      );
+    });
+
     it.each([
       ['not TOSCA', 'application/json', '{"foo": 1}', 'not a TOSCA service template'],
       ['a list', 'application/json', '[]', 'not a TOSCA service template'],
