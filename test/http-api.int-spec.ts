@@ -422,6 +422,49 @@ describe('REST API on PostgreSQL', () => {
         expect(details.length).toBeLessThan(2_000);
       });
 
+      it('refuses a property value beyond ±1.8e308 (1e999999, YAML .inf) with 400 naming it; nothing is stored', async () => {
+        const instances = `${BASE}/compositions/${compositionId}/instances`;
+        const before = (await runtime.http.get(instances).expect(200)).body as unknown;
+        const text = JSON.stringify(
+          withElementChange((element) => ({ ...element, properties: { limits: { max: 'HUGE' } } })),
+        );
+        const huge = await runtime.http
+          .post(instances)
+          .set('Content-Type', 'application/json')
+          .send(text.replace('"HUGE"', '1e999999'))
+          .expect(400);
+        expect((huge.body as { errorDetails: string }).errorDetails).toMatch(
+          /^elements\[".+"\]\.properties\.limits\.max: must be a finite number; a JSON number beyond ±1\.8e308 \(such as 1e999999\), \.inf or \.nan cannot be stored$/,
+        );
+        const metadata = await runtime.http
+          .post(instances)
+          .set('Content-Type', 'application/yaml')
+          .send(
+            `${JSON.stringify({ ...withElementChange((element) => element), metadata: { weights: ['W'] } })}`.replace(
+              '"W"',
+              '-.inf',
+            ),
+          )
+          .expect(400);
+        expect((metadata.body as { errorDetails: string }).errorDetails).toContain(
+          'metadata.weights[0]: must be a finite number',
+        );
+        expect((await runtime.http.get(instances).expect(200)).body).toEqual(before);
+        const template = await runtime.http
+          .post(`${BASE}/compositions`)
+          .set('Content-Type', 'application/yaml')
+          .send(
+            singleYaml.replace(
+              'name: acm.example.SimSingleElement',
+              'name: acm.test.Infinite\nmetadata:\n  limit: .inf',
+            ),
+          )
+          .expect(400);
+        expect((template.body as { errorDetails: string }).errorDetails).toContain(
+          'metadata.limit: must be a finite number',
+        );
+      });
+
       it.each([
         ['a NUL', '%00', 'name: must not contain NUL'],
         ['a byte that is not UTF-8', '%ff', 'name: query parameter is not valid percent-encoded UTF-8'],
