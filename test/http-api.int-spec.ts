@@ -99,6 +99,19 @@ describe('REST API on PostgreSQL', () => {
       expect(response.headers['keep-alive']).toBe('timeout=65');
     });
 
+    it.each([
+      ['the console', '/onap/policy/clamp/acm/console/', "style-src 'self';"],
+      ['Swagger UI', '/onap/policy/clamp/acm/swagger-ui', "style-src 'self' 'unsafe-inline';"],
+      ['an API answer', `${BASE}/compositions`, "default-src 'none';frame-ancestors 'none'"],
+    ])('serves %s with CSP, X-Frame-Options and X-Content-Type-Options', async (_case, path, policy) => {
+      const response = await runtime.http.get(path).redirects(1).expect(200);
+      expect(response.headers['content-security-policy']).toContain(policy);
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['strict-transport-security']).toBeUndefined();
+    });
+
     it('generates an X-ONAP-RequestID when none is given', async () => {
       const response = await runtime.http.get(`${BASE}/compositions`).expect(200);
       expect(response.headers['x-onap-requestid']).toMatch(/^[0-9a-f-]{36}$/);

@@ -18,6 +18,7 @@ import { ErrorFilter } from './http/error.filter';
 import { openApiDocument } from './http/openapi';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { requestHeaders } from './http/request-headers';
+import { securityHeaders } from './http/security-headers';
 import { ResponseFormatInterceptor } from './http/response-format.interceptor';
 import { urlCheck } from './http/url-check';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
@@ -28,6 +29,9 @@ import { RuntimeModule } from './runtime.module';
 
 /** ONAP's servlet context path; controllers add /v2/... under it. */
 export const CONTEXT_PATH = 'onap/policy/clamp/acm';
+
+/** Where Swagger UI is served (ONAP's path). */
+const SWAGGER_UI_PATH = `${CONTEXT_PATH}/swagger-ui`;
 
 /** How long an idle keep-alive connection stays open (Node's default is 5 s). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -103,6 +107,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     });
   }
   app.use(requestHeaders(logger));
+  app.use(securityHeaders({ console: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, swaggerUi: `/${SWAGGER_UI_PATH}` }));
   if (config.tracing !== null) {
     app.use(startRequestSpan(`/${CONTEXT_PATH}`));
   }
@@ -129,7 +134,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.useGlobalInterceptors(new ResponseFormatInterceptor());
   // Built on its first request, not at boot: scanning every route's metadata is a tenth of a second or more of
   // start-up that no other request needs.
-  SwaggerModule.setup(`${CONTEXT_PATH}/swagger-ui`, app, () => openApiDocument(app, CONTEXT_PATH), {
+  SwaggerModule.setup(SWAGGER_UI_PATH, app, () => openApiDocument(app, CONTEXT_PATH), {
     jsonDocumentUrl: `${CONTEXT_PATH}/v3/api-docs`,
     yamlDocumentUrl: `${CONTEXT_PATH}/v3/api-docs.yaml`,
   });
