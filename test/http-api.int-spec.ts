@@ -99,6 +99,19 @@ describe('REST API on PostgreSQL', () => {
       expect(response.headers['keep-alive']).toBe('timeout=65');
     });
 
+    it.each([
+      ['the console', '/onap/policy/clamp/acm/console/', "style-src 'self';"],
+      ['Swagger UI', '/onap/policy/clamp/acm/swagger-ui', "style-src 'self' 'unsafe-inline';"],
+      ['an API answer', `${BASE}/compositions`, "default-src 'none';frame-ancestors 'none'"],
+    ])('serves %s with CSP, X-Frame-Options and X-Content-Type-Options', async (_case, path, policy) => {
+      const response = await runtime.http.get(path).redirects(1).expect(200);
+      expect(response.headers['content-security-policy']).toContain(policy);
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['strict-transport-security']).toBeUndefined();
+    });
+
     it('generates an X-ONAP-RequestID when none is given', async () => {
       const response = await runtime.http.get(`${BASE}/compositions`).expect(200);
       expect(response.headers['x-onap-requestid']).toMatch(/^[0-9a-f-]{36}$/);
@@ -422,6 +435,49 @@ describe('REST API on PostgreSQL', () => {
         expect(details.length).toBeLessThan(2_000);
       });
 
+      it('refuses a property value beyond ±1.8e308 (1e999999, YAML .inf) with 400 naming it; nothing is stored', async () => {
+        const instances = `${BASE}/compositions/${compositionId}/instances`;
+        const before = (await runtime.http.get(instances).expect(200)).body as unknown;
+        const text = JSON.stringify(
+          withElementChange((element) => ({ ...element, properties: { limits: { max: 'HUGE' } } })),
+        );
+        const huge = await runtime.http
+          .post(instances)
+          .set('Content-Type', 'application/json')
+          .send(text.replace('"HUGE"', '1e999999'))
+          .expect(400);
+        expect((huge.body as { errorDetails: string }).errorDetails).toMatch(
+          /^elements\[".+"\]\.properties\.limits\.max: must be a finite number; a JSON number beyond ±1\.8e308 \(such as 1e999999\), \.inf or \.nan cannot be stored$/,
+        );
+        const metadata = await runtime.http
+          .post(instances)
+          .set('Content-Type', 'application/yaml')
+          .send(
+            `${JSON.stringify({ ...withElementChange((element) => element), metadata: { weights: ['W'] } })}`.replace(
+              '"W"',
+              '-.inf',
+            ),
+          )
+          .expect(400);
+        expect((metadata.body as { errorDetails: string }).errorDetails).toContain(
+          'metadata.weights[0]: must be a finite number',
+        );
+        expect((await runtime.http.get(instances).expect(200)).body).toEqual(before);
+        const template = await runtime.http
+          .post(`${BASE}/compositions`)
+          .set('Content-Type', 'application/yaml')
+          .send(
+            singleYaml.replace(
+              'name: acm.example.SimSingleElement',
+              'name: acm.test.Infinite\nmetadata:\n  limit: .inf',
+            ),
+          )
+          .expect(400);
+        expect((template.body as { errorDetails: string }).errorDetails).toContain(
+          'metadata.limit: must be a finite number',
+        );
+      });
+
       it.each([
         ['a NUL', '%00', 'name: must not contain NUL'],
         ['a byte that is not UTF-8', '%ff', 'name: query parameter is not valid percent-encoded UTF-8'],
@@ -574,6 +630,19 @@ describe('REST API on PostgreSQL', () => {
       expect((response.body as { errorDetails: string }).errorDetails).toContain(message);
     });
 
+    it('answers %00 in a query parameter with the same 400 on every list, read by the route or not', async () => {
+      const lists = [
+        `${BASE}/compositions`,
+        `${BASE}/compositions/${randomUUID()}/instances`,
+        `${BASE}/instances`,
+        `${BASE}/participants`,
+      ];
+      const answers = await Promise.all(lists.map((path) => runtime.http.get(`${path}?name=%00`)));
+      expect(answers.map((answer) => [answer.status, answer.body])).toEqual(
+        lists.map(() => [400, { errorDetails: 'name: must not contain NUL (\\u0000), found at character 0' }]),
+      );
+    });
+
     it.each([
       ['not TOSCA', 'application/json', '{"foo": 1}', 'not a TOSCA service template'],
       ['a list', 'application/json', '[]', 'not a TOSCA service template'],
@@ -686,6 +755,82 @@ describe('REST API on PostgreSQL', () => {
     });
   });
 
+  describe('cross-site requests', () => {
+    const errorOf = (response: { body: unknown }): string => (response.body as { errorDetails: string }).errorDetails;
+    const pausePath = (): string => `${BASE}/compositions/${randomUUID()}/instances/${randomUUID()}/pause`;
+
+    it('refuses a body without Content-Type with 415, and commissions nothing', async () => {
+      const before = (await runtime.http.get(`${BASE}/compositions`).expect(200)).body as unknown;
+      // superagent would add a Content-Type of its own to a string: the body goes out as raw bytes.
+      const response = await runtime.http
+        .post(`${BASE}/compositions`)
+        .serialize((bytes: Buffer) => bytes as unknown as string)
+        .send(Buffer.from(JSON.stringify(load(singleYaml))))
+        .expect(415);
+      expect(errorOf(response)).toBe('A request body needs a Content-Type: send application/json or application/yaml');
+      expect((await runtime.http.get(`${BASE}/compositions`).expect(200)).body).toEqual(before);
+    });
+
+    it.each([
+      ['text/plain', 'POST', '{"deployOrder":"DEPLOY"}'],
+      ['text/plain;charset=UTF-8', 'POST', ''],
+      ['application/x-www-form-urlencoded', 'POST', ''],
+      ['multipart/form-data; boundary=x', 'POST', ''],
+      ['text/plain', 'PUT', ''],
+      ['text/plain', 'DELETE', ''],
+    ])('refuses Content-Type %s on a %s with 415, even with an empty body', async (type, method, body) => {
+      const path = method === 'POST' ? pausePath() : `${BASE}/compositions/${randomUUID()}`;
+      const sent =
+        method === 'POST'
+          ? runtime.http.post(path)
+          : method === 'PUT'
+            ? runtime.http.put(path)
+            : runtime.http.delete(path);
+      const response = await sent.set('Content-Type', type).send(body).expect(415);
+      expect(errorOf(response)).toContain(`is not supported: send application/json or application/yaml`);
+    });
+
+    it.each([
+      ['an Origin of another site', { Origin: 'http://evil.example' }],
+      ['Sec-Fetch-Site cross-site', { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.example' }],
+      ['Sec-Fetch-Site same-site', { 'Sec-Fetch-Site': 'same-site', Origin: 'http://127.0.0.1:9999' }],
+      ['Origin null', { Origin: 'null' }],
+    ])('refuses a body-less POST from a page (%s) with 415 naming X-ACM-Request', async (_case, headers) => {
+      const response = await runtime.http.post(pausePath()).set(headers).expect(415);
+      expect(errorOf(response)).toContain('or the header X-ACM-Request: 1');
+    });
+
+    it.each([
+      ['curl, Postman and ONAP send (no Origin, no Content-Type)', {}],
+      ['with X-ACM-Request from any origin', { Origin: 'http://evil.example', 'X-ACM-Request': '1' }],
+      ['from the same origin', { Origin: 'http://127.0.0.1', 'Sec-Fetch-Site': 'same-origin' }],
+      ['with Content-Type application/json and no body', { 'Content-Type': 'application/json' }],
+      ['with Content-Type application/yaml and no body', { 'Content-Type': 'application/yaml' }],
+    ])('lets a body-less POST through as %s', async (_case, headers) => {
+      const response = await runtime.http.post(pausePath()).set(headers).expect(404);
+      expect(errorOf(response)).toContain('not found');
+    });
+
+    it('lets a body-less PUT or DELETE through without Content-Type: browsers preflight those methods', async () => {
+      await runtime.http.put(`${BASE}/participants`).set('Origin', 'http://evil.example').expect(202);
+      const deleted = await runtime.http
+        .delete(`${BASE}/compositions/${randomUUID()}`)
+        .set('Origin', 'http://evil.example')
+        .expect(404);
+      expect(errorOf(deleted)).toContain('not found');
+    });
+
+    it('grants no preflight when CORS_ORIGINS is not set', async () => {
+      const preflight = await request(runtime.app.getHttpServer())
+        .options(`${BASE}/compositions`)
+        .set('Origin', 'http://evil.example')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'content-type');
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
+    });
+  });
+
   describe('participants, health, metrics and OpenAPI', () => {
     it('lists participants with their supported types and replicas', async () => {
       const response = await runtime.http.get(`${BASE}/participants`).expect(200);
@@ -775,5 +920,41 @@ describe('REST API on PostgreSQL', () => {
       );
       await runtime.http.get('/onap/policy/clamp/acm/swagger-ui').redirects(1).expect(200);
     });
+  });
+});
+
+describe('REST API with CORS_ORIGINS', () => {
+  const listed = 'http://console.example:8080';
+  let runtime: RuntimeHarness;
+
+  beforeAll(async () => {
+    runtime = await startRuntime({ CORS_ORIGINS: `${listed}, https://other.example` });
+  });
+
+  afterAll(async () => {
+    await runtime.close();
+  });
+
+  const preflight = (origin: string) =>
+    request(runtime.app.getHttpServer())
+      .options(`${BASE}/compositions/${randomUUID()}/instances/${randomUUID()}/pause`)
+      .set('Origin', origin)
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'authorization,x-acm-request');
+
+  it('grants a preflight, with credentials, to a listed origin only', async () => {
+    const granted = await preflight(listed).expect(204);
+    expect(granted.headers['access-control-allow-origin']).toBe(listed);
+    expect(granted.headers['access-control-allow-credentials']).toBe('true');
+    expect(granted.headers['access-control-allow-headers']).toContain('X-ACM-Request');
+    const refused = await preflight('http://evil.example');
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it("lets a listed origin's page send a body-less POST; another site's page is still refused", async () => {
+    const path = `${BASE}/compositions/${randomUUID()}/instances/${randomUUID()}/pause`;
+    const allowed = await runtime.http.post(path).set({ Origin: listed, 'Sec-Fetch-Site': 'cross-site' }).expect(404);
+    expect(allowed.headers['access-control-allow-origin']).toBe(listed);
+    await runtime.http.post(path).set({ Origin: 'http://evil.example', 'Sec-Fetch-Site': 'cross-site' }).expect(415);
   });
 });

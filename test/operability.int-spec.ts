@@ -113,6 +113,26 @@ describe('a whole lifecycle on PostgreSQL and the built-in simulator: logs, metr
     expect(lines().find((line) => line['route'] === '/actuator/prometheus')).toMatchObject({ level: 'debug' });
   });
 
+  it('replaces an X-ONAP-RequestID of 8,000 characters by a fresh UUID, said once, and echoes one of 128', async () => {
+    const huge = 'r'.repeat(8_000);
+    const answer = await runtime.http.get(`${BASE}/compositions`).set('X-ONAP-RequestID', huge).expect(200);
+    const replacement = answer.headers['x-onap-requestid'] as string;
+    expect(replacement).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const mentioning = lines().filter((line) => JSON.stringify(line).includes(replacement));
+    expect(mentioning.map((line) => [line['level'], line['msg']])).toEqual([
+      [
+        'warn',
+        `X-ONAP-RequestID of 8000 characters replaced by ${replacement}: it must be 1 to 128 visible ASCII characters`,
+      ],
+      ['info', `GET ${BASE}/compositions 200`],
+    ]);
+    expect(lines().filter((line) => JSON.stringify(line).includes('r'.repeat(200)))).toEqual([]);
+    const longest = `${randomUUID()}-${'x'.repeat(91)}`;
+    expect(longest).toHaveLength(128);
+    const echoed = await runtime.http.get(`${BASE}/compositions`).set('X-ONAP-RequestID', longest).expect(200);
+    expect(echoed.headers['x-onap-requestid']).toBe(longest);
+  });
+
   it('writes the order, each phase, each element result with its ids and the request id', () => {
     const ids = { compositionId: lifecycle.compositionId, instanceId: lifecycle.instanceId };
     const ofDeploy = lines().filter((line) => line['instanceId'] === lifecycle.instanceId);

@@ -91,6 +91,19 @@ describe('wait-condition signals (PostgreSQL, in-process bus, scripted participa
     expect(history.events.filter((entry) => entry.event === 'SIGNAL_RECEIVED')).toHaveLength(1);
   });
 
+  it("builds a signed URL on the address the request arrived on, never on the request's Host", async () => {
+    const { path, approval } = await waitingInstance();
+    const signed = await runtime.http
+      .get(`${path}/elements/${approval}/signal-url`)
+      .set('Host', 'evil.example')
+      .set('X-Forwarded-Host', 'evil.example')
+      .expect(200);
+    const url = (signed.body as { url: string }).url;
+    // supertest connects to 127.0.0.1 on an ephemeral port of its own.
+    expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${path}/elements/${approval}/signal\\?token=`));
+    expect(url).not.toContain('evil.example');
+  });
+
   it('refuses bad signals with 4xx naming the field, and none of them changes the stored wait', async () => {
     const { path, approval, read } = await waitingInstance();
     const before = (await read()).elements[approval]!.outProperties;

@@ -4,6 +4,7 @@ import { artifactPath, launchChromium } from '../support/browser';
 import type { EmbeddedRuntime } from '../support/readme-walk';
 import { startEmbeddedRuntime } from '../support/readme-walk';
 import { PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
+import { eventually } from '../support/scripted-participant';
 
 const WAIT = { timeout: 60_000 };
 
@@ -29,9 +30,19 @@ async function recordArrivals(page: Page, state: string): Promise<void> {
   })()`);
 }
 
+/**
+ * Waits until the graph has its six nodes, all matching the selector. Polled through locators: the page's
+ * Content-Security-Policy refuses the string evaluation waitForFunction would use.
+ */
 const allNodesIn = (page: Page, selector: string): Promise<unknown> =>
-  page.waitForFunction(`document.querySelectorAll('g.node').length === 6 &&
-    document.querySelectorAll('g.node${selector}').length === 6`);
+  eventually(
+    `six graph nodes ${selector}`,
+    async () =>
+      (await page.locator('g.node').count()) === 6 && (await page.locator(`g.node${selector}`).count()) === 6
+        ? true
+        : undefined,
+    3000,
+  );
 
 const nodesIn = (page: Page, state: string): Promise<number> => page.locator(`g.node[data-state="${state}"]`).count();
 
@@ -44,6 +55,8 @@ describe('the web console', () => {
   let browser: Browser;
   let page: Page;
   let consoleUrl: string;
+  /** What Chromium refused under the page's Content-Security-Policy, as it reports it on the console. */
+  const refusedByPolicy: string[] = [];
 
   beforeAll(async () => {
     // Each simulated element takes a while, so a phase's end is visible before the next one's.
@@ -54,6 +67,11 @@ describe('the web console', () => {
       viewport: { width: 1400, height: 1000 },
     });
     page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) {
+        refusedByPolicy.push(message.text());
+      }
+    });
     consoleUrl = `http://127.0.0.1:${runtime.port}/onap/policy/clamp/acm/console/`;
   }, 180_000);
 
@@ -139,4 +157,23 @@ describe('the web console', () => {
     await page.locator('.summary .badge', { hasText: /^UNDEPLOYED$/ }).waitFor(WAIT);
     await page.screenshot({ path: artifactPath('console', '4-undeployed.png'), fullPage: true });
   }, 240_000);
+
+  it('runs all of the above under its Content-Security-Policy, which refuses framing and inline scripts', async () => {
+    const answer = await page.goto(consoleUrl);
+    const headers = answer!.headers();
+    expect(headers['content-security-policy']).toContain("script-src 'self';");
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(headers['x-frame-options']).toBe('DENY');
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    await page.locator('[data-live="live"]').waitFor(WAIT);
+    expect(refusedByPolicy).toEqual([]);
+    // The policy is enforced, not merely sent: an inline script the page did not ship is refused.
+    await page.evaluate(`(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.injected = true';
+      document.body.append(script);
+    })()`);
+    expect(await page.evaluate('window.injected === true')).toBe(false);
+    expect(refusedByPolicy).toEqual([expect.stringContaining("script-src 'self'")]);
+  });
 });

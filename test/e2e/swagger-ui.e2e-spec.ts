@@ -64,6 +64,9 @@ describe('Swagger UI "Try it out" with the examples of the OpenAPI document', ()
   let browser: Browser;
   let page: Page;
   let api: ReturnType<typeof request.agent>;
+  /** What Chromium refused under the page's Content-Security-Policy, as it reports it on the console. */
+  const refusedByPolicy: string[] = [];
+  let pageHeaders: Record<string, string> = {};
 
   beforeAll(async () => {
     const executablePath = execFileSync('bash', [join(REPO_ROOT, 'scripts/ensure-chromium.sh')], {
@@ -76,7 +79,13 @@ describe('Swagger UI "Try it out" with the examples of the OpenAPI document', ()
     // The page itself is behind HTTP Basic, as every path is: the credentials a user types at the browser's prompt.
     page = await browser.newPage({ httpCredentials: { username: USER, password: PASSWORD } });
     page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(`http://127.0.0.1:${runtime.port}/onap/policy/clamp/acm/swagger-ui`);
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) {
+        refusedByPolicy.push(message.text());
+      }
+    });
+    const opened = await page.goto(`http://127.0.0.1:${runtime.port}/onap/policy/clamp/acm/swagger-ui`);
+    pageHeaders = opened?.headers() ?? {};
     await page.locator('.scheme-container button.authorize').click();
     const dialog = page.locator('.modal-ux');
     await dialog.locator('input[type=text]').fill(USER);
@@ -160,6 +169,18 @@ describe('Swagger UI "Try it out" with the examples of the OpenAPI document', ()
       });
       expect([answer.status, answer.shown]).toEqual([404, '404']);
       expect(answer.body).toEqual({ errorDetails: expect.stringContaining(unknown) });
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    'ran all of the above under its Content-Security-Policy, without one refusal',
+    () => {
+      expect(pageHeaders['content-security-policy']).toContain("script-src 'self';");
+      expect(pageHeaders['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(pageHeaders['x-frame-options']).toBe('DENY');
+      expect(pageHeaders['x-content-type-options']).toBe('nosniff');
+      expect(refusedByPolicy).toEqual([]);
     },
     RUN_TIMEOUT_MS,
   );

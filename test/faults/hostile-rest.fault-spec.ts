@@ -264,6 +264,30 @@ describe('hostile REST corpus against a runtime process', () => {
           body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
         }),
       ],
+      [
+        'a property value of 1e999999',
+        httpRequest('POST', instances, {
+          type: 'application/json',
+          body: instanceJson(compositionId, (body) => {
+            firstElement(body)['properties'] = { limit: 'HUGE' };
+          }).replace('"HUGE"', '1e999999'),
+        }),
+      ],
+      [
+        'a body without Content-Type (a cross-site page)',
+        httpRequest('POST', `${API}/compositions`, { body: '{"tosca_definitions_version":"x"}' }),
+      ],
+      [
+        'an empty text/plain POST (a cross-site form)',
+        httpRequest('POST', `${instances}/${randomUUID()}/pause`, { type: 'text/plain' }),
+      ],
+      [
+        'a body-less POST from another origin',
+        httpRequest('POST', `${instances}/${randomUUID()}/cancel`, {
+          headers: ['Origin: http://evil.example', 'Sec-Fetch-Site: cross-site'],
+        }),
+      ],
+      ['%00 in a query a route does not read', httpRequest('GET', `${API}/instances?name=%00`)],
       ['%ff in a path', httpRequest('GET', `${API}/compositions/%ff`)],
       [
         'a raw 0xff byte in a path',

@@ -21,6 +21,8 @@ export async function call<T = Json>(method: string, path: string, body?: string
       headers: {
         Accept: 'application/json',
         ...(body !== undefined ? { 'Content-Type': contentType ?? 'application/json' } : {}),
+        // The runtime refuses a body-less order without it: no other site's page can send it (docs/http-security.md).
+        ...(method !== 'GET' ? { 'X-ACM-Request': '1' } : {}),
       },
       body,
       credentials: 'same-origin',

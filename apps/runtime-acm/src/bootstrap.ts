@@ -13,10 +13,12 @@ import { openDatabase } from './database/database';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
+import { REQUEST_HEADER, crossSiteGuard } from './http/cross-site-guard';
 import { ErrorFilter } from './http/error.filter';
 import { openApiDocument } from './http/openapi';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { requestHeaders } from './http/request-headers';
+import { securityHeaders } from './http/security-headers';
 import { ResponseFormatInterceptor } from './http/response-format.interceptor';
 import { urlCheck } from './http/url-check';
 import { EmbeddedSimulator } from './messaging/embedded-simulator';
@@ -27,6 +29,9 @@ import { RuntimeModule } from './runtime.module';
 
 /** ONAP's servlet context path; controllers add /v2/... under it. */
 export const CONTEXT_PATH = 'onap/policy/clamp/acm';
+
+/** Where Swagger UI is served (ONAP's path). */
+const SWAGGER_UI_PATH = `${CONTEXT_PATH}/swagger-ui`;
 
 /** How long an idle keep-alive connection stays open (Node's default is 5 s). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -90,7 +95,19 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   // A minute, as load balancers use, keeps that race away from scripts and SDKs that pool connections.
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
-  app.use(requestHeaders);
+  if (config.corsOrigins.length > 0) {
+    // First, so a preflight is answered before authentication (a browser never sends credentials with one).
+    app.enableCors({
+      origin: [...config.corsOrigins],
+      credentials: true,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Accept', 'Content-Type', 'X-ONAP-RequestID', REQUEST_HEADER],
+      exposedHeaders: ['X-ONAP-RequestID', 'X-LatestVersion', 'X-MinorVersion', 'X-PatchVersion', 'Retry-After'],
+      maxAge: 600,
+    });
+  }
+  app.use(requestHeaders(logger));
+  app.use(securityHeaders({ console: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, swaggerUi: `/${SWAGGER_UI_PATH}` }));
   if (config.tracing !== null) {
     app.use(startRequestSpan(`/${CONTEXT_PATH}`));
   }
@@ -105,6 +122,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     // Behind the same Basic auth as the API: the browser asks once and sends the credentials with every call.
     app.useStaticAssets(consoleFiles, { prefix: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, index: 'index.html' });
   }
+  app.use(crossSiteGuard(new Set(config.corsOrigins)));
   app.use(bodyParser(config.maxBodyBytes));
   app.use(requestContext);
   if (config.tracing !== null) {
@@ -116,7 +134,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.useGlobalInterceptors(new ResponseFormatInterceptor());
   // Built on its first request, not at boot: scanning every route's metadata is a tenth of a second or more of
   // start-up that no other request needs.
-  SwaggerModule.setup(`${CONTEXT_PATH}/swagger-ui`, app, () => openApiDocument(app, CONTEXT_PATH), {
+  SwaggerModule.setup(SWAGGER_UI_PATH, app, () => openApiDocument(app, CONTEXT_PATH), {
     jsonDocumentUrl: `${CONTEXT_PATH}/v3/api-docs`,
     yamlDocumentUrl: `${CONTEXT_PATH}/v3/api-docs.yaml`,
   });

@@ -182,3 +182,37 @@ describe('DATABASE_STATEMENT_TIMEOUT_MS', () => {
     );
   });
 });
+
+describe('HTTP exposure settings', () => {
+  it('grants no CORS, builds URLs from the bound address and caps event streams by default', () => {
+    const config = loadRuntimeConfig({});
+    expect([config.corsOrigins, config.publicUrl, config.maxEventStreams, config.maxEventStreamsPerClient]).toEqual([
+      [],
+      null,
+      1000,
+      20,
+    ]);
+  });
+
+  it('reads CORS_ORIGINS as a list of origins and PUBLIC_URL without its trailing slash', () => {
+    const config = loadRuntimeConfig({
+      CORS_ORIGINS: ' https://console.example:8443 ,http://localhost:3000',
+      PUBLIC_URL: 'https://acm.example.com/gateway/',
+    });
+    expect(config.corsOrigins).toEqual(['https://console.example:8443', 'http://localhost:3000']);
+    expect(config.publicUrl).toBe('https://acm.example.com/gateway');
+  });
+
+  it('refuses an origin with a path, a PUBLIC_URL with a query or credentials, and stream caps below 1', () => {
+    expect(() =>
+      loadRuntimeConfig({
+        CORS_ORIGINS: 'https://console.example/app',
+        PUBLIC_URL: 'https://user:secret@acm.example.com/?a=1',
+        MAX_EVENT_STREAMS: '0',
+        MAX_EVENT_STREAMS_PER_CLIENT: 'x',
+      }),
+    ).toThrow(
+      /CORS_ORIGINS: each entry must be an origin[\s\S]*PUBLIC_URL: must be an http or https URL without credentials, query or fragment[\s\S]*MAX_EVENT_STREAMS: must be an integer from 1[\s\S]*MAX_EVENT_STREAMS_PER_CLIENT: must be an integer from 1/,
+    );
+  });
+});

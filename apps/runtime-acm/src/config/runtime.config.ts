@@ -31,6 +31,20 @@ export interface RuntimeConfig {
   readonly dataDir: string;
   /** MAX_BODY_BYTES: larger request bodies are refused with 413. */
   readonly maxBodyBytes: number;
+  /**
+   * CORS_ORIGINS: origins (`scheme://host[:port]`) whose pages may call the API from a browser (CORS, with
+   * credentials); empty, the default: no preflight is granted, so no other site's page can send a JSON request.
+   */
+  readonly corsOrigins: readonly string[];
+  /**
+   * PUBLIC_URL: the runtime's URL as its clients reach it (scheme, host, port, any path before the context path), for
+   * the URLs it hands out (signed signal URLs); null: the address the request arrived on. Never the Host header.
+   */
+  readonly publicUrl: string | null;
+  /** MAX_EVENT_STREAMS: open `GET /v2/events` streams of this replica beyond which a new one is refused (429). */
+  readonly maxEventStreams: number;
+  /** MAX_EVENT_STREAMS_PER_CLIENT: open streams of one client address beyond which a new one is refused (429). */
+  readonly maxEventStreamsPerClient: number;
   /** TOSCA_ELEMENT_NAME: the node type every element derives from. */
   readonly toscaElementName: string;
   /** TOSCA_COMPOSITION_NAME: the node type of the composition node template. */
@@ -128,6 +142,8 @@ export const DEFAULTS = {
   DATABASE_STATEMENT_TIMEOUT_MS: '5000',
   DATA_DIR: './data',
   MAX_BODY_BYTES: String(5 * 1024 * 1024),
+  MAX_EVENT_STREAMS: '1000',
+  MAX_EVENT_STREAMS_PER_CLIENT: '20',
   TOSCA_ELEMENT_NAME: 'org.onap.policy.clamp.acm.AutomationCompositionElement',
   TOSCA_COMPOSITION_NAME: 'org.onap.policy.clamp.acm.AutomationComposition',
   LOG_LEVEL: 'log',
@@ -226,6 +242,8 @@ export function loadRuntimeConfig(
       `PROPERTY_VALIDATION: must be one of ${PROPERTY_VALIDATION_MODES.join(', ')}, got "${propertyValidation}"`,
     );
   }
+  const corsOrigins = readOrigins(env['CORS_ORIGINS'], check.problems);
+  const publicUrl = readPublicUrl(env['PUBLIC_URL'], check.problems);
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
@@ -238,6 +256,10 @@ export function loadRuntimeConfig(
     databaseStatementTimeoutMs: check.integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 0, 3_600_000),
     dataDir: check.text(env, 'DATA_DIR'),
     maxBodyBytes: check.integer(env, 'MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024),
+    corsOrigins,
+    publicUrl,
+    maxEventStreams: check.integer(env, 'MAX_EVENT_STREAMS', 1, 1_000_000),
+    maxEventStreamsPerClient: check.integer(env, 'MAX_EVENT_STREAMS_PER_CLIENT', 1, 1_000_000),
     toscaElementName: check.text(env, 'TOSCA_ELEMENT_NAME'),
     toscaCompositionName: check.text(env, 'TOSCA_COMPOSITION_NAME'),
     logLevel: logLevel as LogLevelName,
@@ -279,6 +301,52 @@ export function loadRuntimeConfig(
     throw new Error(`Invalid environment variables:\n  ${check.problems.join('\n  ')}`);
   }
   return config;
+}
+
+/** CORS_ORIGINS: comma-separated origins, each exactly as a browser sends it in its Origin header. */
+function readOrigins(text: string | undefined, problems: string[]): string[] {
+  const origins = (text ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  for (const origin of origins) {
+    if (urlOrNull(origin)?.origin !== origin) {
+      problems.push(`CORS_ORIGINS: each entry must be an origin such as https://console.example:8443, got "${origin}"`);
+    }
+  }
+  return origins;
+}
+
+/** PUBLIC_URL: an http(s) URL without credentials, query or fragment; kept without its trailing slash. */
+function readPublicUrl(text: string | undefined, problems: string[]): string | null {
+  const trimmed = text?.trim();
+  if (!trimmed) {
+    return null;
+  }
+  const url = urlOrNull(trimmed);
+  if (
+    url === null ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.search !== '' ||
+    url.hash !== ''
+  ) {
+    problems.push(
+      `PUBLIC_URL: must be an http or https URL without credentials, query or fragment, such as ` +
+        `https://acm.example.com, got "${trimmed}"`,
+    );
+    return null;
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+function urlOrNull(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
 }
 
 /** DI token for the configuration object. */

@@ -2,10 +2,10 @@ import type { NextFunction, Request, Response } from 'express';
 import { decodeBody, parseBody } from '@acm/input-guards';
 import { HttpRefusal, sendErrorDetails } from './error.filter';
 
-const JSON_TYPES = ['application/json', 'text/json'];
-const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+export const JSON_TYPES = ['application/json', 'text/json'];
+export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
-function mediaTypeOf(request: Request): string | null {
+export function mediaTypeOf(request: Request): string | null {
   const header = request.headers['content-type'];
   return header ? (header.split(';')[0]?.trim().toLowerCase() ?? null) : null;
 }

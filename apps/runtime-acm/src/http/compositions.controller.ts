@@ -15,7 +15,7 @@ import {
 import { COMMISSIONING_RESPONSE_EXAMPLE, SERVICE_TEMPLATE_EXAMPLE } from './dto/examples';
 import { locationOf } from './location';
 import { ApiController, ApiJsonOrYamlBody, ApiPaging, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
-import { optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
+import { assertFiniteNumbers, optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
 import { validatedBody } from './validated-body';
 
 const COMPOSITION_ID = 'The compositionId the commissioning answered';
@@ -70,6 +70,7 @@ export class CompositionsController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CommissioningResponse> {
+    assertFiniteNumbers('', body);
     const { created, response: result } = await this.commissioning.commission(body);
     if (created) {
       response.status(201).location(locationOf(request, result.compositionId));

@@ -1,12 +1,15 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { excerpt } from '@acm/input-guards';
 import type { ControlView, SignalAnswer, SignalTarget, SignalUrl } from '../application/control.service';
 import { ControlService } from '../application/control.service';
+import type { RuntimeConfig } from '../config/runtime.config';
+import { RUNTIME_CONFIG } from '../config/runtime.config';
 import { SIGNAL_URL_LIFETIME } from '../security/signal-token';
 import { SignalAnswerDto, SignalBodyDto, SignalUrlDto } from './dto/signal.dto';
 import { ApiController, ApiJsonOrYamlBody, ApiRefusals, TAGS } from './openapi';
+import { publicBaseUrl } from './public-url';
 import { invalid, parseUuid } from './request-parsing';
 
 function parseRollback(value: unknown): boolean {
@@ -39,7 +42,10 @@ function parseLifetime(value: unknown): number {
 @ApiController(TAGS.control)
 @Controller('v2/compositions/:compositionId')
 export class ControlController {
-  constructor(private readonly control: ControlService) {}
+  constructor(
+    private readonly control: ControlService,
+    @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
+  ) {}
 
   @Post('instances/:instanceId/cancel')
   @HttpCode(202)
@@ -143,7 +149,11 @@ export class ControlController {
   }
 
   @Get('instances/:instanceId/elements/:elementId/signal-url')
-  @ApiOperation({ summary: 'A signed URL that signals this wait condition without credentials, until it expires' })
+  @ApiOperation({
+    summary: 'A signed URL that signals this wait condition without credentials, until it expires',
+    description:
+      "The URL starts with PUBLIC_URL, else with the address the request arrived on; never with the request's Host.",
+  })
   @ApiQuery({
     name: 'expiresIn',
     required: false,
@@ -159,8 +169,7 @@ export class ControlController {
     @Req() request: Request,
   ): Promise<SignalUrl> {
     const target = this.targetOf({ compositionId, instanceId, elementId });
-    const host = request.get('host') ?? 'localhost';
-    return this.control.signalUrl(target, parseLifetime(expiresIn), `${request.protocol}://${host}`);
+    return this.control.signalUrl(target, parseLifetime(expiresIn), publicBaseUrl(this.config.publicUrl, request));
   }
 
   private targetOf(raw: SignalTarget): SignalTarget {

@@ -3,7 +3,7 @@ import { MAX_PARALLEL_ELEMENTS_FIELD, parallelismProblem } from '@acm/domain';
 import { excerpt, shortText } from '@acm/input-guards';
 import { nameProblem, versionProblem } from '@acm/tosca';
 import type { InstanceRequest } from '../application/instantiation.service';
-import { invalid, isUuid, optionalObject, optionalText } from './request-parsing';
+import { assertFiniteNumbers, invalid, isUuid, optionalObject, optionalText } from './request-parsing';
 
 /**
  * Checks the shape of an AutomationComposition body and collects every problem with its field path.
@@ -85,11 +85,13 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
         continue;
       }
       try {
+        const properties = optionalObject(`${path}.properties`, element['properties']) ?? {};
+        assertFiniteNumbers(`${path}.properties`, properties);
         elements.push({
           id: id.toLowerCase(),
           definition: { name: definitionObject['name'], version: definitionObject['version'] },
           description: optionalText(`${path}.description`, element['description']),
-          properties: optionalObject(`${path}.properties`, element['properties']) ?? {},
+          properties,
         });
       } catch (error) {
         problems.push(error instanceof Error ? error.message : String(error));
@@ -103,6 +105,7 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
     description = optionalText('description', input['description']);
     derivedFrom = optionalText('derived_from', input['derived_from']);
     metadata = optionalObject('metadata', input['metadata']) ?? null;
+    assertFiniteNumbers('metadata', metadata);
     const parallelism = parallelismProblem(metadata);
     if (parallelism !== null) {
       problems.push(`metadata.${MAX_PARALLEL_ELEMENTS_FIELD}: ${parallelism}`);

@@ -2,6 +2,7 @@ import type { Provider, Type } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { RUNTIME_CONFIG } from '../config/runtime.config';
 import { HTTP_CONTROLLERS } from './controllers';
 import { openApiDocument } from './openapi';
 
@@ -12,7 +13,7 @@ function standIns(): Provider[] {
     const parameters = (Reflect.getMetadata('design:paramtypes', controller) ?? []) as Type[];
     parameters.forEach((parameter) => tokens.add(parameter));
   }
-  return [...tokens].map((token) => ({ provide: token, useValue: {} }));
+  return [...tokens, RUNTIME_CONFIG].map((token) => ({ provide: token, useValue: {} }));
 }
 
 /**

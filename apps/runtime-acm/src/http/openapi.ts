@@ -14,6 +14,7 @@ import {
   SwaggerModule,
 } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { REQUEST_HEADER } from './cross-site-guard';
 import { SimpleResponse } from './dto/errors.dto';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
@@ -61,6 +62,7 @@ const REFUSALS = {
   409: 'Conflict: a participant it needs is off line, or a concurrent change won',
   413: 'Payload Too Large: the body is over MAX_BODY_BYTES',
   415: 'Unsupported Media Type: send application/json or application/yaml',
+  429: 'Too Many Requests: a limit of open streams is reached; retry after Retry-After seconds',
   503: 'Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds',
   507: "Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds",
 } as const;
@@ -139,6 +141,18 @@ const REQUEST_ID: ParameterObject = {
   schema: { type: 'string', format: 'uuid' },
 };
 
+/** Lets a POST without a body through from a web page: a page of another site cannot send it (cross-site-guard.ts). */
+const CROSS_SITE_HEADER: ParameterObject = {
+  name: REQUEST_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with ' +
+    'no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort',
+  schema: { type: 'string', enum: ['1'] },
+  example: '1',
+};
+
 /** ONAP's response headers, on every answer (http/request-headers.ts sets them). */
 const RESPONSE_HEADERS = {
   'X-LatestVersion': { description: 'Latest API version', schema: { type: 'string', example: '1.0.0' } },
@@ -177,6 +191,13 @@ export function openApiDocument(app: INestApplication, contextPath: string): Ope
       }
       operationIds.add(operation.operationId ?? '');
       operation.parameters = [...(operation.parameters ?? []), REQUEST_ID];
+      if (operation === path.post && operation.requestBody === undefined) {
+        operation.parameters.push(CROSS_SITE_HEADER);
+        operation.responses['415'] = {
+          description: `Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without ${REQUEST_HEADER}`,
+          content: { 'application/json': { schema: { $ref: getSchemaPath(SimpleResponse) } } },
+        };
+      }
       for (const response of Object.values(operation.responses)) {
         if (response === undefined || '$ref' in response) {
           continue;

@@ -113,3 +113,38 @@ export function optionalText(name: string, value: unknown): string | null {
   }
   return value;
 }
+
+/**
+ * The path (`.a[2].b`) of a number in a value that is not finite, or undefined. A JSON number beyond ±1.8e308
+ * (`1e999999`) parses as Infinity, and YAML has `.inf` and `.nan`; PostgreSQL's jsonb can hold none of them, and
+ * JSON.stringify would silently store null, so such a value is refused where it arrives. Iterative, so depth is bounded
+ * by the body parser's limit alone.
+ */
+export function nonFiniteNumberPath(value: unknown): string | undefined {
+  const pending: Array<[unknown, string]> = [[value, '']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, path] = next;
+    if (typeof current === 'number' && !Number.isFinite(current)) {
+      return path;
+    }
+    if (Array.isArray(current)) {
+      current.forEach((item, index) => pending.push([item, `${path}[${index}]`]));
+    } else if (typeof current === 'object' && current !== null) {
+      for (const [key, child] of Object.entries(current)) {
+        pending.push([child, /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${path}.${key}` : `${path}[${excerpt(key)}]`]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Refuses a value holding a number that is not finite, naming where it is (`name` empty: the path alone). */
+export function assertFiniteNumbers(name: string, value: unknown): void {
+  const path = nonFiniteNumberPath(value);
+  if (path !== undefined) {
+    throw invalid(
+      `${`${name}${path}`.replace(/^\./, '') || 'body'}: must be a finite number; a JSON number beyond ±1.8e308 (such as 1e999999), .inf or .nan ` +
+        'cannot be stored',
+    );
+  }
+}

@@ -1,4 +1,4 @@
-import { excerpt } from '@acm/input-guards';
+import { excerpt, forbiddenCharacterIn, shortText } from '@acm/input-guards';
 import type { NextFunction, Request, Response } from 'express';
 import { sendErrorDetails } from './error.filter';
 
@@ -14,7 +14,9 @@ function decodes(text: string): boolean {
 /**
  * Refuses a URL whose path segments or query parameters are not percent-encoded UTF-8 (`%ff`, a lone `%`), naming
  * the part. Left alone, the router and the query parser would either fail with a bare status or silently keep the
- * raw text, so a filter like `?name=%ff` would quietly match nothing.
+ * raw text, so a filter like `?name=%ff` would quietly match nothing. Every query parameter, read by its route or
+ * not, also follows the rule of stored text (no NUL, no lone surrogate): one rule for every route, so a route that
+ * ignores a parameter answers a `%00` in it as the route that reads it does.
  */
 export function urlCheck(request: Request, response: Response, next: NextFunction): void {
   const url = request.originalUrl;
@@ -32,6 +34,13 @@ export function urlCheck(request: Request, response: Response, next: NextFunctio
     if (!decodes(pair.replace('=', ''))) {
       const shown = decodes(name) ? decodeURIComponent(name) : name;
       sendErrorDetails(response, 400, `${shown}: query parameter is not valid percent-encoded UTF-8`);
+      return;
+    }
+    const decodedName = decodeURIComponent(name.replace(/\+/g, ' '));
+    const value = separator < 0 ? '' : decodeURIComponent(pair.slice(separator + 1).replace(/\+/g, ' '));
+    const problem = forbiddenCharacterIn(decodedName) ?? forbiddenCharacterIn(value);
+    if (problem !== undefined) {
+      sendErrorDetails(response, 400, `${shortText(decodedName)}: ${problem}`);
       return;
     }
   }
