@@ -1,6 +1,7 @@
 export * from './data-source';
 export { asStoreUnavailable, isDatabaseUnavailable } from './database-unavailable';
 export { TypeOrmStore } from './typeorm-store';
+export { TypeOrmRetentionStore } from './retention-store';
 export type { QueuedRecord } from './engine-repositories';
 export { isTransientDatabaseError } from './transient-errors';
 export { readEngineGauges } from './engine-gauges';
