@@ -42,8 +42,8 @@ const CANDIDATES = `
 
 /**
  * One statement: the finished operations asked for that nobody holds locked (SKIP LOCKED, so replicas pruning at
- * once never wait for each other nor for an ACK), then their answers, messages, events and themselves. The events
- * are found through their subject's index, so the hot insert path of events carries no index for pruning.
+ * once never wait for each other nor for an ACK), then their answers, messages, events and themselves, each through
+ * an index on its operation (the events': migration RetentionIndexes).
  */
 const PRUNE = `
   WITH doomed AS (
@@ -57,9 +57,7 @@ const PRUNE = `
   ), messages AS (
     DELETE FROM acm_operation_message WHERE operation_id IN (SELECT operation_id FROM doomed) RETURNING 1
   ), events AS (
-    DELETE FROM acm_event
-    WHERE subject_id IN (SELECT target_id FROM doomed) AND operation_id IN (SELECT operation_id FROM doomed)
-    RETURNING 1
+    DELETE FROM acm_event WHERE operation_id IN (SELECT operation_id FROM doomed) RETURNING 1
   ), operations AS (
     DELETE FROM acm_operation WHERE operation_id IN (SELECT operation_id FROM doomed) RETURNING 1
   )

@@ -68,7 +68,7 @@ export function describeRetentionContract(name: string, open: () => Promise<Rete
     }
 
     it('walks every subject with operations or events, in id order, page by page', async () => {
-      const ids = [randomUUID(), randomUUID(), randomUUID()].sort();
+      const ids: string[] = [randomUUID(), randomUUID(), randomUUID()].sort();
       await finished(ids[0]!, 0);
       await write((store) =>
         store.events.append([{ subjectId: ids[1]!, operationId: null, event: 'PROPERTY_PROBLEMS', detail: {}, at: T0 }]),
