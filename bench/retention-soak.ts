@@ -13,7 +13,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
-
 const REPO = process.env['REPO_ROOT'] ?? process.cwd();
 const DATABASE_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://acm:acm@127.0.0.1:55432/acm';
 const PORT = 16000 + Math.floor(Math.random() * 2000);
@@ -32,7 +31,11 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 async function call(method: string, path: string, body?: string, type = 'application/json'): Promise<Response> {
   return fetch(`${API}${path}`, {
     method,
-    headers: { Authorization: AUTH, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': type }) },
+    headers: {
+      Authorization: AUTH,
+      Accept: 'application/json',
+      ...(body === undefined ? {} : { 'Content-Type': type }),
+    },
     body,
   });
 }
@@ -153,9 +156,16 @@ async function main(): Promise<void> {
     stopping = true;
     await Promise.allSettled(loops);
     const scrape = await (
-      await fetch(`http://127.0.0.1:${PORT}/onap/policy/clamp/acm/actuator/prometheus`, { headers: { Authorization: AUTH } })
+      await fetch(`http://127.0.0.1:${PORT}/onap/policy/clamp/acm/actuator/prometheus`, {
+        headers: { Authorization: AUTH },
+      })
     ).text();
-    console.log(scrape.split('\n').filter((line) => line.startsWith('acm_history_pruned_rows_total')).join('\n'));
+    console.log(
+      scrape
+        .split('\n')
+        .filter((line) => line.startsWith('acm_history_pruned_rows_total'))
+        .join('\n'),
+    );
     console.log('\n| minute | orders | acm_event | acm_operation | messages | answers | history tables | schema |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
     const mib = (bytes: number | undefined): string => `${((bytes ?? 0) / 1048576).toFixed(2)} MiB`;

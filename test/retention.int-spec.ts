@@ -51,7 +51,12 @@ describe('history retention and export (PostgreSQL, in-process bus, scripted par
   let compositionId: string;
   const instanceYaml = readRepoFile('tosca/examples/instances/sim-single-element.json');
   /** Instance ids by role. */
-  const ids: Record<'busy' | 'running' | 'quiet' | 'deleted', string> = { busy: '', running: '', quiet: '', deleted: '' };
+  const ids: Record<'busy' | 'running' | 'quiet' | 'deleted', string> = {
+    busy: '',
+    running: '',
+    quiet: '',
+    deleted: '',
+  };
 
   beforeAll(async () => {
     // An hour-long supervision period: the test runs each pass itself.
@@ -287,7 +292,10 @@ describe('history export as NDJSON', () => {
 
   it('streams the whole runtime, subject by subject in id order, and a definition on its own', async () => {
     const lines = linesOf(
-      await runtime.http.get(`${BASE}/history`).expect(200).expect('Content-Type', /application\/x-ndjson/),
+      await runtime.http
+        .get(`${BASE}/history`)
+        .expect(200)
+        .expect('Content-Type', /application\/x-ndjson/),
     );
     const subjects = [...new Set(lines.map((line) => line.subjectId))];
     expect(subjects).toEqual([compositionId, ...instances].sort());

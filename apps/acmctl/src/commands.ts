@@ -685,7 +685,10 @@ async function writeFile(path: string, chunks: AsyncIterable<string>): Promise<v
     if (error instanceof AcmctlError) {
       throw error;
     }
-    throw new AcmctlError(EXIT.USAGE, `--file: cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new AcmctlError(
+      EXIT.USAGE,
+      `--file: cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

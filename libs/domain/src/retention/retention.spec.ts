@@ -53,7 +53,15 @@ describe('retention rules', () => {
 
   it('removes a success older than the age, keeps it younger', () => {
     const policy = { ...POLICY, keepLast: 0 };
-    expect(verdicts([{ id: 'young', daysAgo: 6 }, { id: 'old', daysAgo: 8 }], policy)).toEqual({
+    expect(
+      verdicts(
+        [
+          { id: 'young', daysAgo: 6 },
+          { id: 'old', daysAgo: 8 },
+        ],
+        policy,
+      ),
+    ).toEqual({
       young: 'KEPT',
       old: 'EXPIRED',
     });

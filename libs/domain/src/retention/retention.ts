@@ -42,7 +42,11 @@ export function isFailure(operation: { readonly state: OperationState; readonly 
 }
 
 /** Whether the operation's rows may go now, and why. Running operations are never removed. */
-export function retentionVerdict(candidate: RetentionCandidate, now: number, policy: RetentionPolicy): RetentionVerdict {
+export function retentionVerdict(
+  candidate: RetentionCandidate,
+  now: number,
+  policy: RetentionPolicy,
+): RetentionVerdict {
   if (candidate.state === 'RUNNING') {
     return 'IN_FLIGHT';
   }
@@ -79,7 +83,9 @@ export function prunableOperations(
  * in-memory store computes and what the SQL's window functions must agree with.
  */
 export function rankOperations(
-  operations: ReadonlyArray<Pick<Operation, 'operationId' | 'targetId' | 'state' | 'timedOut' | 'startedAt' | 'finishedAt'>>,
+  operations: ReadonlyArray<
+    Pick<Operation, 'operationId' | 'targetId' | 'state' | 'timedOut' | 'startedAt' | 'finishedAt'>
+  >,
 ): RetentionCandidate[] {
   const newestFirst = [...operations].sort(
     (a, b) =>

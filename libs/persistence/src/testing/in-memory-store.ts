@@ -5,7 +5,14 @@
  * the same filters, orders and paging. It needs nothing but the domain, so unit tests of the engine run on
  * it with a fake clock and no database.
  */
-import { DomainError, RetentionStore, UnitOfWork, elementWithInfo, rankOperations, saveWritesOneByOne } from '@acm/domain';
+import {
+  DomainError,
+  RetentionStore,
+  UnitOfWork,
+  elementWithInfo,
+  rankOperations,
+  saveWritesOneByOne,
+} from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
@@ -1152,7 +1159,11 @@ class InMemoryRetentionStore extends RetentionStore {
       const doomed = new Set<string>();
       for (const operationId of new Set(operationIds)) {
         const operation = this.db.get(tx, 'operation', operationId);
-        if (operation !== null && operation.state !== 'RUNNING' && this.db.locks.tryAcquire(`operation:${operationId}`, tx)) {
+        if (
+          operation !== null &&
+          operation.state !== 'RUNNING' &&
+          this.db.locks.tryAcquire(`operation:${operationId}`, tx)
+        ) {
           doomed.add(operationId);
         }
       }

@@ -71,7 +71,9 @@ export function describeRetentionContract(name: string, open: () => Promise<Rete
       const ids: string[] = [randomUUID(), randomUUID(), randomUUID()].sort();
       await finished(ids[0]!, 0);
       await write((store) =>
-        store.events.append([{ subjectId: ids[1]!, operationId: null, event: 'PROPERTY_PROBLEMS', detail: {}, at: T0 }]),
+        store.events.append([
+          { subjectId: ids[1]!, operationId: null, event: 'PROPERTY_PROBLEMS', detail: {}, at: T0 },
+        ]),
       );
       await finished(ids[2]!, 0);
       const all = await retention.subjectsAfter(null, 1_000_000);
