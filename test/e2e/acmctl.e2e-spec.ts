@@ -124,6 +124,38 @@ describe('acmctl against the runtime as npm start runs it', () => {
     expect(gone.stderr).toContain('answered 404');
   });
 
+  it('exports histories as NDJSON: an instance to stdout, the whole runtime to a file; an unknown one exits 4', async () => {
+    const instanceId = await createInstance('ExportedInstance');
+    expect((await acmctl(['instances', 'deploy', compositionId, instanceId, '--wait'], env)).code).toBe(0);
+    type Line = { record: string; subjectId: string; sequence?: number; order?: string };
+    const parse = (text: string): Line[] =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Line);
+
+    const exported = await acmctl(['history', 'export', compositionId, instanceId], env);
+    expect(exported).toMatchObject({ code: 0, stderr: '' });
+    const lines = parse(exported.stdout);
+    expect(lines.every((line) => line.subjectId === instanceId)).toBe(true);
+    expect(lines.filter((line) => line.record === 'operation').map((line) => line.order)).toEqual(['DEPLOY']);
+    expect(lines[0]?.record).toBe('operation');
+    const sequences = lines.filter((line) => line.record === 'event').map((line) => line.sequence ?? 0);
+    expect(sequences.length).toBeGreaterThan(3);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+
+    const file = join(configDir, 'runtime-history.ndjson');
+    const toFile = await acmctl(['history', 'export', '--file', file], env);
+    expect(toFile).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const all = parse(readFileSync(file, 'utf8'));
+    expect(all.filter((line) => line.subjectId === instanceId)).toEqual(lines);
+    expect(all.some((line) => line.subjectId === compositionId)).toBe(true);
+
+    const unknown = await acmctl(['history', 'export', compositionId, '00000000-0000-4000-8000-000000000000'], env);
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toContain('404');
+  });
+
   it('exits 2 with the failure when the participant fails the deploy', async () => {
     const instanceId = await createInstance('CliDeployFails');
     const api = request(`http://127.0.0.1:${runtime.port}`);

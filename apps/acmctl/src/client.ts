@@ -44,6 +44,28 @@ export class AcmClient {
     throw refusal(method, path, response.status, parsed);
   }
 
+  /**
+   * A GET whose answer is read as it arrives, as text chunks (an NDJSON export): a refusal fails before the first
+   * chunk, with the exit code `request` would give it.
+   */
+  async stream(path: string, accept: string): Promise<AsyncIterable<string>> {
+    const url = `${this.connection.url}${API_PATH}${path}`;
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: { Authorization: this.authorization, Accept: accept } });
+    } catch (error) {
+      throw new AcmctlError(
+        EXIT.UNREACHABLE,
+        `cannot reach the runtime at ${this.connection.url}: ${networkReason(error)}`,
+      );
+    }
+    if (!response.ok || response.body === null) {
+      const text = await response.text();
+      throw refusal('GET', path, response.status, parseBody(text, response.headers.get('content-type')));
+    }
+    return textChunks(response.body);
+  }
+
   async get(path: string): Promise<unknown> {
     return (await this.request('GET', path)).body;
   }
@@ -59,6 +81,18 @@ export class AcmClient {
       throw error;
     }
   }
+}
+
+async function* textChunks(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of body) {
+      yield decoder.decode(chunk, { stream: true });
+    }
+  } catch (error) {
+    throw new AcmctlError(EXIT.UNREACHABLE, `the runtime's answer was cut off: ${networkReason(error)}`);
+  }
+  yield decoder.decode();
 }
 
 function parseBody(text: string, contentType: string | null): unknown {

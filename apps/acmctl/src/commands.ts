@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Command, Option } from 'commander';
 import { AcmClient } from './client';
 import type { Connection, ConnectionFlags } from './connection';
@@ -160,6 +163,7 @@ Examples:
   $ acmctl instances deploy COMPOSITION INSTANCE --wait
   $ acmctl instances list --deploy-state DEPLOYED -o yaml
   $ acmctl history COMPOSITION INSTANCE --timeline
+  $ acmctl history export --file history.ndjson
   $ acmctl plan COMPOSITION INSTANCE --order UNDEPLOY
   $ acmctl graph COMPOSITION --format mermaid
   $ acmctl docs COMPOSITION --html > composition.html
@@ -534,7 +538,7 @@ export function buildProgram(cli: CliEnvironment): Command {
       },
     );
 
-  program
+  const history = program
     .command('history <composition> [instance]')
     .description('the operations of a definition or instance; --timeline for their phases and durations')
     .option('--timeline', 'each operation with its phases and their durations')
@@ -547,6 +551,44 @@ export function buildProgram(cli: CliEnvironment): Command {
           await connect(command).get(subject.historyPath),
           options.timeline ? historyTimeline : historyTable,
         );
+      },
+    );
+
+  history
+    .command('export [composition] [instance]')
+    .description(
+      "the whole history as NDJSON (a JSON object a line) of an instance, a definition or, with no id, the runtime's; " +
+        'to standard output or --file, to archive it before retention prunes it',
+    )
+    .option('--file <path>', 'write to this file (replaced) instead of standard output')
+    .action(
+      async (
+        composition: string | undefined,
+        instance: string | undefined,
+        options: { file?: string },
+        command: Command,
+      ) => {
+        const path =
+          composition === undefined
+            ? '/history?format=ndjson'
+            : `${instance === undefined ? definitionSubject(composition).historyPath : instanceSubject(composition, instance).historyPath}?format=ndjson`;
+        const chunks = await connect(command).stream(path, 'application/x-ndjson');
+        if (options.file !== undefined) {
+          await writeFile(options.file, chunks);
+          return;
+        }
+        // Line by line, so that only one line is held at a time.
+        let pending = '';
+        for await (const chunk of chunks) {
+          const lines = (pending + chunk).split('\n');
+          pending = lines.pop() ?? '';
+          for (const line of lines) {
+            cli.out(line);
+          }
+        }
+        if (pending !== '') {
+          cli.out(pending);
+        }
       },
     );
 
@@ -633,6 +675,21 @@ export function bashCompletion(program: Command): string {
     '}',
     'complete -F _acmctl acmctl',
   ].join('\n');
+}
+
+/** Streams the chunks into a file; a file that cannot be written is a usage error that names it. */
+async function writeFile(path: string, chunks: AsyncIterable<string>): Promise<void> {
+  try {
+    await pipeline(Readable.from(chunks), createWriteStream(path));
+  } catch (error) {
+    if (error instanceof AcmctlError) {
+      throw error;
+    }
+    throw new AcmctlError(
+      EXIT.USAGE,
+      `--file: cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 /** One line for the running operation's control view (GET .../control), or that nothing runs. */

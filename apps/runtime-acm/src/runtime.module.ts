@@ -1,6 +1,6 @@
-import { Clock, IdGenerator, UnitOfWork } from '@acm/domain';
+import { Clock, IdGenerator, RetentionStore, UnitOfWork } from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
-import { RandomIdGenerator, SystemClock, TypeOrmUnitOfWork } from '@acm/persistence';
+import { RandomIdGenerator, SystemClock, TypeOrmRetentionStore, TypeOrmUnitOfWork } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
@@ -41,6 +41,7 @@ import { messageBusProvider } from './messaging/message-bus.provider';
 import { OutboxRelay } from './messaging/outbox-relay';
 import { ParticipantInboxListener } from './messaging/participant-inbox.listener';
 import { SensitiveValues } from './security/sensitive-values';
+import { HistoryRetention } from './supervision/history-retention';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
 
 /**
@@ -60,10 +61,12 @@ class ShutdownSequence implements OnApplicationShutdown {
     private readonly inbox: ParticipantInboxListener,
     private readonly relay: OutboxRelay,
     private readonly slots: ParallelSlots,
+    private readonly retention: HistoryRetention,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.supervision.stop();
+    await this.retention.stop();
     await this.simulator.stop();
     if (this.bus instanceof InMemoryMessageBus) {
       await this.bus.whenDelivered();
@@ -137,6 +140,8 @@ export class RuntimeModule {
         OutboxRelay,
         ParticipantInboxListener,
         SupervisionScheduler,
+        { provide: RetentionStore, useValue: new TypeOrmRetentionStore(options.database.dataSource) },
+        HistoryRetention,
         EmbeddedSimulator,
       ],
     };

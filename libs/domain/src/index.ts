@@ -28,3 +28,4 @@ export * from './operation/supervision-memory';
 export * from './instance/order-checks';
 export * from './plan/order-plan';
 export * from './plan/stage-sets';
+export * from './retention/retention';

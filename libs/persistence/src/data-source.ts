@@ -24,6 +24,7 @@ import { OperationControl1764612000000 } from './migrations/1764612000000-Operat
 import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
 import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-OutboxTraceContext';
 import { StorageWrites } from './storage-writes';
+import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
 import { DefinitionCache, TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   OperationControl1764612000000,
   ParallelSlots1764700000000,
   OutboxTraceContext1764710000000,
+  RetentionIndexes1764805000000,
 ];
 
 export interface DatabaseOptions {

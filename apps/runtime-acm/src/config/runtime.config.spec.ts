@@ -216,3 +216,42 @@ describe('HTTP exposure settings', () => {
     );
   });
 });
+
+describe('RETENTION_*', () => {
+  it('prunes by default: a week for successes, a month for failures and the last 10, 100 per instance', () => {
+    expect(loadRuntimeConfig({}).retention).toEqual({
+      maxAgeMs: 7 * 24 * 3600 * 1000,
+      failedMaxAgeMs: 30 * 24 * 3600 * 1000,
+      keepLast: 10,
+      maxOperations: 100,
+      batchSize: 200,
+    });
+  });
+
+  it('is off with RETENTION_ENABLED=false and reads every setting', () => {
+    expect(loadRuntimeConfig({ RETENTION_ENABLED: 'false' }).retention).toBeNull();
+    expect(
+      loadRuntimeConfig({
+        RETENTION_MAX_AGE: '60000',
+        RETENTION_FAILED_MAX_AGE: '120000',
+        RETENTION_KEEP_LAST: '1',
+        RETENTION_MAX_OPERATIONS: '2',
+        RETENTION_BATCH_SIZE: '5',
+      }).retention,
+    ).toEqual({ maxAgeMs: 60000, failedMaxAgeMs: 120000, keepLast: 1, maxOperations: 2, batchSize: 5 });
+  });
+
+  it('refuses failures kept shorter than successes, a keep-last above the count and values out of range', () => {
+    expect(() =>
+      loadRuntimeConfig({
+        RETENTION_MAX_AGE: '60000',
+        RETENTION_FAILED_MAX_AGE: '30000',
+        RETENTION_KEEP_LAST: '5',
+        RETENTION_MAX_OPERATIONS: '4',
+        RETENTION_BATCH_SIZE: '0',
+      }),
+    ).toThrow(
+      /RETENTION_BATCH_SIZE: must be an integer from 1 to 10000, got "0"[\s\S]*RETENTION_FAILED_MAX_AGE: must not be below RETENTION_MAX_AGE[\s\S]*RETENTION_KEEP_LAST: must not be above RETENTION_MAX_OPERATIONS/,
+    );
+  });
+});

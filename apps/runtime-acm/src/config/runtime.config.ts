@@ -1,4 +1,5 @@
 import { RESEND_LIMITS } from '@acm/domain';
+import type { RetentionPolicy } from '@acm/domain';
 import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
 import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 
@@ -121,6 +122,16 @@ export interface RuntimeConfig {
    * an exporter, or, with it unset, when an OTLP endpoint is set; OTEL_SDK_DISABLED=true keeps it off.
    */
   readonly tracing: TracingSettings | null;
+  /**
+   * RETENTION_*: how long the history of finished operations (their messages, answers and events) is kept, pruned by
+   * supervision in batches (README "Retention and export"); null when RETENTION_ENABLED is false.
+   */
+  readonly retention: RetentionSettings | null;
+}
+
+export interface RetentionSettings extends RetentionPolicy {
+  /** RETENTION_BATCH_SIZE: operations removed per statement; a pass runs statements until nothing is due. */
+  readonly batchSize: number;
 }
 
 export const PROPERTY_VALIDATION_MODES = ['strict', 'warn', 'off'] as const;
@@ -131,6 +142,8 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const LOG_LEVEL_NAMES = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
+
+const DAY_MS = 24 * 3600 * 1000;
 
 export const DEFAULTS = {
   PORT: '6969',
@@ -167,6 +180,12 @@ export const DEFAULTS = {
   MSG_ENABLE_ENCRYPTION: 'false',
   SENSITIVE_REVEAL_ALLOWED: 'false',
   PROPERTY_VALIDATION: 'warn',
+  RETENTION_ENABLED: 'true',
+  RETENTION_MAX_AGE: String(7 * DAY_MS),
+  RETENTION_FAILED_MAX_AGE: String(30 * DAY_MS),
+  RETENTION_KEEP_LAST: '10',
+  RETENTION_MAX_OPERATIONS: '100',
+  RETENTION_BATCH_SIZE: '200',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -290,6 +309,7 @@ export function loadRuntimeConfig(
     sensitiveRevealAllowed: check.boolean(env, 'SENSITIVE_REVEAL_ALLOWED'),
     propertyValidation: propertyValidation as PropertyValidationMode,
     tracing: tracing.settings,
+    retention: readRetention(check, env),
   };
   if (config.encryptionEnabled && config.encryptionKey === null) {
     check.problems.push(
@@ -347,6 +367,30 @@ function urlOrNull(text: string): URL | null {
   } catch {
     return null;
   }
+}
+
+function readRetention(check: ConfigProblems, env: Env): RetentionSettings | null {
+  const enabled = check.boolean(env, 'RETENTION_ENABLED');
+  const settings: RetentionSettings = {
+    maxAgeMs: check.integer(env, 'RETENTION_MAX_AGE', 1000, 3650 * DAY_MS),
+    failedMaxAgeMs: check.integer(env, 'RETENTION_FAILED_MAX_AGE', 1000, 3650 * DAY_MS),
+    keepLast: check.integer(env, 'RETENTION_KEEP_LAST', 0, 1_000_000),
+    maxOperations: check.integer(env, 'RETENTION_MAX_OPERATIONS', 1, 1_000_000),
+    batchSize: check.integer(env, 'RETENTION_BATCH_SIZE', 1, 10_000),
+  };
+  if (settings.failedMaxAgeMs < settings.maxAgeMs) {
+    check.problems.push(
+      `RETENTION_FAILED_MAX_AGE: must not be below RETENTION_MAX_AGE (failures are kept longer), got ` +
+        `${settings.failedMaxAgeMs} < ${settings.maxAgeMs}`,
+    );
+  }
+  if (settings.keepLast > settings.maxOperations) {
+    check.problems.push(
+      `RETENTION_KEEP_LAST: must not be above RETENTION_MAX_OPERATIONS, got ${settings.keepLast} > ` +
+        `${settings.maxOperations}`,
+    );
+  }
+  return enabled ? settings : null;
 }
 
 /** DI token for the configuration object. */

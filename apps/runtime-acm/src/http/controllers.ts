@@ -4,7 +4,7 @@ import { ControlController } from './control.controller';
 import { EventsController } from './events.controller';
 import { GraphController } from './graph.controller';
 import { HealthController } from './health.controller';
-import { HistoryController } from './history.controller';
+import { HistoryController, RuntimeHistoryController } from './history.controller';
 import { CompositionInstancesController, InstancesController } from './instances.controller';
 import { ParticipantsController } from './participants.controller';
 import { PlanController } from './plan.controller';
@@ -20,6 +20,7 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   ParticipantsController,
   HealthController,
   HistoryController,
+  RuntimeHistoryController,
   GraphController,
   PlanController,
   EventsController,

@@ -1,5 +1,5 @@
 import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
-import { Injectable } from '@nestjs/common';
+import { Injectable, StreamableFile } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { dump } from 'js-yaml';
 import type { Observable } from 'rxjs';
@@ -17,7 +17,7 @@ export class ResponseFormatInterceptor implements NestInterceptor {
     const wantsYaml = preferred === 'application/yaml' || preferred === 'text/yaml';
     return next.handle().pipe(
       map((body) => {
-        if (body === undefined) {
+        if (body === undefined || body instanceof StreamableFile) {
           return body;
         }
         if (body instanceof TextBody) {

@@ -8,13 +8,14 @@ import { ParallelSlots } from '../engine/parallel-slots';
 import { OperationSupervisor } from '../engine/operation-supervisor';
 import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import { OutboxRelay } from '../messaging/outbox-relay';
+import { HistoryRetention } from './history-retention';
 
 const SUPERVISION = 'supervision';
 
 /**
  * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, start due retries, resend silent phases,
  * report stuck elements, mark silent replicas OFF_LINE and hand their work over, send messages a crash left in
- * the outbox. Phases never wait for it. When the bus reports that the broker lost records (it came back as a new
+ * the outbox, and start pruning the history that retention lets go. Phases never wait for it. When the bus reports that the broker lost records (it came back as a new
  * cluster), open phases are sent again at once.
  */
 @Injectable()
@@ -36,6 +37,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     private readonly relay: OutboxRelay,
     private readonly bus: MessageBus,
     private readonly slots: ParallelSlots,
+    private readonly retention: HistoryRetention,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -106,6 +108,8 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       // The safety net of the runtime-wide parallelism limit: slots a commit's nudge missed go now.
       await this.slots.fill();
       this.relay.kick();
+      // Retention runs beside the passes (never inside one), in small batches of its own.
+      this.retention.kick();
     } catch (error) {
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -1,4 +1,4 @@
-import { InMemoryUnitOfWork, describeStoreContract } from '@acm/persistence/testing';
+import { InMemoryUnitOfWork, describeRetentionContract, describeStoreContract } from '@acm/persistence/testing';
 
 describeStoreContract('InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
@@ -19,4 +19,9 @@ describe('InMemoryUnitOfWork specifics', () => {
     await unitOfWork.deleteOutbox([first!.id, third!.id]);
     expect(unitOfWork.queuedOutbox().map((record) => record.value)).toEqual(['b']);
   });
+});
+
+describeRetentionContract('InMemoryUnitOfWork', () => {
+  const unitOfWork = new InMemoryUnitOfWork();
+  return Promise.resolve({ unitOfWork, retention: unitOfWork.retention(), close: () => Promise.resolve() });
 });

@@ -5,7 +5,14 @@
  * the same filters, orders and paging. It needs nothing but the domain, so unit tests of the engine run on
  * it with a fake clock and no database.
  */
-import { DomainError, UnitOfWork, elementWithInfo, saveWritesOneByOne } from '@acm/domain';
+import {
+  DomainError,
+  RetentionStore,
+  UnitOfWork,
+  elementWithInfo,
+  rankOperations,
+  saveWritesOneByOne,
+} from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
@@ -22,12 +29,15 @@ import type {
   MessageAnswer,
   MessageRecord,
   Operation,
+  OperationCursor,
   OperationEvent,
   OperationRepository,
   OutboxRecord,
   OutboxRepository,
   PageRequest,
   PhaseMessageRecord,
+  PrunedRows,
+  RetentionCandidate,
   Participant,
   ParticipantRepository,
   RollbackRepository,
@@ -1081,6 +1091,11 @@ export class InMemoryUnitOfWork extends UnitOfWork {
     return Promise.resolve();
   }
 
+  /** The retention store over the same tables (its own port, as on PostgreSQL). */
+  retention(): RetentionStore {
+    return new InMemoryRetentionStore(this.db);
+  }
+
   /** Every committed outbox row not yet deleted, oldest first. */
   queuedOutbox(): InMemoryQueuedRecord[] {
     return this.db.outbox.map(copy);
@@ -1102,5 +1117,115 @@ export class InMemoryUnitOfWork extends UnitOfWork {
     const kept = this.db.outbox.filter((record) => !gone.has(record.id));
     this.db.outbox.splice(0, this.db.outbox.length, ...kept);
     return Promise.resolve();
+  }
+}
+
+/** The retention port over the in-memory tables; each method commits on its own, as one SQL statement does. */
+class InMemoryRetentionStore extends RetentionStore {
+  private readonly session: AutocommitSession;
+
+  constructor(private readonly db: Database) {
+    super();
+    this.session = new AutocommitSession(db);
+  }
+
+  subjectsAfter(after: string | null, limit: number): Promise<string[]> {
+    return this.session.run((tx) => {
+      const subjects = new Set<string>([
+        ...this.db.scan(tx, 'operation').map(([, row]) => row.targetId),
+        ...this.db.events.map((event) => event.subjectId),
+      ]);
+      return [...subjects]
+        .filter((id) => after === null || id > after)
+        .sort(compareText)
+        .slice(0, limit);
+    });
+  }
+
+  candidates(subjectIds: readonly string[]): Promise<RetentionCandidate[]> {
+    const wanted = new Set(subjectIds);
+    return this.session.run((tx) =>
+      rankOperations(
+        this.db
+          .scan(tx, 'operation')
+          .map(([, row]) => row)
+          .filter((row) => wanted.has(row.targetId)),
+      ),
+    );
+  }
+
+  prune(operationIds: readonly string[]): Promise<PrunedRows> {
+    return this.session.run((tx) => {
+      const doomed = new Set<string>();
+      for (const operationId of new Set(operationIds)) {
+        const operation = this.db.get(tx, 'operation', operationId);
+        if (
+          operation !== null &&
+          operation.state !== 'RUNNING' &&
+          this.db.locks.tryAcquire(`operation:${operationId}`, tx)
+        ) {
+          doomed.add(operationId);
+        }
+      }
+      const messages = this.db.scan(tx, 'message').filter(([, row]) => doomed.has(row.operationId));
+      const messageIds = new Set(messages.map(([messageId]) => messageId));
+      const answers = this.db.scan(tx, 'answer').filter(([, row]) => messageIds.has(row.messageId));
+      for (const [key] of answers) {
+        this.db.remove(tx, 'answer', key);
+      }
+      for (const [key] of messages) {
+        this.db.remove(tx, 'message', key);
+      }
+      for (const operationId of doomed) {
+        this.db.remove(tx, 'operation', operationId);
+      }
+      const events = this.removeEvents((event) => event.operationId !== null && doomed.has(event.operationId));
+      return { operations: doomed.size, messages: messages.length, answers: answers.length, events };
+    });
+  }
+
+  pruneLooseEvents(before: number, limit: number): Promise<number> {
+    return this.session.run(() => {
+      const loose = this.db.events
+        .filter((event) => event.operationId === null && event.at < before)
+        .sort((a, b) => a.at - b.at)
+        .slice(0, limit);
+      const gone = new Set(loose.map((event) => event.sequence));
+      return this.removeEvents((event) => gone.has(event.sequence));
+    });
+  }
+
+  operationsPage(subjectId: string, after: OperationCursor | null, limit: number): Promise<Operation[]> {
+    return this.session.run((tx) =>
+      this.db
+        .scan(tx, 'operation')
+        .map(([, row]) => row)
+        .filter(
+          (row) =>
+            row.targetId === subjectId &&
+            (after === null ||
+              row.startedAt > after.startedAt ||
+              (row.startedAt === after.startedAt && row.operationId > after.operationId)),
+        )
+        .sort((a, b) => a.startedAt - b.startedAt || compareText(a.operationId, b.operationId))
+        .slice(0, limit),
+    );
+  }
+
+  eventsPage(subjectId: string, after: number, limit: number): Promise<StoredEvent[]> {
+    return this.session.run(() =>
+      this.db.events
+        .filter((event) => event.subjectId === subjectId && event.sequence > after)
+        .slice(0, limit)
+        .map(copy),
+    );
+  }
+
+  /** Committed events only: an event leaves the store's list at once, as a deleted row does at commit. */
+  private removeEvents(doomed: (event: StoredEvent) => boolean): number {
+    const kept = this.db.events.filter((event) => !doomed(event));
+    const removed = this.db.events.length - kept.length;
+    this.db.events.splice(0, this.db.events.length, ...kept);
+    return removed;
   }
 }

@@ -7,3 +7,5 @@ export type { InMemoryQueuedRecord } from './in-memory-store';
 export { describeStoreContract } from './store.contract';
 export type { StoreContractFixture, StoreContractOptions } from './store.contract';
 export { NOT_DUE, definitionOf, elementOf, instanceOf, operationOf, participantOf, token } from './builders';
+export { describeRetentionContract } from './retention.contract';
+export type { RetentionContractFixture } from './retention.contract';
