@@ -1,6 +1,8 @@
 import { RESEND_LIMITS } from '@acm/domain';
 import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
 import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
+import { readParticipantBindings } from '../messaging/participant-bindings';
+import type { ParticipantBindingMap } from '../messaging/participant-bindings';
 
 /**
  * The runtime's settings, read from the environment once at boot. This is the only file that reads
@@ -102,6 +104,13 @@ export interface RuntimeConfig {
    * an exporter, or, with it unset, when an OTLP endpoint is set; OTEL_SDK_DISABLED=true keeps it off.
    */
   readonly tracing: TracingSettings | null;
+  /**
+   * PARTICIPANT_BINDINGS: participantId → the principal that alone may answer for it and the secret its records are
+   * signed with (a JSON file, or inline JSON); null when unset: records are taken on their word, as ONAP does.
+   */
+  readonly participantBindings: ParticipantBindingMap | null;
+  /** PARTICIPANT_SIGNATURE_WINDOW_MS: how far a bound participant's signing time may be from its record's time. */
+  readonly participantSignatureWindowMs: number;
 }
 
 export const PROPERTY_VALIDATION_MODES = ['strict', 'warn', 'off'] as const;
@@ -145,6 +154,7 @@ export const DEFAULTS = {
   MSG_ENABLE_ENCRYPTION: 'false',
   SENSITIVE_REVEAL_ALLOWED: 'false',
   PROPERTY_VALIDATION: 'warn',
+  PARTICIPANT_SIGNATURE_WINDOW_MS: '300000',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -220,6 +230,8 @@ export function loadRuntimeConfig(
       `PROPERTY_VALIDATION: must be one of ${PROPERTY_VALIDATION_MODES.join(', ')}, got "${propertyValidation}"`,
     );
   }
+  const bindings = readParticipantBindings(env['PARTICIPANT_BINDINGS']);
+  check.problems.push(...bindings.problems);
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
@@ -261,6 +273,8 @@ export function loadRuntimeConfig(
     sensitiveRevealAllowed: check.boolean(env, 'SENSITIVE_REVEAL_ALLOWED'),
     propertyValidation: propertyValidation as PropertyValidationMode,
     tracing: tracing.settings,
+    participantBindings: bindings.bindings,
+    participantSignatureWindowMs: check.integer(env, 'PARTICIPANT_SIGNATURE_WINDOW_MS', 1000, 24 * 3600 * 1000),
   };
   if (config.encryptionEnabled && config.encryptionKey === null) {
     check.problems.push(
