@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, get } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -87,6 +88,11 @@ const laughs = (levels: number, width: number): string => {
   }
   return lines.join('\n');
 };
+/** Distinct anchors, one a key: nothing expands, but each anchor is a node js-yaml composes and remembers. */
+const manyAnchors = (count: number): string =>
+  Array.from({ length: count }, (_, index) => `k${index}: &a${index} v${index}`).join('\n');
+const manyKeys = (count: number): string =>
+  `{${Array.from({ length: count }, (_, index) => `"k${index}":${index}`).join(',')}}`;
 const deepJson = (depth: number): string => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 const deepYaml = (depth: number): string => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
 
@@ -99,6 +105,62 @@ function instanceJson(compositionId: string, change: (body: Record<string, any>)
 
 function firstElement(body: Record<string, any>): Record<string, any> {
   return Object.values(body['elements'] as Record<string, Record<string, any>>)[0]!;
+}
+
+/**
+ * Measures how long the runtime takes to answer a stream of liveness probes, one after the other on a kept-alive
+ * connection, while the corpus is sent: a probe waits for as long as the event loop is blocked, so the slowest one
+ * bounds the longest pause (plus a loopback round trip). `mark` names what was being sent when each probe ran.
+ */
+class LivenessPinger {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  private running = true;
+  private current = 'warm-up';
+  readonly slowest = new Map<string, number>();
+  private readonly loop: Promise<void>;
+
+  constructor(private readonly port: number) {
+    this.loop = this.run();
+  }
+
+  mark(name: string): void {
+    this.current = name;
+  }
+
+  private probe(): Promise<void> {
+    return new Promise((resolve) => {
+      const request = get(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path: '/onap/policy/clamp/acm/actuator/health/liveness',
+          agent: this.agent,
+        },
+        (response) => {
+          response.resume();
+          response.on('end', resolve);
+          response.on('error', () => resolve());
+        },
+      );
+      request.on('error', () => resolve());
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const name = this.current;
+      const started = process.hrtime.bigint();
+      await this.probe();
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      this.slowest.set(name, Math.max(ms, this.slowest.get(name) ?? 0));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+    this.agent.destroy();
+  }
 }
 
 /** VmRSS of a process in bytes, from /proc. */
@@ -164,6 +226,36 @@ describe('hostile REST corpus against a runtime process', () => {
       [
         'self-referencing alias',
         httpRequest('POST', `${API}/compositions`, { type: 'application/yaml', body: 'a: &x [*x]\n' }),
+      ],
+      [
+        'YAML of 150,000 distinct anchors',
+        httpRequest('POST', `${API}/compositions`, { type: 'application/yaml', body: manyAnchors(150_000) }),
+      ],
+      [
+        'JSON object of 200,000 keys',
+        httpRequest('POST', `${API}/compositions`, { type: 'application/json', body: manyKeys(200_000) }),
+      ],
+      [
+        'JSON object of 200,000 keys as instance properties',
+        httpRequest('POST', instances, {
+          type: 'application/json',
+          body: instanceJson(compositionId, (body) => {
+            firstElement(body)['properties'] = { many: 'MANY' };
+          }).replace('"MANY"', manyKeys(200_000)),
+        }),
+      ],
+      [
+        // The costliest YAML the parser's limits let through: 10,000 anchors (each read twice) and
+        // 49,999 keys and values in all.
+        'YAML just within the limits',
+        httpRequest('POST', `${API}/compositions`, {
+          type: 'application/yaml',
+          body: `${manyAnchors(10_000)}\n${Array.from({ length: 9_999 }, (_, index) => `p${index}: v${index}`).join('\n')}`,
+        }),
+      ],
+      [
+        'JSON just within the limits',
+        httpRequest('POST', `${API}/compositions`, { type: 'application/json', body: manyKeys(24_999) }),
       ],
       [
         'JSON nested 100,000 levels',
@@ -343,9 +435,16 @@ describe('hostile REST corpus against a runtime process', () => {
       port,
       httpRequest('POST', `${API}/compositions`, { type: 'application/yaml', body: 'a: [1, 2]\n' }),
     );
+    // And one large body, so the buffers a body of megabytes needs do not count as growth either.
+    await rawRequest(
+      port,
+      httpRequest('POST', `${API}/compositions`, { type: 'application/json', body: manyKeys(200_000) }),
+    );
     const rssBefore = rssOf(pid);
     const results: Array<{ name: string; status: number; ms: number; rssMiB: number; bodyBytes: number }> = [];
+    const pinger = new LivenessPinger(port);
     for (const [name, bytes] of corpus) {
+      pinger.mark(name);
       const started = process.hrtime.bigint();
       const answer = await rawRequest(port, bytes);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -356,13 +455,18 @@ describe('hostile REST corpus against a runtime process', () => {
         body: { errorDetails: expect.any(String) },
       });
     }
+    pinger.mark('after the corpus');
+    await pinger.stop();
     const rssAfter = rssOf(pid);
+    const livenessMs = Object.fromEntries(pinger.slowest);
     mkdirSync(REPORT_DIR, { recursive: true });
     writeFileSync(
       join(REPORT_DIR, 'hostile-rest.json'),
-      `${JSON.stringify({ rssBeforeMiB: rssBefore / 2 ** 20, rssAfterMiB: rssAfter / 2 ** 20, results }, null, 2)}\n`,
+      `${JSON.stringify({ rssBeforeMiB: rssBefore / 2 ** 20, rssAfterMiB: rssAfter / 2 ** 20, livenessMs, results }, null, 2)}\n`,
     );
     expect(results.filter((result) => result.status >= 500)).toEqual([]);
+    // A probe answered later than this means the event loop stood still while a hostile request was handled.
+    expect(Object.entries(livenessMs).filter(([, ms]) => ms > 500)).toEqual([]);
     expect(rssAfter - rssBefore).toBeLessThan(50 * 1024 * 1024);
   });
 });

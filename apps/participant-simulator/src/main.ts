@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     failOperations: config.failOperations,
     auth: { user: config.user, password: config.password },
     ...(config.groupId === undefined ? {} : { groupId: config.groupId }),
+    ...(config.signing === undefined ? {} : { signing: config.signing }),
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
     ...(config.timersMs === undefined ? {} : { timersMs: config.timersMs }),
   });

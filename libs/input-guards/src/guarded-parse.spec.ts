@@ -1,5 +1,5 @@
 import { MAX_EXCERPT_CHARACTERS } from './excerpt';
-import { decodeBody, parseBody } from './guarded-parse';
+import { DEFAULT_BODY_LIMITS, decodeBody, parseBody } from './guarded-parse';
 
 /** The classic "billion laughs": nine levels of nine aliases, 9^9 strings once expanded, in under 600 bytes. */
 const BILLION_LAUGHS = [
@@ -69,6 +69,63 @@ describe(parseBody.name, () => {
     expect(result).toEqual({
       ok: false,
       refusal: { rule: 'forbidden-character', path, message: expect.stringContaining(message) },
+    });
+  });
+
+  it('refuses a JSON object of 200,000 keys before parsing it, naming the rule and the limit', () => {
+    const text = `{${Array.from({ length: 200_000 }, (_, index) => `"k${index}":${index}`).join(',')}}`;
+
+    expect(parseBody(text, 'json')).toEqual({
+      ok: false,
+      refusal: {
+        rule: 'too-many-nodes',
+        path: '',
+        message: expect.stringContaining('more than 50000 keys and values'),
+      },
+    });
+  });
+
+  it.each([
+    ['json', '{"a":1,"b":[true,null],"c":{"d":"e"}}'],
+    ['yaml', 'a: 1\nb: [true, null]\nc: {d: e}\n'],
+  ] as const)('counts the keys and values of %s as written: 11 nodes pass a limit of 11, not of 10', (format, text) => {
+    const limits = (maxNodes: number) => ({ ...DEFAULT_BODY_LIMITS, maxNodes });
+
+    expect(parseBody(text, format, limits(11))).toEqual({ ok: true, value: { a: 1, b: [true, null], c: { d: 'e' } } });
+    expect(parseBody(text, format, limits(10))).toEqual({
+      ok: false,
+      refusal: expect.objectContaining({ rule: 'too-many-nodes', message: expect.stringContaining('more than 10 ') }),
+    });
+  });
+
+  it('counts a JSON string as one node, whatever punctuation and escapes it holds', () => {
+    const text = '{"a":"x\\"[{:,1 2}]\\\\","b":-1.5e3}';
+
+    expect(parseBody(text, 'json', { ...DEFAULT_BODY_LIMITS, maxNodes: 5 })).toEqual({
+      ok: true,
+      value: { a: 'x"[{:,1 2}]\\', b: -1500 },
+    });
+    expect(parseBody(text, 'json', { ...DEFAULT_BODY_LIMITS, maxNodes: 4 })).toEqual({
+      ok: false,
+      refusal: expect.objectContaining({ rule: 'too-many-nodes' }),
+    });
+  });
+
+  it('refuses a YAML body of 150,000 distinct anchors, and counts an anchor name once', () => {
+    const text = Array.from({ length: 150_000 }, (_, index) => `k${index}: &a${index} v${index}`).join('\n');
+
+    expect(parseBody(text, 'yaml')).toEqual({
+      ok: false,
+      refusal: { rule: 'too-many-anchors', path: '', message: expect.stringContaining('more than 10000 YAML anchors') },
+    });
+    const limits = { ...DEFAULT_BODY_LIMITS, maxAnchors: 2 };
+    expect(parseBody('a: &x 1\nb: &y 2\nc: *x\nd: &x 3\n', 'yaml', limits)).toEqual({
+      ok: true,
+      value: { a: 1, b: 2, c: 1, d: 3 },
+    });
+    expect(parseBody('a: &x 1\nb: &y 2\nc: &z 3\n', 'yaml', limits)).toEqual({
+      ok: false,
+      refusal: expect.objectContaining({ rule: 'too-many-anchors' }),
     });
   });
 

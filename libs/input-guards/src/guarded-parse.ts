@@ -1,4 +1,5 @@
 import { JSON_SCHEMA, Type, YAMLException, load } from 'js-yaml';
+import type { EventType, State } from 'js-yaml';
 
 import { MAX_EXCERPT_CHARACTERS, excerpt } from './excerpt';
 import { forbiddenCharacterIn } from './text-rules';
@@ -16,12 +17,37 @@ export interface BodyLimits {
   readonly maxValues: number;
   /** Nesting levels of mappings and lists; the body itself is level 0. */
   readonly maxDepth: number;
+  /**
+   * Keys and values as the parser reads them (an alias counts once; js-yaml reads a node with an anchor twice, so it
+   * counts twice): what parsing itself costs. Counted while the text is read, so a body over it is refused before it
+   * is built (a JSON object of 200,000 keys held the event loop for 0.4 s).
+   */
+  readonly maxNodes: number;
+  /** Distinct YAML anchor names: each costs js-yaml about twice a plain node (150,000 anchors took 1.1 s). */
+  readonly maxAnchors: number;
 }
 
-export const DEFAULT_BODY_LIMITS: BodyLimits = { maxValues: 1_000_000, maxDepth: 100 };
+/**
+ * Sized so that no body within them holds the event loop for long (the costliest YAML within them parses in about
+ * 0.1 s on a loaded core, docs/compatibility.md) and ONAP's largest reference composition (about 5,000 nodes, no
+ * anchor) fits ten times over.
+ */
+export const DEFAULT_BODY_LIMITS: BodyLimits = {
+  maxValues: 1_000_000,
+  maxDepth: 100,
+  maxNodes: 50_000,
+  maxAnchors: 10_000,
+};
 
 /** Stable names of the rules a body can break, for tests and clients that match on them. */
-export type BodyRule = 'syntax' | 'encoding' | 'too-many-values' | 'too-deep' | 'forbidden-character';
+export type BodyRule =
+  | 'syntax'
+  | 'encoding'
+  | 'too-many-values'
+  | 'too-many-nodes'
+  | 'too-many-anchors'
+  | 'too-deep'
+  | 'forbidden-character';
 
 export interface BodyRefusal {
   readonly rule: BodyRule;
@@ -67,7 +93,7 @@ export function decodeBody(bytes: Uint8Array): { ok: true; text: string } | { ok
  */
 export function parseBody(text: string, format: BodyFormat, limits: BodyLimits = DEFAULT_BODY_LIMITS): ParsedBody {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const parsed = format === 'json' ? parseJson(body) : parseYaml(body, limits);
+  const parsed = format === 'json' ? parseJson(body, limits) : parseYaml(body, limits);
   if (!parsed.ok) {
     return parsed;
   }
@@ -75,7 +101,17 @@ export function parseBody(text: string, format: BodyFormat, limits: BodyLimits =
   return refusal === undefined ? parsed : { ok: false, refusal };
 }
 
-function parseJson(text: string): ParsedBody {
+const tooManyNodes = (limits: BodyLimits): BodyRefusal => ({
+  rule: 'too-many-nodes',
+  path: '',
+  message: `The body holds more than ${limits.maxNodes} keys and values (the parser's limit per body)`,
+});
+
+function parseJson(text: string, limits: BodyLimits): ParsedBody {
+  // A node takes at least one character, so only a text longer than the limit needs counting.
+  if (text.length > limits.maxNodes && jsonNodesExceed(text, limits.maxNodes)) {
+    return { ok: false, refusal: tooManyNodes(limits) };
+  }
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
@@ -94,13 +130,81 @@ function jsonErrorOffset(text: string, reason: string): number | undefined {
   return reason.includes('end of JSON input') ? text.length : undefined;
 }
 
+/**
+ * Whether a JSON text holds more than `limit` nodes (strings, numbers, literals, objects, arrays; keys are strings), by
+ * one pass over its characters that builds nothing: V8's JSON.parse cannot be stopped half-way, so an oversized body
+ * is refused before it starts. A text that is not JSON gets a count of some kind and JSON.parse's own error after.
+ */
+function jsonNodesExceed(text: string, limit: number): boolean {
+  let nodes = 0;
+  let inToken = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) {
+      nodes += 1;
+      inToken = false;
+      for (index += 1; index < text.length; index += 1) {
+        const inner = text.charCodeAt(index);
+        if (inner === 0x5c) {
+          index += 1;
+        } else if (inner === 0x22) {
+          break;
+        }
+      }
+    } else if (code === 0x7b || code === 0x5b) {
+      nodes += 1;
+      inToken = false;
+    } else if (code === 0x2c || code === 0x3a || code === 0x7d || code === 0x5d || code <= 0x20) {
+      inToken = false;
+    } else if (!inToken) {
+      // The first character of a number, true, false or null.
+      nodes += 1;
+      inToken = true;
+    }
+    if (nodes > limit) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Thrown from js-yaml's listener to stop composing a body over a limit. */
+class YamlLimitReached extends Error {
+  constructor(readonly refusal: BodyRefusal) {
+    super(refusal.message);
+  }
+}
+
 function parseYaml(text: string, limits: BodyLimits): ParsedBody {
+  let nodes = 0;
+  const anchors = new Set<string>();
+  // js-yaml calls the listener as it opens and closes each node it composes (keys included), so the limits stop the
+  // parse as soon as they are crossed, before the rest of the text costs anything.
+  const listener = (event: EventType, state: State): void => {
+    // js-yaml's state names the anchor of the node it closes; its typings leave that field out.
+    const anchor = (state as State & { anchor?: string | null }).anchor;
+    if (event === 'open') {
+      nodes += 1;
+      if (nodes > limits.maxNodes) {
+        throw new YamlLimitReached(tooManyNodes(limits));
+      }
+    } else if (typeof anchor === 'string' && !anchors.has(anchor)) {
+      anchors.add(anchor);
+      if (anchors.size > limits.maxAnchors) {
+        const message = `The body defines more than ${limits.maxAnchors} YAML anchors (the parser's limit per body)`;
+        throw new YamlLimitReached({ rule: 'too-many-anchors', path: '', message });
+      }
+    }
+  };
   try {
     // js-yaml bounds the written nesting (its maxDepth also counts the document and the innermost scalar) but not what aliases expand
     // to: checkValue does that, with the same depth rule for JSON and YAML.
-    const options = { schema: JSON_COMPATIBLE_YAML, json: true, maxDepth: limits.maxDepth + 2 };
+    const options = { schema: JSON_COMPATIBLE_YAML, json: true, maxDepth: limits.maxDepth + 2, listener };
     return { ok: true, value: load(text, options) };
   } catch (error) {
+    if (error instanceof YamlLimitReached) {
+      return { ok: false, refusal: error.refusal };
+    }
     if (error instanceof YAMLException) {
       const location = error.mark ? { line: error.mark.line + 1, column: error.mark.column + 1 } : undefined;
       if (error.reason.startsWith('nesting exceeded maxDepth')) {

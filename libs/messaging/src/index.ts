@@ -11,3 +11,4 @@ export * from './kafka/round-trip';
 export * from './tracing/tracing-config';
 export * from './tracing/start-tracing';
 export * from './tracing/trace-headers';
+export * from './record-signature';

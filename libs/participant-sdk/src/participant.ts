@@ -20,8 +20,8 @@ import { randomUUID } from 'node:crypto';
 
 import { DEFAULT_TOPICS } from '@acm/contracts';
 import type { ParticipantTopics, PropertyMap, ToscaConceptIdentifier, Uuid } from '@acm/contracts';
-import { describeError } from '@acm/messaging';
-import type { IncomingRecord, MessageBus, Subscription } from '@acm/messaging';
+import { MIN_SIGNING_SECRET_LENGTH, describeError, signRecord } from '@acm/messaging';
+import type { IncomingRecord, MessageBus, RecordSigningKey, Subscription } from '@acm/messaging';
 
 import {
   DEFAULT_HEARTBEAT_MS,
@@ -84,6 +84,13 @@ export interface ParticipantOptions {
   retryTimers?: RetryTimers;
   /** Orders stamped longer than this before the replica started are skipped as history; default 10 min. */
   replayWindowMs?: number;
+  /**
+   * Signs every record sent (HMAC-SHA256 in record headers, `@acm/messaging`'s `signRecord`) as `principal`, with a
+   * secret of at least 32 characters that only this participant and the runtime hold, so a runtime with this
+   * participant in its `PARTICIPANT_BINDINGS` refuses records that claim its participantId without it. Absent, records
+   * leave unsigned, as ONAP's participants send them.
+   */
+  signing?: RecordSigningKey;
 }
 
 /**
@@ -122,8 +129,19 @@ export class Participant {
     this.logger = options.logger ?? consoleParticipantLogger;
     this.intermediaryVersion = options.intermediaryVersion ?? DEFAULT_INTERMEDIARY_VERSION;
     this.timers = options.timers ?? nodeTimers;
+    const signing = options.signing;
+    if (signing !== undefined && signing.secret.length < MIN_SIGNING_SECRET_LENGTH) {
+      throw new Error(`signing.secret must hold at least ${MIN_SIGNING_SECRET_LENGTH} characters`);
+    }
     this.outbound = new OutboundQueue({
-      send: (topic, records) => this.bus.publish(topic, records),
+      // Signed at each attempt, not when queued, and on the wall clock (not the injectable message clock): a record that
+      // waited out a broker outage still carries a signing time close to the time the broker stamps it, which is what
+      // the runtime checks.
+      send: (topic, records) =>
+        this.bus.publish(
+          topic,
+          signing === undefined ? records : records.map((record) => signRecord(topic, record, signing, Date.now())),
+        ),
       capacity: options.outboundCapacity,
       logger: this.logger,
       timers: options.retryTimers,

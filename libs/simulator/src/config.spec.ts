@@ -91,6 +91,20 @@ describe('simulator configuration', () => {
     );
   });
 
+  it('signs records with PARTICIPANT_PRINCIPAL and PARTICIPANT_SIGNING_SECRET, both or neither', () => {
+    const secret = 'a-secret-of-at-least-32-characters!';
+
+    expect(loadSimulatorConfig({ PARTICIPANT_PRINCIPAL: 'sim', PARTICIPANT_SIGNING_SECRET: secret }).signing).toEqual({
+      principal: 'sim',
+      secret,
+    });
+    expect(() => loadSimulatorConfig({ PARTICIPANT_PRINCIPAL: 'sim' })).toThrow('set both to sign records, or neither');
+    expect(() => loadSimulatorConfig({ PARTICIPANT_SIGNING_SECRET: secret })).toThrow('set both');
+    expect(() => loadSimulatorConfig({ PARTICIPANT_PRINCIPAL: 'sim', PARTICIPANT_SIGNING_SECRET: 'short' })).toThrow(
+      'PARTICIPANT_SIGNING_SECRET: must hold at least 32 characters',
+    );
+  });
+
   it('parses element types with colons in the name by the last colon', () => {
     expect(parseSupportedElementTypes('urn:x:Type:1.0.0')).toEqual([{ typeName: 'urn:x:Type', typeVersion: '1.0.0' }]);
   });

@@ -3,8 +3,8 @@
  * docs/participant-sdk.md). Invalid values stop the start-up with a message that names the variable.
  */
 import { DEFAULT_TOPICS } from '@acm/contracts';
-import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
-import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
+import { MIN_SIGNING_SECRET_LENGTH, readKafkaSecurity, readTracingSettings } from '@acm/messaging';
+import type { KafkaSecurity, RecordSigningKey, TracingSettings } from '@acm/messaging';
 import type { ParticipantTopics } from '@acm/contracts';
 import type { SupportedElementType } from '@acm/participant-sdk';
 
@@ -30,6 +30,8 @@ export interface SimulatorProcessConfig {
   tracing: TracingSettings | null;
   user: string;
   password: string;
+  /** PARTICIPANT_PRINCIPAL and PARTICIPANT_SIGNING_SECRET: sign every record sent (docs/messaging.md); absent: unsigned. */
+  signing?: RecordSigningKey;
 }
 
 type Env = Record<string, string | undefined>;
@@ -111,6 +113,17 @@ export function loadSimulatorConfig(env: Env = process.env): SimulatorProcessCon
   const heartbeatMs = integer(env, 'HEARTBEAT_MS', 1, 2_147_483_647);
   if (heartbeatMs !== undefined) {
     config.heartbeatMs = heartbeatMs;
+  }
+  const principal = text(env, 'PARTICIPANT_PRINCIPAL');
+  const secret = env['PARTICIPANT_SIGNING_SECRET'];
+  if ((principal === undefined) !== (secret === undefined || secret === '')) {
+    throw new Error('PARTICIPANT_PRINCIPAL and PARTICIPANT_SIGNING_SECRET: set both to sign records, or neither');
+  }
+  if (principal !== undefined && secret !== undefined) {
+    if (secret.length < MIN_SIGNING_SECRET_LENGTH) {
+      throw new Error(`PARTICIPANT_SIGNING_SECRET: must hold at least ${MIN_SIGNING_SECRET_LENGTH} characters`);
+    }
+    config.signing = { principal, secret };
   }
   const timersMs = integer(env, 'SIM_TIMERS_MS', 0, 2_147_483_647);
   if (timersMs !== undefined) {

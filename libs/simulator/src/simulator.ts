@@ -3,7 +3,7 @@
  * server. The runtime can embed it on its in-memory bus and mount `controlHandler` in its own app.
  */
 import type { ParticipantTopics, Uuid } from '@acm/contracts';
-import type { MessageBus } from '@acm/messaging';
+import type { MessageBus, RecordSigningKey } from '@acm/messaging';
 import { Participant, consoleParticipantLogger } from '@acm/participant-sdk';
 import type { ParticipantLogger, ParticipantTimers, SupportedElementType } from '@acm/participant-sdk';
 
@@ -43,6 +43,8 @@ export interface SimulatorOptions {
   timers?: ParticipantTimers;
   /** Start the participant (subscribe + REGISTER) before returning; default true. */
   start?: boolean;
+  /** Signs every record sent as this principal (the SDK's `signing` option); absent: unsigned, as ONAP's simulator. */
+  signing?: RecordSigningKey;
 }
 
 export interface Simulator {
@@ -91,6 +93,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     ...(options.replicaId === undefined ? {} : { replicaId: options.replicaId }),
     ...(options.topics === undefined ? {} : { topics: options.topics }),
     ...(options.groupId === undefined ? {} : { groupId: options.groupId }),
+    ...(options.signing === undefined ? {} : { signing: options.signing }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),

@@ -2,6 +2,8 @@ import { RESEND_LIMITS } from '@acm/domain';
 import type { RetentionPolicy } from '@acm/domain';
 import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
 import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
+import { readParticipantBindings } from '../messaging/participant-bindings';
+import type { ParticipantBindingMap } from '../messaging/participant-bindings';
 
 /**
  * The runtime's settings, read from the environment once at boot. This is the only file that reads
@@ -123,6 +125,13 @@ export interface RuntimeConfig {
    */
   readonly tracing: TracingSettings | null;
   /**
+   * PARTICIPANT_BINDINGS: participantId → the principal that alone may answer for it and the secret its records are
+   * signed with (a JSON file, or inline JSON); null when unset: records are taken on their word, as ONAP does.
+   */
+  readonly participantBindings: ParticipantBindingMap | null;
+  /** PARTICIPANT_SIGNATURE_WINDOW_MS: how far a bound participant's signing time may be from its record's time. */
+  readonly participantSignatureWindowMs: number;
+  /**
    * RETENTION_*: how long the history of finished operations (their messages, answers and events) is kept, pruned by
    * supervision in batches (README "Retention and export"); null when RETENTION_ENABLED is false.
    */
@@ -186,6 +195,7 @@ export const DEFAULTS = {
   RETENTION_KEEP_LAST: '10',
   RETENTION_MAX_OPERATIONS: '100',
   RETENTION_BATCH_SIZE: '200',
+  PARTICIPANT_SIGNATURE_WINDOW_MS: '300000',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -263,6 +273,8 @@ export function loadRuntimeConfig(
   }
   const corsOrigins = readOrigins(env['CORS_ORIGINS'], check.problems);
   const publicUrl = readPublicUrl(env['PUBLIC_URL'], check.problems);
+  const bindings = readParticipantBindings(env['PARTICIPANT_BINDINGS']);
+  check.problems.push(...bindings.problems);
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
@@ -310,6 +322,8 @@ export function loadRuntimeConfig(
     propertyValidation: propertyValidation as PropertyValidationMode,
     tracing: tracing.settings,
     retention: readRetention(check, env),
+    participantBindings: bindings.bindings,
+    participantSignatureWindowMs: check.integer(env, 'PARTICIPANT_SIGNATURE_WINDOW_MS', 1000, 24 * 3600 * 1000),
   };
   if (config.encryptionEnabled && config.encryptionKey === null) {
     check.problems.push(

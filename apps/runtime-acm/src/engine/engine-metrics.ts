@@ -18,6 +18,7 @@ export class EngineMetrics {
   readonly pauses: Counter<'action'>;
   readonly stuck: Counter;
   readonly signals: Counter<'status' | 'effect'>;
+  readonly recordsRefused: Counter<'reason' | 'type'>;
 
   constructor(runtime: RuntimeMetrics) {
     const registers = [runtime.registry];
@@ -97,6 +98,14 @@ export class EngineMetrics {
       name: 'acm_signals_total',
       help: 'Signals received by wait conditions, by status and effect (counted, completed, failed, duplicate)',
       labelNames: ['status', 'effect'],
+      registers,
+    });
+    this.recordsRefused = new Counter({
+      name: 'acm_participant_records_refused_total',
+      help:
+        'Records for a participant bound in PARTICIPANT_BINDINGS refused: signature missing, invalid, from another ' +
+        'principal, stale or replayed; by reason and message type',
+      labelNames: ['reason', 'type'],
       registers,
     });
   }

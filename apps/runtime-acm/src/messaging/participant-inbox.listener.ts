@@ -15,6 +15,11 @@ import { ParticipantProtocolService, carriesReport } from '../application/partic
 import { OperabilityMetrics } from '../metrics/operability-metrics';
 import { inTraceOfRecords } from '../observability/inbound-traces';
 import { withRequestContext } from '../observability/request-context';
+import { ParticipantBindings } from './participant-bindings';
+import type { BindingRefusal } from './participant-bindings';
+
+/** A refusal of the same participant for the same reason is logged at most once in this period (it is counted always). */
+const REFUSAL_LOG_WINDOW_MS = 60_000;
 
 const ACKS: ReadonlySet<string> = new Set([
   'AUTOMATION_COMPOSITION_DEPLOY_ACK',
@@ -26,6 +31,14 @@ const ACKS: ReadonlySet<string> = new Set([
 function fromParticipant(record: IncomingRecord): boolean {
   return !isForOthers(record.value, 'runtime');
 }
+
+const REFUSAL_TEXT: Record<BindingRefusal, string> = {
+  missing: 'the record is not signed',
+  'wrong-principal': 'the record is signed by another principal',
+  invalid: 'the signature does not match the record',
+  stale: "the signing time is outside PARTICIPANT_SIGNATURE_WINDOW_MS of the record's time",
+  replayed: 'the record was already received at another position (a replay)',
+};
 
 /** A run of a batch's messages applied together: ACKs through the engine, STATUS reports through the protocol. */
 type Run = { kind: 'ACKS'; inputs: EngineInput[] } | { kind: 'REPORTS'; reports: ParticipantStatus[] };
@@ -50,6 +63,10 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
   readonly ready = new Promise<void>((resolve) => {
     this.markReady = resolve;
   });
+  /** Null when PARTICIPANT_BINDINGS is unset: every record is taken on its word, as ONAP does. */
+  private readonly bindings: ParticipantBindings | null;
+  /** Per participant and reason: when a refusal was last logged, and how many were refused since without a log. */
+  private readonly refusalLog = new Map<string, { loggedAtMs: number; unlogged: number }>();
 
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
@@ -59,7 +76,12 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     private readonly participants: ParticipantProtocolService,
     private readonly metrics: EngineMetrics,
     private readonly operability: OperabilityMetrics,
-  ) {}
+  ) {
+    this.bindings =
+      config.participantBindings === null
+        ? null
+        : new ParticipantBindings(config.participantBindings, config.participantSignatureWindowMs);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.subscription = await this.bus.subscribeBatch({
@@ -230,8 +252,40 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     if (MESSAGE_ROUTES[message.messageType].direction !== 'PARTICIPANT_TO_RUNTIME') {
       return null;
     }
+    const participantId = 'participantId' in message ? message.participantId : undefined;
+    if (this.bindings !== null && participantId !== undefined) {
+      const verdict = this.bindings.check(record, participantId);
+      if (!verdict.ok) {
+        this.refuse(record, message.messageType, participantId, verdict.reason, verdict.principal);
+        return null;
+      }
+    }
     this.metrics.messagesReceived.inc({ type: message.messageType });
     return message;
+  }
+
+  /** Counts a record refused by the bindings, and logs it unless the same refusal was logged within the window. */
+  private refuse(
+    record: IncomingRecord,
+    type: string,
+    participantId: string,
+    reason: BindingRefusal,
+    principal: string,
+  ): void {
+    this.metrics.recordsRefused.inc({ reason, type });
+    const key = `${participantId}/${reason}`;
+    const now = Date.now();
+    const last = this.refusalLog.get(key);
+    if (last !== undefined && now - last.loggedAtMs < REFUSAL_LOG_WINDOW_MS) {
+      last.unlogged += 1;
+      return;
+    }
+    const more = last !== undefined && last.unlogged > 0 ? ` (and ${last.unlogged} more since the last report)` : '';
+    this.logger.warn(
+      `Refused ${type} for participant ${participantId} at ${record.topic}/${record.partition}@${record.offset}: ` +
+        `${REFUSAL_TEXT[reason]} (bound to principal ${principal})${more}`,
+    );
+    this.refusalLog.set(key, { loggedAtMs: now, unlogged: 0 });
   }
 
   private async dispatch(message: ParticipantMessage): Promise<void> {

@@ -160,6 +160,30 @@ export function describeMessageBusContract(
       expect(Math.abs(Number(record!.timestamp) - Date.now())).toBeLessThan(60_000);
     });
 
+    it('delivers every header of a record as it was sent, and none to a record sent without', async () => {
+      const topic = unique('contract-headers');
+      const inbox = new Inbox();
+      await subscribe(topic, unique('group'), inbox.handler);
+      // What a signed record carries beside a trace context: a principal, a time and a base64url signature.
+      const headers = {
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        'acm-principal': 'User:participant-ä',
+        'acm-signed-at': '1760000000000',
+        'acm-signature': 'v1=Xy-_0aZ9Xy-_0aZ9Xy-_0aZ9Xy-_0aZ9Xy-_0aZ9Xy-',
+      };
+
+      await bus.publish(topic, [
+        { key: 'k', value: 'signed', headers },
+        { key: 'k', value: 'plain' },
+      ]);
+      await inbox.waitForCount(2, timeout);
+
+      expect(inbox.records.map((record) => [record.value, record.headers])).toEqual([
+        ['signed', headers],
+        ['plain', {}],
+      ]);
+    });
+
     it('delivers records without a key', async () => {
       const topic = unique('contract-nokey');
       const inbox = new Inbox();
