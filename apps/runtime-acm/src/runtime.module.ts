@@ -41,6 +41,7 @@ import { OutboxRelay } from './messaging/outbox-relay';
 import { ParticipantInboxListener } from './messaging/participant-inbox.listener';
 import { SensitiveValues } from './security/sensitive-values';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
+import { DueTimeNudge, SupervisionTimer } from './supervision/supervision-timer';
 
 /**
  * The one shutdown sequence, in dependency order. Nest runs the shutdown hooks of one module's providers
@@ -96,13 +97,13 @@ export class RuntimeModule {
         { provide: TypeOrmUnitOfWork, useValue: unitOfWork },
         {
           provide: UnitOfWork,
-          useFactory: (metrics: OperabilityMetrics, nudge: CommitNudge) =>
+          useFactory: (metrics: OperabilityMetrics, nudge: CommitNudge, dueTimes: DueTimeNudge) =>
             new ObservedUnitOfWork(
               unitOfWork,
-              [metrics, new EventLog(options.logger), nudge],
+              [metrics, new EventLog(options.logger), nudge, dueTimes],
               options.config.tracing === null ? null : new OperationTraces(),
             ),
-          inject: [OperabilityMetrics, CommitNudge],
+          inject: [OperabilityMetrics, CommitNudge, DueTimeNudge],
         },
         { provide: ROOT_LOGGER, useValue: options.logger },
         OperabilityMetrics,
@@ -134,6 +135,8 @@ export class RuntimeModule {
         ParticipantProtocolService,
         OutboxRelay,
         ParticipantInboxListener,
+        DueTimeNudge,
+        SupervisionTimer,
         SupervisionScheduler,
         EmbeddedSimulator,
       ],

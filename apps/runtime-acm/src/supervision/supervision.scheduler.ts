@@ -8,14 +8,16 @@ import { ParallelSlots } from '../engine/parallel-slots';
 import { OperationSupervisor } from '../engine/operation-supervisor';
 import { ParticipantProtocolService } from '../engine/participant-protocol.service';
 import { OutboxRelay } from '../messaging/outbox-relay';
+import { SupervisionTimer } from './supervision-timer';
 
 const SUPERVISION = 'supervision';
 
 /**
  * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, start due retries, resend silent phases,
  * report stuck elements, mark silent replicas OFF_LINE and hand their work over, send messages a crash left in
- * the outbox. Phases never wait for it. When the bus reports that the broker lost records (it came back as a new
- * cluster), open phases are sent again at once.
+ * the outbox. Phases never wait for it: ACKs advance them, and deadlines, retries, resends and no-progress reports
+ * fire when they fall due (`SupervisionTimer`, re-armed from the database by every pass). When the bus reports that
+ * the broker lost records (it came back as a new cluster), open phases are sent again at once.
  */
 @Injectable()
 export class SupervisionScheduler implements OnApplicationBootstrap {
@@ -36,6 +38,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     private readonly relay: OutboxRelay,
     private readonly bus: MessageBus,
     private readonly slots: ParallelSlots,
+    private readonly timer: SupervisionTimer,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -48,6 +51,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       SUPERVISION,
       setInterval(() => void this.tick(), this.config.heartBeatMs),
     );
+    void this.timer.refresh();
   }
 
   /** Stops the period and waits for a pass in progress (called by the runtime's shutdown sequence). */
@@ -57,6 +61,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     if (this.scheduler.doesExist('interval', SUPERVISION)) {
       this.scheduler.deleteInterval(SUPERVISION);
     }
+    await this.timer.stop();
     await this.ticking;
   }
 
@@ -106,6 +111,8 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       // The safety net of the runtime-wide parallelism limit: slots a commit's nudge missed go now.
       await this.slots.fill();
       this.relay.kick();
+      // What other replicas wrote since: the timer arms for the earliest due time of the database.
+      await this.timer.refresh();
     } catch (error) {
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);
     }
