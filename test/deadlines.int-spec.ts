@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { Clock } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
 import { SupervisionScheduler } from '../apps/runtime-acm/src/supervision/supervision.scheduler';
+import { SupervisionTimer } from '../apps/runtime-acm/src/supervision/supervision-timer';
 import type { RuntimeHarness } from './support/runtime-harness';
 import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
@@ -33,6 +34,8 @@ describe('operation deadlines (PostgreSQL, in-process bus, fake clock)', () => {
   beforeAll(async () => {
     runtime = await startRuntime({ HEART_BEAT: '3600000', MAX_OPERATION_WAIT: '200000' });
     jest.spyOn(runtime.app.get(Clock), 'now').mockImplementation(() => now);
+    // Time is the test's: the real-time supervision timer stays off, ticks are run by hand.
+    await runtime.app.get(SupervisionTimer).stop();
     participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
     participant.autoAnswer = false;
     await participant.start();

@@ -3,6 +3,7 @@ import { Clock } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
 import { ParticipantProtocolService } from '../apps/runtime-acm/src/application/participant-protocol.service';
 import { SupervisionScheduler } from '../apps/runtime-acm/src/supervision/supervision.scheduler';
+import { SupervisionTimer } from '../apps/runtime-acm/src/supervision/supervision-timer';
 import type { RuntimeHarness } from './support/runtime-harness';
 import {
   BASE,
@@ -56,6 +57,8 @@ describe('hand-over of a silent replica’s work', () => {
       MAX_WAIT_MS: '0',
     });
     jest.spyOn(runtime.app.get(Clock), 'now').mockImplementation(() => now);
+    // Time is the test's: the real-time supervision timer stays off, ticks are run by hand.
+    await runtime.app.get(SupervisionTimer).stop();
     participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
     participant.autoAnswer = false;
     await participant.start();

@@ -43,6 +43,7 @@ import { ParticipantInboxListener } from './messaging/participant-inbox.listener
 import { SensitiveValues } from './security/sensitive-values';
 import { HistoryRetention } from './supervision/history-retention';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
+import { DueTimeNudge, SupervisionTimer } from './supervision/supervision-timer';
 
 /**
  * The one shutdown sequence, in dependency order. Nest runs the shutdown hooks of one module's providers
@@ -100,13 +101,13 @@ export class RuntimeModule {
         { provide: TypeOrmUnitOfWork, useValue: unitOfWork },
         {
           provide: UnitOfWork,
-          useFactory: (metrics: OperabilityMetrics, nudge: CommitNudge) =>
+          useFactory: (metrics: OperabilityMetrics, nudge: CommitNudge, dueTimes: DueTimeNudge) =>
             new ObservedUnitOfWork(
               unitOfWork,
-              [metrics, new EventLog(options.logger), nudge],
+              [metrics, new EventLog(options.logger), nudge, dueTimes],
               options.config.tracing === null ? null : new OperationTraces(),
             ),
-          inject: [OperabilityMetrics, CommitNudge],
+          inject: [OperabilityMetrics, CommitNudge, DueTimeNudge],
         },
         { provide: ROOT_LOGGER, useValue: options.logger },
         OperabilityMetrics,
@@ -139,6 +140,8 @@ export class RuntimeModule {
         ParticipantProtocolService,
         OutboxRelay,
         ParticipantInboxListener,
+        DueTimeNudge,
+        SupervisionTimer,
         SupervisionScheduler,
         { provide: RetentionStore, useValue: new TypeOrmRetentionStore(options.database.dataSource) },
         HistoryRetention,

@@ -25,6 +25,7 @@ export * from './operation/timeout';
 export * from './operation/instance-operation';
 export * from './operation/definition-operation';
 export * from './operation/supervision-memory';
+export * from './operation/supervision-due';
 export * from './instance/order-checks';
 export * from './plan/order-plan';
 export * from './plan/stage-sets';

@@ -25,6 +25,7 @@ import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelS
 import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-OutboxTraceContext';
 import { StorageWrites } from './storage-writes';
 import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
+import { OperationDueAt1764720000000 } from './migrations/1764720000000-OperationDueAt';
 import { DefinitionCache, TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   OperationControl1764612000000,
   ParallelSlots1764700000000,
   OutboxTraceContext1764710000000,
+  OperationDueAt1764720000000,
   RetentionIndexes1764805000000,
 ];
 

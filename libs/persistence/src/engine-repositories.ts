@@ -36,18 +36,19 @@ export interface OperationRow {
   retry_at: Date | null;
   in_flight: number;
   slot_wait: string | null;
+  due_at: Date | null;
 }
 
 export const OPERATION_COLUMNS =
   'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at, ' +
-  'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait';
+  'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait, due_at';
 
 /** The columns of an operation row as `jsonb_to_recordset` reads them. */
 export const OPERATION_RECORD =
   'operation_id uuid, target_kind text, target_id uuid, order_name text, state text, timed_out boolean, ' +
   'phase integer, started_at timestamptz, deadline_at timestamptz, finished_at timestamptz, ' +
   'progress_at timestamptz, resent integer, paused_at timestamptz, paused_ms bigint, retried integer, ' +
-  'retry_at timestamptz, in_flight integer, slot_wait text';
+  'retry_at timestamptz, in_flight integer, slot_wait text, due_at timestamptz';
 
 function isoOrNull(epochMs: number | null): string | null {
   return epochMs === null ? null : new Date(epochMs).toISOString();
@@ -75,6 +76,7 @@ export function operationRecordOf(operation: Operation): Record<string, unknown>
     retry_at: isoOrNull(control.retryAt),
     in_flight: control.inFlight,
     slot_wait: control.slotWait,
+    due_at: isoOrNull(control.dueAt),
   };
 }
 
@@ -103,6 +105,7 @@ export function operationOf(row: OperationRow): Operation {
       retryAt: epochOrNull(row.retry_at),
       inFlight: row.in_flight,
       slotWait: slotWaitOf(row.slot_wait),
+      dueAt: epochOrNull(row.due_at),
     },
   });
 }
@@ -131,6 +134,7 @@ function controlValues(operation: Operation): unknown[] {
     dateOrNull(control.retryAt),
     control.inFlight,
     control.slotWait,
+    dateOrNull(control.dueAt),
   ];
 }
 
@@ -140,7 +144,7 @@ export class SqlOperationRepository implements OperationRepository {
   async insert(operation: Operation): Promise<void> {
     await this.manager.query(
       `INSERT INTO acm_operation (${OPERATION_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
       [
         operation.operationId,
         operation.targetKind,
@@ -161,7 +165,7 @@ export class SqlOperationRepository implements OperationRepository {
     await this.manager.query(
       `UPDATE acm_operation SET state = $2, timed_out = $3, phase = $4, deadline_at = $5, finished_at = $6,
          progress_at = $7, resent = $8, paused_at = $9, paused_ms = $10, retried = $11, retry_at = $12,
-         in_flight = $13, slot_wait = $14
+         in_flight = $13, slot_wait = $14, due_at = $15
        WHERE operation_id = $1`,
       [
         operation.operationId,
@@ -211,7 +215,7 @@ export class SqlOperationRepository implements OperationRepository {
         `UPDATE acm_operation AS o SET state = x.state, timed_out = x.timed_out, phase = x.phase,
            deadline_at = x.deadline_at, finished_at = x.finished_at, progress_at = x.progress_at, resent = x.resent,
            paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at,
-           in_flight = x.in_flight, slot_wait = x.slot_wait
+           in_flight = x.in_flight, slot_wait = x.slot_wait, due_at = x.due_at
          FROM jsonb_to_recordset($1::jsonb) AS x(${OPERATION_RECORD})
          WHERE o.operation_id = x.operation_id`,
         [JSON.stringify(updated.map(operationRecordOf))],
@@ -375,6 +379,16 @@ export class SqlOperationRepository implements OperationRepository {
   async listRunning(limit: number): Promise<Operation[]> {
     const rows: OperationRow[] = await this.manager.query(
       `SELECT ${OPERATION_COLUMNS} FROM acm_operation WHERE state = 'RUNNING' ORDER BY progress_at, operation_id LIMIT $1`,
+      [limit],
+    );
+    return rows.map(operationOf);
+  }
+
+  async listDue(limit: number): Promise<Operation[]> {
+    const rows: OperationRow[] = await this.manager.query(
+      `SELECT ${OPERATION_COLUMNS} FROM acm_operation
+       WHERE state = 'RUNNING' AND due_at IS NOT NULL
+       ORDER BY due_at, operation_id LIMIT $1`,
       [limit],
     );
     return rows.map(operationOf);

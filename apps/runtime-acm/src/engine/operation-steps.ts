@@ -25,6 +25,8 @@ import {
   parseRetryPolicy,
   resendSettingsOf,
   timeOutOperation,
+  withDefinitionDueTimes,
+  withInstanceDueTimes,
 } from '@acm/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
@@ -76,7 +78,7 @@ export class OperationSteps {
       input.kind === 'ACK' && maxParallelElements !== null && concerned !== null
         ? { ...input, dispatched: await this.dispatchedIn(store, concerned) }
         : input;
-    const step = decideInstance(found.value, running, decided, now, {
+    const stepContext = {
       templates: templatesOf(info, context),
       defaultTimeoutMs: this.config.maxOperationWaitMs,
       maxParallelElements,
@@ -86,7 +88,14 @@ export class OperationSteps {
           : slots,
       newId: () => this.ids.uuid(),
       control: this.controlSettings(found.value, definition),
-    });
+    };
+    const step = withInstanceDueTimes(
+      decideInstance(found.value, running, decided, now, stepContext),
+      running,
+      decided,
+      now,
+      stepContext,
+    );
     await this.writer.saveInstance(store, found, step, { definition, info, context }, now);
     return step;
   }
@@ -100,10 +109,12 @@ export class OperationSteps {
     input: DefinitionInput,
   ): Promise<DefinitionStep> {
     const now = this.clock.now();
-    const step = decideDefinition(definition, running?.targetKind === 'DEFINITION' ? running : null, input, now, {
+    const own = running?.targetKind === 'DEFINITION' ? running : null;
+    const decided = decideDefinition(definition, own, input, now, {
       defaultTimeoutMs: this.config.maxOperationWaitMs,
       newId: () => this.ids.uuid(),
     });
+    const step = withDefinitionDueTimes(decided, own, now, this.resendSettings(definition));
     await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(definition), now);
     return step;
   }

@@ -1,4 +1,5 @@
 import type {
+  AutomationComposition,
   CompositionDefinition,
   DefinitionInput,
   InstanceInput,
@@ -7,11 +8,14 @@ import type {
   Operation,
   ParticipantReplica,
   Store,
+  Versioned,
 } from '@acm/domain';
 import {
   Clock,
   UnitOfWork,
+  deadlineDueAt,
   hasUnfinishedWorkOf,
+  isOverdue,
   needsSupervision,
   openPhaseMessagesOf,
   supervisionMemoryOf,
@@ -144,22 +148,107 @@ export class OperationSupervisor {
         if (!found || !definition || operation?.state !== 'RUNNING') {
           return 0;
         }
-        const now = this.clock.now();
-        if (!needsSupervision(found.value, operation, now, this.steps.controlSettings(found.value, definition.value))) {
-          return 0;
-        }
-        const messages = openPhaseMessagesOf(
-          await store.operations.phaseMessages(operation.operationId, operation.phase),
-        );
-        const history = await store.events.list(found.value.instanceId, 10000);
-        const { retrying, reported } = supervisionMemoryOf(history, operation, found.value.lastMsg);
-        const input: InstanceInput = { kind: 'SUPERVISE', messages, retrying, reported };
-        const target = { found, definition: definition.value, running: operation, order: operation.order };
-        const step = await this.steps.instance(store, target, input);
-        return step.effects.length > 0 ? 1 : 0;
+        return this.superviseInstance(store, found, definition.value, operation, false);
       });
     }
     return acted;
+  }
+
+  /**
+   * The supervision timer's pass: every running operation whose due time (`control.dueAt`) has come is decided
+   * now, each in a transaction of its own under its target's lock, as the scan would decide it (a timeout, a due
+   * retry, a resend, a no-progress report); one that falls due only later, or that another replica just decided, is
+   * found not due under the lock and only gets its new due time. Resolves with the earliest due time left.
+   */
+  async fireDue(limit = 100): Promise<{ readonly decided: number; readonly next: Operation | null }> {
+    const now = this.clock.now();
+    const listed = await this.unitOfWork.read((store) => store.operations.listDue(limit));
+    const due = listed.filter((operation) => operation.control.dueAt !== null && operation.control.dueAt <= now);
+    for (const candidate of due) {
+      await this.unitOfWork.transaction((store) => this.decideDue(store, candidate));
+    }
+    const [next] = await this.unitOfWork.read((store) => store.operations.listDue(1));
+    return { decided: due.length, next: next ?? null };
+  }
+
+  /** The earliest due time of the running operations, for the timer to arm (at start and on every scan). */
+  async nextDue(): Promise<Operation | null> {
+    const [next] = await this.unitOfWork.read((store) => store.operations.listDue(1));
+    return next ?? null;
+  }
+
+  /** One due operation, decided under its target's lock, read again there: the timeout rule, else supervision. */
+  private async decideDue(store: Store, candidate: Operation): Promise<void> {
+    const now = this.clock.now();
+    if (candidate.targetKind === 'DEFINITION') {
+      const found = await store.definitions.findForUpdate(candidate.targetId);
+      const operation = await store.operations.find(candidate.operationId);
+      if (operation?.targetKind !== 'DEFINITION' || operation.state !== 'RUNNING') {
+        return;
+      }
+      if (!found) {
+        await this.forgetDue(store, operation);
+      } else if (isOverdue(operation, now)) {
+        await this.steps.definition(store, found.value, found, operation, { kind: 'TICK' });
+      } else {
+        await this.supervisePrime(store, found.value.compositionId);
+      }
+      return;
+    }
+    const found = await store.instances.findForUpdate(candidate.targetId);
+    const operation = asInstanceOperation(await store.operations.find(candidate.operationId));
+    const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+    if (operation?.state !== 'RUNNING') {
+      return;
+    }
+    if (!found || !definition) {
+      await ((await this.steps.timeOutAlone(store, operation)) ? Promise.resolve() : this.forgetDue(store, operation));
+    } else if (isOverdue(operation, now)) {
+      const target = { found, definition: definition.value, running: operation, order: null };
+      await this.steps.instance(store, target, { kind: 'TICK' });
+    } else {
+      await this.superviseInstance(store, found, definition.value, operation, true);
+    }
+  }
+
+  /** An operation whose target is gone has nothing left to supervise but its deadline. */
+  private async forgetDue(store: Store, operation: Operation): Promise<void> {
+    const dueAt = deadlineDueAt(operation);
+    if (dueAt !== operation.control.dueAt) {
+      await store.operations.update({ ...operation, control: { ...operation.control, dueAt } });
+    }
+  }
+
+  /**
+   * One supervision step of a locked instance's running operation; the history is read only when something may be
+   * due. `always`: take the step even then (the timer's pass), so the operation's due time is written again.
+   */
+  private async superviseInstance(
+    store: Store,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+    operation: InstanceOperation,
+    always: boolean,
+  ): Promise<number> {
+    const target = { found, definition, running: operation, order: operation.order };
+    const now = this.clock.now();
+    if (!needsSupervision(found.value, operation, now, this.steps.controlSettings(found.value, definition))) {
+      if (always) {
+        await this.steps.instance(store, target, {
+          kind: 'SUPERVISE',
+          messages: [],
+          retrying: [],
+          reported: new Set(),
+        });
+      }
+      return 0;
+    }
+    const messages = openPhaseMessagesOf(await store.operations.phaseMessages(operation.operationId, operation.phase));
+    const history = await store.events.list(found.value.instanceId, 10000);
+    const { retrying, reported } = supervisionMemoryOf(history, operation, found.value.lastMsg);
+    const input: InstanceInput = { kind: 'SUPERVISE', messages, retrying, reported };
+    const step = await this.steps.instance(store, target, input);
+    return step.effects.length > 0 ? 1 : 0;
   }
 
   /** A prime or deprime silent for maxWaitMs goes out again to the participants that have not answered. */

@@ -1,5 +1,5 @@
-import type { OutboxRecord, Participant, Store } from '@acm/domain';
-import { UnitOfWork } from '@acm/domain';
+import type { Operation, OutboxRecord, Participant, Store } from '@acm/domain';
+import { UnitOfWork, freshControl } from '@acm/domain';
 import type { CommittedEvent, ReplicaChange } from './observed-unit-of-work';
 import { ObservedUnitOfWork } from './observed-unit-of-work';
 
@@ -24,6 +24,11 @@ function fakeStore(): Store {
         participants.set(participant.participantId, structuredClone(participant));
         return Promise.resolve();
       },
+    },
+    operations: {
+      insert: () => Promise.resolve(),
+      update: () => Promise.resolve(),
+      saveMany: () => Promise.resolve(),
     },
     events: { append: () => Promise.resolve() },
     saveAll: () => Promise.resolve(),
@@ -134,6 +139,46 @@ describe(ObservedUnitOfWork.name, () => {
     );
     expect(saved).toEqual([expect.objectContaining({ outbox: [] })]);
     expect(added).toEqual([{ ...record, headers: { traceparent: 't' } }]);
+  });
+
+  it('reports the due times a transaction wrote on running operations, by every write path', async () => {
+    const dueTimes: number[][] = [];
+    const unitOfWork = new ObservedUnitOfWork(new FakeUnitOfWork(), [
+      { committed: (_events, _replicas, due) => dueTimes.push([...due]) },
+    ]);
+    const operation = (dueAt: number | null, state: Operation['state'] = 'RUNNING'): Operation => ({
+      operationId: 'o-1',
+      targetKind: 'INSTANCE',
+      targetId: 'i-1',
+      order: 'DEPLOY',
+      state,
+      timedOut: false,
+      phase: 0,
+      startedAt: 1,
+      deadlineAt: 100,
+      finishedAt: null,
+      control: { ...freshControl(1), dueAt },
+    });
+    await unitOfWork.transaction(async (store) => {
+      await store.operations.insert(operation(30));
+      await store.operations.update(operation(20));
+      await store.operations.saveMany([{ operation: operation(40), isNew: false }]);
+      await store.saveAll({
+        instances: [],
+        operations: [
+          { operation: operation(10), isNew: false },
+          { operation: operation(5, 'COMPLETED'), isNew: false },
+          { operation: operation(null), isNew: false },
+        ],
+        messages: [],
+        answers: [],
+        outbox: [],
+        events: [],
+      });
+    });
+    // A transaction that wrote no due time tells nothing, even with an event.
+    await unitOfWork.transaction((store) => store.events.append([event('i-1', 'ORDERED')]));
+    expect(dueTimes).toEqual([[30, 20, 40, 10], []]);
   });
 
   it('knows the instances a batch loaded together', async () => {

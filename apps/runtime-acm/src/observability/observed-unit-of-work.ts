@@ -3,6 +3,8 @@ import type {
   DefinitionRepository,
   EventRepository,
   OperationEvent,
+  Operation,
+  OperationRepository,
   OutboxRecord,
   OutboxRepository,
   Participant,
@@ -38,9 +40,12 @@ export interface TransactionTracer {
   begin(): TracedTransaction;
 }
 
-/** Told, after each commit, what the transaction wrote to the history and to the participants. */
+/**
+ * Told, after each commit, what the transaction wrote to the history and to the participants, and the supervision
+ * due times (`control.dueAt`) it wrote on running operations.
+ */
 export interface CommitObserver {
-  committed(events: readonly CommittedEvent[], replicas: readonly ReplicaChange[]): void;
+  committed(events: readonly CommittedEvent[], replicas: readonly ReplicaChange[], dueTimes: readonly number[]): void;
 }
 
 /**
@@ -79,10 +84,10 @@ export class ObservedUnitOfWork extends UnitOfWork {
       throw error;
     }
     (traced as TracedTransaction | null)?.settle(true);
-    const { events, replicas } = watch.changes();
-    if (events.length > 0 || replicas.length > 0) {
+    const { events, replicas, dueTimes } = watch.changes();
+    if (events.length > 0 || replicas.length > 0 || dueTimes.length > 0) {
       for (const observer of this.observers) {
-        observer.committed(events, replicas);
+        observer.committed(events, replicas, dueTimes);
       }
     }
     return result;
@@ -121,6 +126,7 @@ class TransactionWatch {
   private readonly replicaStates = new Map<string, ParticipantState>();
   private readonly replicaChanges: ReplicaChange[] = [];
   private readonly heldOutbox: OutboxRecord[] = [];
+  private readonly dueTimes: number[] = [];
 
   /** `holdOutbox`: outbox rows are written at the end of the work (`writeHeldOutbox`), once their trace is known. */
   constructor(private readonly holdOutbox: boolean = false) {}
@@ -149,6 +155,7 @@ class TransactionWatch {
       definitions: this.definitionsOf(store.definitions),
       instances: this.instancesOf(store.instances),
       participants: this.participantsOf(store.participants),
+      operations: this.operationsOf(store.operations),
       events: intercept<EventRepository>(store.events, {
         append: async (events) => {
           await store.events.append(events);
@@ -161,6 +168,7 @@ class TransactionWatch {
           this.heldOutbox.push(...writes.outbox);
         }
         await store.saveAll(this.holdOutbox ? { ...writes, outbox: [] } : writes);
+        writes.operations.forEach(({ operation }) => this.rememberDue(operation));
         for (const { instance } of writes.instances) {
           this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
         }
@@ -182,7 +190,30 @@ class TransactionWatch {
     return participant;
   }
 
-  changes(): { events: CommittedEvent[]; replicas: ReplicaChange[] } {
+  private rememberDue(operation: Operation): void {
+    if (operation.state === 'RUNNING' && operation.control.dueAt !== null) {
+      this.dueTimes.push(operation.control.dueAt);
+    }
+  }
+
+  private operationsOf(repository: OperationRepository): OperationRepository {
+    return intercept<OperationRepository>(repository, {
+      insert: async (operation) => {
+        await repository.insert(operation);
+        this.rememberDue(operation);
+      },
+      update: async (operation) => {
+        await repository.update(operation);
+        this.rememberDue(operation);
+      },
+      saveMany: async (operations) => {
+        await repository.saveMany(operations);
+        operations.forEach(({ operation }) => this.rememberDue(operation));
+      },
+    });
+  }
+
+  changes(): { events: CommittedEvent[]; replicas: ReplicaChange[]; dueTimes: number[] } {
     const events = this.events.map((event): CommittedEvent => {
       const composition = this.compositionOfInstance.get(event.subjectId);
       if (composition !== undefined) {
@@ -194,7 +225,7 @@ class TransactionWatch {
         instanceId: null,
       };
     });
-    return { events, replicas: this.replicaChanges };
+    return { events, replicas: this.replicaChanges, dueTimes: this.dueTimes };
   }
 
   private definitionsOf(repository: DefinitionRepository): DefinitionRepository {

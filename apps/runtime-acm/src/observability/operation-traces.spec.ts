@@ -18,6 +18,7 @@ class FakeUnitOfWork extends UnitOfWork {
     const store = {
       definitions: {},
       participants: {},
+      operations: {},
       instances: {
         findForUpdate: (id: string) => Promise.resolve({ value: { instanceId: id, compositionId: 'c-1' }, version: 1 }),
       },

@@ -9,14 +9,17 @@ import { OperationSupervisor } from '../engine/operation-supervisor';
 import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import { OutboxRelay } from '../messaging/outbox-relay';
 import { HistoryRetention } from './history-retention';
+import { SupervisionTimer } from './supervision-timer';
 
 const SUPERVISION = 'supervision';
 
 /**
  * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, start due retries, resend silent phases,
  * report stuck elements, mark silent replicas OFF_LINE and hand their work over, send messages a crash left in
- * the outbox, and start pruning the history that retention lets go. Phases never wait for it. When the bus reports that the broker lost records (it came back as a new
- * cluster), open phases are sent again at once.
+ * the outbox, and start pruning the history that retention lets go. Phases never wait for it: ACKs advance
+ * them, and deadlines, retries, resends and no-progress reports fire when they fall due (`SupervisionTimer`,
+ * re-armed from the database by every pass). When the bus reports that the broker lost records (it came back
+ * as a new cluster), open phases are sent again at once.
  */
 @Injectable()
 export class SupervisionScheduler implements OnApplicationBootstrap {
@@ -38,6 +41,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     private readonly bus: MessageBus,
     private readonly slots: ParallelSlots,
     private readonly retention: HistoryRetention,
+    private readonly timer: SupervisionTimer,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -50,6 +54,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       SUPERVISION,
       setInterval(() => void this.tick(), this.config.heartBeatMs),
     );
+    void this.timer.refresh();
   }
 
   /** Stops the period and waits for a pass in progress (called by the runtime's shutdown sequence). */
@@ -59,6 +64,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     if (this.scheduler.doesExist('interval', SUPERVISION)) {
       this.scheduler.deleteInterval(SUPERVISION);
     }
+    await this.timer.stop();
     await this.ticking;
   }
 
@@ -110,6 +116,8 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       this.relay.kick();
       // Retention runs beside the passes (never inside one), in small batches of its own.
       this.retention.kick();
+      // What other replicas wrote since: the timer arms for the earliest due time of the database.
+      await this.timer.refresh();
     } catch (error) {
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);
     }

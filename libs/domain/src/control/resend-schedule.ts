@@ -31,6 +31,17 @@ export type ResendDecision =
   | { readonly kind: 'EXHAUSTED' }
   | { readonly kind: 'OFF' };
 
+/** When the next resend falls due (the same state as `decideResend`); null when resends are off or exhausted. */
+export function nextResendAt(
+  settings: ResendSettings,
+  state: { readonly lastProgressAt: number; readonly resentSoFar: number },
+): number | null {
+  if (settings.maxWaitMs <= 0 || settings.maxRetryCount <= 0 || state.resentSoFar >= settings.maxRetryCount) {
+    return null;
+  }
+  return state.lastProgressAt + resendDelayMs(settings, state.resentSoFar + 1);
+}
+
 /**
  * Whether the open phase is due a resend at `now`. `lastProgressAt` is the last time anything moved (the phase
  * opened, an element was dispatched, an ACK or a STATUS progress arrived, a resend left); `resentSoFar` counts
@@ -44,11 +55,11 @@ export function decideResend(
   if (settings.maxWaitMs <= 0 || settings.maxRetryCount <= 0) {
     return { kind: 'OFF' };
   }
-  if (state.resentSoFar >= settings.maxRetryCount) {
+  const dueAt = nextResendAt(settings, state);
+  if (dueAt === null) {
     return { kind: 'EXHAUSTED' };
   }
   const attempt = state.resentSoFar + 1;
-  const dueAt = state.lastProgressAt + resendDelayMs(settings, attempt);
   if (now < dueAt) {
     return { kind: 'WAIT', dueAt };
   }

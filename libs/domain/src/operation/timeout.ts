@@ -27,7 +27,8 @@ export function timeOutOperation<T extends Operation>(
     return null;
   }
   return {
-    operation: { ...operation, timedOut: true },
+    // A timed-out operation is neither resent nor retried, and never times out twice: nothing of it falls due.
+    operation: { ...operation, timedOut: true, control: { ...operation.control, dueAt: null } },
     effects: [
       recordEvent('TIMEOUT', {}),
       { kind: 'COUNT_FINISHED', order: operation.order, result: 'TIMEOUT', seconds: null },

@@ -85,6 +85,11 @@ export interface OperationControl {
   inFlight: number;
   /** What the operation waits for a runtime-wide slot to send; null when it waits for none (see SlotWait). */
   slotWait: SlotWait | null;
+  /**
+   * Epoch ms when supervision must next look at the operation (a deadline, a resend, a retry, a no-progress report;
+   * see operation/supervision-due.ts); null when nothing of it can fall due. Stored, so every replica honours it.
+   */
+  dueAt: number | null;
 }
 
 /**
@@ -105,6 +110,7 @@ export function freshControl(now: number): OperationControl {
     retryAt: null,
     inFlight: 0,
     slotWait: null,
+    dueAt: null,
   };
 }
 
@@ -182,6 +188,11 @@ export interface OperationRepository {
    * for each (libs/domain/src/control) after locking its target and reading it again.
    */
   listRunning(limit: number): Promise<Operation[]>;
+  /**
+   * Running operations with a due time (`control.dueAt`), unlocked, earliest due first: the supervision timer arms
+   * for the first and, once it fires, decides each one that is due after locking its target and reading it again.
+   */
+  listDue(limit: number): Promise<Operation[]>;
   /**
    * Takes the runtime-wide parallelism lock until the transaction ends (one holder across every replica). Taken
    * before any target row, and only by the pass that fills free slots, so it never waits behind an ACK's locks.

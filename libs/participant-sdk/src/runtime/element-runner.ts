@@ -26,6 +26,7 @@ import { fingerprintOf } from './finished-elements';
 import type { StepIdentity } from './finished-elements';
 import { deployAck } from './outbound';
 import { applyInfo, sendElementInfo } from './pushes';
+import { isTimedOutByRuntime } from './orders/sync';
 
 export type ElementInvoker = (ctx: ElementContext) => Promise<ElementOutcome> | ElementOutcome;
 
@@ -157,7 +158,7 @@ export async function runElement(core: ParticipantCore, job: ElementJob): Promis
       return;
     }
     reported = true;
-    if (controller.signal.aborted) {
+    if (controller.signal.aborted && !isTimedOutByRuntime(controller.signal)) {
       core.logger('info', `${job.operation} report dropped: the operation was cancelled or replaced`, {
         instanceId: job.instanceId,
         elementId,

@@ -940,6 +940,17 @@ class InMemoryOperationRepository implements OperationRepository {
     );
   }
 
+  listDue(limit: number): Promise<Operation[]> {
+    return this.session.run((tx) =>
+      this.db
+        .scan(tx, 'operation')
+        .map(([, row]) => row)
+        .filter((row) => row.state === 'RUNNING' && row.control.dueAt !== null)
+        .sort((a, b) => a.control.dueAt! - b.control.dueAt! || compareText(a.operationId, b.operationId))
+        .slice(0, limit),
+    );
+  }
+
   lockSlots(): Promise<void> {
     return this.session.run((tx) => this.db.locks.acquire('slots', tx));
   }

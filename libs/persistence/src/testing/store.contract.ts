@@ -1006,6 +1006,7 @@ export function describeStoreContract(
             retryAt: 1_764_000_060_000,
             inFlight: 3,
             slotWait: 'ELEMENTS',
+            dueAt: 1_764_000_070_000,
           },
         };
         await inTransaction((store) => store.operations.update(finished));
@@ -1204,6 +1205,36 @@ export function describeStoreContract(
           expect(limited.map((o) => o.control.progressAt)).toEqual([100, 200]);
         } finally {
           await finish(operations);
+        }
+      });
+
+      it('lists running operations with a due time, earliest due first, up to the limit', async () => {
+        const due = [3_300, 1_100, 2_200].map((dueAt) =>
+          operationOf(randomUUID(), { control: { ...freshControl(1_000), dueAt } }),
+        );
+        const never = operationOf(randomUUID(), { control: freshControl(1_000) });
+        const finished = operationOf(randomUUID(), { control: { ...freshControl(1_000), dueAt: 500 } });
+        await inTransaction(async (store) => {
+          await store.operations.saveMany([...due, never, finished].map((operation) => ({ operation, isNew: true })));
+        });
+        await finish([finished]);
+        try {
+          const ours = new Set([...due, never, finished].map((o) => o.operationId));
+          const listed = await read((store) => store.operations.listDue(1_000));
+          expect(listed.filter((o) => ours.has(o.operationId)).map((o) => o.control.dueAt)).toEqual([
+            1_100, 2_200, 3_300,
+          ]);
+          const first = await read((store) => store.operations.listDue(1));
+          expect(first.map((o) => o.control.dueAt)).toEqual([1_100]);
+          // A due time written by an update moves the operation in the order.
+          await inTransaction((store) =>
+            store.operations.saveMany([
+              { operation: { ...due[0]!, control: { ...due[0]!.control, dueAt: 900 } }, isNew: false },
+            ]),
+          );
+          expect((await read((store) => store.operations.listDue(1)))[0]?.operationId).toBe(due[0]!.operationId);
+        } finally {
+          await finish([...due, never]);
         }
       });
 

@@ -16,6 +16,7 @@ import { asResult } from '../core';
 import type { HandledOrder, ParticipantCore } from '../core';
 import { beginOrder } from '../order-memory';
 import { primeAck } from '../outbound';
+import { isTimedOutByRuntime } from './sync';
 
 export async function onPrime(core: ParticipantCore, message: ParticipantPrime): Promise<void> {
   const order = await beginOrder(core, message.messageId);
@@ -74,7 +75,7 @@ function runComposition(
       return;
     }
     reported = true;
-    if (controller.signal.aborted) {
+    if (controller.signal.aborted && !isTimedOutByRuntime(controller.signal)) {
       core.logger('info', `${operation} report dropped: the operation was cancelled`, { compositionId });
       return;
     }

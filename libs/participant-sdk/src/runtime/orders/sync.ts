@@ -57,7 +57,24 @@ export function onSync(core: ParticipantCore, message: ParticipantSync): void {
   }
 }
 
-/** Aborts the running operations of an instance (or, without one, of a composition's prime/deprime). */
+/**
+ * Why a handler's signal aborts when the runtime times its operation out. As ONAP's intermediary does (it interrupts
+ * the handler's thread), the handler is asked to stop; one that finishes anyway still reports, and the runtime
+ * applies that late result (a success can still complete the instance).
+ */
+export class TimedOutByRuntime extends Error {
+  constructor() {
+    super('Cancelled by the runtime (TIMEOUT)');
+    this.name = 'TimedOutByRuntime';
+  }
+}
+
+/** Whether an abort came from the runtime's TIMEOUT (its late report still goes out), not a newer order or a stop. */
+export function isTimedOutByRuntime(signal: AbortSignal): boolean {
+  return signal.reason instanceof TimedOutByRuntime;
+}
+
+/** Asks the running operations of an instance (or, without one, of a composition's prime/deprime) to stop. */
 function cancelOperations(core: ParticipantCore, instanceId: Uuid | undefined, compositionId: Uuid | undefined): void {
   for (const [key, operation] of core.running) {
     const match =
@@ -67,7 +84,7 @@ function cancelOperations(core: ParticipantCore, instanceId: Uuid | undefined, c
           operation.compositionId === compositionId &&
           operation.instanceId === undefined;
     if (match) {
-      operation.controller.abort(new Error('Cancelled by the runtime (TIMEOUT)'));
+      operation.controller.abort(new TimedOutByRuntime());
       core.running.delete(key);
       core.logger('info', 'Operation cancelled by the runtime', { instanceId, compositionId });
     }
