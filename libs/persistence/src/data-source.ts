@@ -20,6 +20,7 @@ import { MessageElements1764530000000 } from './migrations/1764530000000-Message
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
 import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
 import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-OutboxTraceContext';
+import { EventActor1764716000000 } from './migrations/1764716000000-EventActor';
 import { DefinitionCache, TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   OperationControl1764612000000,
   ParallelSlots1764700000000,
   OutboxTraceContext1764710000000,
+  EventActor1764716000000,
 ];
 
 export interface DatabaseOptions {

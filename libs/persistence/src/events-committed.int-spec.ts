@@ -31,8 +31,9 @@ describe('TypeOrmUnitOfWork.onEventsCommitted (PostgreSQL)', () => {
   const event = (name: string): OperationEvent => ({
     subjectId,
     operationId: null,
-    event: name,
-    detail: { name },
+    event: 'PROPERTY_PROBLEMS',
+    detail: { order: name, mode: 'warn', problems: [] },
+    actor: { kind: 'request', user: 'runtimeUser', requestId: name },
     at: Date.UTC(2026, 11, 1, 10, 0, 0, 123),
   });
 
