@@ -14,7 +14,19 @@ export interface HistoryView {
       durationMs?: number;
     }
   >;
-  events: Array<Omit<StoredEvent, 'at'> & { at: string }>;
+  events: HistoryEventView[];
+}
+
+/** An event as REST and the live stream show it: `at` in ONAP's time format, one type per kind still. */
+export type HistoryEventView = StoredEvent extends infer E
+  ? E extends StoredEvent
+    ? Omit<E, 'at'> & { readonly at: string }
+    : never
+  : never;
+
+/** The view of a stored event, its detail disclosed as asked (masked by default). */
+export function presentEvent(event: StoredEvent, disclose: Disclosure = maskSensitive): HistoryEventView {
+  return { ...event, detail: disclose(event.detail), at: formatLastMsg(event.at) } as HistoryEventView;
 }
 
 /** The append-only history of a definition or instance: its operations and every event, oldest first. */
@@ -50,7 +62,7 @@ export class HistoryService {
           deadlineAt: formatLastMsg(deadlineAt),
           ...(finishedAt !== null ? { finishedAt: formatLastMsg(finishedAt), durationMs: finishedAt - startedAt } : {}),
         })),
-        events: events.map((event) => ({ ...event, detail: disclose(event.detail), at: formatLastMsg(event.at) })),
+        events: events.map((event) => presentEvent(event, disclose)),
       };
     });
   }
