@@ -154,6 +154,6 @@ module.exports = {
     // Type-only imports count: a type from another lib is a dependency on it all the same.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.json'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.d.ts', '.js', '.json'] },
   },
 };

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { MessageBus } from '@acm/messaging';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, commissionAndPrime, participantRegistered, readRepoFile, startRuntime } from './support/runtime-harness';
+import {
+  BASE,
+  USER,
+  commissionAndPrime,
+  participantRegistered,
+  readRepoFile,
+  startRuntime,
+} from './support/runtime-harness';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
 
 const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
@@ -131,5 +138,40 @@ describe('wait-condition signals (PostgreSQL, in-process bus, scripted participa
     await runtime.http.post(`${path}/elements/${randomUUID()}/signal`).send({ status: 'SUCCESS', id: 'a' }).expect(404);
     await runtime.http.post(`${path}/elements/not-a-uuid/signal`).send({ status: 'SUCCESS', id: 'a' }).expect(400);
     expect((await read()).elements[approval]!.outProperties).toEqual(before);
+  });
+
+  it('names the user and request id of every ORDERED, PAUSED, RESUMED, SIGNAL_RECEIVED and CANCELLED event', async () => {
+    const history = async (path: string) =>
+      (
+        (await runtime.http.get(`${path}/history`).expect(200)).body as {
+          events: Array<{ event: string; actor: Record<string, unknown> }>;
+        }
+      ).events;
+    const actorsOf = (events: Array<{ event: string; actor: Record<string, unknown> }>, kinds: string[]) =>
+      events.filter((entry) => kinds.includes(entry.event)).map(({ event, actor }) => ({ event, actor }));
+    const by = (requestId: string) => ({ kind: 'request', user: USER, requestId });
+
+    const signalled = await waitingInstance();
+    await runtime.http.post(`${signalled.path}/pause`).set('X-ONAP-RequestID', 'req-pause').expect(202);
+    await runtime.http.post(`${signalled.path}/resume`).set('X-ONAP-RequestID', 'req-resume').expect(202);
+    await runtime.http
+      .post(`${signalled.path}/elements/${signalled.approval}/signal`)
+      .set('X-ONAP-RequestID', 'req-signal')
+      .send({ status: 'SUCCESS', id: 'approved' })
+      .expect(202);
+    const ordered = (await history(signalled.path)).find((entry) => entry.event === 'ORDERED')!;
+    // waitingInstance's deploy sent no request id of its own: the runtime's, as it answered with.
+    expect(ordered.actor).toEqual({ kind: 'request', user: USER, requestId: expect.stringMatching(/.+/) });
+    expect(actorsOf(await history(signalled.path), ['PAUSED', 'RESUMED', 'SIGNAL_RECEIVED'])).toEqual([
+      { event: 'PAUSED', actor: by('req-pause') },
+      { event: 'RESUMED', actor: by('req-resume') },
+      { event: 'SIGNAL_RECEIVED', actor: by('req-signal') },
+    ]);
+
+    const cancelled = await waitingInstance();
+    await runtime.http.post(`${cancelled.path}/cancel`).set('X-ONAP-RequestID', 'req-cancel').expect(202);
+    expect(actorsOf(await history(cancelled.path), ['CANCELLED'])).toEqual([
+      { event: 'CANCELLED', actor: by('req-cancel') },
+    ]);
   });
 });

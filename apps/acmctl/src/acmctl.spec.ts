@@ -22,7 +22,16 @@ const NODES = [
 let sequence = 0;
 function event(name: string, detail: Record<string, unknown>, at: string, operationId = 'op-1'): HistoryEvent {
   sequence += 1;
-  return { sequence, operationId, event: name, detail, at: `2026-12-01 10:00:${at}` };
+  // Details here carry only what the views read.
+  return {
+    sequence,
+    subjectId: 'instance-1',
+    operationId,
+    event: name,
+    detail,
+    actor: { kind: 'unrecorded' },
+    at: `2026-12-01 10:00:${at}`,
+  } as unknown as HistoryEvent;
 }
 
 const DEPLOY_EVENTS = [
@@ -37,7 +46,7 @@ const DEPLOY_EVENTS = [
   event('PHASE_STARTED', { phase: 1, elementIds: [B, C] }, '00.250'),
   event(
     'ELEMENT_RESULT',
-    { phase: 1, elementId: B, result: false, message: 'Deploy failed!', deployState: 'DEPLOYING' },
+    { phase: 1, elementId: B, result: false, message: 'Deploy failed!', deployState: 'UNDEPLOYED', lockState: 'NONE' },
     '01.000',
   ),
 ];
@@ -101,7 +110,7 @@ describe('progress of an operation', () => {
       [1, 1, 2],
     ]);
     expect(progress.phases[1]?.elements.map((element) => [element.name, element.state, element.failed])).toEqual([
-      ['Second', 'DEPLOYING', true],
+      ['Second', 'UNDEPLOYED/NONE', true],
       ['Third', 'running', false],
     ]);
     expect(progress.waitingFor).toEqual(['Third']);
@@ -116,7 +125,7 @@ describe('progress of an operation', () => {
       '2026-12-01 10:00:00.250 ELEMENT_RESULT First DEPLOYED/LOCKED',
       '2026-12-01 10:00:00.250 PHASE_COMPLETED phase 0',
       '2026-12-01 10:00:00.250 PHASE_STARTED phase 1: Second, Third',
-      '2026-12-01 10:00:01.000 ELEMENT_RESULT Second DEPLOYING FAILED "Deploy failed!"',
+      '2026-12-01 10:00:01.000 ELEMENT_RESULT Second UNDEPLOYED/NONE FAILED "Deploy failed!"',
     ]);
   });
 
@@ -134,6 +143,7 @@ describe('progress of an operation', () => {
     expect(operationAfter(history, -1)?.operationId).toBe('op-0');
     expect(outcomeOf(ours!)).toBe('RUNNING');
     expect(outcomeOf({ ...ours!, state: 'FAILED', timedOut: true })).toBe('TIMEOUT');
+    expect(outcomeOf({ ...ours!, state: 'CANCELLED', timedOut: true })).toBe('CANCELLED');
   });
 });
 

@@ -15,6 +15,8 @@ export const EXIT = {
   UNAUTHORIZED: 6,
   /** The runtime answered 5xx or something acmctl cannot read. */
   SERVER_ERROR: 7,
+  /** The operation was cancelled, or superseded by a newer order. */
+  CANCELLED: 8,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,6 +1,6 @@
 import type { TableView } from './output';
 import type { History } from './progress';
-import { readHistory, timeOf } from './progress';
+import { outcomeOf, readHistory, timeOf } from './progress';
 
 const duration = (ms: number | null): string => (ms === null ? '-' : `${ms} ms`);
 
@@ -12,7 +12,7 @@ export function historyTable(body: unknown): TableView {
     rows: history.operations.map((operation) => [
       operation.operationId,
       operation.order,
-      operation.timedOut ? 'TIMEOUT' : operation.state,
+      outcomeOf(operation),
       operation.startedAt,
       duration(operation.durationMs),
     ]),
@@ -28,10 +28,10 @@ export function historyTimeline(body: unknown): string {
     const events = history.events.filter((event) => event.operationId === operation.operationId);
     const started = new Map<number, number>();
     for (const event of events) {
-      const phase = Number(event.detail['phase']);
       if (event.event === 'PHASE_STARTED') {
-        started.set(phase, timeOf(event.at));
-      } else if (event.event === 'PHASE_COMPLETED' && started.has(phase)) {
+        started.set(event.detail.phase, timeOf(event.at));
+      } else if (event.event === 'PHASE_COMPLETED' && event.detail.phase !== null && started.has(event.detail.phase)) {
+        const phase = event.detail.phase;
         lines.push(`  phase ${phase}  ${duration(timeOf(event.at) - (started.get(phase) ?? 0))}`);
         started.delete(phase);
       }

@@ -1,19 +1,17 @@
+import type { components } from '../../../openapi/rest-types';
 import { field, list, text } from './output';
 
-/** One event of the runtime's history (`GET .../history`). */
-export interface HistoryEvent {
-  readonly sequence: number;
-  readonly operationId: string;
-  readonly event: string;
-  readonly detail: Record<string, unknown>;
-  readonly at: string;
-}
+/** One event of the runtime's history (`GET .../history`), as the OpenAPI document describes each kind. */
+export type HistoryEvent = components['schemas']['HistoryView']['events'][number];
+
+/** How an operation can end (the document's states but RUNNING). */
+export type OperationState = components['schemas']['OperationView']['state'];
 
 /** One operation of the runtime's history. */
 export interface HistoryOperation {
   readonly operationId: string;
   readonly order: string;
-  readonly state: string;
+  readonly state: OperationState;
   readonly timedOut: boolean;
   readonly phase: number | null;
   readonly startedAt: string;
@@ -27,13 +25,8 @@ export interface History {
 }
 
 export function readHistory(body: unknown): History {
-  const events = list(field(body, 'events')).map((event) => ({
-    sequence: Number(field(event, 'sequence')),
-    operationId: text(field(event, 'operationId')),
-    event: text(field(event, 'event')),
-    detail: (field(event, 'detail') ?? {}) as Record<string, unknown>,
-    at: text(field(event, 'at')),
-  }));
+  // The runtime answers its own document's schema; acmctl reads it as that, not field by field.
+  const events = list(field(body, 'events')) as HistoryEvent[];
   const operations = list(field(body, 'operations')).map((operation) => {
     const phase = field(operation, 'phase');
     const duration = field(operation, 'durationMs');
@@ -41,7 +34,7 @@ export function readHistory(body: unknown): History {
     return {
       operationId: text(field(operation, 'operationId')),
       order: text(field(operation, 'order')),
-      state: text(field(operation, 'state')),
+      state: text(field(operation, 'state')) as OperationState,
       timedOut: field(operation, 'timedOut') === true,
       phase: typeof phase === 'number' ? phase : null,
       startedAt: text(field(operation, 'startedAt')),
@@ -57,16 +50,14 @@ export function timeOf(at: string): number {
   return Date.parse(`${at.replace(' ', 'T')}Z`);
 }
 
-export type Outcome = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'TIMEOUT';
+export type Outcome = OperationState | 'TIMEOUT';
 
+/** The operation's state, TIMEOUT once it passed its deadline, unless it was cancelled or superseded since. */
 export function outcomeOf(operation: HistoryOperation): Outcome {
-  if (operation.timedOut || operation.state === 'TIMEOUT') {
-    return 'TIMEOUT';
-  }
-  if (operation.state === 'COMPLETED' || operation.state === 'FAILED') {
+  if (operation.state === 'CANCELLED' || operation.state === 'SUPERSEDED') {
     return operation.state;
   }
-  return 'RUNNING';
+  return operation.timedOut ? 'TIMEOUT' : operation.state;
 }
 
 /** The operation an order started: the first one ORDERED after the history's last event seen before the order. */
@@ -125,25 +116,24 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
   const phaseEnd = new Map<number, number>();
   const phaseOf = new Map(nodes.map((node) => [node.id, node.startPhase]));
   for (const event of events) {
-    const phase = Number(event.detail['phase']);
     if (event.event === 'PHASE_STARTED') {
+      const { phase, elementIds } = event.detail;
       phaseStart.set(phase, timeOf(event.at));
-      for (const id of list(event.detail['elementIds'])) {
-        states.set(String(id), { state: 'running', failed: false });
-        if (!phaseOf.has(String(id))) {
-          phaseOf.set(String(id), phase);
+      for (const id of elementIds) {
+        states.set(id, { state: 'running', failed: false });
+        if (!phaseOf.has(id)) {
+          phaseOf.set(id, phase);
         }
       }
     } else if (event.event === 'ELEMENTS_DISPATCHED') {
-      for (const id of list(event.detail['elementIds'])) {
-        states.set(String(id), { state: 'running', failed: false });
+      for (const id of event.detail.elementIds) {
+        states.set(id, { state: 'running', failed: false });
       }
     } else if (event.event === 'PHASE_COMPLETED') {
-      phaseEnd.set(phase, timeOf(event.at));
+      phaseEnd.set(Number(event.detail.phase), timeOf(event.at));
     } else if (event.event === 'ELEMENT_RESULT') {
-      const id = text(event.detail['elementId']);
-      const state = [event.detail['deployState'], event.detail['lockState']].filter(Boolean).map(String).join('/');
-      states.set(id, { state: state || 'answered', failed: event.detail['result'] === false });
+      const { elementId, deployState, lockState, result } = event.detail;
+      states.set(elementId, { state: `${deployState}/${lockState}`, failed: !result });
     }
   }
   const names = new Map(nodes.map((node) => [node.id, node.name]));
@@ -172,31 +162,27 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
 /** One line per event, for logs and pipes: time, event, and what it is about. */
 export function eventLine(event: HistoryEvent, names: ReadonlyMap<string, string>): string {
   const name = (id: unknown): string => names.get(String(id)) ?? String(id);
-  const detail = event.detail;
   let about: string;
   switch (event.event) {
     case 'ORDERED':
-      about = text(detail['order']);
+      about = event.detail.order;
       break;
     case 'PHASE_STARTED':
     case 'ELEMENTS_DISPATCHED':
-      about = `phase ${text(detail['phase'])}: ${list(detail['elementIds']).map(name).join(', ')}`;
+      about = `phase ${event.detail.phase}: ${event.detail.elementIds.map(name).join(', ')}`;
       break;
     case 'PHASE_COMPLETED':
-      about = `phase ${text(detail['phase'])}`;
+      about = `phase ${text(event.detail.phase)}`;
       break;
-    case 'ELEMENT_RESULT':
-      about = [
-        name(detail['elementId']),
-        [detail['deployState'], detail['lockState']].filter(Boolean).map(String).join('/'),
-        detail['result'] === false ? 'FAILED' : '',
-        detail['message'] ? `"${text(detail['message'])}"` : '',
-      ]
+    case 'ELEMENT_RESULT': {
+      const { elementId, deployState, lockState, result, message } = event.detail;
+      about = [name(elementId), `${deployState}/${lockState}`, result ? '' : 'FAILED', message ? `"${message}"` : '']
         .filter(Boolean)
         .join(' ');
       break;
+    }
     default:
-      about = Object.entries(detail)
+      about = Object.entries(event.detail as Record<string, unknown>)
         .filter(([, value]) => value !== null && value !== undefined)
         .map(([key, value]) => `${key}=${text(value)}`)
         .join(' ');

@@ -17,8 +17,26 @@ const COMPLETED_HISTORY = {
   ],
 };
 
+const CANCELLED_HISTORY = {
+  operations: [{ operationId: 'op-1', order: 'DEPLOY', state: 'CANCELLED', timedOut: false }],
+  events: [
+    { sequence: 1, operationId: 'op-1', event: 'ORDERED', detail: { order: 'DEPLOY' }, at: '2026-12-01 10:00:00.000' },
+    {
+      sequence: 2,
+      operationId: 'op-1',
+      event: 'CANCELLED',
+      detail: { operationId: 'op-1', order: 'DEPLOY', phase: 0, rollback: false },
+      actor: { kind: 'request', user: 'runtimeUser', requestId: 'r-42' },
+      at: '2026-12-01 10:00:00.100',
+    },
+  ],
+};
+
 /** A runtime stand-in over real HTTP that answers the history with the given statuses, then the history. */
-async function historyServer(failures: number): Promise<{ server: Server; url: string }> {
+async function historyServer(
+  failures: number,
+  history: unknown = COMPLETED_HISTORY,
+): Promise<{ server: Server; url: string }> {
   let remaining = failures;
   const server = createServer((_request, response) => {
     response.setHeader('Content-Type', 'application/json');
@@ -28,7 +46,7 @@ async function historyServer(failures: number): Promise<{ server: Server; url: s
       response.end(JSON.stringify({ errorDetails: 'Internal error' }));
       return;
     }
-    response.end(JSON.stringify(COMPLETED_HISTORY));
+    response.end(JSON.stringify(history));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -63,5 +81,18 @@ describe('waitForOperation', () => {
     await expect(
       waitForOperation(client, SUBJECT, 0, recordingView(), { timeoutMs: 30_000, pollMs: 1 }),
     ).rejects.toMatchObject({ exitCode: EXIT.SERVER_ERROR });
+  });
+
+  it('ends a cancelled operation with its own exit code, naming who cancelled it', async () => {
+    const started = await historyServer(0, CANCELLED_HISTORY);
+    server = started.server;
+    const client = new AcmClient({ url: started.url, user: 'u', password: 'p' });
+
+    await expect(
+      waitForOperation(client, SUBJECT, 0, recordingView(), { timeoutMs: 30_000, pollMs: 1 }),
+    ).rejects.toMatchObject({
+      exitCode: EXIT.CANCELLED,
+      message: 'DEPLOY CANCELLED by runtimeUser (request r-42)',
+    });
   });
 });

@@ -121,6 +121,9 @@ export async function waitForOperation(
         if (outcome === 'TIMEOUT') {
           throw new AcmctlError(EXIT.TIMEOUT, `${operation.order} timed out on the runtime`);
         }
+        if (outcome === 'CANCELLED' || outcome === 'SUPERSEDED') {
+          throw new AcmctlError(EXIT.CANCELLED, `${operation.order} ${outcome}${endedBy(ours)}`);
+        }
         if (outcome === 'COMPLETED') {
           if (!options.untilGone || (await client.getIfPresent(subject.statePath)) === null) {
             return operation;
@@ -137,12 +140,26 @@ export async function waitForOperation(
   }
 }
 
+/** Who cancelled the operation, or which order superseded it. */
+function endedBy(events: readonly HistoryEvent[]): string {
+  for (const event of events) {
+    if (event.event === 'SUPERSEDED') {
+      return ` by ${event.detail.by}`;
+    }
+    if (event.event === 'CANCELLED' && event.actor.kind === 'request') {
+      return ` by ${event.actor.user ?? 'a signed request'} (request ${event.actor.requestId ?? '-'})`;
+    }
+  }
+  return '';
+}
+
 function failureMessage(events: readonly HistoryEvent[]): string {
   const messages = events
-    .filter(
-      (event) => (event.event === 'ELEMENT_RESULT' && event.detail['result'] === false) || event.event === 'FAILED',
+    .map((event) =>
+      (event.event === 'ELEMENT_RESULT' && !event.detail.result) || event.event === 'FAILED'
+        ? event.detail.message
+        : null,
     )
-    .map((event) => event.detail['message'])
-    .filter((message) => typeof message === 'string' && message !== '');
+    .filter((message): message is string => typeof message === 'string' && message !== '');
   return messages.length > 0 ? `: ${[...new Set(messages)].join('; ')}` : '';
 }

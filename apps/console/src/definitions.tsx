@@ -5,7 +5,7 @@ import { FileAction, Failure, GraphView, OrderButton, StateBadge } from './compo
 import type { HistoryEvent } from './live';
 import { useLiveEvents } from './live';
 import type { Graph } from './model';
-import { phaseOrder } from './model';
+import { STATE_CHANGING, phaseOrder } from './model';
 
 interface Definition {
   readonly compositionId: string;
@@ -26,8 +26,6 @@ async function readDefinition(compositionId: string): Promise<Definition> {
     stateChangeResult: text(body['stateChangeResult']),
   };
 }
-
-const ENDS = new Set(['ORDERED', 'COMPLETED', 'FAILED', 'TIMEOUT']);
 
 /** The definitions, their state and elements; commission, prime, deprime, delete, create an instance. */
 export function DefinitionsPage() {
@@ -55,7 +53,7 @@ export function DefinitionsPage() {
   known.current = new Set((definitions ?? []).map((definition) => definition.compositionId));
   // A prime or deprime of a listed definition: read that one again when it starts and when it ends.
   const onEvent = useCallback((event: HistoryEvent) => {
-    if (!ENDS.has(event.event) || !known.current.has(event.subjectId)) {
+    if (!STATE_CHANGING.has(event.event) || !known.current.has(event.subjectId)) {
       return;
     }
     readDefinition(event.subjectId).then(

@@ -5,7 +5,7 @@ import { Failure, GraphView, OrderButton, StateBadge } from './components';
 import type { HistoryEvent } from './live';
 import { useLiveEvents } from './live';
 import type { Graph, OperationView } from './model';
-import { elementStates, operations, seconds } from './model';
+import { STATE_CHANGING, elementStates, operations, seconds } from './model';
 
 interface Baseline {
   readonly instance: Json;
@@ -20,9 +20,6 @@ const ORDERS: ReadonlyArray<{ label: string; order: string; body: Json }> = [
   { label: 'Lock', order: 'LOCK', body: { lockOrder: 'LOCK' } },
   { label: 'Unlock', order: 'UNLOCK', body: { lockOrder: 'UNLOCK' } },
 ];
-
-/** Events after which the instance's own state (not only its elements') has changed. */
-const RELOADING = new Set(['ORDERED', 'COMPLETED', 'FAILED', 'TIMEOUT']);
 
 /** One instance: its graph coloured live, the running operation, order buttons and the history timeline. */
 export function InstancePage(props: { compositionId: string; instanceId: string }) {
@@ -59,7 +56,7 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
         return;
       }
       setEvents((current) => merge(current, [event]));
-      if (RELOADING.has(event.event)) {
+      if (STATE_CHANGING.has(event.event)) {
         reload();
       }
     },
@@ -258,14 +255,20 @@ function Timeline(props: { operations: readonly OperationView[] }) {
 
 function describe(event: HistoryEvent, names: ReadonlyMap<string, string>): string {
   const name = (id: unknown): string => names.get(String(id)) ?? String(id);
-  const detail = event.detail;
-  if (Array.isArray(detail['elementIds'])) {
-    return `phase ${String(detail['phase'])}: ${detail['elementIds'].map(name).join(', ')}`;
+  switch (event.event) {
+    case 'PHASE_STARTED':
+    case 'ELEMENTS_DISPATCHED':
+    case 'PHASE_RESENT':
+    case 'RETRY_STARTED':
+      return `phase ${event.detail.phase}: ${event.detail.elementIds.map(name).join(', ')}`;
+    case 'ELEMENT_RESULT':
+      return `${name(event.detail.elementId)} ${event.detail.deployState}/${event.detail.lockState}`;
+    case 'CANCELLED':
+      return event.actor.kind === 'request' ? `by ${event.actor.user ?? 'a signed request'}` : '';
+    default:
+      break;
   }
-  if (event.event === 'ELEMENT_RESULT') {
-    return `${name(detail['elementId'])} ${text(detail['deployState'])}/${text(detail['lockState'])}`;
-  }
-  return Object.entries(detail)
+  return Object.entries(event.detail as Record<string, unknown>)
     .filter(([, value]) => value !== null && value !== undefined)
     .map(([key, value]) => `${key}=${text(value)}`)
     .join(' ');

@@ -3,11 +3,11 @@ import type { Json } from './api';
 import { errorText, get, text } from './api';
 import { Failure, StateBadge } from './components';
 import type { HistoryEvent } from './live';
+import { STATE_CHANGING } from './model';
 import { useLiveEvents } from './live';
 
 const DEPLOY_STATES = ['UNDEPLOYED', 'DEPLOYING', 'DEPLOYED', 'UNDEPLOYING', 'DELETING', 'UPDATING', 'MIGRATING'];
 const RESULTS = ['NO_ERROR', 'FAILED', 'TIMEOUT'];
-const CHANGES = new Set(['ORDERED', 'COMPLETED', 'FAILED', 'TIMEOUT']);
 
 /** Instances across definitions (`GET /v2/instances`), filtered by deploy state and result. */
 export function InstancesPage() {
@@ -36,7 +36,7 @@ export function InstancesPage() {
   }, [search]);
   const onEvent = useCallback(
     (event: HistoryEvent) => {
-      if (CHANGES.has(event.event)) {
+      if (STATE_CHANGING.has(event.event)) {
         reload();
       }
     },

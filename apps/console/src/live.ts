@@ -1,14 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** One history event, as `GET .../history` and the event stream give it. */
-export interface HistoryEvent {
-  readonly sequence: number;
-  readonly subjectId: string;
-  readonly operationId: string | null;
-  readonly event: string;
-  readonly detail: Record<string, unknown>;
-  readonly at: string;
-}
+import type { HistoryEvent } from './model';
+
+export type { HistoryEvent };
 
 type Listener = (event: HistoryEvent) => void;
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting';

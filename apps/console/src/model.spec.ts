@@ -11,21 +11,33 @@ const GRAPH: Graph = {
 };
 
 let sequence = 0;
-const event = (name: string, detail: Record<string, unknown>, at: string, operationId = 'op'): EventLike => ({
-  sequence: ++sequence,
-  operationId,
-  event: name,
-  detail,
-  at: `2026-12-01 10:00:${at}`,
-});
+// Details carry only what the model reads.
+const event = (name: string, detail: Record<string, unknown>, at: string, operationId = 'op'): EventLike =>
+  ({
+    sequence: ++sequence,
+    subjectId: 'instance-1',
+    operationId,
+    event: name,
+    detail,
+    actor: { kind: 'request', user: 'runtimeUser', requestId: 'r-1' },
+    at: `2026-12-01 10:00:${at}`,
+  }) as unknown as EventLike;
 
 const RUNNING = [
   event('ORDERED', { order: 'DEPLOY' }, '00.000'),
   event('PHASE_STARTED', { phase: 0, elementIds: ['a'] }, '00.000'),
-  event('ELEMENT_RESULT', { phase: 0, elementId: 'a', deployState: 'DEPLOYED', lockState: 'LOCKED' }, '00.400'),
+  event(
+    'ELEMENT_RESULT',
+    { phase: 0, elementId: 'a', deployState: 'DEPLOYED', lockState: 'LOCKED', result: true },
+    '00.400',
+  ),
   event('PHASE_COMPLETED', { phase: 0 }, '00.400'),
   event('PHASE_STARTED', { phase: 1, elementIds: ['b', 'c'] }, '00.400'),
-  event('ELEMENT_RESULT', { phase: 1, elementId: 'b', deployState: 'DEPLOYED', lockState: 'LOCKED' }, '01.000'),
+  event(
+    'ELEMENT_RESULT',
+    { phase: 1, elementId: 'b', deployState: 'DEPLOYED', lockState: 'LOCKED', result: true },
+    '01.000',
+  ),
 ];
 
 describe('the console model', () => {
@@ -61,6 +73,18 @@ describe('the console model', () => {
     const [operation] = operations(failed);
 
     expect(operation).toMatchObject({ outcome: 'FAILED', durationMs: 1500, waitingFor: [], message: 'no' });
+  });
+
+  it.each(['CANCELLED', 'SUPERSEDED'])('ends a %s operation as such, waiting for nothing more', (end) => {
+    const ended = [
+      ...RUNNING.map((item) => ({ ...item, operationId: 'op3', sequence: item.sequence + 200 })),
+      event('TIMEOUT', {}, '01.200', 'op3'),
+      event(end, { operationId: 'op3', order: 'DEPLOY', phase: 1, rollback: false, by: 'UNDEPLOY' }, '01.500', 'op3'),
+    ];
+
+    const [operation] = operations(ended);
+
+    expect(operation).toMatchObject({ outcome: end, durationMs: 1500, waitingFor: [] });
   });
 
   it("gives each element the state of its last ELEMENT_RESULT, else the graph's", () => {

@@ -1,4 +1,9 @@
 /** Pure views of an instance: its graph's element states and its operations, folded from history events. */
+import type { components } from '../../../openapi/rest-types';
+
+/** One history event, as `GET .../history` and the event stream give it (the OpenAPI document's union of kinds). */
+export type HistoryEvent = components['schemas']['HistoryView']['events'][number];
+type EventKind = HistoryEvent['event'];
 
 export interface GraphNode {
   readonly id: string;
@@ -18,13 +23,30 @@ export interface Graph {
   readonly edges: readonly GraphEdge[];
 }
 
-export interface EventLike {
-  readonly sequence: number;
-  readonly operationId: string | null;
-  readonly event: string;
-  readonly detail: Record<string, unknown>;
-  readonly at: string;
-}
+export type EventLike = HistoryEvent;
+
+/** Events after which an instance's or definition's own state (not only its elements') has changed. */
+export const STATE_CHANGING: ReadonlySet<EventKind> = new Set([
+  'ORDERED',
+  'COMPLETED',
+  'FAILED',
+  'TIMEOUT',
+  'CANCELLED',
+  'SUPERSEDED',
+]);
+
+/** The events that end an operation, and the outcome each gives it. */
+const ENDS = {
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  TIMEOUT: 'TIMEOUT',
+  CANCELLED: 'CANCELLED',
+  SUPERSEDED: 'SUPERSEDED',
+} as const satisfies Partial<Record<EventKind, string>>;
+type Outcome = (typeof ENDS)[keyof typeof ENDS];
+
+const endOf = (event: EventLike): Outcome | null =>
+  Object.prototype.hasOwnProperty.call(ENDS, event.event) ? ENDS[event.event as keyof typeof ENDS] : null;
 
 export interface PhaseTiming {
   readonly phase: number;
@@ -37,7 +59,7 @@ export interface OperationView {
   readonly operationId: string;
   readonly order: string;
   readonly startedAt: string;
-  readonly outcome: 'RUNNING' | 'COMPLETED' | 'FAILED' | 'TIMEOUT';
+  readonly outcome: 'RUNNING' | Outcome;
   readonly finishedAt: string | null;
   readonly durationMs: number | null;
   readonly phases: readonly PhaseTiming[];
@@ -51,18 +73,12 @@ export interface OperationView {
 /** The runtime writes times as `YYYY-MM-DD HH:mm:ss.SSS` in UTC. */
 export const timeOf = (at: string): number => Date.parse(`${at.replace(' ', 'T')}Z`);
 
-const ids = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
-
 /** Each element's state after the events (ELEMENT_RESULT carries the state the participant reported). */
 export function elementStates(graph: Graph, events: readonly EventLike[]): Map<string, string> {
   const states = new Map(graph.nodes.map((node) => [node.id, node.state ?? '']));
   for (const event of events) {
     if (event.event === 'ELEMENT_RESULT') {
-      const id = String(event.detail['elementId']);
-      const state = [event.detail['deployState'], event.detail['lockState']].filter(Boolean).map(String).join('/');
-      if (state !== '') {
-        states.set(id, state);
-      }
+      states.set(event.detail.elementId, `${event.detail.deployState}/${event.detail.lockState}`);
     }
   }
   return states;
@@ -86,7 +102,8 @@ export function operations(events: readonly EventLike[]): OperationView[] {
 
 function operationView(operationId: string, events: readonly EventLike[]): OperationView {
   const ordered = events.find((event) => event.event === 'ORDERED')!;
-  const end = events.find((event) => ['COMPLETED', 'FAILED', 'TIMEOUT'].includes(event.event));
+  // A TIMEOUT is followed by a late success, a failure, a cancel or a newer order: the last end is the outcome.
+  const end = [...events].reverse().find((event) => endOf(event) !== null);
   const phaseStarts = new Map<number, string>();
   const phaseEnds = new Map<number, string>();
   const pending = new Set<string>();
@@ -94,32 +111,32 @@ function operationView(operationId: string, events: readonly EventLike[]): Opera
   let answered = 0;
   let message: string | null = null;
   for (const event of events) {
-    const phase = Number(event.detail['phase']);
     switch (event.event) {
       case 'PHASE_STARTED':
       case 'ELEMENTS_DISPATCHED':
       case 'PHASE_RESENT':
-        if (!phaseStarts.has(phase)) {
-          phaseStarts.set(phase, event.at);
+      case 'RETRY_STARTED':
+        if (!phaseStarts.has(event.detail.phase)) {
+          phaseStarts.set(event.detail.phase, event.at);
         }
-        for (const id of ids(event.detail['elementIds'])) {
+        for (const id of event.detail.elementIds) {
           pending.add(id);
           dispatched.add(id);
         }
         break;
       case 'PHASE_COMPLETED':
-        phaseEnds.set(phase, event.at);
+        phaseEnds.set(Number(event.detail.phase), event.at);
         break;
       case 'ELEMENT_RESULT':
         answered += 1;
-        pending.delete(String(event.detail['elementId']));
-        if (event.detail['result'] === false && typeof event.detail['message'] === 'string') {
-          message = event.detail['message'];
+        pending.delete(event.detail.elementId);
+        if (!event.detail.result && event.detail.message !== null) {
+          message = event.detail.message;
         }
         break;
       case 'FAILED':
-        if (typeof event.detail['message'] === 'string') {
-          message = event.detail['message'];
+        if (event.detail.message !== null) {
+          message = event.detail.message;
         }
         break;
       default:
@@ -139,9 +156,9 @@ function operationView(operationId: string, events: readonly EventLike[]): Opera
     });
   return {
     operationId,
-    order: typeof ordered.detail['order'] === 'string' ? ordered.detail['order'] : '',
+    order: ordered.event === 'ORDERED' ? ordered.detail.order : '',
     startedAt: ordered.at,
-    outcome: end === undefined ? 'RUNNING' : (end.event as OperationView['outcome']),
+    outcome: end === undefined ? 'RUNNING' : (endOf(end) ?? 'RUNNING'),
     finishedAt: end?.at ?? null,
     durationMs: end === undefined ? null : timeOf(end.at) - timeOf(ordered.at),
     phases,

@@ -23,6 +23,7 @@ import { MessageElements1764530000000 } from './migrations/1764530000000-Message
 import { OperationControl1764612000000 } from './migrations/1764612000000-OperationControl';
 import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
 import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-OutboxTraceContext';
+import { EventActor1764716000000 } from './migrations/1764716000000-EventActor';
 import { StorageWrites } from './storage-writes';
 import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
 import { OperationDueAt1764720000000 } from './migrations/1764720000000-OperationDueAt';
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   OperationControl1764612000000,
   ParallelSlots1764700000000,
   OutboxTraceContext1764710000000,
+  EventActor1764716000000,
   OperationDueAt1764720000000,
   RetentionIndexes1764805000000,
 ];

@@ -1,5 +1,7 @@
 import type {
+  Actor,
   EventRepository,
+  HistoryEventBody,
   MessageAnswer,
   MessageRecord,
   Operation,
@@ -479,28 +481,19 @@ export class SqlEventRepository implements EventRepository {
       return;
     }
     const rows: EventRow[] = await this.manager.query(
-      `INSERT INTO acm_event (subject_id, operation_id, event, detail, at)
-       SELECT subject_id, operation_id, event, detail, at
-       FROM jsonb_to_recordset($1::jsonb) AS x(subject_id uuid, operation_id uuid, event text, detail jsonb, at timestamptz)
-       RETURNING sequence, subject_id, operation_id, event, detail, at`,
-      [
-        JSON.stringify(
-          events.map((event) => ({
-            subject_id: event.subjectId,
-            operation_id: event.operationId,
-            event: event.event,
-            detail: event.detail,
-            at: new Date(event.at).toISOString(),
-          })),
-        ),
-      ],
+      `INSERT INTO acm_event (subject_id, operation_id, event, detail, actor, at)
+       SELECT subject_id, operation_id, event, detail, actor, at
+       FROM jsonb_to_recordset($1::jsonb)
+         AS x(subject_id uuid, operation_id uuid, event text, detail jsonb, actor jsonb, at timestamptz)
+       RETURNING sequence, subject_id, operation_id, event, detail, actor, at`,
+      [JSON.stringify(events.map(eventRecordOf))],
     );
     this.onWrite(rows.map(storedEvent).sort((a, b) => a.sequence - b.sequence));
   }
 
   async list(subjectId: string, limit: number): Promise<StoredEvent[]> {
     const rows: EventRow[] = await this.manager.query(
-      `SELECT sequence, subject_id, operation_id, event, detail, at FROM acm_event
+      `SELECT sequence, subject_id, operation_id, event, detail, actor, at FROM acm_event
        WHERE subject_id = $1 ORDER BY sequence LIMIT $2`,
       [subjectId, limit],
     );
@@ -508,22 +501,36 @@ export class SqlEventRepository implements EventRepository {
   }
 }
 
+/** A row of acm_event as read: `event` and `detail` are the history union's, as the runtime wrote them. */
 export interface EventRow {
   sequence: string;
   subject_id: string;
   operation_id: string | null;
-  event: string;
-  detail: Record<string, unknown>;
+  event: HistoryEventBody['event'];
+  detail: HistoryEventBody['detail'];
+  actor: Actor;
   at: Date;
 }
 
-export const storedEvent = (row: EventRow): StoredEvent => ({
-  sequence: Number(row.sequence),
-  subjectId: row.subject_id,
-  operationId: row.operation_id,
-  event: row.event,
-  detail: row.detail,
-  at: new Date(row.at).getTime(),
+export const storedEvent = (row: EventRow): StoredEvent =>
+  ({
+    sequence: Number(row.sequence),
+    subjectId: row.subject_id,
+    operationId: row.operation_id,
+    event: row.event,
+    detail: row.detail,
+    actor: row.actor,
+    at: new Date(row.at).getTime(),
+  }) as StoredEvent;
+
+/** An event as the jsonb_to_recordset of the history's inserts reads it. */
+export const eventRecordOf = (event: OperationEvent) => ({
+  subject_id: event.subjectId,
+  operation_id: event.operationId,
+  event: event.event,
+  detail: event.detail,
+  actor: event.actor,
+  at: new Date(event.at).toISOString(),
 });
 
 export class SqlRollbackRepository implements RollbackRepository {

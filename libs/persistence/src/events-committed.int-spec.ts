@@ -31,8 +31,9 @@ describe('TypeOrmUnitOfWork.onEventsCommitted (PostgreSQL)', () => {
   const event = (name: string): OperationEvent => ({
     subjectId,
     operationId: null,
-    event: name,
-    detail: { name },
+    event: 'PROPERTY_PROBLEMS',
+    detail: { order: name, mode: 'warn', problems: [] },
+    actor: { kind: 'request', user: 'runtimeUser', requestId: name },
     at: Date.UTC(2026, 11, 1, 10, 0, 0, 123),
   });
 
@@ -48,7 +49,13 @@ describe('TypeOrmUnitOfWork.onEventsCommitted (PostgreSQL)', () => {
     expect(published).toHaveLength(1);
     const stored = await unitOfWork.read((store) => store.events.list(subjectId, 100));
     expect(published[0]).toEqual(stored.slice(-3));
-    expect(published[0]!.map((item) => item.event)).toEqual(['ORDERED', 'PHASE_STARTED', 'PHASE_COMPLETED']);
+    expect(published[0]!.map((item) => item.actor)).toEqual(
+      ['ORDERED', 'PHASE_STARTED', 'PHASE_COMPLETED'].map((name) => ({
+        kind: 'request',
+        user: 'runtimeUser',
+        requestId: name,
+      })),
+    );
     expect(published[0]![0]!.at).toBe(Date.UTC(2026, 11, 1, 10, 0, 0, 123));
   });
 
@@ -62,12 +69,14 @@ describe('TypeOrmUnitOfWork.onEventsCommitted (PostgreSQL)', () => {
 
     expect(published).toEqual([]);
     const stored = await unitOfWork.read((store) => store.events.list(subjectId, 100));
-    expect(stored.map((item) => item.event)).not.toContain('LOST');
+    expect(stored.map((item) => item.actor.kind === 'request' && item.actor.requestId)).not.toContain('LOST');
   });
 
   it('publishes an append outside a transaction at once, as it commits on its own', async () => {
     await unitOfWork.read((store) => store.events.append([event('ALONE')]));
 
-    expect(published.map((batch) => batch.map((item) => item.event))).toEqual([['ALONE']]);
+    expect(
+      published.map((batch) => batch.map((item) => (item.actor.kind === 'request' ? item.actor.requestId : null))),
+    ).toEqual([['ALONE']]);
   });
 });

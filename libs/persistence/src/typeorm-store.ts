@@ -33,6 +33,7 @@ import {
   SqlOperationRepository,
   SqlOutboxRepository,
   SqlRollbackRepository,
+  eventRecordOf,
   operationOf,
   operationRecordOf,
   storedEvent,
@@ -905,17 +906,18 @@ const SAVE_ALL = preparedStatement(
        WHERE (SELECT ok FROM ok)
        ORDER BY n RETURNING id
      ), events AS (
-       INSERT INTO acm_event (subject_id, operation_id, event, detail, at)
-       SELECT subject_id, operation_id, event, detail, at
+       INSERT INTO acm_event (subject_id, operation_id, event, detail, actor, at)
+       SELECT subject_id, operation_id, event, detail, actor, at
        FROM jsonb_to_recordset($9::jsonb) AS x(subject_id uuid, operation_id uuid, event text, detail jsonb,
-         at timestamptz)
+         actor jsonb, at timestamptz)
        WHERE (SELECT ok FROM ok)
-       RETURNING sequence, subject_id, operation_id, event, detail, at
+       RETURNING sequence, subject_id, operation_id, event, detail, actor, at
      )
    SELECT (SELECT coalesce(json_agg(instance_id), '[]'::json) FROM updated) AS updated,
      (SELECT coalesce(json_agg(id::text ORDER BY id), '[]'::json) FROM outbox) AS outbox_ids,
      (SELECT coalesce(json_agg(json_build_object('sequence', sequence::text, 'subject_id', subject_id,
-        'operation_id', operation_id, 'event', event, 'detail', detail, 'at', at)), '[]'::json) FROM events) AS events`,
+        'operation_id', operation_id, 'event', event, 'detail', detail, 'actor', actor, 'at', at)), '[]'::json)
+        FROM events) AS events`,
 );
 
 /**
@@ -961,15 +963,7 @@ function saveAllStatement(
         trace_context: record.headers ?? null,
       })),
     ),
-    JSON.stringify(
-      writes.events.map((event) => ({
-        subject_id: event.subjectId,
-        operation_id: event.operationId,
-        event: event.event,
-        detail: event.detail,
-        at: new Date(event.at).toISOString(),
-      })),
-    ),
+    JSON.stringify(writes.events.map(eventRecordOf)),
   ]);
 }
 

@@ -12,11 +12,22 @@ export type OperationHistoryView = Omit<Operation, 'startedAt' | 'deadlineAt' | 
   durationMs?: number;
 };
 
-export type EventHistoryView = Omit<StoredEvent, 'at'> & { at: string };
 
 export interface HistoryView {
   operations: OperationHistoryView[];
-  events: EventHistoryView[];
+  events: HistoryEventView[];
+}
+
+/** An event as REST and the live stream show it: `at` in ONAP's time format, one type per kind still. */
+export type HistoryEventView = StoredEvent extends infer E
+  ? E extends StoredEvent
+    ? Omit<E, 'at'> & { readonly at: string }
+    : never
+  : never;
+
+/** The view of a stored event, its detail disclosed as asked (masked by default). */
+export function presentEvent(event: StoredEvent, disclose: Disclosure = maskSensitive): HistoryEventView {
+  return { ...event, detail: disclose(event.detail), at: formatLastMsg(event.at) } as HistoryEventView;
 }
 
 /** Rows read per statement while exporting: the export holds one page in memory, whatever the history's size. */
@@ -53,7 +64,7 @@ export class HistoryService {
       }
       return {
         operations: operations.map(operationView),
-        events: events.map((event) => eventView(event, disclose)),
+        events: events.map((event) => presentEvent(event, disclose)),
       };
     });
   }
@@ -119,7 +130,7 @@ export class HistoryService {
     for (;;) {
       const events = await this.archive.eventsPage(subjectId, sequence, EXPORT_PAGE);
       for (const event of events) {
-        yield `${JSON.stringify({ record: 'event', ...eventView(event, disclose) })}\n`;
+        yield `${JSON.stringify({ record: 'event', ...presentEvent(event, disclose) })}\n`;
       }
       const last = events[events.length - 1];
       if (last === undefined || events.length < EXPORT_PAGE) {
@@ -139,6 +150,3 @@ function operationView({ startedAt, deadlineAt, finishedAt, ...rest }: Operation
   };
 }
 
-function eventView(event: StoredEvent, disclose: Disclosure): EventHistoryView {
-  return { ...event, detail: disclose(event.detail), at: formatLastMsg(event.at) };
-}

@@ -1,10 +1,11 @@
 import type { CompositionDefinition, JsonObject, Store } from '@acm/domain';
-import { Clock, DomainError } from '@acm/domain';
+import { Clock, DomainError, requestedBy } from '@acm/domain';
 import type { ToscaProblem } from '@acm/tosca';
 import { formatProblems, resolveElementProperties } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
+import { requestActor } from '../observability/request-context';
 
 /** An element whose properties are checked: its id, its node template and the properties it would store. */
 export interface PropertiesOfElement {
@@ -18,9 +19,6 @@ export interface CheckedProperties {
   readonly properties: ReadonlyMap<string, JsonObject>;
   readonly problems: readonly ToscaProblem[];
 }
-
-/** History event of a request accepted with property problems (PROPERTY_VALIDATION=warn). */
-export const PROPERTY_PROBLEMS_EVENT = 'PROPERTY_PROBLEMS';
 
 /**
  * Applies PROPERTY_VALIDATION to the element properties of a create, update or migration: `strict` refuses the
@@ -69,8 +67,9 @@ export class InstanceProperties {
       {
         subjectId: instanceId,
         operationId: null,
-        event: PROPERTY_PROBLEMS_EVENT,
+        event: 'PROPERTY_PROBLEMS',
         detail: { order, mode: 'warn', problems: problems.map((found) => ({ ...found })) },
+        actor: requestedBy(requestActor()),
         at: this.clock.now(),
       },
     ]);

@@ -182,7 +182,14 @@ describe('BatchStore', () => {
         answers: [],
         outbox: [],
         events: [
-          { subjectId: instance.instanceId, operationId: operation.operationId, event: 'ORDERED', detail: {}, at: 1 },
+          {
+            subjectId: instance.instanceId,
+            operationId: operation.operationId,
+            event: 'ORDERED',
+            detail: { order: 'DEPLOY' },
+            actor: { kind: 'request', user: 'runtimeUser', requestId: 'r-1' },
+            at: 1,
+          },
         ],
       });
       expect(await store.operations.findRunning(instance.instanceId)).toBeNull();

@@ -1,7 +1,16 @@
 import type { AutomationCompositionDeployAck, ParticipantMessage } from '@acm/contracts';
 import { decodeMessage } from '@acm/contracts';
 import { isOrderAllowed } from '@acm/domain';
-import type { AutomationComposition, InstanceOrder, JsonObject, Store, Versioned } from '@acm/domain';
+import type {
+  AutomationComposition,
+  HistoryEventKind,
+  HistoryEventOf,
+  InstanceOrder,
+  JsonObject,
+  Store,
+  StoredEvent,
+  Versioned,
+} from '@acm/domain';
 import { Logger } from '@nestjs/common';
 
 import { EngineFixture, STARTED_AT, THREE_PHASE_PARTICIPANT, storeThreePhase } from './testing/engine-fixture';
@@ -67,7 +76,8 @@ async function harness(options: Options = {}) {
     (await unitOfWork.read((store) => store.instances.find(instanceId)))!.value;
   const running = () => unitOfWork.read((store) => store.operations.findRunning(instanceId));
   const events = async () => unitOfWork.read((store) => store.events.list(instanceId, 1000));
-  const eventsNamed = async (name: string) => (await events()).filter((event) => event.event === name);
+  const eventsNamed = async <K extends HistoryEventKind>(name: K) =>
+    (await events()).filter((event): event is StoredEvent & HistoryEventOf<K> => event.event === name);
   /** The participant's answer, for the given elements, to a phase message. */
   const ack = (
     messageId: string,

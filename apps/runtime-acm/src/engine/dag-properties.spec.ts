@@ -347,7 +347,7 @@ async function expectHistoryAllowedBy(
   const dispatchedAt = new Map<string, number>();
   mine.forEach((event, index) => {
     if (event.event === 'ELEMENT_RESULT') {
-      results.set(event.detail['elementId'] as string, index);
+      results.set(event.detail['elementId'], index);
     }
     if (event.event === 'PHASE_STARTED' || event.event === 'ELEMENTS_DISPATCHED') {
       for (const id of event.detail['elementIds'] as string[]) {

@@ -1,9 +1,11 @@
 import type { ParticipantMessage, ParticipantTopics } from '@acm/contracts';
 import type {
+  Actor,
   AutomationComposition,
   CompositionDefinition,
   CompositionRole,
   DefinitionStep,
+  HistoryEventBody,
   InstanceStep,
   Operation,
   OperationEffect,
@@ -12,7 +14,7 @@ import type {
   Store,
   Versioned,
 } from '@acm/domain';
-import { IdGenerator } from '@acm/domain';
+import { IdGenerator, actorOfEvent } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
@@ -65,6 +67,7 @@ export class EffectWriter {
     step: InstanceStep,
     side: InstanceSide,
     now: number,
+    cause: Actor,
   ): Promise<void> {
     if (found && step.target !== found.value) {
       await (step.removed
@@ -73,7 +76,7 @@ export class EffectWriter {
     }
     const roleOf = (role: CompositionRole): CompositionDefinition | null =>
       role === 'OWN' ? side.definition : (side.context.other?.definition ?? null);
-    await this.write(store, step.target.instanceId, step, now, (effect, messageId) => {
+    await this.write(store, step.target.instanceId, step, now, cause, (effect, messageId) => {
       switch (effect.kind) {
         case 'SEND_PHASE':
           return phaseMessage({
@@ -113,11 +116,12 @@ export class EffectWriter {
     step: DefinitionStep,
     info: CompositionTemplateInfo,
     now: number,
+    cause: Actor,
   ): Promise<void> {
     if (found && step.target !== found.value) {
       await store.definitions.update(step.target, found.version);
     }
-    await this.write(store, step.target.compositionId, step, now, (effect, messageId) => {
+    await this.write(store, step.target.compositionId, step, now, cause, (effect, messageId) => {
       switch (effect.kind) {
         case 'SEND_PRIME':
           return primeMessage(
@@ -147,8 +151,8 @@ export class EffectWriter {
   }
 
   /** Writes the operations and effects of a step whose target is not written (or gone); sends no message. */
-  async saveOperations(store: Store, subjectId: string, step: OperationStep, now: number): Promise<void> {
-    await this.write(store, subjectId, step, now, () => null);
+  async saveOperations(store: Store, subjectId: string, step: OperationStep, now: number, cause: Actor): Promise<void> {
+    await this.write(store, subjectId, step, now, cause, () => null);
   }
 
   private countControl(effect: Extract<OperationEffect, { kind: 'COUNT_CONTROL' }>): void {
@@ -180,6 +184,7 @@ export class EffectWriter {
     subjectId: string,
     step: OperationStep,
     now: number,
+    cause: Actor,
     messageOf: (effect: OperationEffect, messageId: string) => ParticipantMessage | null,
   ): Promise<void> {
     for (const { operation, isNew } of step.operations) {
@@ -188,8 +193,8 @@ export class EffectWriter {
     const operationId = step.operation?.operationId ?? null;
     const events: OperationEvent[] = [];
     const outbox: OutboxRecord[] = [];
-    const event = (name: string, detail: Record<string, unknown>): void => {
-      events.push({ subjectId, operationId, event: name, detail, at: now });
+    const event = (body: HistoryEventBody, ofOperation: string | null = operationId): void => {
+      events.push({ ...body, subjectId, operationId: ofOperation, actor: actorOfEvent(cause, body.event), at: now });
     };
     for (const effect of step.effects) {
       switch (effect.kind) {
@@ -208,7 +213,7 @@ export class EffectWriter {
             outbox.push(toOutbox(message, this.topics));
           }
           if (effect.kind === 'SEND_PHASE') {
-            event(effect.event, { phase: effect.phase, messageId, elementIds: effect.dispatched });
+            event({ event: effect.event, detail: { phase: effect.phase, messageId, elementIds: effect.dispatched } });
           }
           break;
         }
@@ -220,9 +225,11 @@ export class EffectWriter {
           }
           break;
         }
-        case 'RECORD_EVENT':
-          event(effect.event, effect.detail);
+        case 'RECORD_EVENT': {
+          const { kind: _kind, operationId: ofOperation, ...body } = effect;
+          event(body, ofOperation ?? operationId);
           break;
+        }
         case 'RECORD_ANSWER':
           await store.operations.recordAnswer(effect.messageId, effect.participantId, effect.replicaId);
           break;

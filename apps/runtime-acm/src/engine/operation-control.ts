@@ -7,8 +7,9 @@ import type {
   Store,
   Versioned,
 } from '@acm/domain';
-import { Clock, cancelDefinitionOperation, isWaitConditionTemplate } from '@acm/domain';
+import { Clock, cancelDefinitionOperation, dispatchOf, isWaitConditionTemplate, requestedBy } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
+import { requestActor } from '../observability/request-context';
 import { EffectWriter } from './effect-writer';
 import { OperationSteps } from './operation-steps';
 import { asInstanceOperation } from './running-operation';
@@ -96,7 +97,8 @@ export class OperationControl {
     const now = this.clock.now();
     const running = await store.operations.findRunning(found.value.compositionId);
     const step = cancelDefinitionOperation(found.value, running?.targetKind === 'DEFINITION' ? running : null, now);
-    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(found.value), now);
+    const actor = requestedBy(requestActor());
+    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(found.value), now, actor);
     return step.target;
   }
 
@@ -104,9 +106,9 @@ export class OperationControl {
   private async dispatchedByOperation(store: Store, instanceId: string, operationId: string): Promise<Set<string>> {
     const dispatched = new Set<string>();
     for (const event of await store.events.list(instanceId, 10000)) {
-      const ids = event.detail['elementIds'];
-      if (event.operationId === operationId && typeof event.detail['messageId'] === 'string' && Array.isArray(ids)) {
-        ids.filter((id): id is string => typeof id === 'string').forEach((id) => dispatched.add(id));
+      const sent = dispatchOf(event);
+      if (event.operationId === operationId && sent !== null) {
+        sent.elementIds.forEach((id) => dispatched.add(id));
       }
     }
     return dispatched;

@@ -17,6 +17,7 @@ import type {
 import {
   Clock,
   IdGenerator,
+  actorOfInput,
   countsAgainstRuntimeLimit,
   decideDefinition,
   decideInstance,
@@ -24,6 +25,7 @@ import {
   parallelismLimit,
   parseRetryPolicy,
   resendSettingsOf,
+  runtimeActor,
   timeOutOperation,
   withDefinitionDueTimes,
   withInstanceDueTimes,
@@ -31,6 +33,7 @@ import {
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
+import { requestActor } from '../observability/request-context';
 import { EffectWriter } from './effect-writer';
 import { loadOrderContext, templatesOf } from './order-context';
 import type { OrderExtras } from './order-context';
@@ -96,7 +99,14 @@ export class OperationSteps {
       now,
       stepContext,
     );
-    await this.writer.saveInstance(store, found, step, { definition, info, context }, now);
+    await this.writer.saveInstance(
+      store,
+      found,
+      step,
+      { definition, info, context },
+      now,
+      actorOfInput(input, requestActor()),
+    );
     return step;
   }
 
@@ -115,7 +125,8 @@ export class OperationSteps {
       newId: () => this.ids.uuid(),
     });
     const step = withDefinitionDueTimes(decided, own, now, this.resendSettings(definition));
-    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(definition), now);
+    const actor = actorOfInput(input, requestActor());
+    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(definition), now, actor);
     return step;
   }
 
@@ -124,7 +135,7 @@ export class OperationSteps {
     const alone = timeOutOperation(operation, this.clock.now());
     if (alone) {
       const step = { ...alone, operations: [{ operation: alone.operation, isNew: false }] };
-      await this.writer.saveOperations(store, operation.targetId, step, this.clock.now());
+      await this.writer.saveOperations(store, operation.targetId, step, this.clock.now(), runtimeActor('timeout'));
     }
     return alone !== null;
   }

@@ -1,21 +1,13 @@
-import type { StoredEvent } from '@acm/domain';
 import { TypeOrmUnitOfWork } from '@acm/persistence';
 import type { BeforeApplicationShutdown } from '@nestjs/common';
 import { Injectable } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import { Subject, filter } from 'rxjs';
-import { formatLastMsg } from '../application/views';
-import { maskSensitive } from '../security/sensitive-values';
+import type { HistoryEventView } from '../application/history.service';
+import { presentEvent } from '../application/history.service';
 
 /** A history event as the stream sends it: the shape of one `events[]` entry of `GET .../history`. */
-export interface LiveEvent {
-  readonly sequence: number;
-  readonly subjectId: string;
-  readonly operationId: string | null;
-  readonly event: string;
-  readonly detail: Record<string, unknown>;
-  readonly at: string;
-}
+export type LiveEvent = HistoryEventView;
 
 /**
  * The history events this replica commits, as they commit. They come from the store's history write path
@@ -29,7 +21,7 @@ export class LiveEvents implements BeforeApplicationShutdown {
   constructor(unitOfWork: TypeOrmUnitOfWork) {
     unitOfWork.onEventsCommitted((events) => {
       for (const event of events) {
-        this.events.next(liveEvent(event));
+        this.events.next(presentEvent(event));
       }
     });
   }
@@ -45,15 +37,4 @@ export class LiveEvents implements BeforeApplicationShutdown {
   beforeApplicationShutdown(): void {
     this.events.complete();
   }
-}
-
-function liveEvent(event: StoredEvent): LiveEvent {
-  return {
-    sequence: event.sequence,
-    subjectId: event.subjectId,
-    operationId: event.operationId,
-    event: event.event,
-    detail: maskSensitive(event.detail),
-    at: formatLastMsg(event.at),
-  };
 }

@@ -130,22 +130,24 @@ export class OperabilityMetrics implements CommitObserver {
       if (operationId === null) {
         continue;
       }
-      const phase = typeof event.detail['phase'] === 'number' ? event.detail['phase'] : null;
       const order = (): string => this.orders.get(operationId) ?? 'UNKNOWN';
       switch (event.event) {
         case 'ORDERED':
-          this.remember(this.orders, operationId, String(event.detail['order']));
+          this.remember(this.orders, operationId, event.detail.order);
           break;
-        case 'PHASE_STARTED':
-          if (!this.phaseStarts.has(`${operationId}:${phase}`)) {
-            this.remember(this.phaseStarts, `${operationId}:${phase}`, event.at);
+        case 'PHASE_STARTED': {
+          const key = `${operationId}:${event.detail.phase}`;
+          if (!this.phaseStarts.has(key)) {
+            this.remember(this.phaseStarts, key, event.at);
           }
           break;
+        }
         case 'PHASE_COMPLETED': {
-          const started = this.phaseStarts.get(`${operationId}:${phase}`);
+          const key = `${operationId}:${event.detail.phase}`;
+          const started = this.phaseStarts.get(key);
           if (started !== undefined) {
             this.phaseSeconds.observe({ order: order() }, Math.max(0, event.at - started) / 1000);
-            this.phaseStarts.delete(`${operationId}:${phase}`);
+            this.phaseStarts.delete(key);
           }
           break;
         }
@@ -157,7 +159,11 @@ export class OperabilityMetrics implements CommitObserver {
           break;
         case 'COMPLETED':
         case 'FAILED':
+        case 'CANCELLED':
+        case 'SUPERSEDED':
           this.orders.delete(operationId);
+          break;
+        default:
           break;
       }
     }

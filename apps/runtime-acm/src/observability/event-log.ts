@@ -1,3 +1,4 @@
+import type { HistoryEventKind } from '@acm/domain';
 import type { Logger } from 'pino';
 import type { CommitObserver, CommittedEvent, ReplicaChange } from './observed-unit-of-work';
 
@@ -15,7 +16,7 @@ const DETAIL_FIELDS = [
   'message',
 ] as const;
 
-const WARNINGS = new Set(['FAILED', 'TIMEOUT', 'PROPERTY_PROBLEMS']);
+const WARNINGS: ReadonlySet<HistoryEventKind> = new Set(['FAILED', 'TIMEOUT', 'PROPERTY_PROBLEMS']);
 
 /**
  * One log line per history event as it commits (order, phase start and end, element result, resend, timeout,
@@ -30,6 +31,7 @@ export class EventLog implements CommitObserver {
 
   committed(events: readonly CommittedEvent[], replicas: readonly ReplicaChange[]): void {
     for (const event of events) {
+      const detail: Readonly<Record<string, unknown>> = event.detail;
       const fields: Record<string, unknown> = {
         event: event.event,
         compositionId: event.compositionId,
@@ -37,15 +39,15 @@ export class EventLog implements CommitObserver {
         operationId: event.operationId,
       };
       for (const key of DETAIL_FIELDS) {
-        if (event.detail[key] !== undefined) {
-          fields[key] = event.detail[key];
+        if (detail[key] !== undefined) {
+          fields[key] = detail[key];
         }
       }
-      if (Array.isArray(event.detail['elementIds'])) {
-        fields['elementIds'] = event.detail['elementIds'];
+      if (Array.isArray(detail['elementIds'])) {
+        fields['elementIds'] = detail['elementIds'];
       }
-      if (Array.isArray(event.detail['problems'])) {
-        fields['problems'] = event.detail['problems'].length;
+      if (event.event === 'PROPERTY_PROBLEMS') {
+        fields['problems'] = event.detail.problems.length;
       }
       const line = describe(event);
       if (WARNINGS.has(event.event)) {
@@ -65,16 +67,17 @@ export class EventLog implements CommitObserver {
 
 function describe(event: CommittedEvent): string {
   const subject = event.instanceId !== null ? `instance ${event.instanceId}` : `composition ${event.subjectId}`;
-  const detail = event.detail;
   switch (event.event) {
     case 'ORDERED':
-      return `${String(detail['order'])} ordered on ${subject}`;
+      return `${event.detail.order} ordered on ${subject}`;
     case 'PHASE_STARTED':
     case 'PHASE_RESENT':
     case 'PHASE_COMPLETED':
-      return `${event.event} phase ${String(detail['phase'])} of ${subject}`;
-    case 'ELEMENT_RESULT':
-      return `element ${String(detail['elementId'])} of ${subject}: ${String(detail['deployState'])}/${String(detail['lockState'])}${detail['result'] === false ? ' FAILED' : ''}`;
+      return `${event.event} phase ${String(event.detail.phase)} of ${subject}`;
+    case 'ELEMENT_RESULT': {
+      const { elementId, deployState, lockState, result } = event.detail;
+      return `element ${elementId} of ${subject}: ${deployState}/${lockState}${result ? '' : ' FAILED'}`;
+    }
     default:
       return `${event.event} ${subject}`;
   }

@@ -78,15 +78,30 @@ describe('the runtime logger', () => {
 });
 
 describe(EventLog.name, () => {
-  const ids = { compositionId: 'c-1', instanceId: 'i-1', operationId: 'o-1', subjectId: 'i-1', at: 0 };
+  const ids = {
+    compositionId: 'c-1',
+    instanceId: 'i-1',
+    operationId: 'o-1',
+    subjectId: 'i-1',
+    actor: { kind: 'runtime', rule: 'hand-over' },
+    at: 0,
+  } as const;
 
   it('writes timeouts, resends and failures with their ids, warnings for what needs an operator', () => {
     const out = capture();
     new EventLog(createLogger({ level: 'log', format: 'json', destination: out.destination })).committed(
       [
-        { ...ids, event: 'PHASE_RESENT', detail: { phase: 1, messageId: 'm-1' } },
+        { ...ids, event: 'PHASE_RESENT', detail: { phase: 1, messageId: 'm-1', elementIds: [] } },
         { ...ids, event: 'TIMEOUT', detail: {} },
-        { ...ids, event: 'PROPERTY_PROBLEMS', detail: { problems: [{ path: 'x', message: 'got secret-value' }] } },
+        {
+          ...ids,
+          event: 'PROPERTY_PROBLEMS',
+          detail: {
+            order: 'CREATE',
+            mode: 'warn',
+            problems: [{ path: 'x', rule: 'type', message: 'got secret-value' }],
+          },
+        },
       ],
       [{ participantId: 'p-1', replicaId: null, from: 'ON_LINE', to: 'OFF_LINE' }],
     );

@@ -1,4 +1,4 @@
-import type { Operation, OutboxRecord, Participant, Store } from '@acm/domain';
+import type { Operation, OperationEvent, OutboxRecord, Participant, Store } from '@acm/domain';
 import { UnitOfWork, freshControl } from '@acm/domain';
 import type { CommittedEvent, ReplicaChange } from './observed-unit-of-work';
 import { ObservedUnitOfWork } from './observed-unit-of-work';
@@ -63,7 +63,16 @@ function observed(): { unitOfWork: ObservedUnitOfWork; seen: Array<[CommittedEve
   return { unitOfWork, seen };
 }
 
-const event = (subjectId: string, name: string) => ({ subjectId, operationId: 'o-1', event: name, detail: {}, at: 1 });
+/** The observer passes events on whatever their kind: these carry no detail of their kind. */
+const event = (subjectId: string, name: string): OperationEvent =>
+  ({
+    subjectId,
+    operationId: 'o-1',
+    event: name,
+    detail: {},
+    actor: { kind: 'runtime', rule: 'timeout' },
+    at: 1,
+  }) as unknown as OperationEvent;
 
 describe(ObservedUnitOfWork.name, () => {
   it('reports committed events with the composition and instance the transaction read', async () => {

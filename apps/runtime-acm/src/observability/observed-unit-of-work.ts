@@ -15,10 +15,10 @@ import type {
 import { UnitOfWork } from '@acm/domain';
 
 /** A history event as it committed, with the composition and instance it concerns when the transaction knew them. */
-export interface CommittedEvent extends OperationEvent {
+export type CommittedEvent = OperationEvent & {
   readonly compositionId: string | null;
   readonly instanceId: string | null;
-}
+};
 
 /** A participant replica whose state a committed transaction changed (REMOVED: the replica row went). */
 export interface ReplicaChange {

@@ -1,4 +1,4 @@
-import type { OperationEvent, OutboxRecord, Store } from '@acm/domain';
+import type { HistoryEventDetails, HistoryEventKind, OperationEvent, OutboxRecord, Store } from '@acm/domain';
 import { UnitOfWork } from '@acm/domain';
 import { recordSpans } from '@acm/messaging/testing';
 import { ROOT_CONTEXT, SpanStatusCode, context, trace } from '@opentelemetry/api';
@@ -46,13 +46,15 @@ class FakeUnitOfWork extends UnitOfWork {
   }
 }
 
-const event = (name: string, detail: Record<string, unknown> = {}): OperationEvent => ({
-  subjectId: 'i-1',
-  operationId: 'o-1',
-  event: name,
-  detail,
-  at: 1,
-});
+const event = <K extends HistoryEventKind>(name: K, detail: HistoryEventDetails[K]): OperationEvent =>
+  ({
+    subjectId: 'i-1',
+    operationId: 'o-1',
+    event: name,
+    detail,
+    actor: { kind: 'request', user: 'runtimeUser', requestId: 'r-1' },
+    at: 1,
+  }) as OperationEvent;
 
 const phaseMessage = (messageId: string): OutboxRecord => ({
   topic: 'policy-acruntime-participant',
@@ -87,7 +89,7 @@ describe(OperationTraces.name, () => {
     const request = trace.getTracer('spec').startSpan('PUT');
     await write(
       trace.setSpan(ROOT_CONTEXT, request),
-      [event('ORDERED', { order: 'DEPLOY' }), event('PHASE_STARTED', { phase: 0, messageId: 'm-0' })],
+      [event('ORDERED', { order: 'DEPLOY' }), event('PHASE_STARTED', { phase: 0, messageId: 'm-0', elementIds: [] })],
       [phaseMessage('m-0'), { topic: 'acm-ppnt-sync', key: null, value: '{"messageType":"PARTICIPANT_SYNC_MSG"}' }],
     );
     request.end();
@@ -96,7 +98,7 @@ describe(OperationTraces.name, () => {
     const ack = trace.getTracer('spec').startSpan('apply');
     await write(trace.setSpan(ROOT_CONTEXT, ack), [
       event('PHASE_COMPLETED', { phase: 0 }),
-      event('COMPLETED', { deployState: 'DEPLOYED' }),
+      event('COMPLETED', { deployState: 'DEPLOYED', lockState: 'LOCKED' }),
     ]);
     ack.end();
 
@@ -131,7 +133,11 @@ describe(OperationTraces.name, () => {
       traceState: undefined,
     });
     const fromAck = contextWithState(remote, 'acm=1111111111111111');
-    await write(fromAck, [event('PHASE_STARTED', { phase: 1, messageId: 'm-1' })], [phaseMessage('m-1')]);
+    await write(
+      fromAck,
+      [event('PHASE_STARTED', { phase: 1, messageId: 'm-1', elementIds: [] })],
+      [phaseMessage('m-1')],
+    );
     await write(ROOT_CONTEXT, [event('PHASE_COMPLETED', { phase: 1 })]);
 
     const phase = spans.one('phase 1');
@@ -142,7 +148,10 @@ describe(OperationTraces.name, () => {
 
   it('starts nothing for work that throws, and ends what a transaction that failed to commit opened', async () => {
     const { inner, write } = setUp();
-    const opened = [event('ORDERED', { order: 'DEPLOY' }), event('PHASE_STARTED', { phase: 0, messageId: 'm' })];
+    const opened = [
+      event('ORDERED', { order: 'DEPLOY' }),
+      event('PHASE_STARTED', { phase: 0, messageId: 'm', elementIds: [] }),
+    ];
     await expect(write(ROOT_CONTEXT, opened, [phaseMessage('m')], true)).rejects.toThrow('conflict');
     expect(spans.spans()).toEqual([]);
 
@@ -160,7 +169,7 @@ describe(OperationTraces.name, () => {
     await write(ROOT_CONTEXT, [event('ORDERED', { order: 'DEPLOY' })]);
     await write(ROOT_CONTEXT, [{ ...event('ORDERED', { order: 'UNDEPLOY' }), operationId: 'o-2' }]);
     expect(spans.one('operation DEPLOY').attributes['acm.outcome']).toBe('SUPERSEDED');
-    await write(ROOT_CONTEXT, [{ ...event('FAILED'), operationId: 'o-2' }]);
+    await write(ROOT_CONTEXT, [{ ...event('FAILED', { message: null }), operationId: 'o-2' }]);
     const failed = spans.one('operation UNDEPLOY');
     expect(failed.attributes['acm.outcome']).toBe('FAILED');
     expect(failed.status.code).toBe(SpanStatusCode.ERROR);

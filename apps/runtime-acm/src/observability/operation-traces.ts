@@ -1,5 +1,6 @@
 import { traceHeaders } from '@acm/messaging';
-import type { OutboxRecord } from '@acm/domain';
+import type { HistoryEventKind, OutboxRecord } from '@acm/domain';
+import { dispatchOf } from '@acm/domain';
 import { ROOT_CONTEXT, SpanStatusCode, context, createTraceState, trace } from '@opentelemetry/api';
 import type { Context, Span, SpanContext } from '@opentelemetry/api';
 import type { CommittedEvent, TracedTransaction, TransactionTracer } from './observed-unit-of-work';
@@ -10,7 +11,21 @@ export const OPERATION_STATE_KEY = 'acm';
 /** Operation spans a replica keeps open at most; past it the oldest is ended (outcome unknown). */
 const DEFAULT_CAPACITY = 10_000;
 
-const END_EVENTS = new Set(['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
+const END_EVENTS: ReadonlySet<HistoryEventKind> = new Set([
+  'COMPLETED',
+  'FAILED',
+  'TIMEOUT',
+  'CANCELLED',
+  'SUPERSEDED',
+]);
+
+/** The message an event records as sent (a phase message, or a definition's resent PRIME), with its phase. */
+function sentMessageOf(event: CommittedEvent): { messageId: string; phase: number } | null {
+  if (event.event === 'RESENT') {
+    return 'messageId' in event.detail ? { messageId: event.detail.messageId, phase: 0 } : null;
+  }
+  return dispatchOf(event);
+}
 
 interface OpenOperation {
   readonly span: Span;
@@ -96,8 +111,8 @@ export class OperationTraces implements TransactionTracer {
       if (event.operationId === null) {
         continue;
       }
-      if (event.event === 'PHASE_COMPLETED' && typeof event.detail['phase'] === 'number') {
-        const key = `${event.operationId}:${event.detail['phase']}`;
+      if (event.event === 'PHASE_COMPLETED' && event.detail.phase !== null) {
+        const key = `${event.operationId}:${event.detail.phase}`;
         this.phases.get(key)?.end();
         this.phases.delete(key);
       } else if (END_EVENTS.has(event.event)) {
@@ -143,10 +158,10 @@ class OperationTransaction implements TracedTransaction {
     for (const event of events) {
       if (event.event === 'ORDERED' && event.operationId !== null) {
         const span = tracer().startSpan(
-          `operation ${String(event.detail['order'])}`,
+          `operation ${event.detail.order}`,
           {
             attributes: {
-              'acm.order': String(event.detail['order']),
+              'acm.order': event.detail.order,
               'acm.operation_id': event.operationId,
               ...(event.compositionId === null ? {} : { 'acm.composition_id': event.compositionId }),
               ...(event.instanceId === null ? {} : { 'acm.instance_id': event.instanceId }),
@@ -172,11 +187,11 @@ class OperationTransaction implements TracedTransaction {
     };
     const byMessage = new Map<string, Context>();
     for (const event of events) {
-      const messageId = event.detail['messageId'];
-      if (event.operationId === null || typeof messageId !== 'string') {
+      const sent = sentMessageOf(event);
+      if (event.operationId === null || sent === null) {
         continue;
       }
-      const phase = typeof event.detail['phase'] === 'number' ? event.detail['phase'] : 0;
+      const { messageId, phase } = sent;
       const key = `${event.operationId}:${phase}`;
       let span =
         this.phases.get(key) ??

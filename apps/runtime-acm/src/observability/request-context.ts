@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RequestActor } from '@acm/domain';
 
 /** What every log line written while serving one request or one participant message carries. */
 export interface RequestContext {
@@ -20,4 +21,13 @@ export function withRequestContext<T>(context: RequestContext, work: () => T): T
 /** The context of the work in progress, if any. */
 export function currentRequestContext(): RequestContext | undefined {
   return storage.getStore();
+}
+
+/** The actor of history events the current REST request causes: its user and request id; null outside a request. */
+export function requestActor(): RequestActor | null {
+  const context = storage.getStore();
+  if (context?.requestId === undefined) {
+    return null;
+  }
+  return { kind: 'request', user: context.user ?? null, requestId: context.requestId };
 }

@@ -5,7 +5,7 @@ import type { DefinitionOperation } from '../ports/engine.port';
 import { freshControl } from '../ports/engine.port';
 import type { AcTypeState, StateChangeResult } from '../states';
 import type { OperationEffect } from './effects';
-import { ignore, recordEvent } from './effects';
+import { ignore, recordEvent, supersededEvent } from './effects';
 import type { AnsweredMessage, OperationWrite } from './instance-operation';
 import { operationOfAck } from './instance-operation';
 import { timeOutOperation } from './timeout';
@@ -89,7 +89,11 @@ export function decideDefinition(
             : []),
           { operation, isNew: true },
         ],
-        effects: [{ kind: 'SEND_PRIME', order: input.order }, recordEvent('ORDERED', { order: input.order })],
+        effects: [
+          { kind: 'SEND_PRIME', order: input.order },
+          ...(running ? [supersededEvent(running, input.order)] : []),
+          recordEvent('ORDERED', { order: input.order }),
+        ],
       };
     }
     case 'ACK':
@@ -230,7 +234,12 @@ export function cancelDefinitionOperation(
     operation,
     operations: [{ operation, isNew: false }],
     effects: [
-      recordEvent('CANCELLED', { operationId: operation.operationId, order: operation.order }),
+      recordEvent('CANCELLED', {
+        operationId: operation.operationId,
+        order: operation.order,
+        phase: null,
+        rollback: false,
+      }),
       { kind: 'COUNT_FINISHED', order: operation.order, result: 'CANCELLED', seconds: null },
       { kind: 'COUNT_CONTROL', control: 'CANCEL', order: operation.order, count: 1, rollback: false },
     ],

@@ -1,9 +1,13 @@
 import type { AutomationComposition } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
+import type { HistoryEventBody, HistoryEventDetails, HistoryEventKind, HistoryOrder } from '../history/history-events';
 
 /** Which history event a phase message is recorded as. */
-export type DispatchEvent = 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED' | 'PHASE_RESENT' | 'RETRY_STARTED';
+export type DispatchEvent = Extract<
+  HistoryEventKind,
+  'PHASE_STARTED' | 'ELEMENTS_DISPATCHED' | 'PHASE_RESENT' | 'RETRY_STARTED'
+>;
 
 /** How an operation ended, as counted in the metrics. */
 export type FinishResult = 'COMPLETED' | 'FAILED' | 'TIMEOUT' | 'CANCELLED';
@@ -70,11 +74,11 @@ export interface SyncDefinitionEffect {
 }
 
 /** Append one line to the target's history. */
-export interface RecordEventEffect {
+export type RecordEventEffect = HistoryEventBody & {
   readonly kind: 'RECORD_EVENT';
-  readonly event: string;
-  readonly detail: Record<string, unknown>;
-}
+  /** The operation the event belongs to when it is not the step's (a superseded one). */
+  readonly operationId?: string;
+};
 
 /** A replica answered a message: it took that message's work (see needsHandOver). */
 export interface RecordAnswerEffect {
@@ -130,8 +134,25 @@ export type OperationEffect =
   | CountSignalEffect
   | IgnoreEffect;
 
-export function recordEvent(event: string, detail: Record<string, unknown>): RecordEventEffect {
-  return { kind: 'RECORD_EVENT', event, detail };
+export function recordEvent<K extends HistoryEventKind>(
+  event: K,
+  detail: HistoryEventDetails[K],
+  operationId?: string,
+): RecordEventEffect {
+  return {
+    kind: 'RECORD_EVENT',
+    event,
+    detail,
+    ...(operationId === undefined ? {} : { operationId }),
+  } as RecordEventEffect;
+}
+
+/** The running operation a newer order replaces ends SUPERSEDED: recorded under its own operationId. */
+export function supersededEvent(
+  running: { readonly operationId: string; readonly order: HistoryOrder },
+  by: HistoryOrder,
+): RecordEventEffect {
+  return recordEvent('SUPERSEDED', { operationId: running.operationId, order: running.order, by }, running.operationId);
 }
 
 export function ignore(reason: IgnoreReason, message: string): IgnoreEffect {

@@ -235,6 +235,35 @@ describe('decideInstance', () => {
     expect(late.operation?.state).toBe('COMPLETED');
   });
 
+  it('records SUPERSEDED for the running operation a newer order replaces, under that operation', () => {
+    const context = contextOf([template('a', 0)]);
+    const started = decideInstance(
+      instanceOf([element('e-a', 'a')]),
+      null,
+      { kind: 'ORDER', order: 'DEPLOY' },
+      T0,
+      context,
+    );
+    const replaced = started.operation!;
+    const undeploy = decideInstance(
+      { ...started.target, deployState: 'DEPLOYED', stateChangeResult: 'FAILED' },
+      replaced,
+      { kind: 'ORDER', order: 'UNDEPLOY' },
+      T0 + 1_000,
+      context,
+    );
+    expect(undeploy.operations[0]?.operation).toMatchObject({ operationId: replaced.operationId, state: 'SUPERSEDED' });
+    expect(undeploy.effects.filter((effect) => effect.kind === 'RECORD_EVENT').slice(0, 2)).toEqual([
+      {
+        kind: 'RECORD_EVENT',
+        event: 'SUPERSEDED',
+        detail: { operationId: replaced.operationId, order: 'DEPLOY', by: 'UNDEPLOY' },
+        operationId: replaced.operationId,
+      },
+      { kind: 'RECORD_EVENT', event: 'ORDERED', detail: { order: 'UNDEPLOY' } },
+    ]);
+  });
+
   it('hands a lost replica’s share over under the original messageId, only its participant’s elements', () => {
     const context = contextOf([template('a', 0), template('b', 0)]);
     const mixed = [element('e-a', 'a', P1), element('e-b', 'b', P2)];

@@ -22,7 +22,7 @@ import { phaseDeadline } from '../engine/deadlines';
 import { needsHandOver } from '../engine/hand-over';
 import { isStagedOrder } from '../engine/stage-planner';
 import type { OperationEffect, SendPhaseEffect } from './effects';
-import { ignore, recordEvent } from './effects';
+import { ignore, recordEvent, supersededEvent } from './effects';
 import type { OperationTemplates } from './topology';
 import { phaseLookup, waitConditionsOf, waitsOf } from './topology';
 import { describedWith, nextDispatch } from './dispatch';
@@ -326,7 +326,10 @@ function startOrder(
     ...(running ? [{ operation: { ...running, state: 'SUPERSEDED' as const, finishedAt: now }, isNew: false }] : []),
     { operation, isNew: true },
   ];
-  const effects: OperationEffect[] = [recordEvent('ORDERED', { order })];
+  const effects: OperationEffect[] = [
+    ...(running ? [supersededEvent(running, order)] : []),
+    recordEvent('ORDERED', { order }),
+  ];
   if (pendingPhases.length === 0) {
     const done = complete(started, operation, effects, now, context);
     return { ...done, operations: [...writes.slice(0, -1), { operation: done.operation, isNew: true }] };

@@ -1,4 +1,6 @@
-import type { InstanceOperation, PhaseMessageRecord, StoredEvent } from '../ports/engine.port';
+import type { InstanceOperation, PhaseMessageRecord } from '../ports/engine.port';
+import type { HistoryEventBody, HistoryEventDetails, HistoryEventKind, StoredEvent } from '../history/history-events';
+import { runtimeActor } from '../history/actor';
 import { freshControl } from '../ports/engine.port';
 import { openPhaseMessagesOf, supervisionMemoryOf } from './supervision-memory';
 
@@ -17,18 +19,24 @@ const OPERATION: InstanceOperation = {
 };
 
 let sequence = 0;
-function event(operationId: string, name: string, at: number, detail: Record<string, unknown>): StoredEvent {
+function event<K extends HistoryEventKind>(
+  operationId: string,
+  name: K,
+  at: number,
+  detail: HistoryEventDetails[K],
+): StoredEvent {
   sequence += 1;
-  return { subjectId: 'instance-1', operationId, event: name, detail, at, sequence };
+  const body = { event: name, detail } as HistoryEventBody;
+  return { ...body, subjectId: 'instance-1', operationId, actor: runtimeActor('retry'), at, sequence };
 }
 
 describe('supervisionMemoryOf', () => {
   it('takes the elements of the current retry attempt only, of this operation only', () => {
     const memory = supervisionMemoryOf(
       [
-        event('op-1', 'RETRY_SCHEDULED', 1_000, { attempt: 1, elementIds: ['a'] }),
-        event('op-1', 'RETRY_SCHEDULED', 2_000, { attempt: 2, elementIds: ['b', 7, 'c'] }),
-        event('op-0', 'RETRY_SCHEDULED', 2_000, { attempt: 2, elementIds: ['old'] }),
+        event('op-1', 'RETRY_SCHEDULED', 1_000, { attempt: 1, delayMs: 1, elementIds: ['a'], message: null }),
+        event('op-1', 'RETRY_SCHEDULED', 2_000, { attempt: 2, delayMs: 1, elementIds: ['b', 'c'], message: null }),
+        event('op-0', 'RETRY_SCHEDULED', 2_000, { attempt: 2, delayMs: 1, elementIds: ['old'], message: null }),
       ],
       OPERATION,
       0,
@@ -38,9 +46,9 @@ describe('supervisionMemoryOf', () => {
 
   it('remembers no-progress reports made since the last progress of the operation or of its instance', () => {
     const history = [
-      event('op-1', 'NO_PROGRESS', 4_000, { elementIds: ['before-progress'] }),
-      event('op-1', 'NO_PROGRESS', 6_000, { elementIds: ['x'] }),
-      event('op-1', 'NO_PROGRESS', 9_000, { elementIds: ['y'] }),
+      event('op-1', 'NO_PROGRESS', 4_000, { phase: 0, elementIds: ['before-progress'], silentForMs: 1 }),
+      event('op-1', 'NO_PROGRESS', 6_000, { phase: 0, elementIds: ['x'], silentForMs: 1 }),
+      event('op-1', 'NO_PROGRESS', 9_000, { phase: 0, elementIds: ['y'], silentForMs: 1 }),
     ];
     expect([...supervisionMemoryOf(history, OPERATION, 0).reported]).toEqual(['x', 'y']);
     expect([...supervisionMemoryOf(history, OPERATION, 8_000).reported]).toEqual(['y']);

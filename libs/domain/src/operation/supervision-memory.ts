@@ -1,5 +1,6 @@
 import type { OpenPhaseMessage } from './instance-operation';
-import type { InstanceOperation, PhaseMessageRecord, StoredEvent } from '../ports/engine.port';
+import type { InstanceOperation, PhaseMessageRecord } from '../ports/engine.port';
+import type { StoredEvent } from '../history/history-events';
 
 /** What a supervision pass remembers of earlier passes, read back from the operation's history. */
 export interface SupervisionMemory {
@@ -7,11 +8,6 @@ export interface SupervisionMemory {
   readonly retrying: readonly string[];
   /** Elements already reported as making no progress since the operation last progressed. */
   readonly reported: ReadonlySet<string>;
-}
-
-function elementIdsOf(event: StoredEvent): string[] {
-  const ids = event.detail['elementIds'];
-  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
 }
 
 /**
@@ -26,11 +22,15 @@ export function supervisionMemoryOf(
   const own = history.filter((event) => event.operationId === operation.operationId);
   const sinceProgress = Math.max(operation.control.progressAt, lastMessageAt);
   return {
-    retrying: own
-      .filter((event) => event.event === 'RETRY_SCHEDULED' && event.detail['attempt'] === operation.control.retried)
-      .flatMap(elementIdsOf),
+    retrying: own.flatMap((event) =>
+      event.event === 'RETRY_SCHEDULED' && event.detail.attempt === operation.control.retried
+        ? event.detail.elementIds
+        : [],
+    ),
     reported: new Set(
-      own.filter((event) => event.event === 'NO_PROGRESS' && event.at >= sinceProgress).flatMap(elementIdsOf),
+      own.flatMap((event) =>
+        event.event === 'NO_PROGRESS' && event.at >= sinceProgress ? event.detail.elementIds : [],
+      ),
     ),
   };
 }

@@ -1,6 +1,7 @@
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import { INSTANCE_ORDERS } from '../instance/instance-lifecycle';
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
+import type { OperationEvent, StoredEvent } from '../history/history-events';
 
 export type OperationState = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'SUPERSEDED' | 'CANCELLED';
 
@@ -121,20 +122,6 @@ export interface OutboxRecord {
   readonly value: string;
   /** Record headers the message leaves with: the W3C trace context of the work that wrote it, when traced. */
   readonly headers?: Readonly<Record<string, string>>;
-}
-
-/** One line of history (Heat events): who ordered what, each phase, each element result. */
-export interface OperationEvent {
-  readonly subjectId: string;
-  readonly operationId: string | null;
-  readonly event: string;
-  readonly detail: Record<string, unknown>;
-  /** Epoch milliseconds. */
-  readonly at: number;
-}
-
-export interface StoredEvent extends OperationEvent {
-  readonly sequence: number;
 }
 
 export interface OperationRepository {

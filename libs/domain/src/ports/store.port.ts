@@ -5,11 +5,11 @@ import type {
   MessageAnswer,
   MessageRecord,
   Operation,
-  OperationEvent,
   OperationRepository,
   OutboxRecord,
   OutboxRepository,
 } from './engine.port';
+import type { OperationEvent } from '../history/history-events';
 
 /** A stored object with the version it was read at: writes succeed only against that version. */
 export interface Versioned<T> {

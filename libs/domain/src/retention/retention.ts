@@ -1,4 +1,5 @@
-import type { Operation, OperationState, StoredEvent } from '../ports/engine.port';
+import type { StoredEvent } from '../history/history-events';
+import type { Operation, OperationState } from '../ports/engine.port';
 
 /**
  * How long the history of finished operations is kept (RETENTION_* settings). An operation's messages, their

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { rankOperations } from '@acm/domain';
+import { detailOf, rankOperations, runtimeActor } from '@acm/domain';
 import type { Operation, OperationRecord, RetentionStore, Store, UnitOfWork } from '@acm/domain';
 
 import { operationOf } from './builders';
@@ -55,11 +55,12 @@ export function describeRetentionContract(name: string, open: () => Promise<Rete
         await store.operations.recordMessage(messageId, operation.operationId, 0, null);
         await store.operations.recordAnswer(messageId, 'participant', 'replica');
         await store.events.append(
-          ['ORDERED', 'COMPLETED'].map((event, index) => ({
+          [0, 1].map((index) => ({
             subjectId,
             operationId: operation.operationId,
-            event,
-            detail: { minute },
+            event: 'PHASE_COMPLETED' as const,
+            detail: { phase: minute },
+            actor: runtimeActor('supervision'),
             at: operation.startedAt + index,
           })),
         );
@@ -72,7 +73,14 @@ export function describeRetentionContract(name: string, open: () => Promise<Rete
       await finished(ids[0]!, 0);
       await write((store) =>
         store.events.append([
-          { subjectId: ids[1]!, operationId: null, event: 'PROPERTY_PROBLEMS', detail: {}, at: T0 },
+          {
+            subjectId: ids[1]!,
+            operationId: null,
+            event: 'PROPERTY_PROBLEMS',
+            detail: { order: 'DEPLOY', mode: 'warn', problems: [] },
+            actor: runtimeActor('supervision'),
+            at: T0,
+          },
         ]),
       );
       await finished(ids[2]!, 0);
@@ -160,19 +168,22 @@ export function describeRetentionContract(name: string, open: () => Promise<Rete
           [1, 2, 3, 10].map((minute) => ({
             subjectId: subject,
             operationId: null,
-            event: `LOOSE_${minute}`,
-            detail: {},
+            event: 'PROPERTY_PROBLEMS' as const,
+            detail: { order: `LOOSE_${minute}`, mode: 'warn' as const, problems: [] },
+            actor: runtimeActor('supervision'),
             at: LONG_AGO + minute * 60_000,
           })),
         ),
       );
       const events = async () =>
-        (await fixture.unitOfWork.read((store) => store.events.list(subject, 100))).map((event) => event.event);
+        (await fixture.unitOfWork.read((store) => store.events.list(subject, 100))).map(
+          (event) => detailOf(event, 'PROPERTY_PROBLEMS')?.order ?? event.event,
+        );
       // Other tests write their loose events at T0: these are the oldest of the store.
       expect(await retention.pruneLooseEvents(LONG_AGO + 5 * 60_000, 1)).toBe(1);
       expect(await events()).not.toContain('LOOSE_1');
       expect(await retention.pruneLooseEvents(LONG_AGO + 5 * 60_000, 1000)).toBe(2);
-      expect(await events()).toEqual(['ORDERED', 'COMPLETED', 'LOOSE_10']);
+      expect(await events()).toEqual(['PHASE_COMPLETED', 'PHASE_COMPLETED', 'LOOSE_10']);
       expect(await fixture.unitOfWork.read((store) => store.operations.find(operation.operationId))).not.toBeNull();
     });
 
@@ -197,7 +208,7 @@ export function describeRetentionContract(name: string, open: () => Promise<Rete
       const page = await retention.eventsPage(subject, 0, 4);
       const next = await retention.eventsPage(subject, page[page.length - 1]!.sequence, 100);
       expect([...page, ...next]).toEqual(all);
-      expect(all.map((event) => event.detail['minute'])).toEqual([3, 3, 1, 1, 2, 2]);
+      expect(all.map((event) => detailOf(event, 'PHASE_COMPLETED')?.phase)).toEqual([3, 3, 1, 1, 2, 2]);
     });
   });
 }

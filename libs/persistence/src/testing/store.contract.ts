@@ -9,10 +9,13 @@ import { randomUUID } from 'node:crypto';
 
 import { DomainError, freshControl } from '@acm/domain';
 import type {
+  Actor,
   AutomationComposition,
   CompositionDefinition,
+  HistoryEventBody,
   InstanceElement,
   Operation,
+  OperationEvent,
   OutboxRecord,
   Participant,
   Store,
@@ -126,8 +129,22 @@ export function describeStoreContract(
               { topic, key: null, value: 'second', headers: { traceparent: 'x' } },
             ],
             events: [
-              { subjectId: instance.instanceId, operationId: successor.operationId, event: 'A', detail: {}, at: 1 },
-              { subjectId: instance.instanceId, operationId: null, event: 'B', detail: { n: 2 }, at: 2 },
+              {
+                subjectId: instance.instanceId,
+                operationId: successor.operationId,
+                event: 'TIMEOUT',
+                detail: {},
+                actor: { kind: 'runtime', rule: 'timeout' },
+                at: 1,
+              },
+              {
+                subjectId: instance.instanceId,
+                operationId: null,
+                event: 'PAUSED',
+                detail: { phase: 2 },
+                actor: { kind: 'request', user: 'runtimeUser', requestId: 'r-2' },
+                at: 2,
+              },
             ],
           });
           // Nothing to write is no write at all.
@@ -142,9 +159,23 @@ export function describeStoreContract(
             { messageId, elementIds: [kept.id], answeredBy: [{ participantId: 'p', replicaId: 'r' }] },
           ]);
           const events = await store.events.list(instance.instanceId, 10);
-          expect(events.map(({ event, detail, at, operationId }) => ({ event, detail, at, operationId }))).toEqual([
-            { event: 'A', detail: {}, at: 1, operationId: successor.operationId },
-            { event: 'B', detail: { n: 2 }, at: 2, operationId: null },
+          expect(
+            events.map(({ event, detail, actor, at, operationId }) => ({ event, detail, actor, at, operationId })),
+          ).toEqual([
+            {
+              event: 'TIMEOUT',
+              detail: {},
+              actor: { kind: 'runtime', rule: 'timeout' },
+              at: 1,
+              operationId: successor.operationId,
+            },
+            {
+              event: 'PAUSED',
+              detail: { phase: 2 },
+              actor: { kind: 'request', user: 'runtimeUser', requestId: 'r-2' },
+              at: 2,
+              operationId: null,
+            },
           ]);
         });
         expect((await fixture.queuedOutbox()).filter((record) => record.topic === topic)).toEqual([
@@ -166,7 +197,16 @@ export function describeStoreContract(
               messages: [],
               answers: [],
               outbox: [{ topic, key: null, value: 'lost' }],
-              events: [{ subjectId: instance.instanceId, operationId: null, event: 'LOST', detail: {}, at: 1 }],
+              events: [
+                {
+                  subjectId: instance.instanceId,
+                  operationId: null,
+                  event: 'TIMEOUT',
+                  detail: {},
+                  actor: { kind: 'runtime', rule: 'timeout' },
+                  at: 1,
+                },
+              ],
             }),
           );
           expect(refusal).toBe('CONCURRENT_MODIFICATION');
@@ -325,7 +365,14 @@ export function describeStoreContract(
             });
             await store.outbox.add([{ topic, key: null, value: 'never sent' }]);
             await store.events.append([
-              { subjectId: instance.instanceId, operationId: null, event: 'ORDERED', detail: {}, at: 1 },
+              {
+                subjectId: instance.instanceId,
+                operationId: null,
+                event: 'ORDERED',
+                detail: { order: 'DEPLOY' },
+                actor: { kind: 'request', user: null, requestId: null },
+                at: 1,
+              },
             ]);
             throw failure;
           }),
@@ -1486,11 +1533,34 @@ export function describeStoreContract(
         const subjectId = randomUUID();
         const other = randomUUID();
         const operationId = randomUUID();
-        const events = ['ORDERED', 'PHASE_STARTED', 'ELEMENT_RESULT', 'COMPLETED'].map((event, index) => ({
+        const bodies: HistoryEventBody[] = [
+          { event: 'ORDERED', detail: { order: 'DEPLOY' } },
+          { event: 'PHASE_STARTED', detail: { phase: 0, messageId: randomUUID(), elementIds: ['e-1', 'e-2'] } },
+          {
+            event: 'ELEMENT_RESULT',
+            detail: {
+              elementId: 'e-1',
+              participantId: 'p-1',
+              phase: 0,
+              deployState: 'DEPLOYED',
+              lockState: 'LOCKED',
+              result: true,
+              message: null,
+            },
+          },
+          { event: 'COMPLETED', detail: { deployState: 'DEPLOYED', lockState: 'LOCKED' } },
+        ];
+        const actors: Actor[] = [
+          { kind: 'request', user: 'runtimeUser', requestId: 'r-1' },
+          { kind: 'runtime', rule: 'slots' },
+          { kind: 'participant', participantId: 'p-1', replicaId: null },
+          { kind: 'participant', participantId: 'p-1', replicaId: 'r-9' },
+        ];
+        const events: OperationEvent[] = bodies.map((body, index) => ({
+          ...body,
           subjectId,
           operationId: index === 0 ? null : operationId,
-          event,
-          detail: { index, nested: { ok: true } },
+          actor: actors[index]!,
           at: 1_764_000_000_000 + index,
         }));
         await inTransaction(async (store) => {

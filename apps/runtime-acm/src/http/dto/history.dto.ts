@@ -1,6 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { OperationState } from '@acm/domain';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { HistoryView as HistoryAnswer } from '../../application/history.service';
+import { EVENT_VIEWS, HISTORY_EVENT_SCHEMA } from './history-events.dto';
 
-const OPERATION_STATES = ['RUNNING', 'COMPLETED', 'FAILED', 'SUPERSEDED'] as const;
+const OPERATION_STATES = [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'SUPERSEDED',
+  'CANCELLED',
+] as const satisfies readonly OperationState[];
 const TIME = { description: 'UTC', example: '2026-12-01 11:30:15.123' } as const;
 
 /** One transition of a definition or an instance, from its order to its end. */
@@ -39,32 +48,18 @@ export class OperationView {
   durationMs?: number;
 }
 
-/** One line of history: an order, a phase start or end, an element result, a completion, a timeout. */
-export class EventView {
-  @ApiProperty({ type: 'integer' })
-  sequence!: number;
-
-  @ApiProperty({ format: 'uuid' })
-  subjectId!: string;
-
-  @ApiProperty({ format: 'uuid', nullable: true })
-  operationId!: string | null;
-
-  @ApiProperty({ example: 'ORDERED' })
-  event!: string;
-
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Sensitive values masked' })
-  detail!: Record<string, unknown>;
-
-  @ApiProperty(TIME)
-  at!: string;
-}
-
 /** Beyond ONAP: the history of a definition or an instance, oldest first. */
+@ApiExtraModels(...EVENT_VIEWS.values())
 export class HistoryView {
   @ApiProperty({ type: [OperationView] })
   operations!: OperationView[];
 
-  @ApiProperty({ type: [EventView] })
-  events!: EventView[];
+  @ApiProperty({
+    type: 'array',
+    items: HISTORY_EVENT_SCHEMA,
+    description:
+      'One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; ' +
+      'each names who caused it (actor); sensitive values in a detail are masked',
+  })
+  events!: HistoryAnswer['events'];
 }

@@ -1,0 +1,466 @@
+import type { Actor, HistoryEventDetails, HistoryEventKind } from '@acm/domain';
+import {
+  AC_TYPE_STATES,
+  DEPLOY_STATES,
+  HISTORY_EVENT_KINDS,
+  INSTANCE_ORDERS,
+  LOCK_STATES,
+  RUNTIME_RULES,
+  STATE_CHANGE_RESULTS,
+} from '@acm/domain';
+import type { AcTypeState, DeployState, HistoryOrder, LockState, RuntimeRule, StateChangeResult } from '@acm/domain';
+import type { Type } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import type { ApiPropertyOptions } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ToscaProblem } from './instance.dto';
+
+/*
+ * One schema per history event kind, oneOf with a discriminator on `event`: what acmctl and the console generate
+ * their types from. Each detail class is checked against the domain's union at compile time (`SAME` below), so a
+ * kind added to `HistoryEventDetails` or a field renamed there fails to compile here until its schema follows.
+ */
+
+const ORDERS = [...INSTANCE_ORDERS, 'PRIME', 'DEPRIME'] as const;
+const ORDER = { enum: ORDERS, description: 'An instance order, or PRIME / DEPRIME for a definition' } as const;
+const PHASE = { type: 'integer', nullable: true, description: 'The start phase (or stage); null: none' } as const;
+const ELEMENT_IDS: ApiPropertyOptions = { type: [String], description: 'Element ids' };
+const UUID = { format: 'uuid' } as const;
+
+// ---- Who caused an event ----
+
+export class RequestActorView {
+  @ApiProperty({ enum: ['request'] })
+  readonly kind!: 'request';
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The authenticated principal (HTTP Basic user); null for a signed signal URL',
+  })
+  readonly user!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'X-ONAP-RequestID of the request' })
+  readonly requestId!: string | null;
+}
+
+export class ParticipantActorView {
+  @ApiProperty({ enum: ['participant'] })
+  readonly kind!: 'participant';
+
+  @ApiProperty()
+  readonly participantId!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly replicaId!: string | null;
+}
+
+export class RuntimeActorView {
+  @ApiProperty({ enum: ['runtime'] })
+  readonly kind!: 'runtime';
+
+  @ApiProperty({ enum: RUNTIME_RULES, description: 'The rule of the runtime that caused the event' })
+  readonly rule!: RuntimeRule;
+}
+
+export class UnrecordedActorView {
+  @ApiProperty({ enum: ['unrecorded'], description: 'Recorded before the runtime recorded actors' })
+  readonly kind!: 'unrecorded';
+}
+
+const ACTOR_VIEWS = {
+  request: RequestActorView,
+  participant: ParticipantActorView,
+  runtime: RuntimeActorView,
+  unrecorded: UnrecordedActorView,
+} as const satisfies { readonly [K in Actor['kind']]: Type<Extract<Actor, { kind: K }>> };
+
+// ---- The details ----
+
+export class OrderedDetail {
+  @ApiProperty(ORDER)
+  readonly order!: HistoryOrder;
+}
+
+export class SupersededDetail {
+  @ApiProperty({ ...UUID, description: 'The operation that ended SUPERSEDED' })
+  readonly operationId!: string;
+
+  @ApiProperty(ORDER)
+  readonly order!: HistoryOrder;
+
+  @ApiProperty({ ...ORDER, description: 'The order that replaced it' })
+  readonly by!: HistoryOrder;
+}
+
+export class DispatchDetailView {
+  @ApiProperty({ type: 'integer' })
+  readonly phase!: number;
+
+  @ApiProperty({ ...UUID, description: 'The messageId the phase message left under' })
+  readonly messageId!: string;
+
+  @ApiProperty({ ...ELEMENT_IDS, description: 'The elements the message set going' })
+  readonly elementIds!: readonly string[];
+}
+
+export class ElementResultDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'null: the runtime answered (a wait condition)' })
+  readonly participantId!: string | null;
+
+  @ApiProperty(PHASE)
+  readonly phase!: number | null;
+
+  @ApiProperty({ enum: DEPLOY_STATES, enumName: 'DeployState' })
+  readonly deployState!: DeployState;
+
+  @ApiProperty({ enum: LOCK_STATES, enumName: 'LockState' })
+  readonly lockState!: LockState;
+
+  @ApiPropertyOptional({ enum: [true], description: 'The element left the instance' })
+  readonly removed?: true;
+
+  @ApiPropertyOptional({ type: 'integer', description: "A stage ACK: the element's next stage" })
+  readonly nextStage?: number;
+
+  @ApiProperty({ description: 'false: the participant reported a failure' })
+  readonly result!: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly message!: string | null;
+}
+
+export class ParticipantResultDetail {
+  @ApiProperty()
+  readonly participantId!: string;
+
+  @ApiProperty({ enum: AC_TYPE_STATES, enumName: 'AcTypeState' })
+  readonly state!: AcTypeState;
+
+  @ApiProperty({ enum: STATE_CHANGE_RESULTS, enumName: 'StateChangeResult' })
+  readonly result!: StateChangeResult;
+}
+
+export class PhaseDetail {
+  @ApiProperty(PHASE)
+  readonly phase!: number | null;
+}
+
+export class InstanceCompletedDetail {
+  @ApiProperty({ enum: DEPLOY_STATES, enumName: 'DeployState' })
+  readonly deployState!: DeployState;
+
+  @ApiProperty({ enum: LOCK_STATES, enumName: 'LockState' })
+  readonly lockState!: LockState;
+}
+
+export class DefinitionCompletedDetail {
+  @ApiProperty({ enum: AC_TYPE_STATES, enumName: 'AcTypeState' })
+  readonly state!: AcTypeState;
+}
+
+export class FailedDetail {
+  @ApiProperty({ type: String, nullable: true })
+  readonly message!: string | null;
+}
+
+/** TIMEOUT carries nothing but its kind. */
+export class TimeoutDetail {}
+
+export class CancelledDetail {
+  @ApiProperty(UUID)
+  readonly operationId!: string;
+
+  @ApiProperty(ORDER)
+  readonly order!: HistoryOrder;
+
+  @ApiProperty(PHASE)
+  readonly phase!: number | null;
+
+  @ApiProperty({ description: 'Whether the reverse order follows' })
+  readonly rollback!: boolean;
+}
+
+export class ResumedDetail {
+  @ApiProperty(PHASE)
+  readonly phase!: number | null;
+
+  @ApiProperty({ type: 'integer' })
+  readonly pausedMs!: number;
+}
+
+export class RetryScheduledDetail {
+  @ApiProperty({ type: 'integer' })
+  readonly attempt!: number;
+
+  @ApiProperty({ type: 'integer' })
+  readonly delayMs!: number;
+
+  @ApiProperty(ELEMENT_IDS)
+  readonly elementIds!: readonly string[];
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly message!: string | null;
+}
+
+export class RetryAttemptDetail {
+  @ApiProperty({ type: 'integer' })
+  readonly attempt!: number;
+
+  @ApiProperty(ELEMENT_IDS)
+  readonly elementIds!: readonly string[];
+}
+
+export class InstanceResentDetail {
+  @ApiProperty(PHASE)
+  readonly phase!: number | null;
+
+  @ApiProperty({ type: 'integer' })
+  readonly attempt!: number;
+
+  @ApiProperty(ELEMENT_IDS)
+  readonly elementIds!: readonly string[];
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Epoch ms of the next resend, if any' })
+  readonly nextDueAt!: number | null;
+}
+
+export class DefinitionResentDetail {
+  @ApiProperty({ type: 'integer' })
+  readonly attempt!: number;
+
+  @ApiProperty({ type: [String], description: 'The participants it was sent to again' })
+  readonly participantIds!: readonly string[];
+
+  @ApiProperty(UUID)
+  readonly messageId!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Epoch ms of the next resend, if any' })
+  readonly nextDueAt!: number | null;
+}
+
+export class NoProgressDetail {
+  @ApiProperty(PHASE)
+  readonly phase!: number | null;
+
+  @ApiProperty(ELEMENT_IDS)
+  readonly elementIds!: readonly string[];
+
+  @ApiProperty({ type: 'integer' })
+  readonly silentForMs!: number;
+}
+
+export class WaitStartedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ type: 'integer' })
+  readonly count!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  readonly timeoutMs!: number | null;
+}
+
+export class WaitTimedOutDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ type: 'integer' })
+  readonly successes!: number;
+
+  @ApiProperty({ type: 'integer' })
+  readonly count!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  readonly timeoutMs!: number | null;
+}
+
+export class SignalReceivedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ enum: ['SUCCESS', 'FAILURE'] })
+  readonly status!: 'SUCCESS' | 'FAILURE';
+
+  @ApiProperty({ description: "The signal's id" })
+  readonly id!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly reason!: string | null;
+
+  @ApiProperty({ enum: ['COUNTED', 'COMPLETED', 'FAILED'] })
+  readonly effect!: 'COUNTED' | 'COMPLETED' | 'FAILED';
+
+  @ApiProperty({ type: 'integer' })
+  readonly successes!: number;
+
+  @ApiProperty({ type: 'integer' })
+  readonly count!: number;
+}
+
+export class WaitEndedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ type: 'integer' })
+  readonly successes!: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly reason!: string | null;
+}
+
+export class PropertyProblemsDetail {
+  @ApiProperty({ description: 'The request: CREATE, UPDATE, MIGRATE, ...' })
+  readonly order!: string;
+
+  @ApiProperty({ enum: ['warn'] })
+  readonly mode!: 'warn';
+
+  @ApiProperty({ type: [ToscaProblem] })
+  readonly problems!: readonly ToscaProblem[];
+}
+
+/** The detail schema of each kind: one class, or the classes of which the detail is one. */
+const DETAILS = {
+  ORDERED: [OrderedDetail],
+  SUPERSEDED: [SupersededDetail],
+  PHASE_STARTED: [DispatchDetailView],
+  ELEMENTS_DISPATCHED: [DispatchDetailView],
+  PHASE_RESENT: [DispatchDetailView],
+  RETRY_STARTED: [DispatchDetailView],
+  ELEMENT_RESULT: [ElementResultDetail],
+  PARTICIPANT_RESULT: [ParticipantResultDetail],
+  PHASE_COMPLETED: [PhaseDetail],
+  COMPLETED: [InstanceCompletedDetail, DefinitionCompletedDetail],
+  FAILED: [FailedDetail],
+  TIMEOUT: [TimeoutDetail],
+  CANCELLED: [CancelledDetail],
+  PAUSED: [PhaseDetail],
+  RESUMED: [ResumedDetail],
+  RETRY_SCHEDULED: [RetryScheduledDetail],
+  RETRY_ATTEMPT: [RetryAttemptDetail],
+  RESENT: [InstanceResentDetail, DefinitionResentDetail],
+  NO_PROGRESS: [NoProgressDetail],
+  WAIT_STARTED: [WaitStartedDetail],
+  WAIT_TIMED_OUT: [WaitTimedOutDetail],
+  SIGNAL_RECEIVED: [SignalReceivedDetail],
+  WAIT_COMPLETED: [WaitEndedDetail],
+  WAIT_FAILED: [WaitEndedDetail],
+  PROPERTY_PROBLEMS: [PropertyProblemsDetail],
+} as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
+
+// ---- The compile-time check: each schema class says exactly what the domain's type says ----
+
+/** A class instance type as a plain object type (an empty class then matches an empty record). */
+type Plain<T> = { [K in keyof T]: T[K] };
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type DetailOfViews<K extends HistoryEventKind> = Plain<InstanceType<(typeof DETAILS)[K][number]>>;
+type ActorOfView<K extends Actor['kind']> = Plain<InstanceType<(typeof ACTOR_VIEWS)[K]>>;
+
+// A `false` here names the kind whose schema no longer matches the domain.
+const SAME: {
+  readonly details: { readonly [K in HistoryEventKind]: Same<DetailOfViews<K>, Plain<HistoryEventDetails[K]>> };
+  readonly actors: { readonly [K in Actor['kind']]: Same<ActorOfView<K>, Extract<Actor, { kind: K }>> };
+} = {
+  details: {
+    ORDERED: true,
+    SUPERSEDED: true,
+    PHASE_STARTED: true,
+    ELEMENTS_DISPATCHED: true,
+    PHASE_RESENT: true,
+    RETRY_STARTED: true,
+    ELEMENT_RESULT: true,
+    PARTICIPANT_RESULT: true,
+    PHASE_COMPLETED: true,
+    COMPLETED: true,
+    FAILED: true,
+    TIMEOUT: true,
+    CANCELLED: true,
+    PAUSED: true,
+    RESUMED: true,
+    RETRY_SCHEDULED: true,
+    RETRY_ATTEMPT: true,
+    RESENT: true,
+    NO_PROGRESS: true,
+    WAIT_STARTED: true,
+    WAIT_TIMED_OUT: true,
+    SIGNAL_RECEIVED: true,
+    WAIT_COMPLETED: true,
+    WAIT_FAILED: true,
+    PROPERTY_PROBLEMS: true,
+  },
+  actors: { request: true, participant: true, runtime: true, unrecorded: true },
+};
+void SAME;
+
+// ---- One envelope per kind ----
+
+const TIME = { description: 'UTC', example: '2026-12-01 11:30:15.123' } as const;
+
+const refs = (classes: readonly Type<unknown>[]): SchemaObject['oneOf'] =>
+  classes.map((view) => ({ $ref: getSchemaPath(view) }));
+
+const ACTOR_SCHEMA: SchemaObject = {
+  oneOf: refs(Object.values(ACTOR_VIEWS)),
+  discriminator: {
+    propertyName: 'kind',
+    mapping: Object.fromEntries(Object.entries(ACTOR_VIEWS).map(([kind, view]) => [kind, getSchemaPath(view)])),
+  },
+  description: 'Who caused the event: a request (its user and request id), a participant, or a rule of the runtime',
+};
+
+const pascal = (kind: string): string =>
+  kind
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+/** The schema of one kind's event: the shared fields, `event` fixed to the kind, and its detail. */
+function eventView(kind: HistoryEventKind): Type<unknown> {
+  const details: readonly Type<unknown>[] = DETAILS[kind];
+  const [only] = details;
+  const detail = details.length === 1 && only !== undefined ? { type: only } : { oneOf: refs(details) };
+  @ApiExtraModels(...details, ...Object.values(ACTOR_VIEWS))
+  class EventOfKind {
+    @ApiProperty({ type: 'integer' })
+    readonly sequence!: number;
+
+    @ApiProperty({ ...UUID, description: 'The definition or instance' })
+    readonly subjectId!: string;
+
+    @ApiProperty({ ...UUID, type: String, nullable: true })
+    readonly operationId!: string | null;
+
+    @ApiProperty({ enum: [kind] })
+    readonly event!: string;
+
+    @ApiProperty(detail)
+    readonly detail!: unknown;
+
+    @ApiProperty(ACTOR_SCHEMA as ApiPropertyOptions)
+    readonly actor!: unknown;
+
+    @ApiProperty(TIME)
+    readonly at!: string;
+  }
+  Object.defineProperty(EventOfKind, 'name', { value: `${pascal(kind)}Event` });
+  return EventOfKind;
+}
+
+/** The schema class of each kind's event, in the domain's order. */
+export const EVENT_VIEWS: ReadonlyMap<HistoryEventKind, Type<unknown>> = new Map(
+  HISTORY_EVENT_KINDS.map((kind) => [kind, eventView(kind)]),
+);
+
+/** `items` of an events array: one of the kinds, told apart by `event`. */
+export const HISTORY_EVENT_SCHEMA: SchemaObject = {
+  oneOf: refs([...EVENT_VIEWS.values()]),
+  discriminator: {
+    propertyName: 'event',
+    mapping: Object.fromEntries([...EVENT_VIEWS].map(([kind, view]) => [kind, getSchemaPath(view)])),
+  },
+};

@@ -1,0 +1,264 @@
+import type { DefinitionOrder } from '../definition/definition-lifecycle';
+import type { InstanceOrder } from '../instance/instance-lifecycle';
+import type { AcTypeState, DeployState, LockState, StateChangeResult } from '../states';
+import type { Actor } from './actor';
+import { runtimeActor } from './actor';
+
+/** The order an event concerns: an instance's or a definition's. */
+export type HistoryOrder = InstanceOrder | DefinitionOrder;
+
+/** A phase message left: which phase, under which messageId, setting which elements going. */
+export type DispatchDetail = {
+  readonly phase: number;
+  readonly messageId: string;
+  readonly elementIds: readonly string[];
+};
+
+/** An instance operation completed: the instance's state it left. */
+export type InstanceCompletedDetail = {
+  readonly deployState: DeployState;
+  readonly lockState: LockState;
+};
+
+/** A definition operation (prime, deprime) completed: the definition's state it left. */
+export type DefinitionCompletedDetail = {
+  readonly state: AcTypeState;
+};
+
+/** An instance's silent phase was sent again to its participants. */
+export type InstanceResentDetail = {
+  readonly phase: number | null;
+  readonly attempt: number;
+  readonly elementIds: readonly string[];
+  readonly nextDueAt: number | null;
+};
+
+/** A definition's PRIME or DEPRIME was sent again to its silent participants. */
+export type DefinitionResentDetail = {
+  readonly attempt: number;
+  readonly participantIds: readonly string[];
+  readonly messageId: string;
+  readonly nextDueAt: number | null;
+};
+
+/** One problem of an instance's properties, as the TOSCA reader names it. */
+export type PropertyProblem = {
+  readonly path: string;
+  readonly rule: string;
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+};
+
+/**
+ * Every kind of history event with its detail (type literals, not interfaces, so a detail is also a plain JSON
+ * record to the generic readers: masking, log fields).
+ *: the one vocabulary of `acm_event`, REST history, the live stream,
+ * logs, metrics, traces, acmctl and the console. A kind added here, or a field renamed, fails to compile in each
+ * reader that handles it, and `npm run check` fails while the OpenAPI document and the types generated from it lag.
+ */
+export type HistoryEventDetails = {
+  /** An order started an operation (instance or definition). */
+  readonly ORDERED: { readonly order: HistoryOrder };
+  /** A running operation was replaced by a newer order of the same target (`supersede`, or a retry after TIMEOUT). */
+  readonly SUPERSEDED: {
+    readonly operationId: string;
+    readonly order: HistoryOrder;
+    /** The order that replaced it. */
+    readonly by: HistoryOrder;
+  };
+  /** A start phase (or stage) opened: its first message left. */
+  readonly PHASE_STARTED: DispatchDetail;
+  /** More elements of the open phase were set going (dependencies done, a slot free, a resume). */
+  readonly ELEMENTS_DISPATCHED: DispatchDetail;
+  /** A lost replica's share of a phase was handed over, under its original messageId. */
+  readonly PHASE_RESENT: DispatchDetail;
+  /** A retry sent the failed elements again. */
+  readonly RETRY_STARTED: DispatchDetail;
+  /** A participant (or the runtime, for a wait condition) answered for one element. */
+  readonly ELEMENT_RESULT: {
+    readonly elementId: string;
+    /** null: the runtime answered for an element it runs itself (a wait condition). */
+    readonly participantId: string | null;
+    readonly phase: number | null;
+    readonly deployState: DeployState;
+    readonly lockState: LockState;
+    /** The element left the instance (a migration removed it, or a delete). */
+    readonly removed?: true;
+    /** A stage ACK: the element's next stage. */
+    readonly nextStage?: number;
+    readonly result: boolean;
+    readonly message: string | null;
+  };
+  /** A participant answered a prime or deprime. */
+  readonly PARTICIPANT_RESULT: {
+    readonly participantId: string;
+    readonly state: AcTypeState;
+    readonly result: StateChangeResult;
+  };
+  /** Every element of the open phase answered. */
+  readonly PHASE_COMPLETED: { readonly phase: number | null };
+  readonly COMPLETED: InstanceCompletedDetail | DefinitionCompletedDetail;
+  readonly FAILED: { readonly message: string | null };
+  /** The operation passed its deadline; it stays running, so a late success still completes it. */
+  readonly TIMEOUT: Record<string, never>;
+  readonly CANCELLED: {
+    readonly operationId: string;
+    readonly order: HistoryOrder;
+    /** The open phase (instances); null for a definition. */
+    readonly phase: number | null;
+    /** Whether the reverse order follows. */
+    readonly rollback: boolean;
+  };
+  readonly PAUSED: { readonly phase: number | null };
+  readonly RESUMED: { readonly phase: number | null; readonly pausedMs: number };
+  /** A failed element result under a retry policy: the retry waits for its backoff. */
+  readonly RETRY_SCHEDULED: {
+    readonly attempt: number;
+    readonly delayMs: number;
+    readonly elementIds: readonly string[];
+    readonly message: string | null;
+  };
+  readonly RETRY_ATTEMPT: { readonly attempt: number; readonly elementIds: readonly string[] };
+  readonly RESENT: InstanceResentDetail | DefinitionResentDetail;
+  readonly NO_PROGRESS: {
+    readonly phase: number | null;
+    readonly elementIds: readonly string[];
+    readonly silentForMs: number;
+  };
+  readonly WAIT_STARTED: { readonly elementId: string; readonly count: number; readonly timeoutMs: number | null };
+  readonly WAIT_TIMED_OUT: {
+    readonly elementId: string;
+    readonly successes: number;
+    readonly count: number;
+    readonly timeoutMs: number | null;
+  };
+  readonly SIGNAL_RECEIVED: {
+    readonly elementId: string;
+    readonly status: 'SUCCESS' | 'FAILURE';
+    readonly id: string;
+    readonly reason: string | null;
+    readonly effect: 'COUNTED' | 'COMPLETED' | 'FAILED';
+    readonly successes: number;
+    readonly count: number;
+  };
+  readonly WAIT_COMPLETED: { readonly elementId: string; readonly successes: number; readonly reason: string | null };
+  readonly WAIT_FAILED: { readonly elementId: string; readonly successes: number; readonly reason: string | null };
+  /** PROPERTY_VALIDATION=warn accepted an instance whose properties have problems. */
+  readonly PROPERTY_PROBLEMS: {
+    readonly order: string;
+    readonly mode: 'warn';
+    readonly problems: readonly PropertyProblem[];
+  };
+};
+
+export type HistoryEventKind = keyof HistoryEventDetails;
+
+export type HistoryEventDetail<K extends HistoryEventKind> = HistoryEventDetails[K];
+
+/** What happened, as a discriminated union on `event`: narrowing on the kind types the detail. */
+export type HistoryEventBody = {
+  readonly [K in HistoryEventKind]: { readonly event: K; readonly detail: HistoryEventDetails[K] };
+}[HistoryEventKind];
+
+/** The body of one kind. */
+export type HistoryEventOf<K extends HistoryEventKind> = Extract<HistoryEventBody, { readonly event: K }>;
+
+const KINDS: { readonly [K in HistoryEventKind]: true } = {
+  ORDERED: true,
+  SUPERSEDED: true,
+  PHASE_STARTED: true,
+  ELEMENTS_DISPATCHED: true,
+  PHASE_RESENT: true,
+  RETRY_STARTED: true,
+  ELEMENT_RESULT: true,
+  PARTICIPANT_RESULT: true,
+  PHASE_COMPLETED: true,
+  COMPLETED: true,
+  FAILED: true,
+  TIMEOUT: true,
+  CANCELLED: true,
+  PAUSED: true,
+  RESUMED: true,
+  RETRY_SCHEDULED: true,
+  RETRY_ATTEMPT: true,
+  RESENT: true,
+  NO_PROGRESS: true,
+  WAIT_STARTED: true,
+  WAIT_TIMED_OUT: true,
+  SIGNAL_RECEIVED: true,
+  WAIT_COMPLETED: true,
+  WAIT_FAILED: true,
+  PROPERTY_PROBLEMS: true,
+};
+
+/** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */
+export const HISTORY_EVENT_KINDS = Object.keys(KINDS) as readonly HistoryEventKind[];
+
+/** The kinds that end an operation, with the operation state each leaves (TIMEOUT flags it and leaves it running). */
+export const OPERATION_ENDS = {
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  CANCELLED: 'CANCELLED',
+  SUPERSEDED: 'SUPERSEDED',
+} as const satisfies Partial<Record<HistoryEventKind, string>>;
+
+export function isHistoryEventKind(value: unknown): value is HistoryEventKind {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(KINDS, value);
+}
+
+/** One line of history: who caused what, on which subject and operation, when. */
+export type OperationEvent = HistoryEventBody & {
+  readonly subjectId: string;
+  /** The operation the event belongs to; null for one that concerns the subject alone (PROPERTY_PROBLEMS). */
+  readonly operationId: string | null;
+  readonly actor: Actor;
+  /** Epoch milliseconds. */
+  readonly at: number;
+};
+
+export type StoredEvent = OperationEvent & { readonly sequence: number };
+
+/** The detail of an event of the given kind, or null for another kind. */
+export function detailOf<K extends HistoryEventKind>(event: HistoryEventBody, kind: K): HistoryEventDetails[K] | null {
+  return event.event === kind ? (event.detail as HistoryEventDetails[K]) : null;
+}
+
+/**
+ * The actor of one event of a step caused by `cause`: a supervision pass names, per event, the rule that made it
+ * (one pass may resend a phase, start a retry and report elements without progress).
+ */
+export function actorOfEvent(cause: Actor, kind: HistoryEventKind): Actor {
+  if (cause.kind !== 'runtime' || cause.rule !== 'supervision') {
+    return cause;
+  }
+  switch (kind) {
+    case 'RESENT':
+    case 'PHASE_RESENT':
+      return runtimeActor('resend');
+    case 'RETRY_STARTED':
+    case 'RETRY_ATTEMPT':
+    case 'RETRY_SCHEDULED':
+      return runtimeActor('retry');
+    case 'NO_PROGRESS':
+      return runtimeActor('no-progress');
+    case 'TIMEOUT':
+    case 'WAIT_TIMED_OUT':
+      return runtimeActor('timeout');
+    default:
+      return cause;
+  }
+}
+
+/** The phase message an event records as sent (PHASE_STARTED, ELEMENTS_DISPATCHED, PHASE_RESENT, RETRY_STARTED). */
+export function dispatchOf(event: HistoryEventBody): DispatchDetail | null {
+  switch (event.event) {
+    case 'PHASE_STARTED':
+    case 'ELEMENTS_DISPATCHED':
+    case 'PHASE_RESENT':
+    case 'RETRY_STARTED':
+      return event.detail;
+    default:
+      return null;
+  }
+}
