@@ -334,6 +334,23 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/v2/history": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The history of every definition and instance (deleted ones included, while kept), streamed as NDJSON */
+        readonly get: operations["exportRuntimeHistory"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/v2/compositions/{compositionId}/graph": {
         readonly parameters: {
             readonly query?: never;
@@ -531,7 +548,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** A signed URL that signals this wait condition without credentials, until it expires */
+        /**
+         * A signed URL that signals this wait condition without credentials, until it expires
+         * @description The URL starts with PUBLIC_URL, else with the address the request arrived on; never with the request's Host.
+         */
         readonly get: operations["ControlController_signalUrl"];
         readonly put?: never;
         readonly post?: never;
@@ -1893,8 +1913,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2049,8 +2082,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2132,8 +2178,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2257,8 +2316,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2340,8 +2412,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2423,8 +2508,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2504,8 +2602,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2667,8 +2778,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2755,8 +2879,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2882,8 +3019,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2980,8 +3130,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3001,6 +3164,11 @@ export interface operations {
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
             };
             readonly path: {
                 /** @description The compositionId of the definition */
@@ -3075,8 +3243,34 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3158,8 +3352,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3230,8 +3437,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3281,8 +3501,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3332,8 +3565,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3412,8 +3658,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3500,8 +3759,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3580,8 +3852,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3668,8 +3953,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3753,8 +4051,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3821,6 +4132,19 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
         };
     };
     readonly healthAtHealth: {
@@ -3876,6 +4200,19 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
         };
     };
     readonly liveness: {
@@ -3917,8 +4254,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3985,11 +4335,26 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
         };
     };
     readonly getCompositionDefinitionHistory: {
         readonly parameters: {
             readonly query?: {
+                /** @description json (default) or ndjson: the whole history streamed as application/x-ndjson (also with Accept: application/x-ndjson) */
+                readonly format?: "json" | "ndjson";
                 /** @description true: sensitive properties in clear, when SHOW_SENSITIVE allows it (masked otherwise) */
                 readonly showSensitive?: boolean;
             };
@@ -4005,7 +4370,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Oldest first */
+            /** @description Oldest first. JSON: the latest 1000 operations and the first 1000 events. NDJSON, one JSON object a line: {"record":"operation",...} for each operation (oldest start first), then {"record":"event",...} for each event (in sequence order); the same fields as the JSON answer, streamed page by page */
             readonly 200: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -4016,6 +4381,7 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": components["schemas"]["HistoryView"];
+                    readonly "application/x-ndjson": string;
                     readonly "application/yaml": components["schemas"]["HistoryView"];
                 };
             };
@@ -4058,8 +4424,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4076,6 +4455,8 @@ export interface operations {
     readonly getCompositionInstanceHistory: {
         readonly parameters: {
             readonly query?: {
+                /** @description json (default) or ndjson: the whole history streamed as application/x-ndjson (also with Accept: application/x-ndjson) */
+                readonly format?: "json" | "ndjson";
                 /** @description true: sensitive properties in clear, when SHOW_SENSITIVE allows it (masked otherwise) */
                 readonly showSensitive?: boolean;
             };
@@ -4093,7 +4474,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Oldest first */
+            /** @description Oldest first. JSON: the latest 1000 operations and the first 1000 events. NDJSON, one JSON object a line: {"record":"operation",...} for each operation (oldest start first), then {"record":"event",...} for each event (in sequence order); the same fields as the JSON answer, streamed page by page */
             readonly 200: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -4104,6 +4485,7 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": components["schemas"]["HistoryView"];
+                    readonly "application/x-ndjson": string;
                     readonly "application/yaml": components["schemas"]["HistoryView"];
                 };
             };
@@ -4146,8 +4528,105 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly exportRuntimeHistory: {
+        readonly parameters: {
+            readonly query?: {
+                /** @description ndjson, the only format of this export (application/x-ndjson) */
+                readonly format?: "ndjson";
+                /** @description true: sensitive properties in clear, when SHOW_SENSITIVE allows it (masked otherwise) */
+                readonly showSensitive?: boolean;
+            };
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description Subject by subject in id order; for each, NDJSON, one JSON object a line: {"record":"operation",...} for each operation (oldest start first), then {"record":"event",...} for each event (in sequence order); the same fields as the JSON answer, streamed page by page */
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/x-ndjson": string;
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4233,8 +4712,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4322,8 +4814,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4376,8 +4881,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4433,8 +4951,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4476,6 +5007,19 @@ export interface operations {
                     readonly "text/event-stream": string;
                 };
             };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
             /** @description Unauthorized: HTTP Basic credentials missing or wrong */
             readonly 401: {
                 headers: {
@@ -4489,8 +5033,34 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Too Many Requests: a limit of open streams is reached; retry after Retry-After seconds */
+            readonly 429: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4512,6 +5082,11 @@ export interface operations {
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
             };
             readonly path: {
                 readonly compositionId: string;
@@ -4584,8 +5159,34 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4605,6 +5206,11 @@ export interface operations {
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
             };
             readonly path: {
                 readonly compositionId: string;
@@ -4677,8 +5283,34 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4698,6 +5330,11 @@ export interface operations {
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
             };
             readonly path: {
                 readonly compositionId: string;
@@ -4770,8 +5407,34 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4850,8 +5513,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4871,6 +5547,11 @@ export interface operations {
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
             };
             readonly path: {
                 readonly compositionId: string;
@@ -4942,8 +5623,34 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5105,8 +5812,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5191,8 +5911,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Service Unavailable: the database does not answer; retry after Retry-After seconds */
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
             readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
