@@ -12,7 +12,6 @@ export type OperationHistoryView = Omit<Operation, 'startedAt' | 'deadlineAt' | 
   durationMs?: number;
 };
 
-
 export interface HistoryView {
   operations: OperationHistoryView[];
   events: HistoryEventView[];
@@ -149,4 +148,3 @@ function operationView({ startedAt, deadlineAt, finishedAt, ...rest }: Operation
     ...(finishedAt !== null ? { finishedAt: formatLastMsg(finishedAt), durationMs: finishedAt - startedAt } : {}),
   };
 }
-

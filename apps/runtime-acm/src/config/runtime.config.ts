@@ -2,8 +2,8 @@ import { RESEND_LIMITS } from '@acm/domain';
 import type { RetentionPolicy } from '@acm/domain';
 import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
 import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
-import { readParticipantBindings } from '../messaging/participant-bindings';
-import type { ParticipantBindingMap } from '../messaging/participant-bindings';
+import { readParticipantBindings } from './participant-bindings-setting';
+import type { ParticipantBindingMap } from './participant-bindings-setting';
 
 /**
  * The runtime's settings, read from the environment once at boot. This is the only file that reads

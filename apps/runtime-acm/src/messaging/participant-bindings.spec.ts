@@ -1,6 +1,7 @@
 import { signRecord } from '@acm/messaging';
 import type { IncomingRecord } from '@acm/messaging';
-import { ParticipantBindings, readParticipantBindings } from './participant-bindings';
+import { readParticipantBindings } from '../config/participant-bindings-setting';
+import { ParticipantBindings } from './participant-bindings';
 
 const BOUND = '101c62b3-8918-41b9-a747-d21eb79c6c03';
 const UNBOUND = '5f4a9d7e-7d43-4c59-9f7e-2f7d1b0c9a11';
