@@ -152,7 +152,7 @@ export class TypeOrmRetentionStore extends RetentionStore {
 
   async eventsPage(subjectId: string, after: number, limit: number): Promise<StoredEvent[]> {
     const rows: EventRow[] = await this.dataSource.query(
-      `SELECT sequence, subject_id, operation_id, event, detail, at FROM acm_event
+      `SELECT sequence, subject_id, operation_id, event, detail, actor, at FROM acm_event
        WHERE subject_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3`,
       [subjectId, after, limit],
     );
