@@ -110,6 +110,29 @@ async function fillAndFree(runtime: Runtime, disk: string): Promise<void> {
   }
 }
 
+/** A runtime process on a free port with the given database settings, once it answers ready. */
+async function startRuntime(
+  database: Record<string, string>,
+  label: string,
+): Promise<{ server: RuntimeUnderTest; runtime: Runtime }> {
+  const port = await freePort();
+  const server = new RuntimeUnderTest({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...database,
+    SIMULATOR: 'false',
+    LOG_LEVEL: 'warn',
+  });
+  const runtime = new Runtime(`http://127.0.0.1:${port}`, label);
+  server.start();
+  await eventually(
+    'the runtime to answer',
+    async () => ((await runtime.readiness().catch(() => 0)) === 200 ? true : undefined),
+    3000,
+  );
+  return { server, runtime };
+}
+
 describe('fault: the database disk full', () => {
   describe('embedded default, DATA_DIR on a 64 MB tmpfs', () => {
     let dataDir: string;
@@ -121,21 +144,7 @@ describe('fault: the database disk full', () => {
       dataDir = mkdtempSync(join(tmpdir(), 'acm-disk-full-'));
       mountTmpfs(dataDir, 64 * 1024 * 1024);
       mounted = true;
-      const port = await freePort();
-      server = new RuntimeUnderTest({
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        SIMULATOR: 'false',
-        LOG_LEVEL: 'warn',
-      });
-      runtime = new Runtime(`http://127.0.0.1:${port}`, 'Embedded');
-      server.start();
-      await eventually(
-        'the runtime to answer',
-        async () => ((await runtime.readiness().catch(() => 0)) === 200 ? true : undefined),
-        3000,
-      );
+      ({ server, runtime } = await startRuntime({ DATA_DIR: dataDir }, 'Embedded'));
     }, 120_000);
 
     afterAll(async () => {
@@ -158,24 +167,10 @@ describe('fault: the database disk full', () => {
     let runtime: Runtime;
 
     beforeAll(async () => {
-      const [pgPort, port] = [await freePort(), await freePort()];
-      postgres = new OwnPostgres(pgPort, { tmpfsBytes: 160 * 1024 * 1024 });
+      postgres = new OwnPostgres(await freePort(), { tmpfsBytes: 160 * 1024 * 1024 });
       postgres.init();
       postgres.start();
-      server = new RuntimeUnderTest({
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: postgres.url,
-        SIMULATOR: 'false',
-        LOG_LEVEL: 'warn',
-      });
-      runtime = new Runtime(`http://127.0.0.1:${port}`, 'Server');
-      server.start();
-      await eventually(
-        'the runtime to answer',
-        async () => ((await runtime.readiness().catch(() => 0)) === 200 ? true : undefined),
-        3000,
-      );
+      ({ server, runtime } = await startRuntime({ DATABASE_URL: postgres.url }, 'Server'));
     }, 120_000);
 
     afterAll(async () => {

@@ -2,37 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { testDatabaseUrl } from '../../../test/support/services';
+import { eventually } from '../../../test/support/scripted-participant';
 import { TcpProxy } from '../../../test/support/tcp-proxy';
 import { QUERY_DEADLINE_MARGIN_MS, createDataSource } from './data-source';
 import { describeStoreFailure } from './database-unavailable';
+import { rejectionOf } from './testing/rejection-of';
 
 /** Short, so the scenarios stay quick; the runtime's default is 5 s. */
 const STATEMENT_MS = 1000;
-
-/** The error a promise rejects with; fails the test when it resolves. */
-async function rejectionOf(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the database call to fail');
-}
-
-/** Polls until the check holds, bounded (no fixed sleeps). */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const result = await check();
-    if (result !== undefined) {
-      return result;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('statement deadlines on a PostgreSQL server', () => {
   const schema = `deadline_${randomUUID().replaceAll('-', '')}`;
@@ -110,7 +87,12 @@ describe('statement deadlines on a PostgreSQL server', () => {
     );
     expect(describeStoreFailure(error)?.message).toContain('the order was applied only if its history says so');
     // The server ends the session idle in its transaction; only then does the held COMMIT reach it.
-    await eventually('the server to end the idle session', async () => ((await backendAlive(pid)) ? undefined : true));
+    // 1,500 polls of 20 ms: up to 30 s, far past the session's 1 s idle-in-transaction timeout.
+    await eventually(
+      'the server to end the idle session',
+      async () => ((await backendAlive(pid)) ? undefined : true),
+      1500,
+    );
     proxy.heal();
     const stored = await admin.query(`SELECT id FROM ${schema}.item WHERE id = $1`, [id]);
     expect(stored.rows).toEqual([]);

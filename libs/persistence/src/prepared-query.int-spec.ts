@@ -13,16 +13,7 @@ import { TypeOrmStore } from './typeorm-store';
 import { preparedStatement, runPrepared } from './prepared-query';
 import { definitionOf, elementOf, instanceOf, operationOf } from './testing';
 import { isTransientDatabaseError } from './transient-errors';
-
-/** The error a promise rejects with; fails the test when it resolves. */
-async function rejectionOf(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the statement to fail');
-}
+import { rejectionOf } from './testing/rejection-of';
 
 interface Listed {
   name: string;

@@ -5,16 +5,7 @@ import { Client, Pool } from 'pg';
 import { testDatabaseUrl } from '../../../test/support/services';
 import { createDataSource } from './data-source';
 import { isTransientDatabaseError } from './transient-errors';
-
-/** The error a promise rejects with; fails the test when it resolves. */
-async function rejectionOf(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the database call to fail');
-}
+import { rejectionOf } from './testing/rejection-of';
 
 describe('isTransientDatabaseError on errors of a real PostgreSQL', () => {
   const schema = `transient_${randomUUID().replaceAll('-', '')}`;
