@@ -24,9 +24,9 @@ import { OperationControl1764612000000 } from './migrations/1764612000000-Operat
 import { ParallelSlots1764700000000 } from './migrations/1764700000000-ParallelSlots';
 import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-OutboxTraceContext';
 import { EventActor1764716000000 } from './migrations/1764716000000-EventActor';
-import { StorageWrites } from './storage-writes';
-import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
 import { OperationDueAt1764720000000 } from './migrations/1764720000000-OperationDueAt';
+import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
+import { StorageWrites } from './storage-writes';
 import { DefinitionCache, TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
