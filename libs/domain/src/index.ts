@@ -24,6 +24,7 @@ export * from './operation/topology';
 export * from './operation/dispatch';
 export * from './operation/timeout';
 export * from './operation/instance-operation';
+export * from './refusal';
 export * from './operation/definition-operation';
 export * from './operation/supervision-memory';
 export * from './operation/supervision-due';

@@ -18,13 +18,15 @@ import {
   Clock,
   IdGenerator,
   actorOfInput,
-  countsAgainstRuntimeLimit,
   decideDefinition,
   decideInstance,
   effectiveRetryPolicy,
+  isRefusal,
   parallelismLimit,
   parseRetryPolicy,
+  refusalError,
   resendSettingsOf,
+  runtimeSlotsFor,
   runtimeActor,
   timeOutOperation,
   withDefinitionDueTimes,
@@ -85,20 +87,15 @@ export class OperationSteps {
       templates: templatesOf(info, context),
       defaultTimeoutMs: this.config.maxOperationWaitMs,
       maxParallelElements,
-      runtimeSlots:
-        this.config.maxParallelElements === null || (order !== null && !countsAgainstRuntimeLimit(order))
-          ? null
-          : slots,
+      runtimeSlots: runtimeSlotsFor(this.config.maxParallelElements, order, slots),
       newId: () => this.ids.uuid(),
       control: this.controlSettings(found.value, definition),
     };
-    const step = withInstanceDueTimes(
-      decideInstance(found.value, running, decided, now, stepContext),
-      running,
-      decided,
-      now,
-      stepContext,
-    );
+    const decision = decideInstance(found.value, running, decided, now, stepContext);
+    if (isRefusal(decision)) {
+      throw refusalError(decision);
+    }
+    const step = withInstanceDueTimes(decision, running, decided, now, stepContext);
     await this.writer.saveInstance(
       store,
       found,

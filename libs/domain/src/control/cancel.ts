@@ -1,4 +1,6 @@
 import { DomainError } from '../errors';
+import type { Refusal } from '../refusal';
+import { refusal } from '../refusal';
 import type { InstanceOrder, InstanceStateKey, TransitionalState } from '../instance/instance-lifecycle';
 import {
   completedStateOf,
@@ -14,20 +16,20 @@ import { isDefinitionTransitional } from '../definition/definition-lifecycle';
 export type ControlAction = 'cancel' | 'pause' | 'resume';
 
 /**
- * Refuses a control request when nothing runs: 409 with the current state and what is allowed now
- * (ONAP's orders for that state), so the caller knows the way forward.
+ * The refusal of a control request when nothing runs: NOTHING_RUNNING (409) with the current state and what is
+ * allowed now (ONAP's orders for that state), so the caller knows the way forward; null when something runs.
  */
-export function assertSomethingRuns(
+export function nothingRunsRefusal(
   action: ControlAction,
   current: InstanceStateKey,
   running: boolean,
   subject = 'instance',
-): void {
+): Refusal | null {
   if (running && isInstanceTransitional(current) && current.stateChangeResult === 'NO_ERROR') {
-    return;
+    return null;
   }
   const allowed = ordersAllowedIn(current);
-  throw new DomainError(
+  return refusal(
     'NOTHING_RUNNING',
     `Cannot ${action} the ${subject}: no operation is running; DeployState: ${current.deployState}; LockState: ` +
       `${current.lockState}; SubState: ${current.subState}; StateChangeResult: ${current.stateChangeResult}; ` +

@@ -6,14 +6,22 @@ import { freshControl } from '../ports/engine.port';
 import type { AcTypeState, StateChangeResult } from '../states';
 import type { OperationEffect } from './effects';
 import { ignore, recordEvent, supersededEvent } from './effects';
-import type { AnsweredMessage, OperationWrite } from './instance-operation';
-import { operationOfAck } from './instance-operation';
+import type { AnsweredMessage, OperationWrite } from './instance-types';
+import { operationOfAck } from './ack-input';
 import { timeOutOperation } from './timeout';
 import { assertDefinitionRuns } from '../control/cancel';
 import type { ResendSettings } from '../control/resend-schedule';
 import { decideResend } from '../control/resend-schedule';
 
 /** A PRIME_ACK, as the engine needs it. */
+/** The definition metadata field that sets the deadline of a prime or a deprime. */
+export type DefinitionTimeoutKey = 'primeTimeoutMs' | 'deprimeTimeoutMs';
+
+/** Which metadata timeout applies to an order: a prime's `primeTimeoutMs`, a deprime's `deprimeTimeoutMs`. */
+export function definitionTimeoutKey(order: DefinitionOrder): DefinitionTimeoutKey {
+  return order === 'PRIME' ? 'primeTimeoutMs' : 'deprimeTimeoutMs';
+}
+
 export interface PrimeAck {
   readonly participantId: string;
   readonly replicaId: string | null;

@@ -2,18 +2,17 @@ import type { AutomationComposition, CompositionDefinition } from '../model';
 import type { DefinitionOperation, InstanceOperation, Operation } from '../ports/engine.port';
 import type { ResendSettings } from '../control/resend-schedule';
 import { nextResendAt } from '../control/resend-schedule';
-import { noProgressTimeoutOf } from '../control/no-progress';
-import { isElementTransitional } from '../engine/phase-planner';
 import type { DefinitionStep } from './definition-operation';
 import { silentPrimeParticipants } from './definition-operation';
-import type { ControlSettings, InstanceInput, InstanceStep, OperationWrite } from './instance-operation';
+import type { ControlSettings, InstanceInput, InstanceStep, OperationWrite } from './instance-types';
 import type { OperationTemplates } from './topology';
-import { waitConditionsOf } from './topology';
+import { isWatched } from './timeout';
+import { runByParticipantIn, silenceOf, supervisionDueOf } from './supervision-input';
 
 /**
  * When supervision must next look at an operation: the earliest of its deadline, its scheduled retry, the resend of
  * a silent phase and the no-progress report of an element, each computed from the state exactly as the rule that
- * acts on it (`isOverdue`, `needsSupervision`, `decideResend`, `stuckElements`) decides. The runtime arms a timer for
+ * acts on it (`isOverdue`, and `supervisionDueOf`, the rule `needsSupervision` reads) decides. The runtime arms a timer for
  * the earliest due time it knows, so these fire when they fall due instead of at the next supervision scan.
  *
  * The due time is a lower bound: the rule is decided again, under the target's lock, when it fires. Progress that a
@@ -33,21 +32,6 @@ export function deadlineDueAt(operation: Operation): number | null {
 
 function earliest(times: readonly number[]): number {
   return times.reduce((first, time) => (time < first ? time : first));
-}
-
-function isWatched(operation: Operation): boolean {
-  return operation.state === 'RUNNING' && !operation.timedOut && operation.control.pausedAt === null;
-}
-
-/** The last progress of the open phase and the resends since, as supervision reads them. */
-function silenceOf(
-  operation: Operation,
-  lastMsg: number,
-): { readonly lastProgressAt: number; readonly resentSoFar: number } {
-  return {
-    lastProgressAt: operation.control.progressAt > lastMsg ? operation.control.progressAt : lastMsg,
-    resentSoFar: lastMsg > operation.control.progressAt ? 0 : operation.control.resent,
-  };
 }
 
 /** What an instance's due time depends on besides its state. */
@@ -72,30 +56,21 @@ export function instanceDueAt(
     return null;
   }
   const dues = [timeoutDueAt(operation)];
-  const settings = context.control;
-  // A phase whose opening waits for a runtime-wide slot sent nothing: nothing is silent (as in needsSupervision).
-  const waitsForSlot = operation.control.slotWait === 'FIRST_PHASE' || operation.control.slotWait === 'PHASE';
-  if (settings !== undefined && operation.order !== 'MIGRATE_PRECHECK' && !waitsForSlot) {
-    if (operation.control.retryAt !== null) {
-      dues.push(operation.control.retryAt);
-    } else {
-      const silence = silenceOf(operation, target.lastMsg);
-      const resend = nextResendAt(settings.resend, silence);
-      if (resend !== null) {
-        dues.push(resend);
-      }
-      // A wait condition waits for a signal, not for a participant: it is never reported stuck.
-      const waitConditions = waitConditionsOf(context.templates);
-      for (const element of Object.values(target.elements)) {
-        const timeoutMs = noProgressTimeoutOf(element.properties, settings.noProgressTimeoutMs);
-        if (!isElementTransitional(element) || waitConditions.has(element.definition.name) || timeoutMs === null) {
-          continue;
-        }
-        const reportAt = silence.lastProgressAt + timeoutMs;
-        if (reportedUpTo === null || reportAt > reportedUpTo) {
-          dues.push(reportAt);
-        }
-      }
+  // The same rule `needsSupervision` applies (`supervisionDueOf`); a wait condition is never resent nor reported.
+  const due =
+    context.control === undefined
+      ? null
+      : supervisionDueOf(target, operation, context.control, runByParticipantIn(context.templates));
+  if (due !== null && due.retryAt !== null) {
+    dues.push(due.retryAt);
+  }
+  if (due !== null && due.resendAt !== null) {
+    dues.push(due.resendAt);
+  }
+  for (const report of due?.reports ?? []) {
+    // Reports that fell due by `reportedUpTo` were made: the next one falls due after the next progress.
+    if (reportedUpTo === null || report.at > reportedUpTo) {
+      dues.push(report.at);
     }
   }
   return earliest(dues);

@@ -3,16 +3,19 @@ import type { OperationEffect } from './effects';
 import { recordEvent } from './effects';
 
 /**
+ * Whether supervision watches an operation at all: it runs, is not paused and has not timed out. Nothing of any
+ * other operation falls due (no timeout, no resend, no retry, no report).
+ */
+export function isWatched(operation: Operation): boolean {
+  return operation.state === 'RUNNING' && !operation.timedOut && operation.control.pausedAt === null;
+}
+
+/**
  * Whether a supervision tick at `now` finds the operation past its deadline and not yet flagged. A paused
  * operation is never overdue: its deadline moves by the pause when it resumes.
  */
 export function isOverdue(operation: Operation, now: number): boolean {
-  return (
-    operation.state === 'RUNNING' &&
-    !operation.timedOut &&
-    operation.deadlineAt < now &&
-    operation.control.pausedAt === null
-  );
+  return isWatched(operation) && operation.deadlineAt < now;
 }
 
 /**

@@ -4,7 +4,7 @@ import { completedStateOf, transitionalStateFor } from '../instance/instance-lif
 import type { InstanceOperation } from '../ports/engine.port';
 import { isStagedOrder, nextStage } from '../engine/stage-planner';
 import type { SendPhaseEffect } from '../operation/effects';
-import type { InstanceStep, InstanceStepContext } from '../operation/instance-operation';
+import type { InputOf, InstanceStep, InstanceStepContext } from '../operation/instance-operation';
 import { decideInstance } from '../operation/instance-operation';
 import { waitsOf } from '../operation/topology';
 import type { DeployState, LockState } from '../states';
@@ -154,7 +154,7 @@ function ackFor(
   operation: InstanceOperation,
   stagesOf: ReturnType<typeof stageSetsOf>,
   dispatchedIn: ReadonlyMap<number, ReadonlySet<string>>,
-): Parameters<typeof decideInstance>[2] {
+): InputOf<'ACK'> {
   const next = isStagedOrder(order) ? nextStage(order, stagesOf(element), phase) : phase;
   const staged = next !== phase;
   const reached = staged ? null : completedStateOf(element);

@@ -1,0 +1,85 @@
+import type { AutomationComposition, InstanceElement } from '../model';
+import type { InstanceOrder } from '../instance/instance-lifecycle';
+import { transitionalStateFor } from '../instance/instance-lifecycle';
+import { firstPhase } from '../instance/phases';
+import type { InstanceOperation } from '../ports/engine.port';
+import { freshControl } from '../ports/engine.port';
+import { isElementTransitional } from '../engine/phase-planner';
+import { cascadeOrder } from '../engine/order-cascade';
+import { phaseDeadline } from '../engine/deadlines';
+import type { OperationEffect } from './effects';
+import { recordEvent, supersededEvent } from './effects';
+import { phaseLookup, waitsOf } from './topology';
+import type { InputOf, InstanceStep, InstanceStepContext, OperationWrite } from './instance-types';
+import { complete, phaseOpening } from './step-parts';
+
+/** ORDER: a user's order opens an operation (ONAP's orders are checked against the state before they get here). */
+export function decideOrder(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  input: InputOf<'ORDER'>,
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  return startOrder(target, running, input.order, now, context);
+}
+
+/**
+ * Opens an operation with its first phase. On a retry of the same order, elements already at its target keep
+ * their state, so it only redoes what did not finish (`cascadeOrder`); a running operation is superseded.
+ */
+export function startOrder(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  order: InstanceOrder,
+  now: number,
+  context: InstanceStepContext,
+  startWith?: Record<string, InstanceElement>,
+): InstanceStep {
+  const during = transitionalStateFor(order);
+  const elements = startWith ?? cascadeOrder(target, order);
+  const startPhaseOf = phaseLookup(order, context.templates);
+  const pendingPhases = Object.values(elements).filter(isElementTransitional).map(startPhaseOf);
+  const phase = firstPhase(order, pendingPhases);
+  const operation: InstanceOperation = {
+    operationId: context.newId(),
+    targetKind: 'INSTANCE',
+    targetId: target.instanceId,
+    order,
+    state: 'RUNNING',
+    timedOut: false,
+    phase,
+    startedAt: now,
+    deadlineAt: phaseDeadline({ deployState: during.deployState, elements }, now, context.defaultTimeoutMs),
+    finishedAt: null,
+    control: freshControl(now),
+  };
+  const started: AutomationComposition = {
+    ...target,
+    ...during,
+    stateChangeResult: 'NO_ERROR',
+    phase,
+    precheck: order === 'MIGRATE_PRECHECK' ? true : target.precheck,
+    elements,
+    lastMsg: now,
+  };
+  const writes: OperationWrite[] = [
+    ...(running ? [{ operation: { ...running, state: 'SUPERSEDED' as const, finishedAt: now }, isNew: false }] : []),
+    { operation, isNew: true },
+  ];
+  const effects: OperationEffect[] = [
+    ...(running ? [supersededEvent(running, order)] : []),
+    recordEvent('ORDERED', { order }),
+  ];
+  if (pendingPhases.length === 0) {
+    const done = complete(started, operation, effects, now, context);
+    return { ...done, operations: [...writes.slice(0, -1), { operation: done.operation, isNew: true }] };
+  }
+  const opening = phaseOpening(started, phase, startPhaseOf, waitsOf(order, elements, context.templates), context, {
+    firstPhase: true,
+  });
+  if (opening) {
+    effects.push(opening);
+  }
+  return { target: started, removed: false, operation, operations: writes, effects };
+}
