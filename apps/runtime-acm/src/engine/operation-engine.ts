@@ -7,7 +7,7 @@ import type {
   Store,
   Versioned,
 } from '@acm/domain';
-import { Clock, UnitOfWork, ignore, operationOfAck } from '@acm/domain';
+import { Clock, UnitOfWork, ackForAnotherTarget, definitionTimeoutKey, ignore, operationOfAck } from '@acm/domain';
 import { metadataTimeoutMs } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { BatchStore } from './batch-store';
@@ -84,7 +84,7 @@ export class OperationEngine {
   /** Starts a prime or deprime inside the caller's transaction. */
   async startDefinitionOrder(store: Store, definition: CompositionDefinition, order: DefinitionOrder): Promise<void> {
     const metadata = this.templates.readDefinition(definition).metadata;
-    const timeoutMs = metadataTimeoutMs(metadata, order === 'PRIME' ? 'primeTimeoutMs' : 'deprimeTimeoutMs') ?? null;
+    const timeoutMs = metadataTimeoutMs(metadata, definitionTimeoutKey(order)) ?? null;
     const running = await store.operations.findRunning(definition.compositionId);
     // The caller already wrote the definition's PRIMING/DEPRIMING: the step leaves it as it is.
     await this.steps.definition(store, definition, null, running, { kind: 'ORDER', order, timeoutMs });
@@ -158,8 +158,9 @@ export class OperationEngine {
     // The answered message is read under the instance's lock, so its operation is as the last commit left it.
     const found = await store.instances.findForUpdate(instanceId);
     const answered = ack.responseTo !== null ? await store.operations.findByMessage(ack.responseTo) : null;
-    if (ack.responseTo !== null && answered?.operation.targetId !== instanceId) {
-      return this.writer.ignored([ignore('UNKNOWN_MESSAGE', `ACK answers unknown message ${ack.responseTo}`)]);
+    const foreign = ackForAnotherTarget(ack.responseTo, answered, instanceId);
+    if (foreign !== null) {
+      return this.writer.ignored([foreign]);
     }
     const definition = found ? await definitionOf(found.value.compositionId) : null;
     if (!found || !definition) {

@@ -16,8 +16,10 @@ import {
   deadlineDueAt,
   hasUnfinishedWorkOf,
   isOverdue,
+  isWatched,
   needsSupervision,
   openPhaseMessagesOf,
+  silentAfterProbe,
   supervisionMemoryOf,
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
@@ -113,10 +115,7 @@ export class OperationSupervisor {
     );
     let resent = 0;
     for (const { participantId, probedAt } of probes) {
-      resent += await this.handOverLostWork(
-        participantId,
-        (replica) => replica.participantState === 'OFF_LINE' || replica.lastMsg < probedAt,
-      );
+      resent += await this.handOverLostWork(participantId, (replica) => silentAfterProbe(replica, probedAt));
     }
     return resent;
   }
@@ -129,10 +128,7 @@ export class OperationSupervisor {
     const { primes, candidates } = await this.unitOfWork.read(async (store) => {
       const running = await store.operations.listRunning(limit);
       return {
-        primes: running.filter(
-          (operation) =>
-            operation.targetKind === 'DEFINITION' && operation.control.pausedAt === null && !operation.timedOut,
-        ),
+        primes: running.filter((operation) => operation.targetKind === 'DEFINITION' && isWatched(operation)),
         candidates: await this.dueOf(store, running),
       };
     });
@@ -276,9 +272,7 @@ export class OperationSupervisor {
   private async dueOf(store: Store, running: readonly Operation[]): Promise<InstanceOperation[]> {
     const candidates = running.flatMap((operation) => {
       const instanceOperation = asInstanceOperation(operation);
-      return instanceOperation && instanceOperation.control.pausedAt === null && !instanceOperation.timedOut
-        ? [instanceOperation]
-        : [];
+      return instanceOperation && isWatched(instanceOperation) ? [instanceOperation] : [];
     });
     if (candidates.length === 0) {
       return [];
