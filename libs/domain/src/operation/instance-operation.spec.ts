@@ -1,99 +1,18 @@
-import type { AutomationComposition, InstanceElement } from '../model';
-import type { InstanceOperation } from '../ports/engine.port';
-import type { OperationEffect, SendPhaseEffect } from './effects';
-import type { InstanceAck, InstanceStep, InstanceStepContext } from './instance-operation';
+import type { InstanceStep } from './instance-operation';
 import { decideInstance, needsSupervision } from './instance-operation';
-import type { ElementTemplate } from './topology';
-
-const T0 = 1_764_000_000_000;
-const P1 = 'p-1';
-const P2 = 'p-2';
-
-function template(name: string, startPhase: number, dependsOn: string[] = []): ElementTemplate {
-  return { name, version: '1.0.0', startPhase, stage: { prepare: [0], migrate: [0] }, dependsOn };
-}
-
-function element(id: string, name: string, participantId = P1): InstanceElement {
-  return {
-    id,
-    definition: { name, version: '1.0.0' },
-    participantId,
-    deployState: 'UNDEPLOYED',
-    lockState: 'NONE',
-    subState: 'NONE',
-    migrationState: 'DEFAULT',
-    stage: null,
-    operationalState: null,
-    useState: null,
-    description: null,
-    message: null,
-    properties: {},
-    outProperties: {},
-  };
-}
-
-function instanceOf(elements: InstanceElement[]): AutomationComposition {
-  return {
-    instanceId: 'i-1',
-    compositionId: 'c-1',
-    compositionTargetId: null,
-    name: 'i',
-    version: '1.0.0',
-    description: null,
-    derivedFrom: null,
-    metadata: null,
-    precheck: null,
-    deployState: 'UNDEPLOYED',
-    lockState: 'NONE',
-    subState: 'NONE',
-    stateChangeResult: 'NO_ERROR',
-    phase: null,
-    lastMsg: T0,
-    revisionId: 'r-0',
-    elements: Object.fromEntries(elements.map((item) => [item.id, item])),
-  };
-}
-
-function contextOf(templates: ElementTemplate[], maxParallelElements: number | null = null): InstanceStepContext {
-  let next = 0;
-  return {
-    templates: { own: templates, other: null },
-    defaultTimeoutMs: 10_000,
-    maxParallelElements,
-    newId: () => `id-${++next}`,
-  };
-}
-
-function sends(step: InstanceStep): SendPhaseEffect[] {
-  return step.effects.filter((effect): effect is SendPhaseEffect => effect.kind === 'SEND_PHASE');
-}
-
-function events(step: InstanceStep): string[] {
-  return step.effects.flatMap((effect: OperationEffect) => (effect.kind === 'RECORD_EVENT' ? [effect.event] : []));
-}
-
-function ack(participantId: string, elementIds: string[], result: 'NO_ERROR' | 'FAILED' = 'NO_ERROR'): InstanceAck {
-  return {
-    participantId,
-    replicaId: null,
-    responseTo: null,
-    stateChangeResult: result,
-    message: result === 'FAILED' ? 'it broke' : null,
-    stage: null,
-    reports: elementIds.map((elementId) => ({
-      elementId,
-      deployState: result === 'FAILED' ? 'UNDEPLOYED' : 'DEPLOYED',
-      lockState: result === 'FAILED' ? 'NONE' : 'LOCKED',
-      result: null,
-    })),
-  };
-}
-
-/** Applies a step's writes to the running operation, as the store would. */
-function runningAfter(step: InstanceStep): InstanceOperation | null {
-  const last = step.operation;
-  return last && last.state === 'RUNNING' ? last : null;
-}
+import {
+  P1,
+  P2,
+  T0,
+  ack,
+  contextOf,
+  element,
+  events,
+  instanceOf,
+  runningAfter,
+  sends,
+  template,
+} from './testing/instance-fixtures';
 
 describe('decideInstance', () => {
   const threePhases = [template('a', 0), template('b', 1), template('c', 2)];
