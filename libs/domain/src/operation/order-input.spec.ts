@@ -1,0 +1,30 @@
+import { decideInstance } from './instance-operation';
+import { T0, contextOf, element, events, instanceOf, sends, template } from './testing/instance-fixtures';
+
+describe('ORDER', () => {
+  const context = contextOf([template('a', 0), template('b', 1)]);
+
+  it('opens an operation on its first phase, with the phase’s deadline and the first-phase flag', () => {
+    const step = decideInstance(
+      instanceOf([element('e-a', 'a'), element('e-b', 'b')]),
+      null,
+      { kind: 'ORDER', order: 'DEPLOY' },
+      T0,
+      context,
+    );
+    expect(step.operations).toEqual([{ operation: step.operation, isNew: true }]);
+    expect(step.operation).toMatchObject({ order: 'DEPLOY', state: 'RUNNING', phase: 0, deadlineAt: T0 + 10_000 });
+    expect(step.target).toMatchObject({ deployState: 'DEPLOYING', stateChangeResult: 'NO_ERROR', phase: 0 });
+    expect(events(step)).toEqual(['ORDERED']);
+    expect(sends(step).map((send) => [send.phase, send.firstPhase, send.dispatched])).toEqual([[0, true, ['e-a']]]);
+  });
+
+  it('completes at once when no element has anything to do', () => {
+    const step = decideInstance(instanceOf([]), null, { kind: 'ORDER', order: 'DEPLOY' }, T0, context);
+    expect(step.operation).toMatchObject({ state: 'COMPLETED' });
+    expect(step.operations.map((write) => write.isNew)).toEqual([true]);
+    expect(step.target).toMatchObject({ deployState: 'DEPLOYED', phase: null });
+    expect(events(step)).toEqual(['ORDERED', 'COMPLETED']);
+    expect(sends(step)).toEqual([]);
+  });
+});
