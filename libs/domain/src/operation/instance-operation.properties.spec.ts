@@ -51,7 +51,7 @@ const compositionArbitrary: fc.Arbitrary<Composition> = fc
               .map((target) => `t${target}`),
       ),
     ),
-    elements: raw.map((spec, index) => element(`e${index}`, `t${index}`, PARTICIPANTS[spec.participant]!)),
+    elements: raw.map((spec, index) => element(`e${index}`, `t${index}`, PARTICIPANTS[spec.participant])),
     maxParallelElements: limit,
   }));
 
@@ -282,7 +282,7 @@ describe('decideInstance properties', () => {
           schedule.forEach((action) => act(world, action));
           const work = world.outstanding[pick % Math.max(1, world.outstanding.length)];
           fc.pre(work !== undefined);
-          const input = world.ackFor(work!, fail);
+          const input = world.ackFor(work, fail);
           const first = world.apply(input);
           const second = stepOf(
             decideInstance(world.target, world.running, world.again(input), world.now + 1, world.context),
