@@ -83,6 +83,14 @@ export default tseslint.config(
         'error',
         { object: 'Math', property: 'random', message: 'libs/domain is pure: randomness arrives as an argument.' },
       ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          // Arithmetic only: what else Math offers (random, clocks of its own, floating helpers) stays outside.
+          selector: "MemberExpression[object.name='Math'][property.name!=/^(max|min|round|floor|ceil|trunc|abs)$/]",
+          message: 'libs/domain is pure: of Math only max, min, round, floor, ceil, trunc and abs.',
+        },
+      ],
     },
   },
   {
