@@ -227,7 +227,7 @@ function applyPrimeAck(
 }
 
 /**
- * Cancels a running prime or deprime (issue 12): the definition is left PRIMING/DEPRIMING with FAILED, ONAP's
+ * Cancels a running prime or deprime: the definition is left PRIMING/DEPRIMING with FAILED, ONAP's
  * state from which PRIME and DEPRIME both apply; answers that arrive later are stale.
  */
 export function cancelDefinitionOperation(

@@ -140,7 +140,7 @@ export function syncOwn(instance: AutomationComposition): OperationEffect {
 /**
  * The completion mapping: the instance takes the order's final state (DEPLOYED/LOCKED, UNDEPLOYED, ...), gets a
  * new revision, and everyone is told. After a migration or its rollback NEW elements are plain elements and
- * REMOVED ones are gone (ONAP §2.5); a finished DELETE removes the instance.
+ * REMOVED ones are gone (as ONAP completes a migration); a finished DELETE removes the instance.
  */
 export function complete(
   instance: AutomationComposition,
