@@ -1,7 +1,7 @@
 /**
  * A real HTTP server for the participant's tests: JSON and plain answers, a failing route, a redirect, a route that
- * answers only when released (slow), a flaky one (503 until its count runs out), and an echo of everything received,
- * in order.
+ * answers only when released (slow), a flaky one (503 until its count runs out), `/get…` and `/post…` answering 200
+ * like httpbin.org (which ONAP's example definition calls), and a record of everything received, in order.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -57,6 +57,8 @@ export class RestTestServer {
       } else {
         json(200, { ready: true });
       }
+    } else if (path.startsWith('/get') || path.startsWith('/post')) {
+      json(200, { url: request.url, data: body });
     } else {
       response.writeHead(404).end('no such route');
     }
