@@ -1,11 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import { createServer } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { InMemoryMessageBus } from '@acm/messaging';
-import type { ElementContext, ElementHandler, ElementResult, ParticipantLogger } from '@acm/participant-sdk';
+import type {
+  ElementContext,
+  ElementHandler,
+  ElementResult,
+  ParticipantLogger,
+  UpdateContext,
+} from '@acm/participant-sdk';
 import { ManualTimers, ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk/testing';
 import type { TestElement } from '@acm/participant-sdk/testing';
 
@@ -431,6 +440,114 @@ describe('HTTP element handler against a real server', () => {
       'GET /plain',
       'DELETE /api/items/1',
     ]);
+  });
+});
+
+describe('HTTP element handler: update', () => {
+  const withUpdate = (before: Record<string, unknown>, after: Record<string, unknown>): UpdateContext => {
+    const ctx = contextOf(before);
+    return { ...ctx, instanceElementUpdated: { ...ctx.instanceElement, properties: after } };
+  };
+
+  it('answers ONAP\'s "Update not supported" without a call when no entity has an updateRestSequence', async () => {
+    const properties = { baseUrl, configurationEntities: [entity('e', [call('r', 'GET', 'plain', 200)])] };
+    const outcome = await handler().update?.(withUpdate(properties, properties));
+    expect(outcome).toEqual({ ok: true, message: 'Update not supported' });
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('runs the opt-in updateRestSequence of the properties after the update, entities in reverse order', async () => {
+    const outcome = await handler().update?.(
+      withUpdate(
+        { baseUrl: 'http://before.invalid' },
+        {
+          baseUrl,
+          configurationEntities: [
+            entity('first', [], { updateRestSequence: [call('u1', 'PUT', 'api/items/1', 200, { body: 'one' })] }),
+            entity('second', [], { updateRestSequence: [call('u2', 'PUT', 'api/items/2', 200, { body: 'two' })] }),
+          ],
+        },
+      ),
+    );
+    expect(outcome).toEqual({ ok: true });
+    expect(server.calls.map((each) => `${each.method} ${each.url} ${each.body}`)).toEqual([
+      'PUT /api/items/2 two',
+      'PUT /api/items/1 one',
+    ]);
+  });
+});
+
+describe('HTTP element handler: TLS (opt-in tls)', () => {
+  const tlsDir = join(__dirname, 'testing', 'tls');
+  let tlsServer: HttpsServer;
+  let httpsUrl = '';
+  const clients: string[] = [];
+
+  beforeAll(async () => {
+    tlsServer = createHttpsServer(
+      {
+        key: readFileSync(join(tlsDir, 'server.key')),
+        cert: readFileSync(join(tlsDir, 'server.pem')),
+        ca: readFileSync(join(tlsDir, 'ca.pem')),
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
+      (request, response) => {
+        const socket = request.socket as TLSSocket;
+        clients.push(socket.authorized ? String(socket.getPeerCertificate().subject.CN) : 'anonymous');
+        response.end('ok');
+      },
+    );
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    httpsUrl = `https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}`;
+    for (const file of ['ca.pem', 'client.pem', 'client.key']) {
+      copyFileSync(join(tlsDir, file), join(secretsDir, file));
+    }
+  });
+
+  afterAll(async () => {
+    tlsServer.closeAllConnections();
+    await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+  });
+
+  beforeEach(() => {
+    clients.length = 0;
+  });
+
+  it('trusts the server through tls.caFile and presents the client certificate of certFile and keyFile', async () => {
+    const result = await deploy({
+      baseUrl: httpsUrl,
+      tls: { caFile: 'ca.pem', certFile: 'client.pem', keyFile: 'client.key' },
+      configurationEntities: [entity('e', [call('r', 'GET', 'secure', 200)])],
+    });
+    expect(result).toEqual({ ok: true, message: 'Deployed' });
+    expect(clients).toEqual(['acm-http-participant']);
+    expect(JSON.stringify(logged)).not.toContain('PRIVATE KEY');
+  });
+
+  it('refuses a server no trusted CA vouches for: the call fails, nothing is sent', async () => {
+    const result = await deploy({
+      baseUrl: httpsUrl,
+      configurationEntities: [entity('e', [call('r', 'GET', 'secure', 200)])],
+    });
+    expect(result.ok).toBe(false);
+    expect(result.message).toContain(`GET ${httpsUrl}/secure: no answer (`);
+    expect(clients).toEqual([]);
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{ certFile: 'client.pem' }, 'tls: certFile and keyFile go together'],
+    [{ caFile: 'missing.pem' }, 'tls.caFile: cannot read "missing.pem" in HTTP_SECRETS_DIR (ENOENT)'],
+    [{ caFile: '/etc/hostname' }, 'tls.caFile: "/etc/hostname" is outside HTTP_SECRETS_DIR'],
+  ])('refuses the TLS options %p naming the property', async (tls, message) => {
+    const result = await deploy({
+      baseUrl: httpsUrl,
+      tls,
+      configurationEntities: [entity('e', [call('r', 'GET', 'x', 200)])],
+    });
+    expect(result.ok).toBe(false);
+    expect(result.message).toContain(message);
+    expect(clients).toEqual([]);
   });
 });
 
