@@ -167,6 +167,37 @@ describe('HTTP element handler against a real server', () => {
     expect(server.calls).toHaveLength(3);
   });
 
+  it('judges every call, also calls sharing a restRequestId (ONAP keeps only the last result per id)', async () => {
+    const result = await deploy({
+      baseUrl,
+      configurationEntities: [
+        entity('e', [call('request1', 'GET', 'fail', 200), call('request1', 'GET', 'plain', 200)]),
+      ],
+    });
+    expect(result.ok).toBe(false);
+    expect(result.message).toContain('[(500,boom)]');
+  });
+
+  it('counts a call answering its expectedResponse as a success, also when that is not 2xx', async () => {
+    const result = await deploy({
+      baseUrl,
+      configurationEntities: [entity('e', [call('gone', 'DELETE', 'nowhere', 404)])],
+    });
+    expect(result).toEqual({ ok: true, message: 'Deployed' });
+  });
+
+  it('reads configurationEntities written as a map (as the TOSCA type declares it), in order', async () => {
+    const result = await deploy({
+      baseUrl,
+      configurationEntities: {
+        first: entity('first', [call('a', 'GET', 'plain', 200)]),
+        second: entity('second', [call('b', 'GET', 'api/items', 200)]),
+      },
+    });
+    expect(result.ok).toBe(true);
+    expect(server.calls.map((each) => each.url)).toEqual(['/plain', '/api/items']);
+  });
+
   it('does not follow a redirect: the 3xx is the status of the call', async () => {
     const expected = await deploy({
       baseUrl,
