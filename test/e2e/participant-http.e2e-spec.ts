@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 
 import { RestTestServer } from '../../apps/participant-http/src/testing/rest-test-server';
+import { OtlpReceiver } from '../support/otlp-receiver';
 import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import type { ProductProcess } from '../support/processes';
 import { freePort, httpParticipantProcess, runtimeProcess } from '../support/processes';
@@ -29,6 +30,7 @@ describe('HTTP participant process (runtime + participant over Kafka)', () => {
   const schema = `e2e_http_${suffix}`;
   const topics = { op: `acm-e2e-op-http-${suffix}`, sync: `acm-e2e-sync-http-${suffix}` };
   const server = new RestTestServer();
+  const receiver = new OtlpReceiver();
   let baseUrl = '';
   let runtimeUrl = '';
   let healthUrl = '';
@@ -39,6 +41,13 @@ describe('HTTP participant process (runtime + participant over Kafka)', () => {
 
   beforeAll(async () => {
     baseUrl = await server.start();
+    const endpoint = await receiver.start();
+    const otel = {
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    };
     const [runtimePort, participantPort] = await Promise.all([freePort(), freePort()]);
     runtimeUrl = `http://127.0.0.1:${runtimePort}`;
     healthUrl = `http://127.0.0.1:${participantPort}/onap/policy/clamp/acm/httpparticipant/health`;
@@ -47,6 +56,7 @@ describe('HTTP participant process (runtime + participant over Kafka)', () => {
       schema,
       groupId: `acm-runtime-http-${suffix}`,
       topics,
+      env: otel,
     });
     runtime.start();
     await runtimeAnswering(api);
@@ -54,6 +64,7 @@ describe('HTTP participant process (runtime + participant over Kafka)', () => {
       port: participantPort,
       participantId: HTTP_PARTICIPANT_ID,
       topics,
+      env: otel,
     });
     participant.start();
     await participantKnown(api, HTTP_PARTICIPANT_ID);
@@ -63,6 +74,7 @@ describe('HTTP participant process (runtime + participant over Kafka)', () => {
     await participant?.stop();
     await runtime?.stop();
     await server.stop();
+    await receiver.stop();
     await dropSchema(schema);
   });
 
@@ -118,6 +130,24 @@ describe('HTTP participant process (runtime + participant over Kafka)', () => {
       .expect(202);
     await settled(compositionId, instanceId, 'UNDEPLOYED');
     expect(server.calls).toHaveLength(4);
+
+    // Its traces, as ONAP's trace suite looks for them: Kafka spans of the participant, in the runtime's trace.
+    const handled = await eventually('a Kafka span of the HTTP participant', () =>
+      receiver.spans.find(
+        (span) =>
+          span.service === 'acm-participant-http' &&
+          span.attributes['messaging.system'] === 'kafka' &&
+          span.attributes['acm.message_type'] === 'AUTOMATION_COMPOSITION_DEPLOY',
+      ),
+    );
+    expect(handled.attributes).toMatchObject({
+      'messaging.destination.name': topics.op,
+      'messaging.operation': 'process',
+    });
+    expect(receiver.spans.find((span) => span.spanId === handled.parentSpanId)).toMatchObject({
+      service: 'acm-runtime',
+      name: expect.stringMatching(/^phase [01]$/),
+    });
   });
 
   it("fails a deploy whose call answers another status, with ONAP's message naming the call", async () => {
