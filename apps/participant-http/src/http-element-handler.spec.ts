@@ -451,6 +451,33 @@ describe('HTTP element handler against a real server', () => {
     expect(server.calls).toHaveLength(0);
   });
 
+  it('undeploys as ONAP does when the properties do not read, and fails when they ask for undeploy calls', async () => {
+    expect(await handler().undeploy(contextOf({ baseUrl: 'ftp://nowhere' }))).toEqual({ ok: true, message: '' });
+    const asked = await handler().undeploy(
+      contextOf({
+        baseUrl,
+        configurationEntities: [entity('e', [], { undeployRestSequence: [call('d', 'DELETE', 'x', 999)] })],
+      }),
+    );
+    expect(asked).toEqual({
+      ok: false,
+      message: expect.stringContaining(
+        'undeployRestSequence[0].expectedResponse: must be between 100 and 599, got 999',
+      ),
+    });
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('fails the undeploy when an undeploy call fails', async () => {
+    const outcome = await handler().undeploy(
+      contextOf({
+        baseUrl,
+        configurationEntities: [entity('e', [], { undeployRestSequence: [call('d', 'GET', 'fail', 200)] })],
+      }),
+    );
+    expect(outcome).toMatchObject({ ok: false, message: expect.stringContaining('[(500,boom)]') });
+  });
+
   it('runs the opt-in undeployRestSequence of the entities in reverse order', async () => {
     const outcome = await handler().undeploy(
       contextOf({

@@ -40,6 +40,17 @@ export function mergedProperties(ctx: ElementContext): Record<string, unknown> {
   return { ...ctx.compositionElement.inProperties, ...ctx.instanceElement.properties };
 }
 
+/** Whether an entity of the raw properties carries `kind` (read before, and whatever, the properties' validity). */
+function asksFor(properties: Record<string, unknown>, kind: 'undeployRestSequence' | 'updateRestSequence'): boolean {
+  const entities = properties['configurationEntities'];
+  const list: unknown[] = Array.isArray(entities)
+    ? entities
+    : typeof entities === 'object' && entities !== null
+      ? Object.values(entities)
+      : [];
+  return list.some((entity) => typeof entity === 'object' && entity !== null && kind in entity);
+}
+
 export function createHttpElementHandler(options: HttpHandlerOptions): ElementHandler {
   const now = options.now ?? (() => performance.now());
 
@@ -61,11 +72,11 @@ export function createHttpElementHandler(options: HttpHandlerOptions): ElementHa
     kind: 'undeployRestSequence' | 'updateRestSequence',
     onapMessage: string,
   ): Promise<ElementOutcome> => {
-    const reading = readConfigRequest(mergedProperties(ctx));
+    const properties = mergedProperties(ctx);
+    const reading = readConfigRequest(properties);
     if (!reading.ok) {
-      // Nothing to run is not a reason to stay deployed, unless the element asked for calls it cannot make.
-      const asked = JSON.stringify(mergedProperties(ctx)).includes(`"${kind}"`);
-      return asked ? { ok: false, message: reading.message } : { ok: true, message: onapMessage };
+      // Properties ONAP would not read are no reason to stay deployed, unless they ask for calls that cannot be made.
+      return asksFor(properties, kind) ? { ok: false, message: reading.message } : { ok: true, message: onapMessage };
     }
     const hasCalls = reading.request.configurationEntities.some((entity) => (entity[kind]?.length ?? 0) > 0);
     return hasCalls ? run(ctx, reading.request, kind) : { ok: true, message: onapMessage };
