@@ -13,6 +13,7 @@ import { CONTEXT_PATH } from '../apps/runtime-acm/src/bootstrap';
 import { HealthController } from '../apps/runtime-acm/src/http/health.controller';
 import { RUNTIME_VARIABLES, SIMULATOR_VARIABLES } from '../apps/runtime-acm/src/config/deployment-variables';
 import { loadRuntimeConfig } from '../apps/runtime-acm/src/config/runtime.config';
+import { loadHttpParticipantConfig } from '../apps/participant-http/src/config';
 
 /**
  * The Helm chart, rendered by a real helm (scripts/check-helm.sh builds it and sets ACM_HELM) and checked
@@ -259,6 +260,45 @@ describe('helm/acm-runtime', () => {
     expect(config).toMatchObject({ encryptionEnabled: true, encryptionKey: 'encryption-secret' });
   });
 
+  it('runs the HTTP participant with only variables it reads, its password in the Secret, its secrets mounted', () => {
+    const manifests = render('full-values.yaml');
+    const deployment = find(manifests, 'Deployment', 'acm-acm-runtime-participant-http');
+    const container = containerOf(deployment);
+    expect(container.command).toEqual(['node', 'dist/apps/participant-http/src/main.js']);
+    const env = environmentOf(manifests, container);
+    const read = new Set([
+      ...['HTTP_PORT', 'HTTP_USER', 'HTTP_PASSWORD', 'HTTP_SECRETS_DIR', 'PARTICIPANT_ID', 'PARTICIPANT_GROUP_ID'],
+      ...['KAFKA_BOOTSTRAP_SERVERS', 'OPERATION_TOPIC', 'SYNC_TOPIC', 'HEARTBEAT_MS'],
+    ]);
+    expect(
+      Object.keys(env).filter((name) => !read.has(name) && !/^(KAFKA_(SECURITY|SASL|SSL)_|OTEL_)/.test(name)),
+    ).toEqual([]);
+    // The Kafka TLS files as the kubelet writes them; the call secrets are a Secret of the operator's, not the chart's.
+    const chartMounts = {
+      ...container,
+      volumeMounts: (container.volumeMounts ?? []).filter((mount) => mount.name !== 'http-secrets'),
+    };
+    const config = loadHttpParticipantConfig(withMountedSecrets(manifests, deployment, chartMounts, env));
+    expect(config).toMatchObject({
+      participantId: '101c62b3-8918-41b9-a747-d21eb79c6c01',
+      groupId: 'policy-clamp-ac-http-ppnt',
+      kafkaBrokers: ['kafka:9093'],
+      port: 6969,
+      user: 'participantUser',
+      password: 'http-secret',
+      secretsDir: '/etc/acm/http-secrets',
+    });
+    expect(config.kafkaSecurity.protocol).toBe('SASL_SSL');
+    expect(container.volumeMounts).toContainEqual(
+      expect.objectContaining({ name: 'http-secrets', mountPath: '/etc/acm/http-secrets' }),
+    );
+    const data = JSON.stringify(find(manifests, 'ConfigMap', 'acm-acm-runtime')['data']);
+    expect(data.includes('http-secret')).toBe(false);
+    expect(render('minimal-values.yaml').some((manifest) => manifest.metadata.name.endsWith('participant-http'))).toBe(
+      false,
+    );
+  });
+
   it('keeps the Kafka credentials, the TLS key and the encryption key in Secrets, never in the ConfigMap', () => {
     const manifests = render('full-values.yaml');
     const data = JSON.stringify(find(manifests, 'ConfigMap', 'acm-acm-runtime')['data']);
@@ -355,6 +395,7 @@ describe('helm/acm-runtime', () => {
     ['kafka.bootstrapServers', ['--set', 'kafka.bootstrapServers=']],
     ['encryption.key', ['--set', 'encryption.enabled=true']],
     ['kafka.tls.key', ['--set', 'kafka.tls.cert=-----BEGIN CERTIFICATE-----']],
+    ['httpParticipant.password', ['--set', 'httpParticipant.enabled=true']],
   ])('refuses to render without %s', (field, extra) => {
     expect(() => render('minimal-values.yaml', ...extra)).toThrow(
       new RegExp(`${field.replace('.', '\\.')} is required`),

@@ -67,7 +67,7 @@ describe('tracing across Kafka (runtime + simulator processes)', () => {
     await dropSchema(schema);
   });
 
-  it('records request → operation → phase → element handler → ACK apply as one trace', async () => {
+  it('records request → operation → phase → process → element handler → publish → ACK apply as one trace', async () => {
     const created = await api()
       .post(`${API}/compositions`)
       .set('Content-Type', 'application/yaml')
@@ -105,10 +105,15 @@ describe('tracing across Kafka (runtime + simulator processes)', () => {
     const put = await eventually('the PUT request span', () =>
       receiver.spans.find((span) => span.attributes['http.request.header.x-onap-requestid']?.toString() === requestId),
     );
+    // Named and tagged as ONAP's Spring runtime does, with the semantic attributes beside.
     expect(put).toMatchObject({
       service: 'acm-runtime',
-      name: 'PUT /v2/compositions/{compositionId}/instances/{instanceId}',
+      name: 'http put /v2/compositions/{compositionId}/instances/{instanceId}',
       attributes: {
+        uri: '/v2/compositions/{compositionId}/instances/{instanceId}',
+        method: 'PUT',
+        status: '202',
+        outcome: 'SUCCESS',
         'http.route': '/v2/compositions/{compositionId}/instances/{instanceId}',
         'http.response.status_code': 202,
       },
@@ -126,15 +131,41 @@ describe('tracing across Kafka (runtime + simulator processes)', () => {
     });
     expect(operation.attributes['acm.operation_id']).toEqual(expect.any(String));
     const phase = await eventually('the phase span', () => childOf(operation, 'phase 0', 'acm-runtime'));
+    const processed = await eventually('the simulator processing the phase message', () =>
+      childOf(phase, `${topics.op} process`, 'acm-participant-simulator'),
+    );
+    expect(processed.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.destination.name': topics.op,
+      'messaging.operation': 'process',
+    });
     const handler = await eventually('the element handler span of the simulator', () =>
-      childOf(phase, 'element deploy', 'acm-participant-simulator'),
+      childOf(processed, 'element deploy', 'acm-participant-simulator'),
     );
     expect(handler.attributes).toMatchObject({ 'acm.instance_id': instanceId, 'acm.result': true });
+    const published = await eventually('the simulator publishing the ACK', () =>
+      childOf(handler, `${topics.op} publish`, 'acm-participant-simulator'),
+    );
+    expect(published.attributes).toMatchObject({ 'messaging.system': 'kafka', 'messaging.operation': 'publish' });
     await eventually('the runtime applying the ACK', () =>
-      childOf(handler, 'apply participant messages', 'acm-runtime'),
+      childOf(published, 'apply participant messages', 'acm-runtime'),
     );
     // Only the participant's ACK opens an apply span: the runtime's own order, read back on the shared topic, does not.
     expect(inTrace().filter((span) => span.name === 'apply participant messages')).toHaveLength(1);
+
+    // As ONAP's trace suite queries Jaeger: a service's spans by operation name, and by tag.
+    const byOperation = (service: string, name: string): ReceivedSpan[] =>
+      receiver.spans.filter((span) => span.service === service && span.name === name);
+    const byTag = (service: string, key: string, value: string): ReceivedSpan[] =>
+      receiver.spans.filter((span) => span.service === service && span.attributes[key] === value);
+    const prime = byOperation('acm-runtime', 'http put /v2/compositions/{compositionId}');
+    expect(prime.map((span) => span.attributes['uri'])).toContain('/v2/compositions/{compositionId}');
+    for (const service of ['acm-runtime', 'acm-participant-simulator']) {
+      expect({ service, kafkaSpans: byTag(service, 'messaging.system', 'kafka').length > 0 }).toEqual({
+        service,
+        kafkaSpans: true,
+      });
+    }
 
     // The log lines of the request, the order, the phase and the ACK's result carry the trace's id.
     const lines = readFileSync(join(E2E_LOG_DIR, `${runtimeName}.log`), 'utf8')

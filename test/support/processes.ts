@@ -122,3 +122,23 @@ export function simulatorProcess(
     ...options.env,
   });
 }
+
+export const HTTP_PARTICIPANT_SCRIPT = 'dist/apps/participant-http/src/main.js';
+
+/** The HTTP participant as a process, heartbeating every second, its group the suite's own; `env` overrides anything. */
+export function httpParticipantProcess(
+  name: string,
+  options: { port: number; participantId: string; topics: SuiteTopics; env?: Record<string, string> },
+): ProductProcess {
+  return new ProductProcess(name, HTTP_PARTICIPANT_SCRIPT, {
+    HTTP_PORT: String(options.port),
+    HTTP_HOST: '127.0.0.1',
+    PARTICIPANT_ID: options.participantId,
+    KAFKA_BOOTSTRAP_SERVERS: testKafkaBrokers().join(','),
+    OPERATION_TOPIC: options.topics.op,
+    SYNC_TOPIC: options.topics.sync,
+    PARTICIPANT_GROUP_ID: `participant-http-${options.participantId}-${options.topics.op}`,
+    HEARTBEAT_MS: '1000',
+    ...options.env,
+  });
+}

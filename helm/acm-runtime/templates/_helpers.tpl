@@ -32,6 +32,12 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: simulator
 {{- end -}}
 
+{{- define "acm-runtime.httpParticipantSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "acm-runtime.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: participant-http
+{{- end -}}
+
 {{- define "acm-runtime.image" -}}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}

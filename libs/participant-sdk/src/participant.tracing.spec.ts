@@ -3,6 +3,7 @@ import type { IncomingRecord } from '@acm/messaging';
 import { recordSpans } from '@acm/messaging/testing';
 import { deployOrder } from '@acm/participant-sdk/testing';
 import { trace } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 import {
   base,
@@ -49,6 +50,29 @@ async function deployWith(h: Harness, headers: Record<string, string>): Promise<
   }
 }
 
+const PROCESS = `${DEFAULT_TOPICS.operation} process`;
+const PUBLISH = `${DEFAULT_TOPICS.operation} publish`;
+
+/** The finished span named `name` that `matches`, once it ended (a publish span ends after its record is handed over). */
+async function finished(name: string, matches: (span: ReadableSpan) => boolean): Promise<ReadableSpan> {
+  for (let turn = 0; turn < 1000; turn += 1) {
+    const found = spans.spans().find((span) => span.name === name && matches(span));
+    if (found !== undefined) {
+      return found;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(
+    `no span ${name}: ${spans
+      .spans()
+      .map((span) => span.name)
+      .join(', ')}`,
+  );
+}
+
+const deployProcessed = (span: ReadableSpan): boolean =>
+  span.attributes['acm.message_type'] === 'AUTOMATION_COMPOSITION_DEPLOY';
+
 describe('Participant: W3C trace context across Kafka', () => {
   beforeEach(() => spans.reset());
 
@@ -67,13 +91,30 @@ describe('Participant: W3C trace context across Kafka', () => {
       tracestate: 'acm=1111111111111111',
     });
 
+    // phase (runtime) → "<topic> process" → "element deploy" → "<topic> publish" → the ACK's traceparent.
+    const processed = await finished(PROCESS, deployProcessed);
+    expect(processed.spanContext().traceId).toBe(TRACE_ID);
+    expect(processed.parentSpanContext?.spanId).toBe(PHASE_SPAN);
+    expect(processed.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.destination.name': DEFAULT_TOPICS.operation,
+      'messaging.operation': 'process',
+      'messaging.operation.type': 'process',
+    });
     const span = spans.one('element deploy');
     expect(span.spanContext().traceId).toBe(TRACE_ID);
-    expect(span.parentSpanContext?.spanId).toBe(PHASE_SPAN);
+    expect(span.parentSpanContext?.spanId).toBe(processed.spanContext().spanId);
     expect(span.attributes).toMatchObject({ 'acm.instance_id': INSTANCE, 'acm.element_id': E0, 'acm.result': true });
     expect(activeInHandler).toBe(span.spanContext().spanId);
+    const published = await finished(PUBLISH, (each) => each.parentSpanContext?.spanId === span.spanContext().spanId);
+    expect(published.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.destination.name': DEFAULT_TOPICS.operation,
+      'messaging.operation': 'publish',
+      'acm.message_type': 'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+    });
     expect(ack.headers).toEqual({
-      traceparent: `00-${TRACE_ID}-${span.spanContext().spanId}-01`,
+      traceparent: `00-${TRACE_ID}-${published.spanContext().spanId}-01`,
       tracestate: 'acm=1111111111111111',
     });
   });
@@ -84,9 +125,12 @@ describe('Participant: W3C trace context across Kafka', () => {
 
     const ack = await deployWith(h, {});
 
+    const processed = await finished(PROCESS, deployProcessed);
+    expect(processed.parentSpanContext).toBeUndefined();
     const span = spans.one('element deploy');
-    expect(span.parentSpanContext).toBeUndefined();
-    expect(ack.headers['traceparent']).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+    expect(span.parentSpanContext?.spanId).toBe(processed.spanContext().spanId);
+    const published = await finished(PUBLISH, (each) => each.parentSpanContext?.spanId === span.spanContext().spanId);
+    expect(ack.headers['traceparent']).toBe(`00-${span.spanContext().traceId}-${published.spanContext().spanId}-01`);
   });
 
   it.each([
@@ -104,9 +148,9 @@ describe('Participant: W3C trace context across Kafka', () => {
       await deployWith(h, { traceparent });
 
       expect(handler.deploy).toHaveBeenCalledTimes(1);
-      const span = spans.one('element deploy');
-      expect(span.parentSpanContext).toBeUndefined();
-      expect(span.spanContext().traceId).not.toBe(TRACE_ID);
+      const processed = await finished(PROCESS, deployProcessed);
+      expect(processed.parentSpanContext).toBeUndefined();
+      expect(spans.one('element deploy').spanContext().traceId).not.toBe(TRACE_ID);
     },
   );
 });

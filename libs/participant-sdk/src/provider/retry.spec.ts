@@ -66,6 +66,18 @@ describe(withRetry.name, () => {
     expect(timers.active).toBe(0);
   });
 
+  it('asks isTransient, when given, which errors to retry (a refused connection has no status)', async () => {
+    const timers = new ManualTimers();
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const call = scripted([refused, new ResourceClientError('bug', 500)]);
+    const isTransient = (error: unknown): boolean => (error as { code?: string }).code === 'ECONNREFUSED';
+    const result = withRetry('GET /x', 'read', call.action, { policy: DEFAULT_RETRY_POLICY, timers, isTransient });
+    await until(() => timers.active === 1);
+    timers.tick();
+    await expect(result).rejects.toThrow('GET /x failed after 2 attempts (status 500): bug');
+    expect(call.calls()).toBe(2);
+  });
+
   it('gives up after the last retry, naming the call, the attempts and the last error', async () => {
     const timers = new ManualTimers();
     const unavailable = new ResourceClientError('Service Unavailable', 503);

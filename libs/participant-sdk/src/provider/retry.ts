@@ -64,6 +64,11 @@ export interface RetryOptions {
   readonly signal?: AbortSignal;
   /** Told before each wait, e.g. to log it. */
   readonly onRetry?: (attempt: number, delayMs: number, error: unknown) => void;
+  /**
+   * Which errors are worth another call; default {@link isTransientError} (a status of 429, 502, 503 or 504, or 401
+   * on a read). A client whose failures carry no status (a refused connection) says so here.
+   */
+  readonly isTransient?: (error: unknown, kind: 'read' | 'write') => boolean;
 }
 
 /** Runs `action`, retrying transient errors by the policy; any other error, or the last one, ends it. */
@@ -79,7 +84,8 @@ export async function withRetry<T>(
       return await action();
     } catch (error) {
       const delay = delays[attempt - 1];
-      if (delay === undefined || !isTransientError(error, kind) || isAborted(options.signal)) {
+      const transient = (options.isTransient ?? isTransientError)(error, kind);
+      if (delay === undefined || !transient || isAborted(options.signal)) {
         throw new ResourceCallFailedError(call, attempt, error);
       }
       options.onRetry?.(attempt, delay, error);

@@ -24,6 +24,7 @@ import type { OutboundQueue } from '../outbound-queue';
 import { NOT_IMPLEMENTED_MESSAGE, NOT_SUPPORTED_MESSAGE } from '../operations';
 import type { CompositionElement, ElementHandler, ParticipantLogger } from '../types';
 import { FinishedElements } from './finished-elements';
+import { inPublishSpan } from './kafka-spans';
 
 /** What the participant remembers of one handled order. */
 export interface HandledOrder {
@@ -105,9 +106,9 @@ export class ParticipantCore {
       return;
     }
     const record = encodeMessage(message);
-    await this.outbound.publish(
-      topicFor(message.messageType, this.topics),
-      Object.keys(headers).length === 0 ? record : { ...record, headers },
+    const topic = topicFor(message.messageType, this.topics);
+    await inPublishSpan(topic, message.messageType, headers, (sent) =>
+      this.outbound.publish(topic, Object.keys(sent).length === 0 ? record : { ...record, headers: sent }),
     );
   }
 

@@ -5,12 +5,12 @@
  */
 import { acceptsMessage, decodeMessage, isForOthers } from '@acm/contracts';
 import type { ParticipantMessage } from '@acm/contracts';
-import { contextFromHeaders, describeError } from '@acm/messaging';
-import { context } from '@opentelemetry/api';
+import { describeError } from '@acm/messaging';
 import type { IncomingRecord } from '@acm/messaging';
 
 import { isReplayedHistory } from '../replay-window';
 import type { ParticipantCore } from './core';
+import { inProcessSpan } from './kafka-spans';
 import { onDeploy } from './orders/deploy';
 import { onMigration } from './orders/migration';
 import { onPrepare } from './orders/prepare';
@@ -66,9 +66,9 @@ export class InboundDispatcher {
       return;
     }
     try {
-      // The order's trace context (the runtime's phase span, from `traceparent`): element handlers started from
-      // here run in child spans of it. No header, or a malformed one: the work runs as before, untraced by it.
-      await context.with(contextFromHeaders(record.headers), () => this.dispatch(message));
+      // A `<topic> process` span, a child of the order's trace context (the runtime's phase span, from `traceparent`):
+      // element handlers started from here run in child spans of it. No header, or a malformed one: a trace of its own.
+      await inProcessSpan(record, message.messageType, () => this.dispatch(message));
     } catch (error) {
       core.logger('error', 'Failed to handle a message; skipped', {
         messageType: message.messageType,
