@@ -7,7 +7,7 @@ import { signalKeyOf, signalToken, verifySignalToken } from '../security/signal-
 import { OperationControl } from '../engine/operation-control';
 import { definitionNotFound, instanceNotFound } from './not-found';
 
-/** The control state of an instance's running operation, shown beside ONAP's fields in GET (issue 12). */
+/** The control state of an instance's running operation, shown beside ONAP's fields in GET. */
 export interface ControlView {
   readonly operationId: string;
   readonly order: string;
