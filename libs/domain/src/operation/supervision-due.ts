@@ -3,7 +3,7 @@ import type { DefinitionOperation, InstanceOperation, Operation } from '../ports
 import type { ResendSettings } from '../control/resend-schedule';
 import { nextResendAt } from '../control/resend-schedule';
 import { noProgressTimeoutOf } from '../control/no-progress';
-import { isElementTransitional } from '../engine/phase-planner';
+import { isElementTransitional } from '../planners/phase-planner';
 import type { DefinitionStep } from './definition-operation';
 import { silentPrimeParticipants } from './definition-operation';
 import type { ControlSettings, InstanceInput, InstanceStep, OperationWrite } from './instance-operation';
