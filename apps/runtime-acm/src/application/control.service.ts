@@ -4,7 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { signalKeyOf, signalToken, verifySignalToken } from '../security/signal-token';
-import { OperationControl } from '../engine/operation-control';
+import { OperationInterventions } from '../engine/operation-interventions';
 import { definitionNotFound, instanceNotFound } from './not-found';
 
 /** The control state of an instance's running operation, shown beside ONAP's fields in GET. */
@@ -58,7 +58,7 @@ export class ControlService {
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
-    private readonly control: OperationControl,
+    private readonly control: OperationInterventions,
     private readonly clock: Clock,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
   ) {
