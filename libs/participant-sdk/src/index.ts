@@ -31,7 +31,7 @@ export {
 export type { DeployDecision, DeployInput, DeployRefusal, UndeployDecision } from './provider/decision';
 export { RESOURCE_STATES, ResourceClientError, isTransientError } from './provider/resource-client';
 export type { CreatedResource, ObservedResource, ResourceClient, ResourceState } from './provider/resource-client';
-export { DEFAULT_RETRY_POLICY, ResourceCallFailedError, retryDelaysMs, withRetry } from './provider/retry';
-export type { RetryOptions, RetryPolicy } from './provider/retry';
+export { DEFAULT_RESOURCE_RETRY_POLICY, ResourceCallFailedError, retryDelaysMs, withRetry } from './provider/retry';
+export type { RetryOptions, ResourceRetryPolicy } from './provider/retry';
 export { RESOURCE_NAME, ResourceProviderHandler } from './provider/resource-provider-handler';
 export type { ResourceProviderOptions } from './provider/resource-provider-handler';

@@ -41,7 +41,7 @@ import { sendCompositionInfo, sendElementInfo } from './runtime/pushes';
 import type {
   Composition,
   ElementHandler,
-  ElementInfo,
+  ReportedElementInfo,
   Instance,
   ParticipantLogger,
   ParticipantTimers,
@@ -329,7 +329,7 @@ export class Participant {
    * STATUS with `automationCompositionInfoList`. Fields left out keep their cached values.
    * Returns false (and sends nothing) when the element is unknown.
    */
-  async sendElementInfo(instanceId: Uuid, elementId: Uuid, info: ElementInfo): Promise<boolean> {
+  async sendElementInfo(instanceId: Uuid, elementId: Uuid, info: ReportedElementInfo): Promise<boolean> {
     return sendElementInfo(this.core, instanceId, elementId, info);
   }
 

@@ -17,7 +17,7 @@ import type {
   ParticipantLogger,
   ParticipantTimers,
   ResourceClient,
-  RetryPolicy,
+  ResourceRetryPolicy,
 } from '@acm/participant-sdk';
 
 export const PROVIDER_PARTICIPANT_ID = '1a2b3c4d-0000-4000-8000-00000000cafe';
@@ -111,7 +111,7 @@ export interface ResourceProviderParticipantOptions {
   readonly service: ResourceClient;
   /** Timers of the retries; tests pass ManualTimers. */
   readonly retryTimers?: ParticipantTimers;
-  readonly retry?: RetryPolicy;
+  readonly retry?: ResourceRetryPolicy;
   readonly logger?: ParticipantLogger;
 }
 
