@@ -17,6 +17,7 @@ const shared = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@acm/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
+    '^@acm/participant-sdk/provider$': '<rootDir>/libs/participant-sdk/src/provider/index.ts',
     '^@acm/(.*)$': '<rootDir>/libs/$1/src/index.ts',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
