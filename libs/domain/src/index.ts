@@ -7,6 +7,7 @@ export * from './instance/instance-elements';
 export * from './ports/store.port';
 export * from './participant/participant-assignment';
 export * from './participant/registration-limit';
+export * from './participant/timeout-sync';
 export * from './instance/property-merge';
 export * from './instance/phases';
 export * from './planners/phase-planner';
