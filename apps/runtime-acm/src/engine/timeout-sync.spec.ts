@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 
-import { EngineFixture } from './testing/engine-fixture';
+import { EngineFixture, STARTED_AT } from './testing/engine-fixture';
 import type { SentOrder } from './testing/engine-fixture';
 
 const P1 = '101c62b3-8918-41b9-a747-d21eb79c6c03';
@@ -14,7 +14,7 @@ const DEPLOYED = { deployState: 'DEPLOYED', lockState: 'LOCKED' } as const;
 describe('a late ACK that answers the TIMEOUT SYNC (in-memory store, fake clock)', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
-  async function timedOutDeploy(): Promise<{
+  async function timedOutDeploy(options: { replicaId?: string } = {}): Promise<{
     fixture: EngineFixture;
     instanceId: string;
     phase0: SentOrder;
@@ -23,6 +23,16 @@ describe('a late ACK that answers the TIMEOUT SYNC (in-memory store, fake clock)
     const fixture = new EngineFixture({ MAX_OPERATION_WAIT: '60000' });
     const definition = await fixture.definition('tosca/examples/sim-three-phase.yaml', () => P1);
     const instance = await fixture.instance(definition);
+    if (options.replicaId !== undefined) {
+      const replicaId = options.replicaId;
+      await fixture.unitOfWork.transaction((store) =>
+        store.participants.save({
+          participantId: P1,
+          participantSupportedElementTypes: {},
+          replicas: { [replicaId]: { replicaId, participantState: 'ON_LINE', lastMsg: STARTED_AT } },
+        }),
+      );
+    }
     await fixture.order(instance.instanceId, 'DEPLOY');
     const [phase0] = await fixture.take();
     fixture.clock.advance(60_001);
@@ -55,6 +65,22 @@ describe('a late ACK that answers the TIMEOUT SYNC (in-memory store, fake clock)
     const events = (await fixture.events(instanceId)).map((event) => event.event);
     expect(events.slice(0, 5)).toEqual(['ORDERED', 'PHASE_STARTED', 'TIMEOUT', 'ELEMENT_RESULT', 'ELEMENT_RESULT']);
     expect(events.at(-1)).toBe('COMPLETED');
+  });
+
+  it('never sends the SYNC again as a phase message when the replica that answered it is lost', async () => {
+    const { fixture, phase0, sync } = await timedOutDeploy({ replicaId: 'replica-dead' });
+    const [first] = phase0.described[P1]!;
+    await fixture.engine.applyInstanceAck({
+      ...fixture.ackOf(phase0, P1, DEPLOYED, { elementIds: [first!], replicaId: 'replica-dead' }),
+      responseTo: sync.message.messageId,
+    });
+    expect(await fixture.take()).toEqual([]);
+
+    // Its only replica is lost: the phase goes out again under the phase message's id, never under the SYNC's.
+    expect(await fixture.supervisor.handOverLostWork(P1, (replica) => replica.replicaId === 'replica-dead')).toBe(1);
+    const resent = await fixture.take();
+    expect(resent.map((message) => message.message.messageId)).toEqual([phase0.message.messageId]);
+    expect(resent[0]!.described[P1]).not.toContain(first);
   });
 
   it('still ignores an ACK that answers a message the runtime never sent', async () => {
