@@ -125,16 +125,30 @@ module.exports = {
     {
       name: 'lib-through-its-entry-point',
       severity: 'error',
-      comment: 'Outside a lib, import it as @acm/<lib> (its index.ts) or @acm/<lib>/testing, never its internals.',
+      comment:
+        'Outside a lib, import it as @acm/<lib> (its index.ts), @acm/<lib>/testing or @acm/participant-sdk/provider, ' +
+        'never its internals.',
       from: { path: '^(apps|test|bench)/' },
-      to: { path: '^libs/[^/]+/src/', pathNot: '^libs/[^/]+/src/(testing/)?index\\.ts$' },
+      to: {
+        path: '^libs/[^/]+/src/',
+        pathNot: ['^libs/[^/]+/src/(testing/)?index\\.ts$', '^libs/participant-sdk/src/provider/index\\.ts$'],
+      },
     },
     {
       name: 'lib-to-lib-through-its-entry-point',
       severity: 'error',
-      comment: 'A lib imports another lib as @acm/<lib> (its index.ts) or @acm/<lib>/testing, never its internals.',
+      comment:
+        'A lib imports another lib as @acm/<lib> (its index.ts), @acm/<lib>/testing or @acm/participant-sdk/provider, ' +
+        'never its internals.',
       from: { path: '^libs/([^/]+)/' },
-      to: { path: '^libs/', pathNot: ['^libs/$1/', '^libs/[^/]+/src/(testing/)?index\\.ts$'] },
+      to: {
+        path: '^libs/',
+        pathNot: [
+          '^libs/$1/',
+          '^libs/[^/]+/src/(testing/)?index\\.ts$',
+          '^libs/participant-sdk/src/provider/index\\.ts$',
+        ],
+      },
     },
     {
       name: 'production-code-never-imports-tests',

@@ -17,17 +17,41 @@ const shared = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@acm/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
+    '^@acm/participant-sdk/provider$': '<rootDir>/libs/participant-sdk/src/provider/index.ts',
     '^@acm/(.*)$': '<rootDir>/libs/$1/src/index.ts',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 
+/** The project names a run selects (`--selectProjects a b` or `--selectProjects=a`), or null for every project. */
+function selectedProjects(argv) {
+  const names = [];
+  let selecting = false;
+  for (const arg of argv) {
+    if (arg.startsWith('--selectProjects=')) {
+      names.push(...arg.slice('--selectProjects='.length).split(','));
+      selecting = false;
+    } else if (arg === '--selectProjects') {
+      selecting = true;
+    } else if (selecting && !arg.startsWith('-')) {
+      names.push(arg);
+    } else {
+      selecting = false;
+    }
+  }
+  return names.length > 0 ? names : null;
+}
+
+const selected = selectedProjects(process.argv);
+
 module.exports = {
   // A project-level testTimeout is ignored by Jest 30; the services-backed suites need more than 5 s.
   testTimeout: 60000,
-  // Suites stop every process and connection they start; should one leak anyway, the run must still end
-  // (a CI run that never exits is worse than a warning).
-  forceExit: true,
+  // forceExit is a setting of the whole run. The unit project runs without it: its specs stop every timer and
+  // handle they start, and a run that does not end by itself shows a leak. The services-backed suites stop every
+  // process and connection they start; should one leak anyway, their run must still end (a CI run that never
+  // exits is worse than a warning).
+  forceExit: !(selected !== null && selected.every((name) => name === 'unit')),
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/*.spec.ts'] },
     {
@@ -36,9 +60,6 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
       testTimeout: 60000,
-      // Suites stop every process and connection they start; should one leak anyway, the run must still end
-      // (a CI run that never exits is worse than a warning).
-      forceExit: true,
     },
     { ...shared, ...services, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 120000 },
   ],

@@ -8,4 +8,6 @@ module.exports = {
   displayName: 'conformance',
   testMatch: ['<rootDir>/test/conformance/**/*.conformance-spec.ts'],
   testTimeout: 120000,
+  // Processes and connections the suites start are all stopped; should one leak anyway, the run must still end.
+  forceExit: true,
 };

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 
-import { ResourceCallFailedError, withRetry } from '@acm/participant-sdk';
+import { ResourceCallFailedError, withRetry } from '@acm/participant-sdk/provider';
 import type { ParticipantLogger, ParticipantTimers } from '@acm/participant-sdk';
 
 import { headerProblem } from './config-request';

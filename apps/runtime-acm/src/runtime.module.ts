@@ -20,7 +20,7 @@ import type { RuntimeConfig } from './config/runtime.config';
 import { DATABASE } from './database/database';
 import type { Database } from './database/database';
 import { EngineMetrics } from './engine/engine-metrics';
-import { OperationControl } from './engine/operation-control';
+import { OperationInterventions } from './engine/operation-interventions';
 import { OperationEngine } from './engine/operation-engine';
 import { OperationSupervisor } from './engine/operation-supervisor';
 import { CommitNudge, ParallelSlots } from './engine/parallel-slots';
@@ -134,7 +134,7 @@ export class RuntimeModule {
         LiveEvents,
         OperationEngine,
         OperationSupervisor,
-        OperationControl,
+        OperationInterventions,
         CommitNudge,
         ParallelSlots,
         ParticipantProtocolService,

@@ -1,5 +1,5 @@
 /**
- * Which participant replica acts on a message (reference §3.2). Every replica of every participant
+ * Which participant replica acts on a message (ONAP's participant message envelope). Every replica of every participant
  * reads the same topics, so each one filters what it reads with this rule; it must match ONAP's
  * exactly, or a mixed fleet would double-handle or drop work.
  */

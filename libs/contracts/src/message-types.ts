@@ -1,6 +1,6 @@
 /**
  * The participant protocol's vocabulary of `messageType` values and where each one travels
- * (reference §3.1, §3.3). Routing is data, so the runtime, the participant SDK and the tests all
+ * (ONAP's participant topics and message catalogue). Routing is data, so the runtime, the participant SDK and the tests all
  * agree on which topic a message belongs to without repeating the table.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The participant messages of reference §3.3, one interface per `messageType`, with ONAP's exact JSON
+ * The participant messages of ONAP's catalogue, one interface per `messageType`, with ONAP's exact JSON
  * field names (quirks included). The runtime and the participant SDK both use these; no message type
  * is defined twice.
  */
@@ -20,7 +20,7 @@ import type {
 } from './structures';
 
 /**
- * ONAP's ParticipantMessage envelope (reference §3.2), used by every non-ack type. `messageId` and
+ * ONAP's ParticipantMessage envelope, used by every non-ack type. `messageId` and
  * `timestamp` are always written by ONAP, so we require them; the ids decide who acts on the message
  * (see `acceptsMessage`).
  */
@@ -40,7 +40,7 @@ export interface ParticipantMessageEnvelope<T extends MessageType> {
 }
 
 /**
- * ONAP's ParticipantAckMessage envelope (reference §3.2): answers carry `responseTo` (the answered
+ * ONAP's ParticipantAckMessage envelope: answers carry `responseTo` (the answered
  * `messageId`) instead of a `messageId` of their own. ONAP participants leave `responseTo` out of
  * element-state acks sent after the listener finished, so it is optional.
  */

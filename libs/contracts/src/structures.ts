@@ -1,5 +1,5 @@
 /**
- * Nested structures carried inside participant messages (reference §3.3 "Nested structures"), with
+ * Nested structures carried inside participant messages (ONAP's nested message structures), with
  * ONAP's JSON field names. Optional (`?`) means ONAP may omit the field (it never writes nulls).
  */
 import type { DeployOrder, DeployState, ElementState, LockState, MigrationState, StateChangeResult } from '@acm/domain';
@@ -106,7 +106,7 @@ export interface InstanceElementDto {
 
 /**
  * Source and target views of one element. Which members are present depends on the order
- * (reference §3.3 "DTO list rules"): deploy-like orders fill `compositionElement` + `instanceElementTarget`,
+ * (ONAP's rules for the DTO lists): deploy-like orders fill `compositionElement` + `instanceElementTarget`,
  * update adds the old `instanceElement`, migrate fills all four.
  */
 export interface AcElementDto {

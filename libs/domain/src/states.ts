@@ -1,5 +1,5 @@
 /**
- * The state vocabularies of ONAP ACM, value for value (reference §2.4). They are the wire values too,
+ * The state vocabularies of ONAP ACM, value for value. They are the wire values too,
  * so the REST API, the participant protocol and the database all speak them unchanged.
  */
 function values<const T extends readonly string[]>(...items: T): T {

@@ -3,7 +3,8 @@
  * implement an {@link ElementHandler}, and a {@link Participant} speaks ONAP's participant protocol for you
  * on any `@acm/messaging` MessageBus (Kafka in production, in-memory in tests). Framework-free.
  * Test doubles (`ScriptedRuntime`, `ManualTimers`, order builders) and the worked examples are in
- * `@acm/participant-sdk/testing`, which production code never imports.
+ * `@acm/participant-sdk/testing`, which production code never imports; the resource-provider kit
+ * (`ResourceProviderHandler`, `ResourceClient`, retries) in `@acm/participant-sdk/provider`.
  */
 export { Participant } from './participant';
 export type { ParticipantOptions } from './participant';
@@ -20,18 +21,3 @@ export {
   nodeTimers,
 } from './defaults';
 export { definitionKey, nextStageOf, previousStageOf, stagesOf, startPhaseOf } from './cache';
-export {
-  ADOPT_EXISTING_ON_CREATE,
-  PROVIDER_FLAG_DEFAULTS,
-  SUSPEND_ON_DESTROY,
-  decideDeploy,
-  decideUndeploy,
-  keyPropertyDifferences,
-} from './provider/decision';
-export type { DeployDecision, DeployInput, DeployRefusal, UndeployDecision } from './provider/decision';
-export { RESOURCE_STATES, ResourceClientError, isTransientError } from './provider/resource-client';
-export type { CreatedResource, ObservedResource, ResourceClient, ResourceState } from './provider/resource-client';
-export { DEFAULT_RETRY_POLICY, ResourceCallFailedError, retryDelaysMs, withRetry } from './provider/retry';
-export type { RetryOptions, RetryPolicy } from './provider/retry';
-export { RESOURCE_NAME, ResourceProviderHandler } from './provider/resource-provider-handler';
-export type { ResourceProviderOptions } from './provider/resource-provider-handler';

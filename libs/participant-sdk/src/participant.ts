@@ -41,7 +41,7 @@ import { sendCompositionInfo, sendElementInfo } from './runtime/pushes';
 import type {
   Composition,
   ElementHandler,
-  ElementInfo,
+  ReportedElementInfo,
   Instance,
   ParticipantLogger,
   ParticipantTimers,
@@ -177,8 +177,7 @@ export class Participant {
     if (core.status !== 'new') {
       throw new Error(`Participant ${this.participantId} cannot start: it is ${core.status}`);
     }
-    core.status = 'starting';
-    core.startedAtMs = core.clock().getTime();
+    core.enter('starting');
     const handler = (record: IncomingRecord): Promise<void> => this.inbound.onRecord(record);
     try {
       this.subscriptions.push(
@@ -194,10 +193,10 @@ export class Participant {
       );
     } catch (error) {
       await this.closeSubscriptions();
-      core.status = 'new';
+      core.enter('new');
       throw error;
     }
-    core.status = 'started';
+    core.enter('started');
     this.heartbeatHandle = this.timers.setInterval(() => {
       void this.heartbeat();
     }, this.heartbeatMs);
@@ -218,13 +217,13 @@ export class Participant {
     if (core.status !== 'started') {
       return;
     }
-    core.status = 'stopping';
+    core.enter('stopping');
     this.timers.clearInterval(this.heartbeatHandle);
     await this.closeSubscriptions();
-    for (const operation of core.running.values()) {
-      operation.controller.abort(new Error('Participant stopped'));
-    }
-    core.running.clear();
+    core.abortOperations(
+      () => true,
+      () => new Error('Participant stopped'),
+    );
     await core.publish({
       messageType: 'PARTICIPANT_DEREGISTER',
       messageId: randomUUID(),
@@ -233,8 +232,7 @@ export class Participant {
       replicaId: this.replicaId,
       participantIdList: [],
     });
-    core.registered = false;
-    core.status = 'stopped';
+    core.enter('stopped');
     this.outbound.close();
     this.logger('info', 'Participant stopped', { participantId: this.participantId, replicaId: this.replicaId });
   }
@@ -246,9 +244,7 @@ export class Participant {
 
   /** Resolves when no element or composition operation is running (handy in tests and for graceful shutdown). */
   async whenIdle(): Promise<void> {
-    while (this.core.inFlight.size > 0) {
-      await Promise.all([...this.core.inFlight]);
-    }
+    await this.core.idle();
   }
 
   private async heartbeat(): Promise<void> {
@@ -306,7 +302,7 @@ export class Participant {
    * prime/deprime). Redeliveries never increase it. 0 for unknown or forgotten orders.
    */
   handlerInvocations(messageId: Uuid, targetId: Uuid): number {
-    return this.core.handled.peek(messageId.toLowerCase())?.invocations.get(targetId.toLowerCase()) ?? 0;
+    return this.core.peekOrder(messageId.toLowerCase())?.invocations.get(targetId.toLowerCase()) ?? 0;
   }
 
   /**
@@ -314,7 +310,7 @@ export class Participant {
    * prove a redelivered order never ran a handler twice.
    */
   handlerInvocationLog(): Array<{ messageId: Uuid; targetId: Uuid; invocations: number }> {
-    return [...this.core.handled.entriesInOrder()].flatMap(([messageId, order]) =>
+    return [...this.core.rememberedOrders()].flatMap(([messageId, order]) =>
       [...order.invocations].map(([targetId, invocations]) => ({ messageId, targetId, invocations })),
     );
   }
@@ -329,7 +325,7 @@ export class Participant {
    * STATUS with `automationCompositionInfoList`. Fields left out keep their cached values.
    * Returns false (and sends nothing) when the element is unknown.
    */
-  async sendElementInfo(instanceId: Uuid, elementId: Uuid, info: ElementInfo): Promise<boolean> {
+  async sendElementInfo(instanceId: Uuid, elementId: Uuid, info: ReportedElementInfo): Promise<boolean> {
     return sendElementInfo(this.core, instanceId, elementId, info);
   }
 

@@ -93,7 +93,7 @@ export interface Instance {
  *
  * @publicApi Used in results, `ctx.report.info` and `Participant.sendElementInfo`.
  */
-export interface ElementInfo {
+export interface ReportedElementInfo {
   outProperties?: PropertyMap;
   operationalState?: string;
   useState?: string;
@@ -104,7 +104,7 @@ export interface ElementInfo {
  *
  * @publicApi What a handler returns (or passes to `ctx.report.done`) when the operation worked.
  */
-export interface ElementSuccess extends ElementInfo {
+export interface ElementSuccess extends ReportedElementInfo {
   ok: true;
   /** Text shown in the element's `message` at the runtime. Default: the operation's past tense ("Deployed"). */
   message?: string;
@@ -116,7 +116,7 @@ export interface ElementSuccess extends ElementInfo {
  *
  * @publicApi What a handler returns (or passes to `ctx.report.failed`) when the operation failed.
  */
-export interface ElementFailure extends ElementInfo {
+export interface ElementFailure extends ReportedElementInfo {
   ok: false;
   message: string;
 }
@@ -145,12 +145,12 @@ export interface ElementReporter {
   /** Reports success; resolves once the ack is published. */
   done(result?: Omit<ElementSuccess, 'ok'>): Promise<void>;
   /** Reports failure; resolves once the ack is published. */
-  failed(message: string, info?: ElementInfo): Promise<void>;
+  failed(message: string, info?: ReportedElementInfo): Promise<void>;
   /**
    * Pushes runtime information (a PARTICIPANT_STATUS) without finishing the operation. Resolves once the message
    * is queued: it leaves ahead of the operation's ack, usually in the same request to the broker.
    */
-  info(info: ElementInfo): Promise<void>;
+  info(info: ReportedElementInfo): Promise<void>;
   /** True once `done`/`failed` (or a returned result) has been reported. */
   readonly reported: boolean;
 }

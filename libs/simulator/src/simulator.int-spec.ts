@@ -1,6 +1,6 @@
 /**
  * The simulator on real Kafka, with the test playing ONAP's runtime: it sends PRIME and DEPLOY shaped like
- * ONAP's (reference §3.4) and checks the acks that come back. Each run uses fresh topics and a fresh
+ * ONAP's example messages and checks the acks that come back. Each run uses fresh topics and a fresh
  * participant id, so runs do not disturb each other or anything else on the broker.
  */
 import { randomUUID } from 'node:crypto';

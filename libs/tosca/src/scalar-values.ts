@@ -3,7 +3,7 @@
  * can compare. `undefined` means "not a value of that type".
  */
 
-/** Multipliers to the base unit of each scalar-unit type (TOSCA 1.3 §3.3.6); units are case-insensitive. */
+/** Multipliers to the base unit of each scalar-unit type (TOSCA 1.3); units are case-insensitive. */
 const SCALAR_UNITS: Record<string, ReadonlyMap<string, number>> = {
   'scalar-unit.size': units({
     B: 1,

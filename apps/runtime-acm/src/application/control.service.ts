@@ -4,10 +4,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { signalKeyOf, signalToken, verifySignalToken } from '../security/signal-token';
-import { OperationControl } from '../engine/operation-control';
+import { OperationInterventions } from '../engine/operation-interventions';
 import { definitionNotFound, instanceNotFound } from './not-found';
 
-/** The control state of an instance's running operation, shown beside ONAP's fields in GET (issue 12). */
+/** The control state of an instance's running operation, shown beside ONAP's fields in GET. */
 export interface ControlView {
   readonly operationId: string;
   readonly order: string;
@@ -58,7 +58,7 @@ export class ControlService {
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
-    private readonly control: OperationControl,
+    private readonly control: OperationInterventions,
     private readonly clock: Clock,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
   ) {

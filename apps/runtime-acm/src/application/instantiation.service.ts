@@ -244,7 +244,7 @@ export class InstantiationService {
     return responseOf(updated);
   }
 
-  /** POST with compositionTargetId: migrate the instance to another primed composition (ONAP §1.3). */
+  /** POST with compositionTargetId: migrate the instance to another primed composition. */
   private async migrate(
     store: Store,
     found: Versioned<AutomationComposition>,

@@ -14,7 +14,7 @@ import type {
   Store,
   Versioned,
 } from '@acm/domain';
-import { IdGenerator, actorOfEvent } from '@acm/domain';
+import { IdGenerator, actorOfEvent, timeoutSyncMessage } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
@@ -219,7 +219,18 @@ export class EffectWriter {
         }
         case 'SYNC_INSTANCE':
         case 'SYNC_DEFINITION': {
-          const message = messageOf(effect, this.ids.uuid());
+          const messageId = this.ids.uuid();
+          const answerable =
+            effect.kind === 'SYNC_INSTANCE' ? timeoutSyncMessage(effect, step.operation, messageId) : null;
+          if (answerable !== null) {
+            await store.operations.recordMessage(
+              messageId,
+              answerable.operationId,
+              answerable.phase,
+              answerable.elementIds,
+            );
+          }
+          const message = messageOf(effect, messageId);
           if (message) {
             outbox.push(toOutbox(message, this.topics));
           }

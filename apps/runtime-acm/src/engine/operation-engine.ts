@@ -32,7 +32,7 @@ function targetOf(input: EngineInput): string {
 /**
  * The engine's shell: lock and load → decide (the domain's `decideInstance` / `decideDefinition`) → save and turn
  * effects into rows (`EffectWriter`), for orders and participant answers. It holds no rule of its own. Advancing
- * is driven by ACKs only; `OperationSupervisor` flags timeouts and hands lost work over, `OperationControl`
+ * is driven by ACKs only; `OperationSupervisor` flags timeouts and hands lost work over, `OperationInterventions`
  * cancels, pauses and resumes.
  */
 @Injectable()

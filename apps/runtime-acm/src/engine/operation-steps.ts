@@ -137,7 +137,7 @@ export class OperationSteps {
     return alone !== null;
   }
 
-  /** The control settings of one instance (issue 12): its retry policy over its definition's, resends, no-progress. */
+  /** The control settings of one instance: its retry policy over its definition's, resends, no-progress. */
   controlSettings(instance: AutomationComposition, definition: CompositionDefinition): ControlSettings {
     const metadata = this.templates.readDefinition(definition).metadata;
     const policyOf = (from: Readonly<Record<string, unknown>> | null) =>

@@ -149,7 +149,7 @@ function participantsOfDefinition(definition: CompositionDefinition): string[] {
 }
 
 /**
- * The DTOs of a migration, per ONAP's DtoMapperService (reference §3.3): a kept element has source and
+ * The DTOs of a migration, per ONAP's DtoMapperService: a kept element has source and
  * target views of both composition and instance; a NEW one has NOT_PRESENT sources and NEW targets; a
  * REMOVED one has present sources and REMOVED targets.
  */

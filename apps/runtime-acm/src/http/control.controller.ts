@@ -36,7 +36,7 @@ function parseLifetime(value: unknown): number {
 }
 
 /**
- * Control of running work, beyond ONAP (issue 12): cancel, pause and resume. Each answers 202 like ONAP's
+ * Control of running work, beyond ONAP: cancel, pause and resume. Each answers 202 like ONAP's
  * orders, or 409 with the current state and what is allowed when nothing runs.
  */
 @ApiController(TAGS.control)

@@ -1,5 +1,5 @@
 /**
- * Example payloads shaped like ONAP's (reference §3.4), one or more per message type, written as plain
+ * Example payloads shaped like ONAP's example messages, one or more per message type, written as plain
  * JSON objects rather than typed messages so they check the interfaces instead of repeating them.
  * Shared with other suites (runtime, SDK) through the lib's index as `CONTRACT_EXAMPLES`.
  */
@@ -72,7 +72,7 @@ const resultMap = (deployState: string, lockState: string) => ({
   },
 });
 
-/** One JSON object per scenario of §3.4 (names follow the reference's labels). */
+/** One JSON object per scenario of ONAP's example messages (named after ONAP's scenarios). */
 export const CONTRACT_EXAMPLES = {
   REGISTER: {
     messageType: 'PARTICIPANT_REGISTER',

@@ -1,6 +1,6 @@
 /**
  * Wire schemas of every message and nested structure. Required fields are those ONAP always writes and
- * that a receiver cannot act without; the ack rules are ONAP's own listener checks (reference §4.2):
+ * that a receiver cannot act without; the ack rules are ONAP's own listener checks:
  * a participant may only answer NO_ERROR or FAILED, a PRIME_ACK never reports a transitional state,
  * and an element may only stay transitional in an ack that announces a next `stage`.
  */

@@ -3,7 +3,7 @@ import { AC_TYPE_STATES, STATE_CHANGE_RESULTS } from '../states';
 import type { DefinitionOrder } from './definition-lifecycle';
 import { DEFINITION_ORDER_EFFECT, assertDefinitionEditable, resolvePrimeOrder } from './definition-lifecycle';
 
-/** ONAP's AcTypeStateResolver rows, transcribed by hand (reference §2.6). */
+/** ONAP's AcTypeStateResolver rows, transcribed by hand. */
 const ONAP_ROWS = new Set(
   `
 PRIME COMMISSIONED/NO_ERROR

@@ -17,7 +17,7 @@ const AFTER_FAILURE: readonly DefinitionStateKey[] = [
 ];
 
 /**
- * ONAP's AcTypeStateResolver, row for row (reference §2.6): where each prime order may start.
+ * ONAP's AcTypeStateResolver, row for row: where each prime order may start.
  * PRIMED/NO_ERROR accepts PRIME again (re-prime) and COMMISSIONED/NO_ERROR accepts DEPRIME (a no-op
  * clean-up on participants), as in ONAP.
  */

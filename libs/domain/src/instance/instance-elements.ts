@@ -8,7 +8,7 @@ export interface RequestedElement {
 }
 
 /**
- * ONAP's instance-versus-composition checks (reference §1.3): the instance lists each element of the
+ * ONAP's instance-versus-composition checks: the instance lists each element of the
  * composition's `elements` property exactly once, by node-template name and version. All mismatches
  * are reported together so one round trip fixes the body.
  */

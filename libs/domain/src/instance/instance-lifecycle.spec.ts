@@ -19,7 +19,7 @@ import {
 } from './instance-lifecycle';
 
 /**
- * ONAP's resolver rows written out by hand as "ORDER deploy/lock/sub/result" (reference §2.6), so the
+ * ONAP's resolver rows written out by hand as "ORDER deploy/lock/sub/result", so the
  * table in the code is checked against an independent transcription, not against itself.
  */
 const ONAP_ROWS = `
@@ -199,7 +199,7 @@ describe(resolveStateChange.name, () => {
   });
 });
 
-describe('completion mapping (reference §2.5)', () => {
+describe('completion mapping', () => {
   const cases: Array<[InstanceOrder, string]> = [
     ['DEPLOY', 'DEPLOYED/LOCKED/NONE'],
     ['UNDEPLOY', 'UNDEPLOYED/NONE/NONE'],

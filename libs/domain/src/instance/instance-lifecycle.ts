@@ -48,7 +48,7 @@ const NOT_OK = ['FAILED', 'TIMEOUT'] as const;
 const NO_SUB = ['NONE'] as const;
 
 /**
- * ONAP's AcInstanceStateResolver as data (reference §2.6). A key that is not listed is refused.
+ * ONAP's AcInstanceStateResolver as data. A key that is not listed is refused.
  * One deliberate difference: UNDEPLOY after a failed or timed-out REVIEW or MIGRATION_PRECHECK is
  * allowed, as ONAP documents it; ONAP's resolver registers those rows with the sub-state in the
  * deploy-state slot, so they can never match there (see docs/compatibility.md).
@@ -98,7 +98,7 @@ export interface TransitionalState {
 
 /**
  * The state an accepted order cascades onto the instance and its elements. During DEPLOYING the lock
- * state is NONE, as in ONAP (gotcha 4); it becomes LOCKED on completion.
+ * state is NONE, as in ONAP (its model default is LOCKED, its creation cascades NONE); it becomes LOCKED on completion.
  */
 export function transitionalStateFor(order: InstanceOrder): TransitionalState {
   switch (order) {
@@ -130,7 +130,7 @@ export function transitionalStateFor(order: InstanceOrder): TransitionalState {
 }
 
 /**
- * The state ONAP sets once every element has left its transitional state (reference §2.5).
+ * The state ONAP sets once every element has left its transitional state.
  * Returns null for a state that is not transitional: nothing completes.
  */
 export function completedStateOf(current: TransitionalState): TransitionalState | null {

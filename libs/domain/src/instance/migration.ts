@@ -40,7 +40,7 @@ export function assertCompatible(stored: ConceptId, requested: ConceptId): void 
 }
 
 /**
- * ONAP's migrate rule (reference §1.3), as a pure function of the stored elements and the request:
+ * ONAP's migrate rule, as a pure function of the stored elements and the request:
  * an element the instance has gets the requested properties merged in and the requested definition
  * (names must be compatible); an unknown id is added with migrationState NEW; a stored element the body
  * omits is kept, marked REMOVED, with its source definition and participant. The result, minus the

@@ -1,6 +1,6 @@
 import type { InstanceOrder } from './instance-lifecycle';
 
-/** Orders that walk phases or stages downwards, so what started last stops first (ONAP §4.4). */
+/** Orders that walk phases or stages downwards, so what started last stops first (ONAP's PhaseScanner and StageScanner). */
 const BACKWARD_ORDERS: ReadonlySet<InstanceOrder> = new Set(['UNDEPLOY', 'DELETE', 'LOCK', 'MIGRATION_REVERT']);
 
 /**

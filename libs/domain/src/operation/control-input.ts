@@ -2,7 +2,7 @@ import type { AutomationComposition } from '../model';
 import type { InstanceOperation } from '../ports/engine.port';
 import { refusal } from '../refusal';
 import { cancelledInstance, nothingRunsRefusal, planCancelRollback } from '../control/cancel';
-import { decideNextPhase } from '../engine/phase-planner';
+import { decideNextPhase } from '../planners/phase-planner';
 import type { OperationEffect } from './effects';
 import { recordEvent } from './effects';
 import { phaseLookup, waitsOf } from './topology';

@@ -1,8 +1,8 @@
 import type { InstanceElement } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
-import type { StartPhaseOf } from '../engine/phase-planner';
-import { isElementTransitional } from '../engine/phase-planner';
-import { readyInPhase } from '../engine/dependency-planner';
+import type { StartPhaseOf } from '../planners/phase-planner';
+import { isElementTransitional } from '../planners/phase-planner';
+import { readyInPhase } from '../planners/dependency-planner';
 
 export interface DispatchInput {
   readonly elements: Readonly<Record<string, InstanceElement>>;

@@ -103,7 +103,7 @@ export interface IgnoreEffect {
   readonly message: string;
 }
 
-/** Control of running work happened (issue 12): counted in its Prometheus counter. */
+/** Control of running work happened (cancel, pause, resume, retry): counted in its Prometheus counter. */
 export interface CountControlEffect {
   readonly kind: 'COUNT_CONTROL';
   readonly control: 'RESEND' | 'RETRY' | 'CANCEL' | 'PAUSE' | 'RESUME' | 'NO_PROGRESS';

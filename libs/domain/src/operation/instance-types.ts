@@ -6,7 +6,7 @@ import type { ResendSettings } from '../control/resend-schedule';
 import type { RetryPolicy } from '../control/retry-policy';
 import type { Signal } from '../control/wait-condition';
 import type { StateChangeResult } from '../states';
-import type { ElementReport } from '../engine/phase-planner';
+import type { ElementReport } from '../planners/phase-planner';
 import type { OperationEffect } from './effects';
 import type { OperationTemplates } from './topology';
 

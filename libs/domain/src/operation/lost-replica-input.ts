@@ -1,9 +1,9 @@
 import type { AutomationComposition, ParticipantReplica } from '../model';
 import type { InstanceOperation } from '../ports/engine.port';
-import { elementsInPhase, isElementTransitional } from '../engine/phase-planner';
-import { describedAtPhaseStart } from '../engine/dependency-planner';
-import { phaseDeadline } from '../engine/deadlines';
-import { needsHandOver } from '../engine/hand-over';
+import { elementsInPhase, isElementTransitional } from '../planners/phase-planner';
+import { describedAtPhaseStart } from '../planners/dependency-planner';
+import { phaseDeadline } from '../planners/deadlines';
+import { needsHandOver } from '../planners/hand-over';
 import type { OperationEffect } from './effects';
 import { phaseLookup, waitsOf } from './topology';
 import type { InputOf, InstanceStep, InstanceStepContext } from './instance-types';

@@ -1,7 +1,7 @@
 import type { AutomationComposition } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { InstanceOperation, SlotWait } from '../ports/engine.port';
-import { phaseDeadline } from '../engine/deadlines';
+import { phaseDeadline } from '../planners/deadlines';
 import { phaseLookup, waitsOf } from './topology';
 import { countsAgainstRuntimeLimit, describedWith, nextDispatch } from './dispatch';
 import type { InputOf, InstanceInput, InstanceStep, InstanceStepContext } from './instance-types';

@@ -1,9 +1,9 @@
 import type { InstanceElement } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
-import type { StartPhaseOf } from '../engine/phase-planner';
-import { dependencyWaits } from '../engine/dependency-planner';
-import type { StageSets } from '../engine/stage-planner';
-import { isStagedOrder, stagePhaseOf } from '../engine/stage-planner';
+import type { StartPhaseOf } from '../planners/phase-planner';
+import { dependencyWaits } from '../planners/dependency-planner';
+import type { StageSets } from '../planners/stage-planner';
+import { isStagedOrder, stagePhaseOf } from '../planners/stage-planner';
 import type { WaitConditionSettings } from '../control/wait-condition';
 import { WAIT_CONDITION_TYPE, waitConditionSettingsOf } from '../control/wait-condition';
 

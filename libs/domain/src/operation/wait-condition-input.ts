@@ -4,7 +4,7 @@ import type { InstanceOperation } from '../ports/engine.port';
 import { refusal } from '../refusal';
 import type { StoredWaitState } from '../control/wait-condition';
 import { applySignal, storedWaitStateOf, withWaitState } from '../control/wait-condition';
-import { isElementTransitional } from '../engine/phase-planner';
+import { isElementTransitional } from '../planners/phase-planner';
 import type { OperationEffect } from './effects';
 import { recordEvent } from './effects';
 import { waitConditionsOf } from './topology';

@@ -2,7 +2,7 @@ import type { AutomationComposition, InstanceElement } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import { completedStateOf, transitionalStateFor } from '../instance/instance-lifecycle';
 import type { InstanceOperation } from '../ports/engine.port';
-import { isStagedOrder, nextStage } from '../engine/stage-planner';
+import { isStagedOrder, nextStage } from '../planners/stage-planner';
 import type { SendPhaseEffect } from '../operation/effects';
 import type { InputOf, InstanceStep, InstanceStepContext } from '../operation/instance-operation';
 import { decideInstance } from '../operation/instance-operation';

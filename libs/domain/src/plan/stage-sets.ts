@@ -1,6 +1,6 @@
 import type { InstanceElement } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
-import type { StageSets } from '../engine/stage-planner';
+import type { StageSets } from '../planners/stage-planner';
 import type { ElementTemplate } from '../operation/topology';
 
 const FALLBACK_STAGES: StageSets = { prepare: [0], migrate: [0] };

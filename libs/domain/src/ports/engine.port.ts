@@ -15,7 +15,7 @@ interface OperationFields {
   readonly startedAt: number;
   deadlineAt: number;
   finishedAt: number | null;
-  /** What supervision needs to resend, retry and pause it (issue 12, libs/domain/src/control). */
+  /** What supervision needs to resend, retry and pause it (libs/domain/src/control). */
   control: OperationControl;
   /** The open phase or stage of an instance operation; always null for a definition's. */
   phase: number | null;

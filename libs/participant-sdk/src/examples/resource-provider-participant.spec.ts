@@ -1,6 +1,7 @@
 import { InMemoryMessageBus } from '@acm/messaging';
 import { ManualTimers, ScriptedRuntime, deployOrder, primeOrder, stateChangeOrder } from '@acm/participant-sdk/testing';
-import type { Participant, ResourceState } from '@acm/participant-sdk';
+import type { Participant } from '@acm/participant-sdk';
+import type { ResourceState } from '@acm/participant-sdk/provider';
 import type { TestElement } from '@acm/participant-sdk/testing';
 
 import {

@@ -10,15 +10,15 @@
  */
 import { KafkaMessageBus } from '@acm/messaging';
 import type { MessageBus } from '@acm/messaging';
-import { Participant, ResourceClientError, ResourceProviderHandler } from '@acm/participant-sdk';
+import { Participant } from '@acm/participant-sdk';
+import type { ParticipantLogger, ParticipantTimers } from '@acm/participant-sdk';
+import { ResourceClientError, ResourceProviderHandler } from '@acm/participant-sdk/provider';
 import type {
   CreatedResource,
   ObservedResource,
-  ParticipantLogger,
-  ParticipantTimers,
   ResourceClient,
-  RetryPolicy,
-} from '@acm/participant-sdk';
+  ResourceRetryPolicy,
+} from '@acm/participant-sdk/provider';
 
 export const PROVIDER_PARTICIPANT_ID = '1a2b3c4d-0000-4000-8000-00000000cafe';
 export const FAKE_RESOURCE_ELEMENT_TYPE = { typeName: 'org.example.FakeResourceElement', typeVersion: '1.0.0' };
@@ -111,7 +111,7 @@ export interface ResourceProviderParticipantOptions {
   readonly service: ResourceClient;
   /** Timers of the retries; tests pass ManualTimers. */
   readonly retryTimers?: ParticipantTimers;
-  readonly retry?: RetryPolicy;
+  readonly retry?: ResourceRetryPolicy;
   readonly logger?: ParticipantLogger;
 }
 

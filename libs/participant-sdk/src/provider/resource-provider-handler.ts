@@ -9,8 +9,8 @@ import {
   decideUndeploy,
 } from './decision';
 import type { ObservedResource, ResourceClient } from './resource-client';
-import type { RetryPolicy } from './retry';
-import { DEFAULT_RETRY_POLICY, ResourceCallFailedError, withRetry } from './retry';
+import type { ResourceRetryPolicy } from './retry';
+import { DEFAULT_RESOURCE_RETRY_POLICY, ResourceCallFailedError, withRetry } from './retry';
 
 /** The element property that names the resource at the service, unless `resourceNameOf` says otherwise. */
 export const RESOURCE_NAME = 'resourceName';
@@ -25,7 +25,7 @@ export interface ResourceProviderOptions {
   /** What `create` and `update` send. Default: the element's properties without the provider flags. */
   readonly specOf?: (ctx: ElementContext) => Record<string, unknown>;
   /** Retries of transient client errors. Default: 3 retries after 2 s, 4 s and 8 s. */
-  readonly retry?: RetryPolicy;
+  readonly retry?: ResourceRetryPolicy;
   /** The SDK's timers; tests pass ManualTimers to drive the backoff without waiting. */
   readonly timers?: ParticipantTimers;
 }
@@ -59,11 +59,11 @@ function failed(message: string): ElementOutcome {
  * @publicApi
  */
 export class ResourceProviderHandler implements ElementHandler {
-  private readonly retry: RetryPolicy;
+  private readonly retry: ResourceRetryPolicy;
   private readonly timers: ParticipantTimers;
 
   constructor(private readonly options: ResourceProviderOptions) {
-    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.retry = options.retry ?? DEFAULT_RESOURCE_RETRY_POLICY;
     this.timers = options.timers ?? nodeTimers;
   }
 

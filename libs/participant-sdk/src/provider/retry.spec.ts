@@ -1,6 +1,6 @@
 import { ManualTimers } from '../testing/scripted-runtime';
 import { ResourceClientError } from './resource-client';
-import { DEFAULT_RETRY_POLICY, ResourceCallFailedError, retryDelaysMs, withRetry } from './retry';
+import { DEFAULT_RESOURCE_RETRY_POLICY, ResourceCallFailedError, retryDelaysMs, withRetry } from './retry';
 
 /** Lets pending promise callbacks run until `condition` holds (bounded: no clock involved). */
 async function until(condition: () => boolean): Promise<void> {
@@ -25,7 +25,7 @@ function scripted(errors: Error[]): { action: () => Promise<string>; calls: () =
 
 describe(withRetry.name, () => {
   it('waits 2 s, 4 s and 8 s between calls by default', () => {
-    expect(retryDelaysMs(DEFAULT_RETRY_POLICY)).toEqual([2000, 4000, 8000]);
+    expect(retryDelaysMs(DEFAULT_RESOURCE_RETRY_POLICY)).toEqual([2000, 4000, 8000]);
     expect(retryDelaysMs({ retries: 2, baseDelayMs: 100 })).toEqual([100, 200]);
   });
 
@@ -38,7 +38,7 @@ describe(withRetry.name, () => {
   ])('retries status %p on a %s with growing waits, on the SDK timers', async (status, kind) => {
     const timers = new ManualTimers();
     const call = scripted([new ResourceClientError('busy', status), new ResourceClientError('busy', status)]);
-    const result = withRetry('create(db)', kind, call.action, { policy: DEFAULT_RETRY_POLICY, timers });
+    const result = withRetry('create(db)', kind, call.action, { policy: DEFAULT_RESOURCE_RETRY_POLICY, timers });
 
     await until(() => timers.active === 1);
     expect(timers.periods).toEqual([2000]);
@@ -60,7 +60,7 @@ describe(withRetry.name, () => {
   ])('does not retry %s', async (_, error, kind) => {
     const timers = new ManualTimers();
     const call = scripted([error]);
-    const result = withRetry('update(db)', kind, call.action, { policy: DEFAULT_RETRY_POLICY, timers });
+    const result = withRetry('update(db)', kind, call.action, { policy: DEFAULT_RESOURCE_RETRY_POLICY, timers });
     await expect(result).rejects.toBeInstanceOf(ResourceCallFailedError);
     expect(call.calls()).toBe(1);
     expect(timers.active).toBe(0);
@@ -71,7 +71,7 @@ describe(withRetry.name, () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const call = scripted([refused, new ResourceClientError('bug', 500)]);
     const isTransient = (error: unknown): boolean => (error as { code?: string }).code === 'ECONNREFUSED';
-    const result = withRetry('GET /x', 'read', call.action, { policy: DEFAULT_RETRY_POLICY, timers, isTransient });
+    const result = withRetry('GET /x', 'read', call.action, { policy: DEFAULT_RESOURCE_RETRY_POLICY, timers, isTransient });
     await until(() => timers.active === 1);
     timers.tick();
     await expect(result).rejects.toThrow('GET /x failed after 2 attempts (status 500): bug');
@@ -82,7 +82,7 @@ describe(withRetry.name, () => {
     const timers = new ManualTimers();
     const unavailable = new ResourceClientError('Service Unavailable', 503);
     const call = scripted([unavailable, unavailable, unavailable, unavailable]);
-    const result = withRetry('getState(db)', 'read', call.action, { policy: DEFAULT_RETRY_POLICY, timers });
+    const result = withRetry('getState(db)', 'read', call.action, { policy: DEFAULT_RESOURCE_RETRY_POLICY, timers });
     const periods: number[] = [];
     for (let wait = 0; wait < 3; wait += 1) {
       await until(() => timers.active === 1);
@@ -99,7 +99,7 @@ describe(withRetry.name, () => {
     const abort = new AbortController();
     const call = scripted([new ResourceClientError('busy', 503)]);
     const result = withRetry('resume(db)', 'write', call.action, {
-      policy: DEFAULT_RETRY_POLICY,
+      policy: DEFAULT_RESOURCE_RETRY_POLICY,
       timers,
       signal: abort.signal,
     });

@@ -7,15 +7,15 @@ import { isTransientError, statusOf } from './resource-client';
  *
  * @publicApi Option `retry` of the resource provider handler.
  */
-export interface RetryPolicy {
+export interface ResourceRetryPolicy {
   retries: number;
   baseDelayMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 3, baseDelayMs: 2000 };
+export const DEFAULT_RESOURCE_RETRY_POLICY: ResourceRetryPolicy = { retries: 3, baseDelayMs: 2000 };
 
 /** The waits before each retry of a policy. */
-export function retryDelaysMs(policy: RetryPolicy): number[] {
+export function retryDelaysMs(policy: ResourceRetryPolicy): number[] {
   return Array.from({ length: policy.retries }, (_, index) => policy.baseDelayMs * 2 ** index);
 }
 
@@ -59,7 +59,7 @@ export class ResourceCallFailedError extends Error {
 }
 
 export interface RetryOptions {
-  readonly policy: RetryPolicy;
+  readonly policy: ResourceRetryPolicy;
   readonly timers: ParticipantTimers;
   readonly signal?: AbortSignal;
   /** Told before each wait, e.g. to log it. */

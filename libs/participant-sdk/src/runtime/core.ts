@@ -68,15 +68,16 @@ export class ParticipantCore {
   readonly supportedTypes: ParticipantSupportedElementType[];
   readonly outbound: OutboundQueue;
   readonly cache = new ParticipantCache();
-  /** Orders by `messageId` (bounded): a redelivered order never runs a handler again. */
-  readonly handled: LruMap<Uuid, HandledOrder>;
   /** Results of finished element operations, so a resent phase is answered without acting again. */
   readonly finished: FinishedElements;
-  readonly running = new Map<string, RunningOperation>();
-  readonly inFlight = new Set<Promise<void>>();
-  status: ParticipantStatusName = 'new';
-  registered = false;
-  startedAtMs = 0;
+  /** Orders by `messageId` (bounded): a redelivered order never runs a handler again. */
+  private readonly handled: LruMap<Uuid, HandledOrder>;
+  /** Running element and composition operations by key (element, or `composition:<id>`). */
+  private readonly running = new Map<string, RunningOperation>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private lifecycle: ParticipantStatusName = 'new';
+  private registrationAcknowledged = false;
+  private startedAt = 0;
 
   constructor(options: ParticipantCoreOptions) {
     this.participantId = options.participantId;
@@ -94,6 +95,95 @@ export class ParticipantCore {
 
   now(): string {
     return this.clock().toISOString();
+  }
+
+  get status(): ParticipantStatusName {
+    return this.lifecycle;
+  }
+
+  /** When the replica started (ms since the epoch): orders older than that are replayed history. */
+  get startedAtMs(): number {
+    return this.startedAt;
+  }
+
+  /** True once the runtime acknowledged this replica's registration, until it stops. */
+  get registered(): boolean {
+    return this.registrationAcknowledged;
+  }
+
+  /** Moves the replica's lifecycle on: starting records when, stopped forgets the registration. */
+  enter(status: ParticipantStatusName): void {
+    this.lifecycle = status;
+    if (status === 'starting') {
+      this.startedAt = this.clock().getTime();
+    }
+    if (status === 'stopped') {
+      this.registrationAcknowledged = false;
+    }
+  }
+
+  markRegistered(): void {
+    this.registrationAcknowledged = true;
+  }
+
+  /** A new order to remember, or undefined (nothing remembered) when `messageId` was handled before. */
+  rememberedOrder(messageId: Uuid): HandledOrder | undefined {
+    return this.handled.get(messageId);
+  }
+
+  rememberOrder(messageId: Uuid): HandledOrder {
+    const order: HandledOrder = { invocations: new Map(), acks: new Map() };
+    this.handled.set(messageId, order);
+    return order;
+  }
+
+  /** A remembered order, without making it recent. */
+  peekOrder(messageId: Uuid): HandledOrder | undefined {
+    return this.handled.peek(messageId);
+  }
+
+  /** The remembered orders, oldest first. */
+  rememberedOrders(): IterableIterator<[Uuid, HandledOrder]> {
+    return this.handled.entriesInOrder();
+  }
+
+  runningOperation(key: string): Readonly<RunningOperation> | undefined {
+    return this.running.get(key);
+  }
+
+  /** Records a running operation; one already running under the key is aborted and returned. */
+  beginOperation(key: string, operation: RunningOperation): RunningOperation | undefined {
+    const previous = this.running.get(key);
+    previous?.controller.abort(new Error('Superseded by a newer order'));
+    this.running.set(key, operation);
+    return previous;
+  }
+
+  /** Forgets a running operation once it reported, unless a newer one took its key. */
+  endOperation(key: string, controller: AbortController): void {
+    if (this.running.get(key)?.controller === controller) {
+      this.running.delete(key);
+    }
+  }
+
+  /** Aborts (with `reason`) and forgets the running operations that `matches` selects; returns how many. */
+  abortOperations(matches: (operation: RunningOperation) => boolean, reason: () => unknown): number {
+    let aborted = 0;
+    for (const [key, operation] of this.running) {
+      if (matches(operation)) {
+        operation.controller.abort(reason());
+        this.running.delete(key);
+        aborted += 1;
+      }
+    }
+    return aborted;
+  }
+
+  /** Resolves when no tracked work is left, including work that tracked work started. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) {
+      await Promise.all([...this.inFlight]);
+    }
   }
 
   /**

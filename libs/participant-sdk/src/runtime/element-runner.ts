@@ -80,7 +80,7 @@ export async function answerResend(
   step: StepIdentity,
 ): Promise<boolean> {
   const fingerprint = fingerprintOf(step);
-  if (core.running.get(runningKey(instanceId, elementId))?.fingerprint === fingerprint) {
+  if (core.runningOperation(runningKey(instanceId, elementId))?.fingerprint === fingerprint) {
     core.logger('info', 'Resent order for an element still running it: the running operation answers', {
       messageId,
       instanceId,
@@ -114,16 +114,18 @@ export async function runElement(core: ParticipantCore, job: ElementJob): Promis
   }
   core.finished.forget(job.instanceId, elementId);
   const key = runningKey(job.instanceId, elementId);
-  const previous = core.running.get(key);
+  const controller = new AbortController();
+  const previous = core.beginOperation(key, {
+    controller,
+    instanceId: job.instanceId,
+    fingerprint: fingerprintOf(step),
+  });
   if (previous !== undefined) {
-    previous.controller.abort(new Error('Superseded by a newer order'));
     core.logger('info', 'A newer order replaces the running operation of an element', {
       instanceId: job.instanceId,
       elementId,
     });
   }
-  const controller = new AbortController();
-  core.running.set(key, { controller, instanceId: job.instanceId, fingerprint: fingerprintOf(step) });
   const snapshot = copy(job.element);
   const running = ELEMENT_OPERATIONS[job.operation].running;
   const cached = core.cache.instances.get(job.instanceId)?.elements.get(elementId);
@@ -167,9 +169,7 @@ export async function runElement(core: ParticipantCore, job: ElementJob): Promis
       span.end();
       return;
     }
-    if (core.running.get(key)?.controller === controller) {
-      core.running.delete(key);
-    }
+    core.endOperation(key, controller);
     span.setAttribute('acm.result', result.ok);
     if (!result.ok) {
       span.setStatus({

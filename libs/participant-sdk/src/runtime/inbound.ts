@@ -84,7 +84,7 @@ export class InboundDispatcher {
     }
     switch (message.messageType) {
       case 'PARTICIPANT_REGISTER_ACK':
-        core.registered = true;
+        core.markRegistered();
         core.logger('info', 'Registration acknowledged', {
           participantId: core.participantId,
           replicaId: core.replicaId,

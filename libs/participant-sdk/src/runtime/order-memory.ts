@@ -8,7 +8,7 @@ import type { HandledOrder, ParticipantCore } from './core';
  * undefined so nothing runs twice.
  */
 export async function beginOrder(core: ParticipantCore, messageId: Uuid): Promise<HandledOrder | undefined> {
-  const seen = core.handled.get(messageId);
+  const seen = core.rememberedOrder(messageId);
   if (seen !== undefined) {
     core.logger('info', 'Redelivered order: re-sending its acks, handlers not run again', {
       messageId,
@@ -19,7 +19,5 @@ export async function beginOrder(core: ParticipantCore, messageId: Uuid): Promis
     }
     return undefined;
   }
-  const order: HandledOrder = { invocations: new Map(), acks: new Map() };
-  core.handled.set(messageId, order);
-  return order;
+  return core.rememberOrder(messageId);
 }

@@ -5,12 +5,12 @@
 import type { PropertyMap, ToscaConceptIdentifier, Uuid } from '@acm/contracts';
 
 import { copy, definitionKey } from '../cache';
-import type { ElementInfo, InstanceElement } from '../types';
+import type { ReportedElementInfo, InstanceElement } from '../types';
 import type { ParticipantCore } from './core';
 import { statusMessage } from './outbound';
 
 /** Copies what the info names onto the cached element; fields left out keep their values. */
-export function applyInfo(element: InstanceElement, info: ElementInfo): void {
+export function applyInfo(element: InstanceElement, info: ReportedElementInfo): void {
   if (info.outProperties !== undefined) {
     element.outProperties = copy(info.outProperties);
   }
@@ -31,7 +31,7 @@ export async function sendElementInfo(
   core: ParticipantCore,
   instanceId: Uuid,
   elementId: Uuid,
-  info: ElementInfo,
+  info: ReportedElementInfo,
   delivery: 'sent' | 'queued' = 'sent',
 ): Promise<boolean> {
   const instance = core.cache.instances.get(instanceId.toLowerCase());

@@ -1,6 +1,6 @@
 /**
  * Builders of runtime-to-participant orders as plain JSON shaped like ONAP's runtime writes them
- * (reference §3.4): both the legacy lists and the DTO lists are filled, so a participant that reads
+ * (ONAP's example messages): both the legacy lists and the DTO lists are filled, so a participant that reads
  * either is exercised. For tests that play the runtime ({@link ScriptedRuntime}).
  */
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Control of running work (issue 12): the clocks and counters supervision needs to resend a silent phase, retry
+ * Control of running work: the clocks and counters supervision needs to resend a silent phase, retry
  * failed elements after a backoff and pause an operation without its pause counting against its deadline.
  * Existing operations get their start as their last progress and nothing resent, retried or paused.
  */

@@ -22,7 +22,7 @@ import type { RuntimeConfig } from '../../config/runtime.config';
 import { RuntimeMetrics } from '../../metrics/runtime-metrics';
 import { EffectWriter } from '../effect-writer';
 import { EngineMetrics } from '../engine-metrics';
-import { OperationControl } from '../operation-control';
+import { OperationInterventions } from '../operation-interventions';
 import { OperationEngine } from '../operation-engine';
 import { OperationSupervisor } from '../operation-supervisor';
 import { OperationSteps } from '../operation-steps';
@@ -207,7 +207,7 @@ function describedOf(message: ParticipantMessage): Record<string, string[]> {
 export interface EngineShells {
   readonly engine: OperationEngine;
   readonly supervisor: OperationSupervisor;
-  readonly control: OperationControl;
+  readonly control: OperationInterventions;
   /** Fills free runtime-wide slots (MAX_PARALLEL_ELEMENTS); nothing nudges it here, so a test calls `fill()`. */
   readonly slots: ParallelSlots;
 }
@@ -226,7 +226,7 @@ export function engineShellsOn(
   return {
     engine: new OperationEngine(unitOfWork, templates, clock, steps, writer),
     supervisor: new OperationSupervisor(unitOfWork, clock, steps),
-    control: new OperationControl(templates, clock, steps, writer),
+    control: new OperationInterventions(templates, clock, steps, writer),
     slots: new ParallelSlots(config, unitOfWork, steps, new CommitNudge()),
   };
 }
@@ -239,7 +239,7 @@ export class EngineFixture {
   readonly templates;
   readonly engine: OperationEngine;
   readonly supervisor: OperationSupervisor;
-  readonly control: OperationControl;
+  readonly control: OperationInterventions;
   readonly slots: ParallelSlots;
   readonly metrics = new RuntimeMetrics();
 

@@ -1,7 +1,11 @@
+import type * as tosca from '@acm/tosca';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-/** An element of a graph: a node template, or (instance graphs) an element with its state. */
-export class GraphNode {
+/**
+ * An element of a graph: a node template, or (instance graphs) an element with its state. The OpenAPI description
+ * of the TOSCA library's `GraphNode` (same name, same meaning: it `implements` it, so the two cannot drift).
+ */
+export class GraphNode implements tosca.GraphNode {
   @ApiProperty()
   id!: string;
 
@@ -22,7 +26,7 @@ export class GraphNode {
 }
 
 /** A dependency: `from` must be deployed before `to`. */
-export class GraphEdge {
+export class GraphEdge implements tosca.GraphEdge {
   @ApiProperty()
   from!: string;
 
@@ -31,7 +35,7 @@ export class GraphEdge {
 }
 
 /** Beyond ONAP: a composition's elements by start phase with their dependsOn edges. */
-export class CompositionGraph {
+export class CompositionGraph implements tosca.CompositionGraph {
   @ApiProperty()
   name!: string;
 

@@ -1,6 +1,6 @@
 import { PARTICIPANT_STATES } from '@acm/domain';
 import type { ParticipantState } from '@acm/domain';
-import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { NodeTemplateState } from './composition.dto';
 import { AutomationCompositionElement } from './instance.dto';
 import { EXAMPLE_PARTICIPANT_ID } from './examples';
@@ -31,9 +31,13 @@ export class ParticipantReplica {
   lastMsg!: string;
 }
 
-/** A registered participant and its replicas (ONAP Participant). */
+/**
+ * A registered participant and its replicas. ONAP's clients know the schema as `Participant`; the class has a name
+ * of its own so it is not taken for the domain's participant.
+ */
+@ApiSchema({ name: 'Participant' })
 @ApiExtraModels(ParticipantSupportedElementType, ParticipantReplica)
-export class Participant {
+export class RegisteredParticipant {
   @ApiProperty({ format: 'uuid', example: EXAMPLE_PARTICIPANT_ID })
   participantId!: string;
 
@@ -55,8 +59,8 @@ export class Participant {
 /** A participant with the node templates and instance elements it serves (ONAP ParticipantInformation). */
 @ApiExtraModels(NodeTemplateState, AutomationCompositionElement)
 export class ParticipantInformation {
-  @ApiProperty({ type: Participant })
-  participant!: Participant;
+  @ApiProperty({ type: RegisteredParticipant })
+  participant!: RegisteredParticipant;
 
   @ApiProperty({
     type: 'object',

@@ -64,9 +64,8 @@ function runComposition(
 ): void {
   const compositionId = composition.compositionId;
   const key = `composition:${compositionId}`;
-  core.running.get(key)?.controller.abort(new Error('Superseded by a newer order'));
   const controller = new AbortController();
-  core.running.set(key, { controller, compositionId });
+  core.beginOperation(key, { controller, compositionId });
   let reported = false;
 
   const finish = async (result: CompositionResult): Promise<void> => {
@@ -79,9 +78,7 @@ function runComposition(
       core.logger('info', `${operation} report dropped: the operation was cancelled`, { compositionId });
       return;
     }
-    if (core.running.get(key)?.controller === controller) {
-      core.running.delete(key);
-    }
+    core.endOperation(key, controller);
     await finishComposition(core, order, messageId, operation, compositionId, result);
   };
   const report: CompositionReporter = {

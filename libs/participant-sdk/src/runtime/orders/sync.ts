@@ -76,17 +76,16 @@ export function isTimedOutByRuntime(signal: AbortSignal): boolean {
 
 /** Asks the running operations of an instance (or, without one, of a composition's prime/deprime) to stop. */
 function cancelOperations(core: ParticipantCore, instanceId: Uuid | undefined, compositionId: Uuid | undefined): void {
-  for (const [key, operation] of core.running) {
-    const match =
+  const cancelled = core.abortOperations(
+    (operation) =>
       instanceId !== undefined
         ? operation.instanceId === instanceId
         : compositionId !== undefined &&
           operation.compositionId === compositionId &&
-          operation.instanceId === undefined;
-    if (match) {
-      operation.controller.abort(new TimedOutByRuntime());
-      core.running.delete(key);
-      core.logger('info', 'Operation cancelled by the runtime', { instanceId, compositionId });
-    }
+          operation.instanceId === undefined,
+    () => new TimedOutByRuntime(),
+  );
+  for (let count = 0; count < cancelled; count += 1) {
+    core.logger('info', 'Operation cancelled by the runtime', { instanceId, compositionId });
   }
 }

@@ -9,7 +9,7 @@ export interface StageSets {
   readonly migrate: readonly number[];
 }
 
-/** Orders that walk stages instead of start phases (ONAP's StageScanner, reference §4.4). */
+/** Orders that walk stages instead of start phases (ONAP's StageScanner). */
 export function isStagedOrder(order: InstanceOrder): boolean {
   return order === 'MIGRATE' || order === 'MIGRATION_REVERT' || order === 'PREPARE';
 }

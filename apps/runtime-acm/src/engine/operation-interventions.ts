@@ -20,7 +20,7 @@ import { TemplateReader } from './template-reader';
  * the caller's transaction under the target's lock.
  */
 @Injectable()
-export class OperationControl {
+export class OperationInterventions {
   constructor(
     private readonly templates: TemplateReader,
     private readonly clock: Clock,
