@@ -38,6 +38,9 @@ const SIMPLE_UNLOCKED = '535e13cb-33ec-4edd-9db4-16627984f2a3';
 const SIMPLE_UNDEPLOYED = 'cac2abbf-00d6-4079-9db1-562d09bf6b72';
 const SIMPLE_FAILED = '386349e7-602a-4ee0-abd6-8aca28ff5527';
 
+/** ONAP's built-in passphrase of its sensitive-property encryption (docs/compatibility.md). */
+const ONAP_PASSPHRASE = '53c82eba-31f6-3416-b331-de9162ebe997';
+
 const run = promisify(execFile);
 
 function databaseUrl(database: string): string {
@@ -135,7 +138,14 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
 
   describe('served by the runtime with its simulator participant', () => {
     beforeAll(async () => {
-      const config = loadRuntimeConfig({ DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'error', SIMULATOR: 'true' });
+      // ONAP's db-restore rows carry values ONAP encrypted with its default passphrase (compatibility.md).
+      const config = loadRuntimeConfig({
+        DATABASE_URL: testDatabaseUrl(),
+        LOG_LEVEL: 'error',
+        SIMULATOR: 'true',
+        MSG_ENABLE_ENCRYPTION: 'true',
+        MSG_ENCRYPTION_KEY: ONAP_PASSPHRASE,
+      });
       ({ app } = await createRuntimeApp(config, { schema }));
       await app.init();
     });
@@ -217,6 +227,15 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
         const ids = await known();
         return [RESTORED_INSTANCE, SIMPLE_DEPLOYED, SIMPLE_UNLOCKED].every((id) => ids.includes(id)) ? ids : undefined;
       });
+      const held = (await sim().get(`${SIM_API}/instances/${RESTORED_INSTANCE}`).expect(200)).body as {
+        elements: Record<string, { properties: { baseUrl?: unknown } }>;
+      };
+      // The ENCRYPTED: value ONAP stored reaches the participant decrypted, as from ONAP's own runtime.
+      expect(Object.values(held.elements).map((element) => element.properties.baseUrl)).toEqual([
+        expect.stringMatching(/^http:\/\//),
+        expect.stringMatching(/^http:\/\//),
+        expect.stringMatching(/^http:\/\//),
+      ]);
       await http().put(`${BASE}/participants/sync/${SIM_PARTICIPANT}`).expect(202);
       const participant = await http().get(`${BASE}/participants/${SIM_PARTICIPANT}`).expect(200);
       expect(participant.text).toContain('org.onap.policy.clamp.acm.SimAutomationCompositionElement');
