@@ -12,7 +12,7 @@ import { createRuntimeApp } from '../../apps/runtime-acm/src/bootstrap';
 import { loadRuntimeConfig } from '../../apps/runtime-acm/src/config/runtime.config';
 import type { ImportReport } from '../../apps/runtime-acm/src/cli/onap-import/onap-importer';
 import { countOutcomes, importOnap } from '../../apps/runtime-acm/src/cli/onap-import/onap-importer';
-import { BASE, PASSWORD, USER } from '../support/runtime-harness';
+import { BASE, PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
 import { testDatabaseUrl } from '../support/services';
 import { ONAP_DIR, onapFile } from './onap-files';
@@ -134,6 +134,24 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
   it('a second import changes nothing', async () => {
     const second = await importNow();
     expect(second.lines.map((line) => line.outcome)).toEqual(first.lines.map(() => 'unchanged'));
+  });
+
+  it('the built command says the same, and exits 0 (dry run) or 1 (ONAP unreachable)', async () => {
+    const command = (args: string[]) =>
+      run('node', [join(REPO_ROOT, 'dist/apps/runtime-acm/src/cli/import-onap.js'), ...args], {
+        env: { ...process.env, DATABASE_URL: testDatabaseUrl(), DATABASE_SCHEMA: schema, LOG_LEVEL: 'error' },
+      }).then(
+        ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    const dryRun = await command(['--from', onapUrl, '--dry-run']);
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toContain('ONAP schema 1801 (dry run: nothing written)');
+    expect(dryRun.stdout).toContain('instances: 0 would import, 10 unchanged');
+    const unreachable = await command(['--from', 'postgres://onap:hidden@127.0.0.1:1/clampacm']);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('ONAP database postgres://onap@127.0.0.1:1/clampacm cannot be reached');
+    expect(unreachable.stderr).not.toContain('hidden');
   });
 
   describe('served by the runtime with its simulator participant', () => {
