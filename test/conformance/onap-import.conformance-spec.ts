@@ -80,6 +80,7 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
   const onapDatabase = `onap_import_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const onapUrl = databaseUrl(onapDatabase);
   const schema = `t_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const cliSchema = `${schema}_cli`;
   const dataSource = createDataSource({ url: testDatabaseUrl(), schema, poolSize: 4 });
   let unitOfWork: TypeOrmUnitOfWork;
   let first: ImportReport;
@@ -116,6 +117,7 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
     await app?.close();
     if (dataSource.isInitialized) {
       await dataSource.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await dataSource.query(`DROP SCHEMA IF EXISTS "${cliSchema}" CASCADE`);
       await dataSource.destroy();
     }
     await admin(`DROP DATABASE IF EXISTS "${onapDatabase}" WITH (FORCE)`);
@@ -136,18 +138,22 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
     expect(second.lines.map((line) => line.outcome)).toEqual(first.lines.map(() => 'unchanged'));
   });
 
-  it('the built command says the same, and exits 0 (dry run) or 1 (ONAP unreachable)', async () => {
+  it('the built command makes the runtime tables of an empty schema, dry-runs (exit 0), and exits 1 when ONAP is unreachable', async () => {
     const command = (args: string[]) =>
       run('node', [join(REPO_ROOT, 'dist/apps/runtime-acm/src/cli/import-onap.js'), ...args], {
-        env: { ...process.env, DATABASE_URL: testDatabaseUrl(), DATABASE_SCHEMA: schema, LOG_LEVEL: 'error' },
+        env: { ...process.env, DATABASE_URL: testDatabaseUrl(), DATABASE_SCHEMA: cliSchema, LOG_LEVEL: 'error' },
       }).then(
         ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
         (error: { code: number; stdout: string; stderr: string }) => error,
       );
+    // A schema of its own, empty: the command makes the runtime's tables first, as a start of the runtime does.
     const dryRun = await command(['--from', onapUrl, '--dry-run']);
     expect(dryRun.code).toBe(0);
     expect(dryRun.stdout).toContain('ONAP schema 1801 (dry run: nothing written)');
-    expect(dryRun.stdout).toContain('instances: 0 would import, 10 unchanged');
+    expect(dryRun.stdout).toContain('instances: 10 would import');
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM "${cliSchema}".automation_composition`)).toEqual([
+      { n: 0 },
+    ]);
     const unreachable = await command(['--from', 'postgres://onap:hidden@127.0.0.1:1/clampacm']);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('ONAP database postgres://onap@127.0.0.1:1/clampacm cannot be reached');

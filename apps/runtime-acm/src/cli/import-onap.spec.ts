@@ -1,4 +1,13 @@
-import { parseImportArguments } from './import-onap';
+import type { ImportLine } from './onap-import/onap-importer';
+import { IMPORT_EXIT, exitCodeOf, parseImportArguments } from './import-onap';
+
+const line = (outcome: ImportLine['outcome']): ImportLine => ({
+  kind: 'instance',
+  id: 'i',
+  label: 'I 1.0.0',
+  outcome,
+  detail: null,
+});
 
 describe('import:onap arguments', () => {
   it('reads --from, --from-schema, --dry-run and --transitional', () => {
@@ -27,5 +36,17 @@ describe('import:onap arguments', () => {
     expect(parseImportArguments(['--from', 'x', '--force'], {})).toMatchObject({
       problem: expect.stringContaining("Unknown option '--force'") as unknown,
     });
+  });
+});
+
+describe('import:onap exit code', () => {
+  it('is 3 when a row was refused, 0 when every row is imported, unchanged or kept', () => {
+    const report = (outcomes: Array<ImportLine['outcome']>) => ({
+      schemaVersion: '1801',
+      dryRun: false,
+      lines: outcomes.map(line),
+    });
+    expect(exitCodeOf(report(['imported', 'unchanged', 'kept']))).toBe(IMPORT_EXIT.DONE);
+    expect(exitCodeOf(report(['imported', 'refused']))).toBe(3);
   });
 });

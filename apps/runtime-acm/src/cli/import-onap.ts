@@ -5,6 +5,7 @@ import { TRANSITIONAL_POLICIES } from '@acm/domain';
 import { TypeOrmUnitOfWork } from '@acm/persistence';
 import { loadRuntimeConfig } from '../config/runtime.config';
 import { openDatabase } from '../database/database';
+import type { ImportReport } from './onap-import/onap-importer';
 import { countOutcomes, formatReport, importOnap } from './onap-import/onap-importer';
 import { OnapSourceError } from './onap-import/onap-source';
 import { runCli } from './run-cli';
@@ -69,6 +70,13 @@ export function parseImportArguments(
   };
 }
 
+/** PARTIAL when any row was refused, else DONE (rows kept or unchanged are not failures). */
+export function exitCodeOf(report: ImportReport): number {
+  const counts = countOutcomes(report);
+  const refused = counts.participant.refused + counts.definition.refused + counts.instance.refused;
+  return refused > 0 ? IMPORT_EXIT.PARTIAL : IMPORT_EXIT.DONE;
+}
+
 async function main(args: readonly string[]): Promise<number> {
   const parsed = parseImportArguments(args, process.env);
   if ('problem' in parsed) {
@@ -88,9 +96,7 @@ async function main(args: readonly string[]): Promise<number> {
       toscaCompositionName: config.toscaCompositionName,
     });
     process.stdout.write(formatReport(report, performance.now() - started));
-    const counts = countOutcomes(report);
-    const refused = counts.participant.refused + counts.definition.refused + counts.instance.refused;
-    return refused > 0 ? IMPORT_EXIT.PARTIAL : IMPORT_EXIT.DONE;
+    return exitCodeOf(report);
   } catch (error) {
     if (error instanceof OnapSourceError) {
       process.stderr.write(`${error.message}\n`);
