@@ -279,6 +279,39 @@ describe('import of an ONAP database (PostgreSQL)', () => {
     expect(stored?.value.description).toBe('changed here');
   });
 
+  it('refuses an instance whose name and version the runtime already uses, writing none of its elements', async () => {
+    const twin = 'b1000000-0000-4000-8000-000000000009';
+    const twinElement = 'd1000000-0000-4000-8000-000000000009';
+    const client = new Client({ connectionString: testDatabaseUrl() });
+    await client.connect();
+    try {
+      await client.query(`SET search_path TO "${onap}"`);
+      await client.query(
+        `INSERT INTO automationcomposition (instanceid, compositionid, name, version, deploystate, lockstate, revisionid)
+         VALUES ($1, $2, 'Deployed', '1.0.0', 2, 4, $3)`,
+        [twin, DEFINITION, REVISION],
+      );
+      await client.query(
+        `INSERT INTO automationcompositionelement (elementid, instanceid, definition_name, definition_version)
+         VALUES ($1, $2, $3, '1.0.0')`,
+        [twinElement, twin, ELEMENT_TEMPLATE],
+      );
+    } finally {
+      await client.end();
+    }
+    const report = await run();
+    expect(report.lines.find((line) => line.id === twin)).toMatchObject({
+      outcome: 'refused',
+      detail: 'another instance of the runtime is named Deployed 1.0.0',
+    });
+    expect(
+      await dataSource.query(
+        `SELECT count(*)::int AS n FROM "${target}".automation_composition_element WHERE element_id = $1`,
+        [twinElement],
+      ),
+    ).toEqual([{ n: 0 }]);
+  });
+
   it('refuses a schema of another ONAP version, naming it', async () => {
     const older = await onapSchema('1702');
     try {
