@@ -125,14 +125,11 @@ async function importOne(item: PlannedImport, options: ImportOptions): Promise<I
     outcome,
     detail,
   });
-  if (!item.mapped.ok) {
-    return line('refused', item.mapped.reason);
-  }
-  const notes = item.mapped.notes.length > 0 ? item.mapped.notes.join('; ') : null;
   const importable = importableOf(item);
   if (importable === null) {
-    return line('refused', 'not mapped');
+    return line('refused', item.mapped.ok ? null : item.mapped.reason);
   }
+  const notes = importable.notes.length > 0 ? importable.notes.join('; ') : null;
   if (importable.kind === 'definition') {
     const problem = templateProblem(importable.value, options);
     if (problem !== null) {
@@ -166,14 +163,15 @@ async function importOne(item: PlannedImport, options: ImportOptions): Promise<I
   }
 }
 
+/** Null for a row that does not map. */
 function importableOf(item: PlannedImport): Importable | null {
   switch (item.kind) {
     case 'participant':
-      return item.mapped.ok ? { kind: item.kind, value: item.mapped.value } : null;
+      return item.mapped.ok ? { kind: item.kind, value: item.mapped.value, notes: item.mapped.notes } : null;
     case 'definition':
-      return item.mapped.ok ? { kind: item.kind, value: item.mapped.value } : null;
+      return item.mapped.ok ? { kind: item.kind, value: item.mapped.value, notes: item.mapped.notes } : null;
     case 'instance':
-      return item.mapped.ok ? { kind: item.kind, value: item.mapped.value } : null;
+      return item.mapped.ok ? { kind: item.kind, value: item.mapped.value, notes: item.mapped.notes } : null;
   }
 }
 
@@ -182,10 +180,12 @@ interface Writer {
   insert(store: Store): Promise<void>;
 }
 
-type Importable =
+/** A planned row that maps, narrowed by kind. */
+type Importable = { readonly notes: readonly string[] } & (
   | { readonly kind: 'participant'; readonly value: Participant }
   | { readonly kind: 'definition'; readonly value: CompositionDefinition }
-  | { readonly kind: 'instance'; readonly value: AutomationComposition };
+  | { readonly kind: 'instance'; readonly value: AutomationComposition }
+);
 
 function writerOf(item: Importable): Writer {
   switch (item.kind) {
