@@ -318,5 +318,25 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
         });
       }
     });
+
+    it('a later import brings back nothing the runtime deleted or changed since', async () => {
+      const again = await importNow();
+      const deleted = [RESTORED_INSTANCE, SIMPLE_DEPLOYED, SIMPLE_FAILED];
+      expect(
+        again.lines.filter((line) => deleted.includes(line.id)).map((line) => [line.outcome, line.detail]),
+      ).toEqual(
+        deleted.map(() => [
+          'kept',
+          'deleted through the runtime since it was imported (its history says so); not imported again',
+        ]),
+      );
+      expect(again.lines.filter((line) => line.outcome === 'imported' || line.outcome === 'refused')).toEqual([]);
+      for (const [compositionId, instanceId] of [
+        [RESTORED_TO, RESTORED_INSTANCE],
+        [SIMPLE, SIMPLE_DEPLOYED],
+      ]) {
+        await http().get(`${BASE}/compositions/${compositionId}/instances/${instanceId}`).expect(404);
+      }
+    });
   });
 });

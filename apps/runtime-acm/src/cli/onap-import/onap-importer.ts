@@ -49,7 +49,7 @@ export interface ImportOptions {
 /** A schema of another ONAP version or no ONAP schema at all: nothing is imported. */
 export class OnapSchemaRefused extends OnapSourceError {}
 
-type Existing = 'absent' | 'same' | 'different';
+type Existing = 'absent' | 'same' | 'different' | 'deleted';
 
 function compareParticipants(stored: Participant | null, imported: Participant): Existing {
   if (stored === null) {
@@ -63,11 +63,19 @@ function compareParticipants(stored: Participant | null, imported: Participant):
   return sameData(types(stored), types(imported)) ? 'same' : 'different';
 }
 
-function compare<T>(stored: { value: T } | null, imported: T): Existing {
-  return stored === null ? 'absent' : sameData(stored.value, imported) ? 'same' : 'different';
+/**
+ * Absent with a history means deleted through the runtime after an earlier import: the history of a definition or
+ * instance outlives it (until retention prunes it), so a later run does not bring back what the operator deleted.
+ */
+async function compare<T>(store: Store, id: string, stored: { value: T } | null, imported: T): Promise<Existing> {
+  if (stored === null) {
+    return (await store.events.list(id, 1)).length > 0 ? 'deleted' : 'absent';
+  }
+  return sameData(stored.value, imported) ? 'same' : 'different';
 }
 
 const KEPT = 'the runtime holds other data under this id (changed since the last import, or made here); left as it is';
+const DELETED = 'deleted through the runtime since it was imported (its history says so); not imported again';
 
 /**
  * Reads ONAP's database, maps every row, and writes what maps and is not there yet: each participant, definition and
@@ -142,8 +150,8 @@ async function importOne(item: PlannedImport, options: ImportOptions): Promise<I
     if (existing === 'same') {
       return line('unchanged', null);
     }
-    if (existing === 'different') {
-      return line('kept', KEPT);
+    if (existing === 'different' || existing === 'deleted') {
+      return line('kept', existing === 'deleted' ? DELETED : KEPT);
     }
     if (!writing) {
       return line('would import', notes);
@@ -200,14 +208,16 @@ function writerOf(item: Importable): Writer {
     case 'definition': {
       const definition = item.value;
       return {
-        existing: async (store) => compare(await store.definitions.find(definition.compositionId), definition),
+        existing: async (store) =>
+          compare(store, definition.compositionId, await store.definitions.find(definition.compositionId), definition),
         insert: (store) => store.definitions.insert(definition),
       };
     }
     case 'instance': {
       const instance = item.value;
       return {
-        existing: async (store) => compare(await store.instances.find(instance.instanceId), instance),
+        existing: async (store) =>
+          compare(store, instance.instanceId, await store.instances.find(instance.instanceId), instance),
         insert: async (store) => {
           if (await store.instances.isNameVersionTaken(instance.name, instance.version, instance.instanceId)) {
             throw new DomainError(
