@@ -37,6 +37,9 @@ const SIMPLE_DEPLOYED = '8fdac17e-c3b4-482d-8e06-2d484afe4bdf';
 const SIMPLE_UNLOCKED = '535e13cb-33ec-4edd-9db4-16627984f2a3';
 const SIMPLE_UNDEPLOYED = 'cac2abbf-00d6-4079-9db1-562d09bf6b72';
 const SIMPLE_FAILED = '386349e7-602a-4ee0-abd6-8aca28ff5527';
+/** The dump's second pass: another primed Simple and its failed deploy. */
+const SIMPLE_2 = '08986cd2-a517-49b7-a830-db95fb96eeaa';
+const SIMPLE_2_FAILED = 'a3121c97-3911-47ac-b63a-51ce195fc017';
 
 /** ONAP's built-in passphrase of its sensitive-property encryption (docs/compatibility.md). */
 const ONAP_PASSPHRASE = '53c82eba-31f6-3416-b331-de9162ebe997';
@@ -208,6 +211,15 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
         const definition = (await http().get(`${BASE}/compositions/${id}`).expect(200)).body as { state: string };
         expect(definition.state).toBe('PRIMED');
       }
+      const listed = (await http().get(`${BASE}/compositions`).expect(200)).body as {
+        service_templates: Array<{ metadata: { compositionId: string } }>;
+      };
+      expect(listed.service_templates.map((template) => template.metadata.compositionId).sort()).toEqual(
+        first.lines
+          .filter((line) => line.kind === 'definition')
+          .map((line) => line.id)
+          .sort(),
+      );
       const states = async (compositionId: string, instanceId: string) => {
         const view = await instance(compositionId, instanceId);
         return [view.name, view.deployState, view.lockState, view.stateChangeResult];
@@ -289,6 +301,14 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
         '989c62b3-8918-41b9-a747-d21eb79c6c35',
         '989c62b3-8918-41b9-a747-d21eb79c6c37',
       ]);
+    });
+
+    it('deploys again an instance whose deploy failed under ONAP', async () => {
+      await http()
+        .put(`${BASE}/compositions/${SIMPLE_2}/instances/${SIMPLE_2_FAILED}`)
+        .send({ deployOrder: 'DEPLOY' })
+        .expect(202);
+      await settled(SIMPLE_2, SIMPLE_2_FAILED, 'DEPLOYED', 'LOCKED');
     });
 
     it('undeploys and deletes imported instances, a failed deploy included; the participant forgets them', async () => {
