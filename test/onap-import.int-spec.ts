@@ -312,6 +312,45 @@ describe('import of an ONAP database (PostgreSQL)', () => {
     ).toEqual([{ n: 0 }]);
   });
 
+  it('refuses a definition whose service template the runtime cannot read, and the instances on it', async () => {
+    const unreadable = 'a1000000-0000-4000-8000-000000000009';
+    const onIt = 'b1000000-0000-4000-8000-000000000008';
+    const template = {
+      tosca_definitions_version: 'tosca_simple_yaml_1_3',
+      topology_template: { node_templates: { 'x.element:1.0.0': { name: 'x.element', type: 'no.such.Type' } } },
+    };
+    const client = new Client({ connectionString: testDatabaseUrl() });
+    await client.connect();
+    try {
+      await client.query(`SET search_path TO "${onap}"`);
+      await client.query(
+        `INSERT INTO automationcompositiondefinition (compositionid, name, version, servicetemplate, state)
+         VALUES ($1, 'Unreadable', '1.0.0', $2, 0)`,
+        [unreadable, JSON.stringify(template)],
+      );
+      await client.query(
+        `INSERT INTO automationcomposition (instanceid, compositionid, name, version) VALUES ($1, $2, 'On-it', '1.0.0')`,
+        [onIt, unreadable],
+      );
+      await client.query(
+        `INSERT INTO automationcompositionelement (elementid, instanceid, definition_name) VALUES ($1, $2, 'x.element')`,
+        [randomUUID(), onIt],
+      );
+    } finally {
+      await client.end();
+    }
+    const report = await run();
+    expect(report.lines.find((line) => line.id === unreadable)).toMatchObject({
+      outcome: 'refused',
+      detail: expect.stringContaining('its service template is not one the runtime reads:') as unknown,
+    });
+    expect(report.lines.find((line) => line.id === onIt)).toMatchObject({
+      outcome: 'refused',
+      detail: `its composition definition ${unreadable} is not imported`,
+    });
+    expect(await unitOfWork.read((store) => store.definitions.find(unreadable))).toBeNull();
+  });
+
   it('refuses a schema of another ONAP version, naming it', async () => {
     const older = await onapSchema('1702');
     try {
