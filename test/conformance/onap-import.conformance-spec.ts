@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -13,6 +15,8 @@ import { loadRuntimeConfig } from '../../apps/runtime-acm/src/config/runtime.con
 import type { ImportReport } from '../../apps/runtime-acm/src/cli/onap-import/onap-importer';
 import { countOutcomes, importOnap } from '../../apps/runtime-acm/src/cli/onap-import/onap-importer';
 import { BASE, PASSWORD, REPO_ROOT, USER } from '../support/runtime-harness';
+import type { EmbeddedRuntime } from '../support/readme-walk';
+import { startEmbeddedRuntime } from '../support/readme-walk';
 import { eventually } from '../support/scripted-participant';
 import { testDatabaseUrl } from '../support/services';
 import { ONAP_DIR, onapFile } from './onap-files';
@@ -161,6 +165,29 @@ describe("ONAP's database (dump and db-restore inserts), imported", () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('ONAP database postgres://onap@127.0.0.1:1/clampacm cannot be reached');
     expect(unreachable.stderr).not.toContain('hidden');
+  });
+
+  it('imports into the embedded database, which the runtime as npm start runs it then serves', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'acm-onap-import-'));
+    const { DATABASE_URL: _url, DATABASE_SCHEMA: _schema, ...environment } = process.env;
+    let embedded: EmbeddedRuntime | undefined;
+    try {
+      const { stdout } = await run(
+        'node',
+        [join(REPO_ROOT, 'dist/apps/runtime-acm/src/cli/import-onap.js'), '--from', onapUrl],
+        { env: { ...environment, DATA_DIR: dataDir, LOG_LEVEL: 'error' } },
+      );
+      expect(stdout).toContain('instances: 10 imported');
+      embedded = await startEmbeddedRuntime('onap-import-embedded', { DATA_DIR: dataDir });
+      const served = await request(`http://127.0.0.1:${embedded.port}`)
+        .get(`${BASE}/compositions/${RESTORED_FROM}/instances/${RESTORED_INSTANCE}`)
+        .auth(USER, PASSWORD)
+        .expect(200);
+      expect((served.body as InstanceView).deployState).toBe('DEPLOYED');
+    } finally {
+      await embedded?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   describe('served by the runtime with its simulator participant', () => {
