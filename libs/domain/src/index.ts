@@ -34,3 +34,4 @@ export * from './instance/order-checks';
 export * from './plan/order-plan';
 export * from './plan/stage-sets';
 export * from './retention/retention';
+export * from './onap-import';

@@ -1,0 +1,4 @@
+export * from './onap-rows';
+export * from './onap-schema';
+export * from './onap-mapping';
+export * from './onap-import-plan';
