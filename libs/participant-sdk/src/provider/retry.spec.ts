@@ -71,7 +71,11 @@ describe(withRetry.name, () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const call = scripted([refused, new ResourceClientError('bug', 500)]);
     const isTransient = (error: unknown): boolean => (error as { code?: string }).code === 'ECONNREFUSED';
-    const result = withRetry('GET /x', 'read', call.action, { policy: DEFAULT_RESOURCE_RETRY_POLICY, timers, isTransient });
+    const result = withRetry('GET /x', 'read', call.action, {
+      policy: DEFAULT_RESOURCE_RETRY_POLICY,
+      timers,
+      isTransient,
+    });
     await until(() => timers.active === 1);
     timers.tick();
     await expect(result).rejects.toThrow('GET /x failed after 2 attempts (status 500): bug');
