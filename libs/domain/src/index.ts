@@ -12,6 +12,8 @@ export * from './instance/phases';
 export * from './engine/phase-planner';
 export * from './engine/dependency-planner';
 export * from './ports/engine.port';
+export * from './ports/operation-session.port';
+export * from './ports/supervision-queries.port';
 export * from './instance/migration';
 export * from './engine/stage-planner';
 export * from './engine/order-cascade';

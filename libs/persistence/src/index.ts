@@ -7,3 +7,4 @@ export type { QueuedRecord } from './engine-repositories';
 export { isTransientDatabaseError } from './transient-errors';
 export { readEngineGauges } from './engine-gauges';
 export type { EngineGauges } from './engine-gauges';
+export { BufferedSessions } from './session/buffered-sessions';

@@ -11,6 +11,7 @@ import {
   DEFINITION_ORDER_EFFECT,
   DomainError,
   IdGenerator,
+  OperationSessions,
   UnitOfWork,
   assertControlSettings,
   assertDefinitionEditable,
@@ -60,6 +61,7 @@ export class CommissioningService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly engine: OperationEngine,
+    private readonly sessions: OperationSessions,
   ) {}
 
   /** Creates a definition, or replaces one when the template's metadata names its compositionId. */
@@ -160,7 +162,9 @@ export class CommissioningService {
         lastMsg: this.clock.now(),
       };
       await store.definitions.update(updated, found.version);
-      await this.engine.startDefinitionOrder(store, updated, order);
+      const session = this.sessions.join(store, []);
+      await this.engine.startDefinitionOrder(session, updated, order);
+      await session.commit();
       return updated;
     });
   }

@@ -1,5 +1,12 @@
-import type { AutomationComposition, CompositionDefinition, CountSignalEffect, Store, Versioned } from '@acm/domain';
-import { Clock, DomainError, UnitOfWork, parseSignal, supervisionMemoryOf } from '@acm/domain';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  CountSignalEffect,
+  OperationSession,
+  Store,
+  Versioned,
+} from '@acm/domain';
+import { Clock, DomainError, OperationSessions, UnitOfWork, parseSignal, supervisionMemoryOf } from '@acm/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -61,6 +68,7 @@ export class ControlService {
     private readonly control: OperationControl,
     private readonly clock: Clock,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
+    private readonly sessions: OperationSessions,
   ) {
     this.signalKey = signalKeyOf(config);
   }
@@ -79,10 +87,10 @@ export class ControlService {
         problems,
       });
     }
-    return this.unitOfWork.transaction(async (store) => {
+    return this.instanceTransaction(target.instanceId, async (store, session) => {
       const found = await this.lockInstance(store, target.compositionId, target.instanceId);
       const definition = await this.definitionOf(store, found.value);
-      const done = await this.control.signalInstance(store, found, definition, target.elementId, signal);
+      const done = await this.control.signalInstance(session, found, definition, target.elementId, signal);
       const element = done.instance.elements[target.elementId];
       const wait = element?.outProperties['waitCondition'] as { successes?: unknown; count?: unknown } | undefined;
       return {
@@ -130,33 +138,33 @@ export class ControlService {
   }
 
   async cancelInstance(compositionId: string, instanceId: string, rollback: boolean): Promise<AutomationComposition> {
-    return this.unitOfWork.transaction(async (store) => {
+    return this.instanceTransaction(instanceId, async (store, session) => {
       const found = await this.lockInstance(store, compositionId, instanceId);
-      return this.control.cancelInstance(store, found, await this.definitionOf(store, found.value), rollback);
+      return this.control.cancelInstance(session, found, await this.definitionOf(store, found.value), rollback);
     });
   }
 
   async pauseInstance(compositionId: string, instanceId: string): Promise<void> {
-    await this.unitOfWork.transaction(async (store) => {
+    await this.instanceTransaction(instanceId, async (store, session) => {
       const found = await this.lockInstance(store, compositionId, instanceId);
-      await this.control.pauseInstance(store, found, await this.definitionOf(store, found.value));
+      await this.control.pauseInstance(session, found, await this.definitionOf(store, found.value));
     });
   }
 
   async resumeInstance(compositionId: string, instanceId: string): Promise<void> {
-    await this.unitOfWork.transaction(async (store) => {
+    await this.instanceTransaction(instanceId, async (store, session) => {
       const found = await this.lockInstance(store, compositionId, instanceId);
-      await this.control.resumeInstance(store, found, await this.definitionOf(store, found.value));
+      await this.control.resumeInstance(session, found, await this.definitionOf(store, found.value));
     });
   }
 
   async cancelDefinition(compositionId: string): Promise<CompositionDefinition> {
-    return this.unitOfWork.transaction(async (store) => {
-      const found = await store.definitions.findForUpdate(compositionId);
+    return this.sessions.transaction({ instanceIds: [], messageIds: [] }, async (session) => {
+      const found = await session.lockDefinition(compositionId);
       if (!found) {
         throw definitionNotFound(compositionId);
       }
-      return this.control.cancelDefinition(store, found);
+      return this.control.cancelDefinition(session, found);
     });
   }
 
@@ -184,6 +192,16 @@ export class ControlService {
         noProgress: [...reported].sort(),
       };
     });
+  }
+
+  /** One transaction on an operation session that locks and loads the instance, its operation and definitions. */
+  private instanceTransaction<T>(
+    instanceId: string,
+    work: (store: Store, session: OperationSession) => Promise<T>,
+  ): Promise<T> {
+    return this.sessions.transaction({ instanceIds: [instanceId], messageIds: [] }, (session, { store }) =>
+      work(store, session),
+    );
   }
 
   private async lockInstance(
