@@ -1,8 +1,9 @@
-import { Clock, IdGenerator, OperationSessions, RetentionStore, UnitOfWork } from '@acm/domain';
+import { Clock, IdGenerator, OperationSessions, ReadModels, RetentionStore, UnitOfWork } from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
 import {
   BufferedSessions,
   RandomIdGenerator,
+  StoreReadModels,
   SystemClock,
   TypeOrmRetentionStore,
   TypeOrmUnitOfWork,
@@ -119,6 +120,11 @@ export class RuntimeModule {
         {
           provide: OperationSessions,
           useFactory: (observed: UnitOfWork) => new BufferedSessions(observed),
+          inject: [UnitOfWork],
+        },
+        {
+          provide: ReadModels,
+          useFactory: (observed: UnitOfWork) => new StoreReadModels(observed),
           inject: [UnitOfWork],
         },
         { provide: ROOT_LOGGER, useValue: options.logger },

@@ -14,6 +14,7 @@ export * from './engine/dependency-planner';
 export * from './ports/engine.port';
 export * from './ports/operation-session.port';
 export * from './ports/supervision-queries.port';
+export * from './ports/read-model.port';
 export * from './instance/migration';
 export * from './engine/stage-planner';
 export * from './engine/order-cascade';

@@ -8,3 +8,4 @@ export { isTransientDatabaseError } from './transient-errors';
 export { readEngineGauges } from './engine-gauges';
 export type { EngineGauges } from './engine-gauges';
 export { BufferedSessions } from './session/buffered-sessions';
+export { StoreReadModels } from './session/store-read-models';

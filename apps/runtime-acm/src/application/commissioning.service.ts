@@ -12,6 +12,7 @@ import {
   DomainError,
   IdGenerator,
   OperationSessions,
+  ReadModels,
   UnitOfWork,
   assertControlSettings,
   assertDefinitionEditable,
@@ -62,6 +63,7 @@ export class CommissioningService {
     private readonly ids: IdGenerator,
     private readonly engine: OperationEngine,
     private readonly sessions: OperationSessions,
+    private readonly reads: ReadModels,
   ) {}
 
   /** Creates a definition, or replaces one when the template's metadata names its compositionId. */
@@ -125,7 +127,7 @@ export class CommissioningService {
   }
 
   async get(compositionId: string): Promise<CompositionDefinition> {
-    const found = await this.unitOfWork.read((store) => store.definitions.find(compositionId));
+    const found = await this.reads.read((model) => model.definitions.find(compositionId));
     if (!found) {
       throw notFound(compositionId);
     }
@@ -133,7 +135,7 @@ export class CommissioningService {
   }
 
   list(query: DefinitionQuery): Promise<CompositionDefinition[]> {
-    return this.unitOfWork.read((store) => store.definitions.list(query));
+    return this.reads.read((model) => model.definitions.list(query));
   }
 
   /** Validates a prime or deprime order and records PRIMING/DEPRIMING; participants are told by the engine. */

@@ -1,10 +1,4 @@
-import type {
-  AutomationComposition,
-  CompositionDefinition,
-  OperationSession,
-  Signal,
-  Versioned,
-} from '@acm/domain';
+import type { AutomationComposition, CompositionDefinition, OperationSession, Signal, Versioned } from '@acm/domain';
 import { DomainError } from '@acm/domain';
 
 import { EngineFixture, inSession } from './testing/engine-fixture';
