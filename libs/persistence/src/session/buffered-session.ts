@@ -43,10 +43,11 @@ interface BufferedInstance {
 /**
  * An operation session (the engine's port) over one transaction of any `Store`, and that store as the session sees
  * it (a decorator, for the application's own checks and writes beside the engine's). `open` locks and loads every
- * instance the batch touches, their running operations and the answered messages with a constant number of
- * statements; reads of those are then answered from memory (each write is seen by the next read, so a second ACK
- * of an instance sees the first one's result), and writes to instances, element information, operations, message
- * records and answers, outbox and history are collected and written by `flush` with one set statement per table.
+ * instance an order or a batch of ACKs touches, their running operations and the answered messages with a constant
+ * number of statements; reads of those are then answered from memory (each write is seen by the next read, so a
+ * second ACK of an instance sees the first one's result), and writes to instances, element information, operations,
+ * message records and answers, outbox and history are collected and written by `flush` (the session's `commit`)
+ * with one set statement per table.
  * Anything else is read or written through the underlying store after a flush, so it sees every earlier write.
  * Versions follow the store's rule: each update must name the version the previous one left, and the stored row
  * ends as many versions on as it had updates.
