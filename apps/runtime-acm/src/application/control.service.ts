@@ -3,10 +3,9 @@ import type {
   CompositionDefinition,
   CountSignalEffect,
   OperationSession,
-  Store,
   Versioned,
 } from '@acm/domain';
-import { Clock, DomainError, OperationSessions, UnitOfWork, parseSignal, supervisionMemoryOf } from '@acm/domain';
+import { Clock, DomainError, OperationSessions, ReadModels, parseSignal, supervisionMemoryOf } from '@acm/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -64,7 +63,7 @@ export class ControlService {
   private readonly signalKey: Buffer;
 
   constructor(
-    private readonly unitOfWork: UnitOfWork,
+    private readonly reads: ReadModels,
     private readonly control: OperationControl,
     private readonly clock: Clock,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
@@ -87,9 +86,9 @@ export class ControlService {
         problems,
       });
     }
-    return this.instanceTransaction(target.instanceId, async (store, session) => {
-      const found = await this.lockInstance(store, target.compositionId, target.instanceId);
-      const definition = await this.definitionOf(store, found.value);
+    return this.instanceTransaction(target.instanceId, async (session) => {
+      const found = await this.lockInstance(session, target.compositionId, target.instanceId);
+      const definition = await this.definitionOf((id) => session.definition(id), found.value);
       const done = await this.control.signalInstance(session, found, definition, target.elementId, signal);
       const element = done.instance.elements[target.elementId];
       const wait = element?.outProperties['waitCondition'] as { successes?: unknown; count?: unknown } | undefined;
@@ -110,8 +109,8 @@ export class ControlService {
    * condition of the instance, so a URL is never made for something that cannot be signalled.
    */
   async signalUrl(target: SignalTarget, lifetimeSeconds: number, baseUrl: string): Promise<SignalUrl> {
-    await this.unitOfWork.read(async (store) => {
-      const found = await store.instances.find(target.instanceId);
+    await this.reads.read(async (model) => {
+      const found = await model.instances.find(target.instanceId);
       if (!found) {
         throw instanceNotFound(target.instanceId);
       }
@@ -120,7 +119,7 @@ export class ControlService {
       if (element === undefined) {
         throw new DomainError('NOT_FOUND', `Element ${target.elementId} not found in instance ${target.instanceId}`);
       }
-      const definition = await this.definitionOf(store, found.value);
+      const definition = await this.definitionOf((id) => model.definitions.find(id), found.value);
       if (!this.control.isWaitCondition(definition, element.definition.name)) {
         throw new DomainError(
           'VALIDATION_FAILED',
@@ -138,23 +137,36 @@ export class ControlService {
   }
 
   async cancelInstance(compositionId: string, instanceId: string, rollback: boolean): Promise<AutomationComposition> {
-    return this.instanceTransaction(instanceId, async (store, session) => {
-      const found = await this.lockInstance(store, compositionId, instanceId);
-      return this.control.cancelInstance(session, found, await this.definitionOf(store, found.value), rollback);
+    return this.instanceTransaction(instanceId, async (session) => {
+      const found = await this.lockInstance(session, compositionId, instanceId);
+      return this.control.cancelInstance(
+        session,
+        found,
+        await this.definitionOf((id) => session.definition(id), found.value),
+        rollback,
+      );
     });
   }
 
   async pauseInstance(compositionId: string, instanceId: string): Promise<void> {
-    await this.instanceTransaction(instanceId, async (store, session) => {
-      const found = await this.lockInstance(store, compositionId, instanceId);
-      await this.control.pauseInstance(session, found, await this.definitionOf(store, found.value));
+    await this.instanceTransaction(instanceId, async (session) => {
+      const found = await this.lockInstance(session, compositionId, instanceId);
+      await this.control.pauseInstance(
+        session,
+        found,
+        await this.definitionOf((id) => session.definition(id), found.value),
+      );
     });
   }
 
   async resumeInstance(compositionId: string, instanceId: string): Promise<void> {
-    await this.instanceTransaction(instanceId, async (store, session) => {
-      const found = await this.lockInstance(store, compositionId, instanceId);
-      await this.control.resumeInstance(session, found, await this.definitionOf(store, found.value));
+    await this.instanceTransaction(instanceId, async (session) => {
+      const found = await this.lockInstance(session, compositionId, instanceId);
+      await this.control.resumeInstance(
+        session,
+        found,
+        await this.definitionOf((id) => session.definition(id), found.value),
+      );
     });
   }
 
@@ -170,16 +182,16 @@ export class ControlService {
 
   /** The running operation's control state, or null when nothing runs. */
   async controlOf(instanceId: string): Promise<ControlView | null> {
-    return this.unitOfWork.read(async (store) => {
-      const operation = await store.operations.findRunning(instanceId);
+    return this.reads.read(async (model) => {
+      const operation = await model.operations.findRunning(instanceId);
       if (!operation) {
         return null;
       }
       const { control } = operation;
-      const instance = operation.targetKind === 'INSTANCE' ? await store.instances.find(instanceId) : null;
+      const instance = operation.targetKind === 'INSTANCE' ? await model.instances.find(instanceId) : null;
       const reported =
         instance && operation.targetKind === 'INSTANCE'
-          ? supervisionMemoryOf(await store.events.list(instanceId, 10000), operation, instance.value.lastMsg).reported
+          ? supervisionMemoryOf(await model.events.list(instanceId, 10000), operation, instance.value.lastMsg).reported
           : new Set<string>();
       return {
         operationId: operation.operationId,
@@ -195,21 +207,16 @@ export class ControlService {
   }
 
   /** One transaction on an operation session that locks and loads the instance, its operation and definitions. */
-  private instanceTransaction<T>(
-    instanceId: string,
-    work: (store: Store, session: OperationSession) => Promise<T>,
-  ): Promise<T> {
-    return this.sessions.transaction({ instanceIds: [instanceId], messageIds: [] }, (session, { store }) =>
-      work(store, session),
-    );
+  private instanceTransaction<T>(instanceId: string, work: (session: OperationSession) => Promise<T>): Promise<T> {
+    return this.sessions.transaction({ instanceIds: [instanceId], messageIds: [] }, work);
   }
 
   private async lockInstance(
-    store: Store,
+    session: OperationSession,
     compositionId: string,
     instanceId: string,
   ): Promise<Versioned<AutomationComposition>> {
-    const found = await store.instances.findForUpdate(instanceId);
+    const found = await session.lockInstance(instanceId);
     if (!found) {
       throw instanceNotFound(instanceId);
     }
@@ -225,8 +232,11 @@ export class ControlService {
     }
   }
 
-  private async definitionOf(store: Store, instance: AutomationComposition): Promise<CompositionDefinition> {
-    const found = await store.definitions.find(instance.compositionId);
+  private async definitionOf(
+    find: (compositionId: string) => Promise<Versioned<CompositionDefinition> | null>,
+    instance: AutomationComposition,
+  ): Promise<CompositionDefinition> {
+    const found = await find(instance.compositionId);
     if (!found) {
       throw definitionNotFound(instance.compositionId);
     }
