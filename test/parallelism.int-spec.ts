@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UnitOfWork } from '@acm/domain';
+import { OperationSessions } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
 import { RUNTIME_CONFIG } from '../apps/runtime-acm/src/config/runtime.config';
 import type { RuntimeConfig } from '../apps/runtime-acm/src/config/runtime.config';
@@ -193,7 +193,13 @@ describe('runtime-wide parallelism limit (PostgreSQL, in-process bus, scripted p
   it('never has more than MAX_PARALLEL_ELEMENTS in flight across two instances, and deploys both', async () => {
     const config = runtime.app.get<RuntimeConfig>(RUNTIME_CONFIG);
     const fillers = [1, 2].map(
-      () => new ParallelSlots(config, runtime.app.get(UnitOfWork), runtime.app.get(OperationSteps), new CommitNudge()),
+      () =>
+        new ParallelSlots(
+          config,
+          runtime.app.get(OperationSessions),
+          runtime.app.get(OperationSteps),
+          new CommitNudge(),
+        ),
     );
     const instances = [await createInstance(), await createInstance()];
     for (const instanceId of instances) {

@@ -1,6 +1,13 @@
-import { Clock, IdGenerator, RetentionStore, UnitOfWork } from '@acm/domain';
+import { Clock, IdGenerator, OperationSessions, ReadModels, RetentionStore, UnitOfWork } from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
-import { RandomIdGenerator, SystemClock, TypeOrmRetentionStore, TypeOrmUnitOfWork } from '@acm/persistence';
+import {
+  BufferedSessions,
+  RandomIdGenerator,
+  StoreReadModels,
+  SystemClock,
+  TypeOrmRetentionStore,
+  TypeOrmUnitOfWork,
+} from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
@@ -12,6 +19,7 @@ import { PlanService } from './application/plan.service';
 import { DefinitionDocsService } from './application/definition-docs.service';
 import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
+import { AnswerGroupCommit } from './application/answer-group-commit';
 import { ControlService } from './application/control.service';
 import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './engine/template-reader';
@@ -109,6 +117,16 @@ export class RuntimeModule {
             ),
           inject: [OperabilityMetrics, CommitNudge, DueTimeNudge],
         },
+        {
+          provide: OperationSessions,
+          useFactory: (observed: UnitOfWork) => new BufferedSessions(observed),
+          inject: [UnitOfWork],
+        },
+        {
+          provide: ReadModels,
+          useFactory: (observed: UnitOfWork) => new StoreReadModels(observed),
+          inject: [UnitOfWork],
+        },
         { provide: ROOT_LOGGER, useValue: options.logger },
         OperabilityMetrics,
         StorageMetrics,
@@ -138,6 +156,7 @@ export class RuntimeModule {
         CommitNudge,
         ParallelSlots,
         ParticipantProtocolService,
+        AnswerGroupCommit,
         OutboxRelay,
         ParticipantInboxListener,
         DueTimeNudge,

@@ -27,7 +27,8 @@ import { EventActor1764716000000 } from './migrations/1764716000000-EventActor';
 import { OperationDueAt1764720000000 } from './migrations/1764720000000-OperationDueAt';
 import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
 import { StorageWrites } from './storage-writes';
-import { DefinitionCache, TypeOrmStore } from './typeorm-store';
+import { DefinitionCache } from './typeorm/definition-cache';
+import { TypeOrmStore } from './typeorm-store';
 
 export const ENTITIES = [
   CompositionDefinitionEntity,

@@ -7,3 +7,5 @@ export type { QueuedRecord } from './engine-repositories';
 export { isTransientDatabaseError } from './transient-errors';
 export { readEngineGauges } from './engine-gauges';
 export type { EngineGauges } from './engine-gauges';
+export { BufferedSessions } from './session/buffered-sessions';
+export { StoreReadModels } from './session/store-read-models';

@@ -11,6 +11,8 @@ import {
   DEFINITION_ORDER_EFFECT,
   DomainError,
   IdGenerator,
+  OperationSessions,
+  ReadModels,
   UnitOfWork,
   assertControlSettings,
   assertDefinitionEditable,
@@ -60,6 +62,8 @@ export class CommissioningService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly engine: OperationEngine,
+    private readonly sessions: OperationSessions,
+    private readonly reads: ReadModels,
   ) {}
 
   /** Creates a definition, or replaces one when the template's metadata names its compositionId. */
@@ -123,7 +127,7 @@ export class CommissioningService {
   }
 
   async get(compositionId: string): Promise<CompositionDefinition> {
-    const found = await this.unitOfWork.read((store) => store.definitions.find(compositionId));
+    const found = await this.reads.read((model) => model.definitions.find(compositionId));
     if (!found) {
       throw notFound(compositionId);
     }
@@ -131,7 +135,7 @@ export class CommissioningService {
   }
 
   list(query: DefinitionQuery): Promise<CompositionDefinition[]> {
-    return this.unitOfWork.read((store) => store.definitions.list(query));
+    return this.reads.read((model) => model.definitions.list(query));
   }
 
   /** Validates a prime or deprime order and records PRIMING/DEPRIMING; participants are told by the engine. */
@@ -160,7 +164,9 @@ export class CommissioningService {
         lastMsg: this.clock.now(),
       };
       await store.definitions.update(updated, found.version);
-      await this.engine.startDefinitionOrder(store, updated, order);
+      const session = this.sessions.join(store, []);
+      await this.engine.startDefinitionOrder(session, updated, order);
+      await session.commit();
       return updated;
     });
   }

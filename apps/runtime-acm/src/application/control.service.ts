@@ -1,5 +1,11 @@
-import type { AutomationComposition, CompositionDefinition, CountSignalEffect, Store, Versioned } from '@acm/domain';
-import { Clock, DomainError, UnitOfWork, parseSignal, supervisionMemoryOf } from '@acm/domain';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  CountSignalEffect,
+  OperationSession,
+  Versioned,
+} from '@acm/domain';
+import { Clock, DomainError, OperationSessions, ReadModels, parseSignal, supervisionMemoryOf } from '@acm/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -57,10 +63,11 @@ export class ControlService {
   private readonly signalKey: Buffer;
 
   constructor(
-    private readonly unitOfWork: UnitOfWork,
+    private readonly reads: ReadModels,
     private readonly control: OperationInterventions,
     private readonly clock: Clock,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
+    private readonly sessions: OperationSessions,
   ) {
     this.signalKey = signalKeyOf(config);
   }
@@ -79,10 +86,10 @@ export class ControlService {
         problems,
       });
     }
-    return this.unitOfWork.transaction(async (store) => {
-      const found = await this.lockInstance(store, target.compositionId, target.instanceId);
-      const definition = await this.definitionOf(store, found.value);
-      const done = await this.control.signalInstance(store, found, definition, target.elementId, signal);
+    return this.instanceTransaction(target.instanceId, async (session) => {
+      const found = await this.lockInstance(session, target.compositionId, target.instanceId);
+      const definition = await this.definitionOf((id) => session.definition(id), found.value);
+      const done = await this.control.signalInstance(session, found, definition, target.elementId, signal);
       const element = done.instance.elements[target.elementId];
       const wait = element?.outProperties['waitCondition'] as { successes?: unknown; count?: unknown } | undefined;
       return {
@@ -102,8 +109,8 @@ export class ControlService {
    * condition of the instance, so a URL is never made for something that cannot be signalled.
    */
   async signalUrl(target: SignalTarget, lifetimeSeconds: number, baseUrl: string): Promise<SignalUrl> {
-    await this.unitOfWork.read(async (store) => {
-      const found = await store.instances.find(target.instanceId);
+    await this.reads.read(async (model) => {
+      const found = await model.instances.find(target.instanceId);
       if (!found) {
         throw instanceNotFound(target.instanceId);
       }
@@ -112,7 +119,7 @@ export class ControlService {
       if (element === undefined) {
         throw new DomainError('NOT_FOUND', `Element ${target.elementId} not found in instance ${target.instanceId}`);
       }
-      const definition = await this.definitionOf(store, found.value);
+      const definition = await this.definitionOf((id) => model.definitions.find(id), found.value);
       if (!this.control.isWaitCondition(definition, element.definition.name)) {
         throw new DomainError(
           'VALIDATION_FAILED',
@@ -130,48 +137,61 @@ export class ControlService {
   }
 
   async cancelInstance(compositionId: string, instanceId: string, rollback: boolean): Promise<AutomationComposition> {
-    return this.unitOfWork.transaction(async (store) => {
-      const found = await this.lockInstance(store, compositionId, instanceId);
-      return this.control.cancelInstance(store, found, await this.definitionOf(store, found.value), rollback);
+    return this.instanceTransaction(instanceId, async (session) => {
+      const found = await this.lockInstance(session, compositionId, instanceId);
+      return this.control.cancelInstance(
+        session,
+        found,
+        await this.definitionOf((id) => session.definition(id), found.value),
+        rollback,
+      );
     });
   }
 
   async pauseInstance(compositionId: string, instanceId: string): Promise<void> {
-    await this.unitOfWork.transaction(async (store) => {
-      const found = await this.lockInstance(store, compositionId, instanceId);
-      await this.control.pauseInstance(store, found, await this.definitionOf(store, found.value));
+    await this.instanceTransaction(instanceId, async (session) => {
+      const found = await this.lockInstance(session, compositionId, instanceId);
+      await this.control.pauseInstance(
+        session,
+        found,
+        await this.definitionOf((id) => session.definition(id), found.value),
+      );
     });
   }
 
   async resumeInstance(compositionId: string, instanceId: string): Promise<void> {
-    await this.unitOfWork.transaction(async (store) => {
-      const found = await this.lockInstance(store, compositionId, instanceId);
-      await this.control.resumeInstance(store, found, await this.definitionOf(store, found.value));
+    await this.instanceTransaction(instanceId, async (session) => {
+      const found = await this.lockInstance(session, compositionId, instanceId);
+      await this.control.resumeInstance(
+        session,
+        found,
+        await this.definitionOf((id) => session.definition(id), found.value),
+      );
     });
   }
 
   async cancelDefinition(compositionId: string): Promise<CompositionDefinition> {
-    return this.unitOfWork.transaction(async (store) => {
-      const found = await store.definitions.findForUpdate(compositionId);
+    return this.sessions.transaction({ instanceIds: [], messageIds: [] }, async (session) => {
+      const found = await session.lockDefinition(compositionId);
       if (!found) {
         throw definitionNotFound(compositionId);
       }
-      return this.control.cancelDefinition(store, found);
+      return this.control.cancelDefinition(session, found);
     });
   }
 
   /** The running operation's control state, or null when nothing runs. */
   async controlOf(instanceId: string): Promise<ControlView | null> {
-    return this.unitOfWork.read(async (store) => {
-      const operation = await store.operations.findRunning(instanceId);
+    return this.reads.read(async (model) => {
+      const operation = await model.operations.findRunning(instanceId);
       if (!operation) {
         return null;
       }
       const { control } = operation;
-      const instance = operation.targetKind === 'INSTANCE' ? await store.instances.find(instanceId) : null;
+      const instance = operation.targetKind === 'INSTANCE' ? await model.instances.find(instanceId) : null;
       const reported =
         instance && operation.targetKind === 'INSTANCE'
-          ? supervisionMemoryOf(await store.events.list(instanceId, 10000), operation, instance.value.lastMsg).reported
+          ? supervisionMemoryOf(await model.events.list(instanceId, 10000), operation, instance.value.lastMsg).reported
           : new Set<string>();
       return {
         operationId: operation.operationId,
@@ -186,12 +206,17 @@ export class ControlService {
     });
   }
 
+  /** One transaction on an operation session that locks and loads the instance, its operation and definitions. */
+  private instanceTransaction<T>(instanceId: string, work: (session: OperationSession) => Promise<T>): Promise<T> {
+    return this.sessions.transaction({ instanceIds: [instanceId], messageIds: [] }, work);
+  }
+
   private async lockInstance(
-    store: Store,
+    session: OperationSession,
     compositionId: string,
     instanceId: string,
   ): Promise<Versioned<AutomationComposition>> {
-    const found = await store.instances.findForUpdate(instanceId);
+    const found = await session.lockInstance(instanceId);
     if (!found) {
       throw instanceNotFound(instanceId);
     }
@@ -207,8 +232,11 @@ export class ControlService {
     }
   }
 
-  private async definitionOf(store: Store, instance: AutomationComposition): Promise<CompositionDefinition> {
-    const found = await store.definitions.find(instance.compositionId);
+  private async definitionOf(
+    find: (compositionId: string) => Promise<Versioned<CompositionDefinition> | null>,
+    instance: AutomationComposition,
+  ): Promise<CompositionDefinition> {
+    const found = await find(instance.compositionId);
     if (!found) {
       throw definitionNotFound(instance.compositionId);
     }

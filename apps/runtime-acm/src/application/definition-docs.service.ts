@@ -1,4 +1,4 @@
-import { DomainError, UnitOfWork } from '@acm/domain';
+import { DomainError, ReadModels } from '@acm/domain';
 import { formatProblems, renderCompositionDocs } from '@acm/tosca';
 import { Inject, Injectable } from '@nestjs/common';
 import MarkdownIt from 'markdown-it';
@@ -39,12 +39,12 @@ export function markdownPage(title: string, markdown: string): string {
 @Injectable()
 export class DefinitionDocsService {
   constructor(
-    private readonly unitOfWork: UnitOfWork,
+    private readonly reads: ReadModels,
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
   ) {}
 
   async markdown(compositionId: string): Promise<string> {
-    const found = await this.unitOfWork.read((store) => store.definitions.find(compositionId));
+    const found = await this.reads.read((store) => store.definitions.find(compositionId));
     if (!found) {
       throw new DomainError('NOT_FOUND', `Automation composition definition ${compositionId} not found`, {
         compositionId,

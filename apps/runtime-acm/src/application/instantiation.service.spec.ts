@@ -1,4 +1,5 @@
 import { isDomainError } from '@acm/domain';
+import { BufferedSessions } from '@acm/persistence';
 import { Logger } from '@nestjs/common';
 
 import { EngineFixture } from '../engine/testing/engine-fixture';
@@ -20,6 +21,7 @@ function serviceOn(fixture: EngineFixture): InstantiationService {
     fixture.engine,
     new InstanceProperties(fixture.config, fixture.clock),
     new SensitiveValues(fixture.config),
+    new BufferedSessions(fixture.unitOfWork),
   );
 }
 

@@ -6,6 +6,7 @@ import type {
   InstanceQuery,
   InstanceStateUpdate,
   JsonObject,
+  OperationSession,
   Store,
   Versioned,
 } from '@acm/domain';
@@ -13,6 +14,7 @@ import {
   Clock,
   DomainError,
   IdGenerator,
+  OperationSessions,
   UnitOfWork,
   assertControlSettings,
   assertDeployable,
@@ -29,7 +31,7 @@ import {
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import type { ToscaProblem } from '@acm/tosca';
-import { OperationEngine } from '../engine/operation-engine';
+import { OperationEngine, orderKeys } from '../engine/operation-engine';
 import { InstanceProperties } from './instance-properties';
 import { TemplateReader } from '../engine/template-reader';
 import { SensitiveValues } from '../security/sensitive-values';
@@ -84,7 +86,20 @@ export class InstantiationService {
     private readonly engine: OperationEngine,
     private readonly properties: InstanceProperties,
     private readonly sensitive: SensitiveValues,
+    private readonly sessions: OperationSessions,
   ) {}
+
+  /**
+   * An order's transaction: an operation session that locks and loads the instance, its running operation, its
+   * definitions and the participants up front (`orderKeys`), and writes the order's rows in one statement before
+   * the commit. `store` sees the session's writes, for the service's own checks and writes.
+   */
+  private orderTransaction<T>(
+    instanceId: string,
+    work: (store: Store, session: OperationSession) => Promise<T>,
+  ): Promise<T> {
+    return this.sessions.transaction(orderKeys(instanceId), (session, { store }) => work(store, session));
+  }
 
   async create(pathCompositionId: string, request: InstanceRequest): Promise<InstantiationResponse> {
     this.assertSameComposition(pathCompositionId, request.compositionId);
@@ -147,16 +162,16 @@ export class InstantiationService {
   ): Promise<InstantiationResponse> {
     this.assertSameComposition(pathCompositionId, request.compositionId);
     const targetId = request.compositionTargetId;
-    return this.engine.orderTransaction(request.instanceId, async (store) => {
+    return this.orderTransaction(request.instanceId, async (store, session) => {
       const found = await this.findInstance(store, request.instanceId, pathCompositionId);
       const current = found.value;
       if (targetId !== undefined) {
         return request.precheck === true
-          ? this.precheckMigration(store, found, targetId, request)
-          : this.migrate(store, found, targetId, request);
+          ? this.precheckMigration(store, session, found, targetId, request)
+          : this.migrate(store, session, found, targetId, request);
       }
       return checkOrderMayStart('UPDATE', current)
-        ? this.mergeDeployed(store, found, request)
+        ? this.mergeDeployed(store, session, found, request)
         : this.replaceUndeployed(store, found, request);
     });
   }
@@ -192,6 +207,7 @@ export class InstantiationService {
 
   private async mergeDeployed(
     store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition>,
     request: InstanceRequest & { instanceId: string },
   ): Promise<InstantiationResponse> {
@@ -235,7 +251,7 @@ export class InstantiationService {
       await this.snapshot(store, current, current.compositionId);
     }
     const updated = await this.engine.startInstanceOrder(
-      store,
+      session,
       { value: merged, version: found.version },
       definition,
       'UPDATE',
@@ -247,6 +263,7 @@ export class InstantiationService {
   /** POST with compositionTargetId: migrate the instance to another primed composition. */
   private async migrate(
     store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition>,
     targetId: string,
     request: InstanceRequest & { instanceId: string },
@@ -257,7 +274,7 @@ export class InstantiationService {
     await this.snapshot(store, current, current.compositionId);
     const migrating: AutomationComposition = { ...current, compositionTargetId: targetId, elements: planned };
     const updated = await this.engine.startInstanceOrder(
-      store,
+      session,
       { value: migrating, version: found.version },
       source,
       'MIGRATE',
@@ -274,6 +291,7 @@ export class InstantiationService {
    */
   private async precheckMigration(
     store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition>,
     targetId: string,
     request: InstanceRequest & { instanceId: string },
@@ -281,7 +299,7 @@ export class InstantiationService {
     const current = found.value;
     checkOrderMayStart('MIGRATE_PRECHECK', current);
     const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
-    const updated = await this.engine.startInstanceOrder(store, found, source, 'MIGRATE_PRECHECK', {
+    const updated = await this.engine.startInstanceOrder(session, found, source, 'MIGRATE_PRECHECK', {
       target,
       planned,
     });
@@ -367,7 +385,7 @@ export class InstantiationService {
     update: InstanceStateUpdate,
     supersede = false,
   ): Promise<void> {
-    await this.engine.orderTransaction(instanceId, async (store) => {
+    await this.orderTransaction(instanceId, async (store, session) => {
       const stored = await this.findInstance(store, instanceId, pathCompositionId);
       const order = resolveStateChange(update, supersede ? supersedingKey(stored.value) : stored.value);
       const superseding = supersede && supersedingKey(stored.value) !== stored.value;
@@ -376,15 +394,15 @@ export class InstantiationService {
       if (order === 'DEPLOY') {
         assertDeployable(found.value);
       }
-      await this.startOrder(store, found, order);
+      await this.startOrder(store, session, found, order);
     });
   }
 
   async delete(pathCompositionId: string, instanceId: string): Promise<InstantiationResponse> {
-    return this.engine.orderTransaction(instanceId, async (store) => {
+    return this.orderTransaction(instanceId, async (store, session) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
       checkOrderMayStart('DELETE', found.value);
-      await this.startOrder(store, found, 'DELETE');
+      await this.startOrder(store, session, found, 'DELETE');
       return responseOf(found.value);
     });
   }
@@ -395,7 +413,7 @@ export class InstantiationService {
    * snapshotted in turn, and the participants get the order as "before" / "after" DTOs.
    */
   async rollback(pathCompositionId: string, instanceId: string): Promise<void> {
-    await this.engine.orderTransaction(instanceId, async (store) => {
+    await this.orderTransaction(instanceId, async (store, session) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
       const instance = found.value;
       const order: InstanceOrder = instance.deployState === 'UPDATING' ? 'UPDATE_REVERT' : 'MIGRATION_REVERT';
@@ -425,7 +443,7 @@ export class InstantiationService {
         );
         await this.snapshot(store, instance, instance.compositionId);
         const restored = { ...instance, elements: planUpdateRevert(instance.elements, snapshot.elements) };
-        await this.engine.startInstanceOrder(store, { value: restored, version: found.version }, definition, order);
+        await this.engine.startInstanceOrder(session, { value: restored, version: found.version }, definition, order);
         return;
       }
       const leaving = instance.compositionTargetId;
@@ -436,7 +454,7 @@ export class InstantiationService {
       ]);
       await this.snapshot(store, instance, leaving ?? instance.compositionId);
       const restored = { ...instance, elements: planMigrationRevert(instance.elements, snapshot.elements) };
-      await this.engine.startInstanceOrder(store, { value: restored, version: found.version }, definition, order);
+      await this.engine.startInstanceOrder(session, { value: restored, version: found.version }, definition, order);
     });
   }
 
@@ -450,13 +468,18 @@ export class InstantiationService {
   }
 
   /** Hands the order to the engine, which cascades the transitional state and queues the first phase. */
-  private async startOrder(store: Store, found: Versioned<AutomationComposition>, order: InstanceOrder): Promise<void> {
+  private async startOrder(
+    store: Store,
+    session: OperationSession,
+    found: Versioned<AutomationComposition>,
+    order: InstanceOrder,
+  ): Promise<void> {
     await this.assertOnline(
       store,
       Object.values(found.value.elements).map((element) => element.participantId),
     );
     const definition = await this.definitionOf(store, found.value.compositionId);
-    await this.engine.startInstanceOrder(store, found, definition, order);
+    await this.engine.startInstanceOrder(session, found, definition, order);
   }
 
   private async definitionOf(store: Store, compositionId: string): Promise<CompositionDefinition> {

@@ -1,5 +1,5 @@
 import type { InstanceElement, NodeTemplateState, Participant } from '@acm/domain';
-import { DomainError, UnitOfWork } from '@acm/domain';
+import { DomainError, ReadModels } from '@acm/domain';
 import type { ServiceTemplate } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { participantView } from './views';
@@ -26,17 +26,17 @@ function pageOf<T>(entries: Array<[string, T]>, page?: number, size?: number): R
 /** What the runtime knows of participants and what each one serves (ONAP AcmParticipantProvider). */
 @Injectable()
 export class ParticipantsService {
-  constructor(private readonly unitOfWork: UnitOfWork) {}
+  constructor(private readonly reads: ReadModels) {}
 
   async list(page?: number, size?: number): Promise<ParticipantInformation[]> {
-    return this.unitOfWork.read(async (store) => {
+    return this.reads.read(async (store) => {
       const participants = await store.participants.list();
       return Promise.all(participants.map((participant) => this.information(participant, page, size)));
     });
   }
 
   async get(participantId: string, page?: number, size?: number): Promise<ParticipantInformation> {
-    const participant = await this.unitOfWork.read((store) => store.participants.find(participantId));
+    const participant = await this.reads.read((store) => store.participants.find(participantId));
     if (!participant) {
       throw participantNotFound(participantId);
     }
@@ -45,7 +45,7 @@ export class ParticipantsService {
 
   /** Fails with NOT_FOUND for an unknown participant; orders aimed at one use it. */
   async assertKnown(participantId: string): Promise<void> {
-    const participant = await this.unitOfWork.read((store) => store.participants.find(participantId));
+    const participant = await this.reads.read((store) => store.participants.find(participantId));
     if (!participant) {
       throw participantNotFound(participantId);
     }
@@ -54,7 +54,7 @@ export class ParticipantsService {
   /** The compositions a participant serves, with only its own elements' properties. */
   async compositions(participantId: string, page?: number, size?: number): Promise<CompositionDto[]> {
     await this.assertKnown(participantId);
-    const definitions = await this.unitOfWork.read((store) => store.definitions.list({ participantId, page, size }));
+    const definitions = await this.reads.read((store) => store.definitions.list({ participantId, page, size }));
     return definitions.map((definition) => {
       const nodeTemplates = (definition.serviceTemplate as ServiceTemplate).topology_template?.node_templates ?? {};
       const mine = Object.entries(definition.elementStateMap).filter(
@@ -92,7 +92,7 @@ export class ParticipantsService {
   }
 
   private async information(participant: Participant, page?: number, size?: number): Promise<ParticipantInformation> {
-    const { definitions, participantElements } = await this.unitOfWork.read(async (store) => ({
+    const { definitions, participantElements } = await this.reads.read(async (store) => ({
       definitions: await store.definitions.list({ participantId: participant.participantId }),
       participantElements: await store.instances.elementsOfParticipant(participant.participantId, { page, size }),
     }));

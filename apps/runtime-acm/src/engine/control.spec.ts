@@ -7,13 +7,19 @@ import type {
   HistoryEventOf,
   InstanceOrder,
   JsonObject,
-  Store,
+  OperationSession,
   StoredEvent,
   Versioned,
 } from '@acm/domain';
 import { Logger } from '@nestjs/common';
 
-import { EngineFixture, STARTED_AT, THREE_PHASE_PARTICIPANT, storeThreePhase } from './testing/engine-fixture';
+import {
+  EngineFixture,
+  STARTED_AT,
+  THREE_PHASE_PARTICIPANT,
+  inSession,
+  storeThreePhase,
+} from './testing/engine-fixture';
 
 interface Options {
   env?: Record<string, string>;
@@ -100,12 +106,13 @@ async function harness(options: Options = {}) {
     return engine.applyInstanceAck(answer);
   };
   const order = (name: InstanceOrder) =>
-    unitOfWork.transaction(async (store) => {
+    inSession(unitOfWork, async (session, store) => {
       const found = await store.instances.findForUpdate(instanceId);
-      await engine.startInstanceOrder(store, found!, definition, name);
+      await engine.startInstanceOrder(session, found!, definition, name);
     });
-  const locked = async <T>(work: (store: Store, found: Versioned<AutomationComposition>) => Promise<T>): Promise<T> =>
-    unitOfWork.transaction(async (store) => work(store, (await store.instances.findForUpdate(instanceId))!));
+  const locked = async <T>(
+    work: (session: OperationSession, found: Versioned<AutomationComposition>) => Promise<T>,
+  ): Promise<T> => inSession(unitOfWork, async (session) => work(session, (await session.lockInstance(instanceId))!));
   const metric = async (name: string): Promise<number> => {
     const found = (await metrics.registry.getMetricsAsJSON()).find((entry) => entry.name === name);
     return (found?.values ?? []).reduce((sum, value) => sum + Number(value.value), 0);
@@ -292,7 +299,7 @@ describe('control of running work on the in-memory store', () => {
       const h = await harness();
       await h.order('DEPLOY');
       const [phase0] = await h.take();
-      await h.locked((store, found) => h.control.cancelInstance(store, found, h.definition, false));
+      await h.locked((session, found) => h.control.cancelInstance(session, found, h.definition, false));
       const cancelled = await h.current();
       expect(cancelled).toMatchObject({ deployState: 'DEPLOYING', stateChangeResult: 'FAILED' });
       expect(isOrderAllowed('DEPLOY', cancelled)).toBe(true);
@@ -319,7 +326,7 @@ describe('control of running work on the in-memory store', () => {
       await h.ack(phase0!.messageId, h.idsInPhase(0));
       const [phase1] = await h.take();
       expect(phase1!.startPhase).toBe(1);
-      await h.locked((store, found) => h.control.cancelInstance(store, found, h.definition, true));
+      await h.locked((session, found) => h.control.cancelInstance(session, found, h.definition, true));
       const rolling = await h.current();
       expect(rolling.deployState).toBe('UNDEPLOYING');
       expect(h.idsInPhase(2).map((id) => rolling.elements[id]!.deployState)).toEqual(['UNDEPLOYED', 'UNDEPLOYED']);
@@ -338,7 +345,7 @@ describe('control of running work on the in-memory store', () => {
     it('refuses with 409 NOTHING_RUNNING when nothing runs, and rollback of an order without a reverse', async () => {
       const h = await harness();
       await expect(
-        h.locked((store, found) => h.control.cancelInstance(store, found, h.definition, false)),
+        h.locked((session, found) => h.control.cancelInstance(session, found, h.definition, false)),
       ).rejects.toMatchObject({
         code: 'NOTHING_RUNNING',
         message: expect.stringMatching(
@@ -346,13 +353,13 @@ describe('control of running work on the in-memory store', () => {
         ),
       });
       await expect(
-        h.locked((store, found) => h.control.pauseInstance(store, found, h.definition)),
+        h.locked((session, found) => h.control.pauseInstance(session, found, h.definition)),
       ).rejects.toMatchObject({
         code: 'NOTHING_RUNNING',
       });
       await h.order('DELETE');
       await expect(
-        h.locked((store, found) => h.control.cancelInstance(store, found, h.definition, true)),
+        h.locked((session, found) => h.control.cancelInstance(session, found, h.definition, true)),
       ).rejects.toMatchObject({
         code: 'ORDER_NOT_ALLOWED',
       });
@@ -366,21 +373,21 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       const [phase0] = await h.take();
       h.clock.advance(1_000);
-      await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
+      await h.locked((session, found) => h.control.pauseInstance(session, found, h.definition));
       await h.ack(phase0!.messageId, h.idsInPhase(0));
       expect(await h.take()).toEqual([]);
       // Far past the deadline while paused: no TIMEOUT.
       h.clock.advance(60_000);
       expect(await h.supervisor.timeOutOverdue()).toBe(0);
       // Pausing again changes nothing: the pause still counts from its start.
-      await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
+      await h.locked((session, found) => h.control.pauseInstance(session, found, h.definition));
       expect((await h.running())!.control.pausedAt).toBe(STARTED_AT + 1_000);
-      await h.locked((store, found) => h.control.resumeInstance(store, found, h.definition));
+      await h.locked((session, found) => h.control.resumeInstance(session, found, h.definition));
       const [phase1] = await h.take();
       expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
       expect((await h.eventsNamed('RESUMED'))[0]!.detail.pausedMs).toBe(60_000);
       await expect(
-        h.locked((store, found) => h.control.resumeInstance(store, found, h.definition)),
+        h.locked((session, found) => h.control.resumeInstance(session, found, h.definition)),
       ).rejects.toMatchObject({
         code: 'NOTHING_RUNNING',
       });
@@ -399,11 +406,11 @@ describe('control of running work on the in-memory store', () => {
       await h.supervisor.superviseRunning();
       expect((await h.take()).map((message) => message.messageId)).toEqual([phase0!.messageId]);
       expect((await h.running())!.control).toMatchObject({ resent: 1 });
-      await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
+      await h.locked((session, found) => h.control.pauseInstance(session, found, h.definition));
       await h.ack(phase0!.messageId, h.idsInPhase(0));
       h.clock.advance(500);
 
-      await h.locked((store, found) => h.control.resumeInstance(store, found, h.definition));
+      await h.locked((session, found) => h.control.resumeInstance(session, found, h.definition));
 
       const [phase1] = await h.take();
       expect(phase1).toMatchObject({ startPhase: 1, described: h.idsInPhase(1) });
@@ -416,9 +423,9 @@ describe('control of running work on the in-memory store', () => {
       await h.order('DEPLOY');
       await h.take();
       h.clock.advance(4_000);
-      await h.locked((store, found) => h.control.pauseInstance(store, found, h.definition));
+      await h.locked((session, found) => h.control.pauseInstance(session, found, h.definition));
       h.clock.advance(5_000);
-      await h.locked((store, found) => h.control.resumeInstance(store, found, h.definition));
+      await h.locked((session, found) => h.control.resumeInstance(session, found, h.definition));
       expect((await h.running())!.deadlineAt).toBe(STARTED_AT + 15_000);
       h.clock.advance(5_999);
       expect(await h.supervisor.timeOutOverdue()).toBe(0);

@@ -14,6 +14,7 @@ import {
   idAt,
   primedDefinitionOf,
   undeployedElementOf,
+  inSession,
 } from './testing/engine-fixture';
 import type { OwnedElement } from './testing/engine-fixture';
 
@@ -275,9 +276,9 @@ async function run(specs: readonly ElementSpec[], limit: number | null, seed: nu
       }
     };
 
-    await unitOfWork.transaction(async (store) => {
+    await inSession(unitOfWork, async (session, store) => {
       const found = await store.instances.findForUpdate(INSTANCE);
-      await engine.startInstanceOrder(store, found!, definition, order);
+      await engine.startInstanceOrder(session, found!, definition, order);
     });
     await deliver();
     while (pending.length > 0) {
@@ -474,9 +475,9 @@ async function runMany(
   for (const copy of orderOf) {
     clock.advance(1);
     startRank.set(copy, startRank.size);
-    await unitOfWork.transaction(async (store) => {
+    await inSession(unitOfWork, async (session, store) => {
       const found = await store.instances.findForUpdate(copyInstanceId(copy));
-      await engine.startInstanceOrder(store, found!, definition, 'DEPLOY');
+      await engine.startInstanceOrder(session, found!, definition, 'DEPLOY');
     });
     await slots.fill();
     await deliver();

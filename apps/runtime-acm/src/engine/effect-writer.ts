@@ -7,11 +7,13 @@ import type {
   DefinitionStep,
   HistoryEventBody,
   InstanceStep,
+  MessageAnswer,
+  MessageRecord,
   Operation,
   OperationEffect,
   OperationEvent,
+  OperationSession,
   OutboxRecord,
-  Store,
   Versioned,
 } from '@acm/domain';
 import { IdGenerator, actorOfEvent, timeoutSyncMessage } from '@acm/domain';
@@ -62,7 +64,7 @@ export class EffectWriter {
   }
 
   async saveInstance(
-    store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition> | null,
     step: InstanceStep,
     side: InstanceSide,
@@ -71,12 +73,12 @@ export class EffectWriter {
   ): Promise<void> {
     if (found && step.target !== found.value) {
       await (step.removed
-        ? store.instances.delete(found.value.instanceId, found.version)
-        : store.instances.update(step.target, found.version));
+        ? session.deleteInstance(found.value.instanceId, found.version)
+        : session.writeInstance(step.target, found.version));
     }
     const roleOf = (role: CompositionRole): CompositionDefinition | null =>
       role === 'OWN' ? side.definition : (side.context.other?.definition ?? null);
-    await this.write(store, step.target.instanceId, step, now, cause, (effect, messageId) => {
+    this.write(session, step.target.instanceId, step, now, cause, (effect, messageId) => {
       switch (effect.kind) {
         case 'SEND_PHASE':
           return phaseMessage({
@@ -111,7 +113,7 @@ export class EffectWriter {
 
   /** `found` is null when the caller already wrote the definition (an order): the step leaves it unchanged. */
   async saveDefinition(
-    store: Store,
+    session: OperationSession,
     found: Versioned<CompositionDefinition> | null,
     step: DefinitionStep,
     info: CompositionTemplateInfo,
@@ -119,9 +121,9 @@ export class EffectWriter {
     cause: Actor,
   ): Promise<void> {
     if (found && step.target !== found.value) {
-      await store.definitions.update(step.target, found.version);
+      await session.writeDefinition(step.target, found.version);
     }
-    await this.write(store, step.target.compositionId, step, now, cause, (effect, messageId) => {
+    this.write(session, step.target.compositionId, step, now, cause, (effect, messageId) => {
       switch (effect.kind) {
         case 'SEND_PRIME':
           return primeMessage(
@@ -151,8 +153,8 @@ export class EffectWriter {
   }
 
   /** Writes the operations and effects of a step whose target is not written (or gone); sends no message. */
-  async saveOperations(store: Store, subjectId: string, step: OperationStep, now: number, cause: Actor): Promise<void> {
-    await this.write(store, subjectId, step, now, cause, () => null);
+  saveOperations(session: OperationSession, subjectId: string, step: OperationStep, now: number, cause: Actor): void {
+    this.write(session, subjectId, step, now, cause, () => null);
   }
 
   private countControl(effect: Extract<OperationEffect, { kind: 'COUNT_CONTROL' }>): void {
@@ -179,20 +181,20 @@ export class EffectWriter {
     }
   }
 
-  private async write(
-    store: Store,
+  private write(
+    session: OperationSession,
     subjectId: string,
     step: OperationStep,
     now: number,
     cause: Actor,
     messageOf: (effect: OperationEffect, messageId: string) => ParticipantMessage | null,
-  ): Promise<void> {
-    for (const { operation, isNew } of step.operations) {
-      await (isNew ? store.operations.insert(operation) : store.operations.update(operation));
-    }
+  ): void {
+    session.saveOperations(step.operations);
     const operationId = step.operation?.operationId ?? null;
     const events: OperationEvent[] = [];
     const outbox: OutboxRecord[] = [];
+    const messages: MessageRecord[] = [];
+    const answers: MessageAnswer[] = [];
     const event = (body: HistoryEventBody, ofOperation: string | null = operationId): void => {
       events.push({ ...body, subjectId, operationId: ofOperation, actor: actorOfEvent(cause, body.event), at: now });
     };
@@ -205,7 +207,7 @@ export class EffectWriter {
           if (resent === null && operationId !== null) {
             const phase = effect.kind === 'SEND_PHASE' ? effect.phase : null;
             const elementIds = effect.kind === 'SEND_PHASE' ? effect.dispatched : null;
-            await store.operations.recordMessage(messageId, operationId, phase, elementIds);
+            messages.push({ messageId, operationId, phase, elementIds });
           }
           const message =
             effect.kind === 'SEND_PHASE' && effect.publish === false ? null : messageOf(effect, messageId);
@@ -223,12 +225,12 @@ export class EffectWriter {
           const answerable =
             effect.kind === 'SYNC_INSTANCE' ? timeoutSyncMessage(effect, step.operation, messageId) : null;
           if (answerable !== null) {
-            await store.operations.recordMessage(
+            messages.push({
               messageId,
-              answerable.operationId,
-              answerable.phase,
-              answerable.elementIds,
-            );
+              operationId: answerable.operationId,
+              phase: answerable.phase,
+              elementIds: answerable.elementIds,
+            });
           }
           const message = messageOf(effect, messageId);
           if (message) {
@@ -242,7 +244,11 @@ export class EffectWriter {
           break;
         }
         case 'RECORD_ANSWER':
-          await store.operations.recordAnswer(effect.messageId, effect.participantId, effect.replicaId);
+          answers.push({
+            messageId: effect.messageId,
+            participantId: effect.participantId,
+            replicaId: effect.replicaId,
+          });
           break;
         case 'COUNT_FINISHED':
           this.metrics.operationsFinished.inc({ order: effect.order, result: effect.result });
@@ -261,11 +267,6 @@ export class EffectWriter {
           break;
       }
     }
-    if (outbox.length > 0) {
-      await store.outbox.add(outbox);
-    }
-    if (events.length > 0) {
-      await store.events.append(events);
-    }
+    session.record({ messages, answers, outbox, events });
   }
 }

@@ -1,7 +1,7 @@
 import type { AutomationComposition } from '@acm/domain';
 import { Logger } from '@nestjs/common';
 
-import { EngineFixture, STARTED_AT } from './testing/engine-fixture';
+import { EngineFixture, STARTED_AT, inSession } from './testing/engine-fixture';
 
 const P1 = '101c62b3-8918-41b9-a747-d21eb79c6c03';
 const P2 = 'ac8b7b2f-0a59-4b16-a3f4-0c1cd1b0e1a2';
@@ -87,10 +87,10 @@ describe('OperationEngine scenarios (in-memory store, fake clock)', () => {
       primeTimeoutMs: 3_000,
     });
     const priming = { ...definition, state: 'PRIMING' as const };
-    await fixture.unitOfWork.transaction(async (store) => {
+    await inSession(fixture.unitOfWork, async (session, store) => {
       const found = (await store.definitions.findForUpdate(definition.compositionId))!;
       await store.definitions.update(priming, found.version);
-      await fixture.engine.startDefinitionOrder(store, priming, 'PRIME');
+      await fixture.engine.startDefinitionOrder(session, priming, 'PRIME');
     });
     const [prime] = await fixture.take();
     expect(prime!.messageType).toBe('PARTICIPANT_PRIME');

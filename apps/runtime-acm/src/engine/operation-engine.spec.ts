@@ -3,7 +3,13 @@ import { decodeMessage } from '@acm/contracts';
 import type { AutomationComposition } from '@acm/domain';
 import { Logger } from '@nestjs/common';
 
-import { EngineFixture, STARTED_AT, THREE_PHASE_PARTICIPANT, storeThreePhase } from './testing/engine-fixture';
+import {
+  EngineFixture,
+  STARTED_AT,
+  THREE_PHASE_PARTICIPANT,
+  inSession,
+  storeThreePhase,
+} from './testing/engine-fixture';
 
 describe('OperationEngine on the in-memory store', () => {
   beforeAll(() => Logger.overrideLogger(false));
@@ -39,9 +45,9 @@ describe('OperationEngine on the in-memory store', () => {
       ),
     });
 
-    await unitOfWork.transaction(async (store) => {
+    await inSession(unitOfWork, async (session, store) => {
       const found = await store.instances.findForUpdate(instanceId);
-      await engine.startInstanceOrder(store, found!, definition, 'DEPLOY');
+      await engine.startInstanceOrder(session, found!, definition, 'DEPLOY');
     });
 
     const phasesSent: number[] = [];

@@ -4,13 +4,13 @@ import type {
   CompositionDefinition,
   DefinitionOrder,
   InstanceOrder,
-  Store,
+  OperationSession,
+  SessionKeys,
   Versioned,
 } from '@acm/domain';
-import { Clock, UnitOfWork, ackForAnotherTarget, definitionTimeoutKey, ignore, operationOfAck } from '@acm/domain';
+import { Clock, OperationSessions, ackForAnotherTarget, definitionTimeoutKey, ignore, operationOfAck } from '@acm/domain';
 import { metadataTimeoutMs } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
-import { BatchStore } from './batch-store';
 import { EffectWriter } from './effect-writer';
 import { OperationSteps } from './operation-steps';
 import type { OrderExtras } from './order-context';
@@ -30,6 +30,26 @@ function targetOf(input: EngineInput): string {
 }
 
 /**
+ * What an order's session locks and loads: the instance, its running operation and definitions, and the
+ * participants (an order checks that they are online), in two statements.
+ */
+export function orderKeys(instanceId: string): SessionKeys {
+  return { instanceIds: [instanceId], messageIds: [], participants: true };
+}
+
+/**
+ * What a batch of answers' session locks and loads: the instances the ACKs answer for, their running operations
+ * and the answered messages, so the batch's reads are answered from memory and its writes go out as set statements.
+ */
+export function batchKeys(inputs: readonly EngineInput[]): SessionKeys {
+  const acks = inputs.flatMap((input) => (input.kind === 'INSTANCE_ACK' ? [input.ack] : []));
+  return {
+    instanceIds: acks.map((ack) => ack.automationCompositionId),
+    messageIds: acks.flatMap((ack) => (ack.responseTo ? [ack.responseTo] : [])),
+  };
+}
+
+/**
  * The engine's shell: lock and load → decide (the domain's `decideInstance` / `decideDefinition`) → save and turn
  * effects into rows (`EffectWriter`), for orders and participant answers. It holds no rule of its own. Advancing
  * is driven by ACKs only; `OperationSupervisor` flags timeouts and hands lost work over, `OperationInterventions`
@@ -38,7 +58,7 @@ function targetOf(input: EngineInput): string {
 @Injectable()
 export class OperationEngine {
   constructor(
-    private readonly unitOfWork: UnitOfWork,
+    private readonly sessions: OperationSessions,
     private readonly templates: TemplateReader,
     private readonly clock: Clock,
     private readonly steps: OperationSteps,
@@ -46,48 +66,33 @@ export class OperationEngine {
   ) {}
 
   /**
-   * Runs an order's work in one transaction on a `BatchStore`: the instance is locked and loaded, and its running
-   * operation, definitions and the participants read, in two statements; the work's writes (the instance, the
-   * operation, message record, outbox row and history) go out in one more before the commit.
-   */
-  orderTransaction<T>(instanceId: string, work: (store: Store) => Promise<T>): Promise<T> {
-    return this.unitOfWork.transaction(async (store) => {
-      const batch = await BatchStore.open(store, { instanceIds: [instanceId], messageIds: [], participants: true });
-      const result = await work(batch);
-      await batch.flush();
-      return result;
-    });
-  }
-
-  /**
-   * Starts an instance order inside the caller's transaction; resolves with the instance as the order left it. On a
-   * plain store the order's writes are collected and written together before this resolves, as on a `BatchStore`
-   * (`orderTransaction`), whose caller flushes.
+   * Starts an instance order in the caller's session (opened with `orderKeys`, or joined to its transaction);
+   * resolves with the instance as the order left it. The order's writes go out when the session commits.
    */
   async startInstanceOrder(
-    store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition>,
     definition: CompositionDefinition,
     order: InstanceOrder,
     extras: OrderExtras = {},
   ): Promise<AutomationComposition> {
-    const batch = store instanceof BatchStore ? store : BatchStore.over(store, [found]);
-    const running = asInstanceOperation(await batch.operations.findRunning(found.value.instanceId));
+    const running = asInstanceOperation(await session.running(found.value.instanceId));
     const target = { found, definition, running, order, extras };
-    const step = await this.steps.instance(batch, target, { kind: 'ORDER', order });
-    if (batch !== store) {
-      await batch.flush();
-    }
+    const step = await this.steps.instance(session, target, { kind: 'ORDER', order });
     return step.target;
   }
 
   /** Starts a prime or deprime inside the caller's transaction. */
-  async startDefinitionOrder(store: Store, definition: CompositionDefinition, order: DefinitionOrder): Promise<void> {
+  async startDefinitionOrder(
+    session: OperationSession,
+    definition: CompositionDefinition,
+    order: DefinitionOrder,
+  ): Promise<void> {
     const metadata = this.templates.readDefinition(definition).metadata;
     const timeoutMs = metadataTimeoutMs(metadata, definitionTimeoutKey(order)) ?? null;
-    const running = await store.operations.findRunning(definition.compositionId);
+    const running = await session.running(definition.compositionId);
     // The caller already wrote the definition's PRIMING/DEPRIMING: the step leaves it as it is.
-    await this.steps.definition(store, definition, null, running, { kind: 'ORDER', order, timeoutMs });
+    await this.steps.definition(session, definition, null, running, { kind: 'ORDER', order, timeoutMs });
   }
 
   /** Applies a deploy/state-change ACK; a stale or foreign one changes nothing. */
@@ -105,59 +110,41 @@ export class OperationEngine {
    * order of its answers), so two batches lock rows in the same order and never deadlock.
    */
   async applyBatch(inputs: readonly EngineInput[]): Promise<void> {
-    await this.unitOfWork.transaction((store) => this.applyBatchIn(store, inputs));
+    await this.sessions.transaction(batchKeys(inputs), (session) => this.applyIn(session, inputs));
   }
 
   /**
-   * A store for a batch of answers over the caller's transaction (`BatchStore`): the instances the ACKs answer for
-   * are locked and loaded up front, with their running operations and the answered messages, and the writes of the
-   * whole batch go out as set statements on `flush`.
+   * As `applyBatch`, in the caller's session (opened with `batchKeys` of at least these inputs; a batch of
+   * participant messages that also holds reports); the writes go out when the session commits.
    */
-  openBatch(store: Store, inputs: readonly EngineInput[]): Promise<BatchStore> {
-    const acks = inputs.flatMap((input) => (input.kind === 'INSTANCE_ACK' ? [input.ack] : []));
-    return BatchStore.open(store, {
-      instanceIds: acks.map((ack) => ack.automationCompositionId),
-      messageIds: acks.flatMap((ack) => (ack.responseTo ? [ack.responseTo] : [])),
-    });
-  }
-
-  /**
-   * As `applyBatch`, inside the caller's transaction (a batch of participant messages that also holds reports).
-   * On a plain store the batch gets a `BatchStore` of its own, flushed before this resolves; on a `BatchStore` the
-   * caller flushes.
-   */
-  async applyBatchIn(store: Store, inputs: readonly EngineInput[]): Promise<void> {
-    const batch = store instanceof BatchStore ? store : await this.openBatch(store, inputs);
+  async applyIn(session: OperationSession, inputs: readonly EngineInput[]): Promise<void> {
     const ordered = inputs
       .map((input, index) => ({ input, index }))
       .sort((a, b) => targetOf(a.input).localeCompare(targetOf(b.input)) || a.index - b.index);
     // Definitions are read once per batch: its ACKs write no definition.
     const definitions = new Map<string, Promise<Versioned<CompositionDefinition> | null>>();
     const definitionOf = (compositionId: string): Promise<Versioned<CompositionDefinition> | null> => {
-      const known = definitions.get(compositionId) ?? batch.definitions.find(compositionId);
+      const known = definitions.get(compositionId) ?? session.definition(compositionId);
       definitions.set(compositionId, known);
       return known;
     };
     for (const { input } of ordered) {
       await (input.kind === 'INSTANCE_ACK'
-        ? this.applyInstanceAckIn(batch, input.ack, definitionOf)
-        : this.applyPrimeAckIn(batch, input.ack));
-    }
-    if (batch !== store) {
-      await batch.flush();
+        ? this.applyInstanceAckIn(session, input.ack, definitionOf)
+        : this.applyPrimeAckIn(session, input.ack));
     }
   }
 
   private async applyInstanceAckIn(
-    store: Store,
+    session: OperationSession,
     wire: AutomationCompositionDeployAck,
     definitionOf: (compositionId: string) => Promise<Versioned<CompositionDefinition> | null>,
   ): Promise<void> {
     const ack = instanceAckOf(wire);
     const instanceId = wire.automationCompositionId;
     // The answered message is read under the instance's lock, so its operation is as the last commit left it.
-    const found = await store.instances.findForUpdate(instanceId);
-    const answered = ack.responseTo !== null ? await store.operations.findByMessage(ack.responseTo) : null;
+    const found = await session.lockInstance(instanceId);
+    const answered = ack.responseTo !== null ? await session.answered(ack.responseTo) : null;
     const foreign = ackForAnotherTarget(ack.responseTo, answered, instanceId);
     if (foreign !== null) {
       return this.writer.ignored([foreign]);
@@ -168,23 +155,23 @@ export class OperationEngine {
     }
     // A target has one running operation at most: a running answered one is it, with no second read.
     const running = asInstanceOperation(
-      answered?.operation.state === 'RUNNING' ? answered.operation : await store.operations.findRunning(instanceId),
+      answered?.operation.state === 'RUNNING' ? answered.operation : await session.running(instanceId),
     );
     const acked = asInstanceOperation(operationOfAck(answered, running));
     const target = { found, definition: definition.value, running, concerned: acked, order: acked?.order ?? null };
-    await this.steps.instance(store, target, { kind: 'ACK', ack, answered, dispatched: null });
+    await this.steps.instance(session, target, { kind: 'ACK', ack, answered, dispatched: null });
   }
 
-  private async applyPrimeAckIn(store: Store, wire: ParticipantPrimeAck): Promise<void> {
+  private async applyPrimeAckIn(session: OperationSession, wire: ParticipantPrimeAck): Promise<void> {
     const ack = primeAckOf(wire);
-    const answered = ack.responseTo !== null ? await store.operations.findByMessage(ack.responseTo) : null;
-    const found = await store.definitions.findForUpdate(wire.compositionId);
+    const answered = ack.responseTo !== null ? await session.answered(ack.responseTo) : null;
+    const found = await session.lockDefinition(wire.compositionId);
     if (!found) {
       return this.writer.ignored([
         ignore('UNKNOWN_DEFINITION', `PRIME_ACK for unknown composition ${wire.compositionId}`),
       ]);
     }
-    const running = await store.operations.findRunning(wire.compositionId);
-    await this.steps.definition(store, found.value, found, running, { kind: 'ACK', ack, answered });
+    const running = await session.running(wire.compositionId);
+    await this.steps.definition(session, found.value, found, running, { kind: 'ACK', ack, answered });
   }
 }

@@ -3,8 +3,8 @@ import type {
   CompositionDefinition,
   CountSignalEffect,
   InstanceInput,
+  OperationSession,
   Signal,
-  Store,
   Versioned,
 } from '@acm/domain';
 import { Clock, cancelDefinitionOperation, dispatchOf, isWaitConditionTemplate, requestedBy } from '@acm/domain';
@@ -33,38 +33,42 @@ export class OperationInterventions {
    * order then starts); resolves with the instance as the cancel left it.
    */
   async cancelInstance(
-    store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition>,
     definition: CompositionDefinition,
     rollback: boolean,
   ): Promise<AutomationComposition> {
-    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const running = asInstanceOperation(await session.running(found.value.instanceId));
     const dispatched = running
-      ? await this.dispatchedByOperation(store, found.value.instanceId, running.operationId)
+      ? await this.dispatchedByOperation(session, found.value.instanceId, running.operationId)
       : new Set<string>();
     const input: InstanceInput = { kind: 'CANCEL', rollback, dispatched };
     const target = { found, definition, running, order: running?.order ?? null };
-    return (await this.steps.instance(store, target, input)).target;
+    return (await this.steps.instance(session, target, input)).target;
   }
 
   /** Pauses the running operation of an instance: nothing new is dispatched, its deadlines stop. */
-  async pauseInstance(store: Store, found: Versioned<AutomationComposition>, definition: CompositionDefinition) {
-    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+  async pauseInstance(
+    session: OperationSession,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+  ) {
+    const running = asInstanceOperation(await session.running(found.value.instanceId));
     const target = { found, definition, running, order: running?.order ?? null };
-    await this.steps.instance(store, target, { kind: 'PAUSE' });
+    await this.steps.instance(session, target, { kind: 'PAUSE' });
   }
 
   /** Resumes a paused operation where it stopped. */
   async resumeInstance(
-    store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition>,
     definition: CompositionDefinition,
   ): Promise<void> {
-    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
-    const dispatched = running ? await this.steps.dispatchedIn(store, running) : new Set<string>();
+    const running = asInstanceOperation(await session.running(found.value.instanceId));
+    const dispatched = running ? await this.steps.dispatchedIn(session, running) : new Set<string>();
     const input: InstanceInput = { kind: 'RESUME', dispatched };
     const target = { found, definition, running, order: running?.order ?? null };
-    await this.steps.instance(store, target, input);
+    await this.steps.instance(session, target, input);
   }
 
   /**
@@ -72,15 +76,15 @@ export class OperationInterventions {
    * identical signals serialise on it, so the second is a duplicate); resolves with what it did.
    */
   async signalInstance(
-    store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition>,
     definition: CompositionDefinition,
     elementId: string,
     signal: Signal,
   ): Promise<{ instance: AutomationComposition; effect: CountSignalEffect['effect'] }> {
-    const running = asInstanceOperation(await store.operations.findRunning(found.value.instanceId));
+    const running = asInstanceOperation(await session.running(found.value.instanceId));
     const target = { found, definition, running, order: running?.order ?? null };
-    const step = await this.steps.instance(store, target, { kind: 'SIGNAL', elementId, signal });
+    const step = await this.steps.instance(session, target, { kind: 'SIGNAL', elementId, signal });
     const counted = step.effects.find((effect): effect is CountSignalEffect => effect.kind === 'COUNT_SIGNAL');
     return { instance: step.target, effect: counted?.effect ?? 'DUPLICATE' };
   }
@@ -93,19 +97,26 @@ export class OperationInterventions {
   }
 
   /** Cancels a running prime or deprime inside the caller's transaction. */
-  async cancelDefinition(store: Store, found: Versioned<CompositionDefinition>): Promise<CompositionDefinition> {
+  async cancelDefinition(
+    session: OperationSession,
+    found: Versioned<CompositionDefinition>,
+  ): Promise<CompositionDefinition> {
     const now = this.clock.now();
-    const running = await store.operations.findRunning(found.value.compositionId);
+    const running = await session.running(found.value.compositionId);
     const step = cancelDefinitionOperation(found.value, running?.targetKind === 'DEFINITION' ? running : null, now);
     const actor = requestedBy(requestActor());
-    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(found.value), now, actor);
+    await this.writer.saveDefinition(session, found, step, this.templates.readDefinition(found.value), now, actor);
     return step.target;
   }
 
   /** Every element the messages of an operation set going, over all its phases (what a rollback reverses). */
-  private async dispatchedByOperation(store: Store, instanceId: string, operationId: string): Promise<Set<string>> {
+  private async dispatchedByOperation(
+    session: OperationSession,
+    instanceId: string,
+    operationId: string,
+  ): Promise<Set<string>> {
     const dispatched = new Set<string>();
-    for (const event of await store.events.list(instanceId, 10000)) {
+    for (const event of await session.history(instanceId, 10000)) {
       const sent = dispatchOf(event);
       if (event.operationId === operationId && sent !== null) {
         sent.elementIds.forEach((id) => dispatched.add(id));

@@ -10,8 +10,8 @@ import type {
   InstanceOrder,
   InstanceStep,
   Operation,
+  OperationSession,
   ResendSettings,
-  Store,
   Versioned,
 } from '@acm/domain';
 import {
@@ -71,17 +71,22 @@ export class OperationSteps {
    * `slots`: the runtime-wide slots free for this step (the pass that fills them); every other step has none, so
    * under MAX_PARALLEL_ELEMENTS elements wait for that pass, in their stable order across operations.
    */
-  async instance(store: Store, target: InstanceStepTarget, input: InstanceInput, slots = 0): Promise<InstanceStep> {
+  async instance(
+    session: OperationSession,
+    target: InstanceStepTarget,
+    input: InstanceInput,
+    slots = 0,
+  ): Promise<InstanceStep> {
     const now = this.clock.now();
     const { found, definition, running, order } = target;
     const concerned = target.concerned === undefined ? running : target.concerned;
     const context =
-      order === null ? {} : await loadOrderContext(store, this.templates, found.value, order, target.extras ?? {});
+      order === null ? {} : await loadOrderContext(session, this.templates, found.value, order, target.extras ?? {});
     const info = this.templates.readDefinition(definition);
     const maxParallelElements = parallelismLimit(found.value.metadata, info.metadata, this.config.maxParallelElements);
     const decided =
       input.kind === 'ACK' && maxParallelElements !== null && concerned !== null
-        ? { ...input, dispatched: await this.dispatchedIn(store, concerned) }
+        ? { ...input, dispatched: await this.dispatchedIn(session, concerned) }
         : input;
     const stepContext = {
       templates: templatesOf(info, context),
@@ -97,7 +102,7 @@ export class OperationSteps {
     }
     const step = withInstanceDueTimes(decision, running, decided, now, stepContext);
     await this.writer.saveInstance(
-      store,
+      session,
       found,
       step,
       { definition, info, context },
@@ -109,7 +114,7 @@ export class OperationSteps {
 
   /** `found` is null when the caller already wrote the definition (an order). */
   async definition(
-    store: Store,
+    session: OperationSession,
     definition: CompositionDefinition,
     found: Versioned<CompositionDefinition> | null,
     running: Operation | null,
@@ -123,16 +128,16 @@ export class OperationSteps {
     });
     const step = withDefinitionDueTimes(decided, own, now, this.resendSettings(definition));
     const actor = actorOfInput(input, requestActor());
-    await this.writer.saveDefinition(store, found, step, this.templates.readDefinition(definition), now, actor);
+    await this.writer.saveDefinition(session, found, step, this.templates.readDefinition(definition), now, actor);
     return step;
   }
 
   /** The timeout rule for an operation whose target is gone: only the operation is flagged. */
-  async timeOutAlone(store: Store, operation: InstanceOperation | DefinitionOperation): Promise<boolean> {
+  timeOutAlone(session: OperationSession, operation: InstanceOperation | DefinitionOperation): boolean {
     const alone = timeOutOperation(operation, this.clock.now());
     if (alone) {
       const step = { ...alone, operations: [{ operation: alone.operation, isNew: false }] };
-      await this.writer.saveOperations(store, operation.targetId, step, this.clock.now(), runtimeActor('timeout'));
+      this.writer.saveOperations(session, operation.targetId, step, this.clock.now(), runtimeActor('timeout'));
     }
     return alone !== null;
   }
@@ -161,8 +166,8 @@ export class OperationSteps {
   }
 
   /** The elements the messages of the operation's open phase set going so far. */
-  async dispatchedIn(store: Store, operation: InstanceOperation): Promise<ReadonlySet<string>> {
-    const messages = await store.operations.phaseMessages(operation.operationId, operation.phase);
+  async dispatchedIn(session: OperationSession, operation: InstanceOperation): Promise<ReadonlySet<string>> {
+    const messages = await session.phaseMessages(operation.operationId, operation.phase);
     return new Set(messages.flatMap((message) => message.elementIds ?? []));
   }
 }

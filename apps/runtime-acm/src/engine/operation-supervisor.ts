@@ -6,13 +6,14 @@ import type {
   InstanceOperation,
   LostReplicas,
   Operation,
+  OperationSession,
   ParticipantReplica,
-  Store,
+  SupervisionQueries,
   Versioned,
 } from '@acm/domain';
 import {
   Clock,
-  UnitOfWork,
+  OperationSessions,
   deadlineDueAt,
   hasUnfinishedWorkOf,
   isOverdue,
@@ -26,6 +27,9 @@ import { Injectable } from '@nestjs/common';
 import { OperationSteps } from './operation-steps';
 import { asInstanceOperation } from './running-operation';
 
+/** A supervision pass locks nothing up front: it locks each target it decides, in turn, as it comes to it. */
+const NOTHING_UP_FRONT = { instanceIds: [], messageIds: [] } as const;
+
 /**
  * The engine's shell for what no participant answer drives: deadlines, resends and retries that fall due, work a
  * lost replica or a lost broker took with it. Each pass decides under the target's lock, as an ACK does, so several
@@ -34,7 +38,7 @@ import { asInstanceOperation } from './running-operation';
 @Injectable()
 export class OperationSupervisor {
   constructor(
-    private readonly unitOfWork: UnitOfWork,
+    private readonly sessions: OperationSessions,
     private readonly clock: Clock,
     private readonly steps: OperationSteps,
   ) {}
@@ -45,23 +49,22 @@ export class OperationSupervisor {
    * several replicas only one flags it.
    */
   async timeOutOverdue(limit = 100): Promise<number> {
-    return this.unitOfWork.transaction(async (store) => {
+    return this.sessions.transaction(NOTHING_UP_FRONT, async (session, { queries }) => {
       const now = this.clock.now();
       let flagged = 0;
-      for (const candidate of await store.operations.findOverdue(now, limit)) {
-        const instance =
-          candidate.targetKind === 'INSTANCE' ? await store.instances.findForUpdate(candidate.targetId) : null;
+      for (const candidate of await queries.overdue(now, limit)) {
+        const instance = candidate.targetKind === 'INSTANCE' ? await session.lockInstance(candidate.targetId) : null;
         const definition =
-          candidate.targetKind === 'DEFINITION' ? await store.definitions.findForUpdate(candidate.targetId) : null;
-        const operation = await store.operations.find(candidate.operationId);
-        const composition = instance ? await store.definitions.find(instance.value.compositionId) : null;
+          candidate.targetKind === 'DEFINITION' ? await session.lockDefinition(candidate.targetId) : null;
+        const operation = await session.operation(candidate.operationId);
+        const composition = instance ? await session.definition(instance.value.compositionId) : null;
         if (operation?.targetKind === 'INSTANCE' && instance && composition) {
           const target = { found: instance, definition: composition.value, running: operation, order: null };
-          flagged += (await this.steps.instance(store, target, { kind: 'TICK' })).operations.length;
+          flagged += (await this.steps.instance(session, target, { kind: 'TICK' })).operations.length;
         } else if (operation?.targetKind === 'DEFINITION' && definition) {
-          const step = await this.steps.definition(store, definition.value, definition, operation, { kind: 'TICK' });
+          const step = await this.steps.definition(session, definition.value, definition, operation, { kind: 'TICK' });
           flagged += step.operations.length;
-        } else if (operation && (await this.steps.timeOutAlone(store, operation))) {
+        } else if (operation && this.steps.timeOutAlone(session, operation)) {
           flagged += 1;
         }
       }
@@ -71,8 +74,8 @@ export class OperationSupervisor {
 
   /** Replicas of a participant are silent: the open phase messages they may have taken are handed over. */
   async handOverLostWork(participantId: string, isSilent: (replica: ParticipantReplica) => boolean): Promise<number> {
-    return this.unitOfWork.transaction(async (store) => {
-      const participant = await store.participants.find(participantId);
+    return this.sessions.transaction(NOTHING_UP_FRONT, async (session, { queries }) => {
+      const participant = await queries.participant(participantId);
       const silent = new Set(
         Object.values(participant?.replicas ?? {})
           .filter(isSilent)
@@ -81,8 +84,8 @@ export class OperationSupervisor {
       if (silent.size === 0) {
         return 0;
       }
-      const workers = await store.operations.workers([...silent]);
-      return this.handOver(store, participantId, { kind: 'SILENT', silent, workers });
+      const workers = await queries.workers([...silent]);
+      return this.handOver(session, queries, participantId, { kind: 'SILENT', silent, workers });
     });
   }
 
@@ -90,7 +93,9 @@ export class OperationSupervisor {
   async resendAfterRestart(participantIds: readonly string[]): Promise<number> {
     let resent = 0;
     for (const participantId of participantIds) {
-      resent += await this.unitOfWork.transaction((store) => this.handOver(store, participantId, { kind: 'ALL' }));
+      resent += await this.sessions.transaction(NOTHING_UP_FRONT, (session, { queries }) =>
+        this.handOver(session, queries, participantId, { kind: 'ALL' }),
+      );
     }
     return resent;
   }
@@ -102,16 +107,16 @@ export class OperationSupervisor {
    * the order runs it.
    */
   async resendAfterBrokerLoss(): Promise<number> {
-    const participantIds = await this.unitOfWork.transaction(async (store) =>
-      (await store.participants.list()).map((participant) => participant.participantId),
+    const participantIds = await this.sessions.transaction(NOTHING_UP_FRONT, (_session, { queries }) =>
+      queries.participantIds(),
     );
     return this.resendAfterRestart(participantIds);
   }
 
   /** Probes a new replica's registration started: replicas not heard from since are silent, their work handed over. */
   async handOverAfterProbes(minimumAgeMs: number): Promise<number> {
-    const probes = await this.unitOfWork.transaction((store) =>
-      store.operations.takeProbes(this.clock.now() - minimumAgeMs),
+    const probes = await this.sessions.transaction(NOTHING_UP_FRONT, (_session, { queries }) =>
+      queries.takeProbes(this.clock.now() - minimumAgeMs),
     );
     let resent = 0;
     for (const { participantId, probedAt } of probes) {
@@ -125,26 +130,28 @@ export class OperationSupervisor {
    * no-progress reports. Each operation is decided under its instance's lock, as an ACK is.
    */
   async superviseRunning(limit = 100): Promise<number> {
-    const { primes, candidates } = await this.unitOfWork.read(async (store) => {
-      const running = await store.operations.listRunning(limit);
+    const { primes, candidates } = await this.sessions.read(async (queries) => {
+      const running = await queries.running(limit);
       return {
         primes: running.filter((operation) => operation.targetKind === 'DEFINITION' && isWatched(operation)),
-        candidates: await this.dueOf(store, running),
+        candidates: await this.dueOf(queries, running),
       };
     });
     let acted = 0;
     for (const prime of primes) {
-      acted += await this.unitOfWork.transaction((store) => this.supervisePrime(store, prime.targetId));
+      acted += await this.sessions.transaction(NOTHING_UP_FRONT, (session) =>
+        this.supervisePrime(session, prime.targetId),
+      );
     }
     for (const candidate of candidates) {
-      acted += await this.unitOfWork.transaction(async (store) => {
-        const found = await store.instances.findForUpdate(candidate.targetId);
-        const operation = asInstanceOperation(await store.operations.find(candidate.operationId));
-        const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+      acted += await this.sessions.transaction(NOTHING_UP_FRONT, async (session) => {
+        const found = await session.lockInstance(candidate.targetId);
+        const operation = asInstanceOperation(await session.operation(candidate.operationId));
+        const definition = found ? await session.definition(found.value.compositionId) : null;
         if (!found || !definition || operation?.state !== 'RUNNING') {
           return 0;
         }
-        return this.superviseInstance(store, found, definition.value, operation, false);
+        return this.superviseInstance(session, found, definition.value, operation, false);
       });
     }
     return acted;
@@ -158,60 +165,62 @@ export class OperationSupervisor {
    */
   async fireDue(limit = 100): Promise<{ readonly decided: number; readonly next: Operation | null }> {
     const now = this.clock.now();
-    const listed = await this.unitOfWork.read((store) => store.operations.listDue(limit));
+    const listed = await this.sessions.read((queries) => queries.due(limit));
     const due = listed.filter((operation) => operation.control.dueAt !== null && operation.control.dueAt <= now);
     for (const candidate of due) {
-      await this.unitOfWork.transaction((store) => this.decideDue(store, candidate));
+      await this.sessions.transaction(NOTHING_UP_FRONT, (session) => this.decideDue(session, candidate));
     }
-    const [next] = await this.unitOfWork.read((store) => store.operations.listDue(1));
+    const [next] = await this.sessions.read((queries) => queries.due(1));
     return { decided: due.length, next: next ?? null };
   }
 
   /** The earliest due time of the running operations, for the timer to arm (at start and on every scan). */
   async nextDue(): Promise<Operation | null> {
-    const [next] = await this.unitOfWork.read((store) => store.operations.listDue(1));
+    const [next] = await this.sessions.read((queries) => queries.due(1));
     return next ?? null;
   }
 
   /** One due operation, decided under its target's lock, read again there: the timeout rule, else supervision. */
-  private async decideDue(store: Store, candidate: Operation): Promise<void> {
+  private async decideDue(session: OperationSession, candidate: Operation): Promise<void> {
     const now = this.clock.now();
     if (candidate.targetKind === 'DEFINITION') {
-      const found = await store.definitions.findForUpdate(candidate.targetId);
-      const operation = await store.operations.find(candidate.operationId);
+      const found = await session.lockDefinition(candidate.targetId);
+      const operation = await session.operation(candidate.operationId);
       if (operation?.targetKind !== 'DEFINITION' || operation.state !== 'RUNNING') {
         return;
       }
       if (!found) {
-        await this.forgetDue(store, operation);
+        this.forgetDue(session, operation);
       } else if (isOverdue(operation, now)) {
-        await this.steps.definition(store, found.value, found, operation, { kind: 'TICK' });
+        await this.steps.definition(session, found.value, found, operation, { kind: 'TICK' });
       } else {
-        await this.supervisePrime(store, found.value.compositionId);
+        await this.supervisePrime(session, found.value.compositionId);
       }
       return;
     }
-    const found = await store.instances.findForUpdate(candidate.targetId);
-    const operation = asInstanceOperation(await store.operations.find(candidate.operationId));
-    const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+    const found = await session.lockInstance(candidate.targetId);
+    const operation = asInstanceOperation(await session.operation(candidate.operationId));
+    const definition = found ? await session.definition(found.value.compositionId) : null;
     if (operation?.state !== 'RUNNING') {
       return;
     }
     if (!found || !definition) {
-      await ((await this.steps.timeOutAlone(store, operation)) ? Promise.resolve() : this.forgetDue(store, operation));
+      if (!this.steps.timeOutAlone(session, operation)) {
+        this.forgetDue(session, operation);
+      }
     } else if (isOverdue(operation, now)) {
       const target = { found, definition: definition.value, running: operation, order: null };
-      await this.steps.instance(store, target, { kind: 'TICK' });
+      await this.steps.instance(session, target, { kind: 'TICK' });
     } else {
-      await this.superviseInstance(store, found, definition.value, operation, true);
+      await this.superviseInstance(session, found, definition.value, operation, true);
     }
   }
 
   /** An operation whose target is gone has nothing left to supervise but its deadline. */
-  private async forgetDue(store: Store, operation: Operation): Promise<void> {
+  private forgetDue(session: OperationSession, operation: Operation): void {
     const dueAt = deadlineDueAt(operation);
     if (dueAt !== operation.control.dueAt) {
-      await store.operations.update({ ...operation, control: { ...operation.control, dueAt } });
+      session.saveOperations([{ operation: { ...operation, control: { ...operation.control, dueAt } }, isNew: false }]);
     }
   }
 
@@ -220,7 +229,7 @@ export class OperationSupervisor {
    * due. `always`: take the step even then (the timer's pass), so the operation's due time is written again.
    */
   private async superviseInstance(
-    store: Store,
+    session: OperationSession,
     found: Versioned<AutomationComposition>,
     definition: CompositionDefinition,
     operation: InstanceOperation,
@@ -230,7 +239,7 @@ export class OperationSupervisor {
     const now = this.clock.now();
     if (!needsSupervision(found.value, operation, now, this.steps.controlSettings(found.value, definition))) {
       if (always) {
-        await this.steps.instance(store, target, {
+        await this.steps.instance(session, target, {
           kind: 'SUPERVISE',
           messages: [],
           retrying: [],
@@ -239,28 +248,28 @@ export class OperationSupervisor {
       }
       return 0;
     }
-    const messages = openPhaseMessagesOf(await store.operations.phaseMessages(operation.operationId, operation.phase));
-    const history = await store.events.list(found.value.instanceId, 10000);
+    const messages = openPhaseMessagesOf(await session.phaseMessages(operation.operationId, operation.phase));
+    const history = await session.history(found.value.instanceId, 10000);
     const { retrying, reported } = supervisionMemoryOf(history, operation, found.value.lastMsg);
     const input: InstanceInput = { kind: 'SUPERVISE', messages, retrying, reported };
-    const step = await this.steps.instance(store, target, input);
+    const step = await this.steps.instance(session, target, input);
     return step.effects.length > 0 ? 1 : 0;
   }
 
   /** A prime or deprime silent for maxWaitMs goes out again to the participants that have not answered. */
-  private async supervisePrime(store: Store, compositionId: string): Promise<number> {
-    const found = await store.definitions.findForUpdate(compositionId);
-    const running = found ? await store.operations.findRunning(compositionId) : null;
+  private async supervisePrime(session: OperationSession, compositionId: string): Promise<number> {
+    const found = await session.lockDefinition(compositionId);
+    const running = found ? await session.running(compositionId) : null;
     if (!found || running?.targetKind !== 'DEFINITION' || running.state !== 'RUNNING') {
       return 0;
     }
-    const [message] = await store.operations.phaseMessages(running.operationId, null);
+    const [message] = await session.phaseMessages(running.operationId, null);
     const input: DefinitionInput = {
       kind: 'SUPERVISE',
       messageId: message?.messageId ?? null,
       resend: this.steps.resendSettings(found.value),
     };
-    const step = await this.steps.definition(store, found.value, found, running, input);
+    const step = await this.steps.definition(session, found.value, found, running, input);
     return step.effects.length > 0 ? 1 : 0;
   }
 
@@ -269,7 +278,7 @@ export class OperationSupervisor {
    * (two statements) and each definition once, so a tick costs no transaction per operation that has nothing due.
    * A pass still decides under the instance's lock; one this read finds not due is looked at again next tick.
    */
-  private async dueOf(store: Store, running: readonly Operation[]): Promise<InstanceOperation[]> {
+  private async dueOf(queries: SupervisionQueries, running: readonly Operation[]): Promise<InstanceOperation[]> {
     const candidates = running.flatMap((operation) => {
       const instanceOperation = asInstanceOperation(operation);
       return instanceOperation && isWatched(instanceOperation) ? [instanceOperation] : [];
@@ -278,9 +287,10 @@ export class OperationSupervisor {
       return [];
     }
     const instances = new Map(
-      (await store.instances.list({ instanceIds: candidates.map((operation) => operation.targetId) })).map(
-        (instance) => [instance.instanceId, instance],
-      ),
+      (await queries.instances({ instanceIds: candidates.map((operation) => operation.targetId) })).map((instance) => [
+        instance.instanceId,
+        instance,
+      ]),
     );
     const definitions = new Map<string, CompositionDefinition | null>();
     const now = this.clock.now();
@@ -291,7 +301,7 @@ export class OperationSupervisor {
         continue;
       }
       if (!definitions.has(instance.compositionId)) {
-        definitions.set(instance.compositionId, (await store.definitions.find(instance.compositionId))?.value ?? null);
+        definitions.set(instance.compositionId, (await queries.definition(instance.compositionId))?.value ?? null);
       }
       const definition = definitions.get(instance.compositionId) ?? null;
       if (definition && needsSupervision(instance, operation, now, this.steps.controlSettings(instance, definition))) {
@@ -302,23 +312,28 @@ export class OperationSupervisor {
   }
 
   /** Sends again, for one participant, the open phase messages its lost replicas may have taken. */
-  private async handOver(store: Store, participantId: string, lost: LostReplicas): Promise<number> {
+  private async handOver(
+    session: OperationSession,
+    queries: SupervisionQueries,
+    participantId: string,
+    lost: LostReplicas,
+  ): Promise<number> {
     let resent = 0;
-    for (const listed of await store.instances.list({ participantId })) {
+    for (const listed of await queries.instances({ participantId })) {
       const operation = hasUnfinishedWorkOf(listed, participantId)
-        ? asInstanceOperation(await store.operations.findRunning(listed.instanceId))
+        ? asInstanceOperation(await session.running(listed.instanceId))
         : null;
-      const found = operation ? await store.instances.findForUpdate(listed.instanceId) : null;
-      const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+      const found = operation ? await session.lockInstance(listed.instanceId) : null;
+      const definition = found ? await session.definition(found.value.compositionId) : null;
       if (!operation || !found || !definition) {
         continue;
       }
       const messages = openPhaseMessagesOf(
-        await store.operations.phaseMessages(operation.operationId, operation.phase),
+        await session.phaseMessages(operation.operationId, operation.phase),
         participantId,
       );
       const target = { found, definition: definition.value, running: operation, order: operation.order };
-      const step = await this.steps.instance(store, target, { kind: 'REPLICA_LOST', participantId, lost, messages });
+      const step = await this.steps.instance(session, target, { kind: 'REPLICA_LOST', participantId, lost, messages });
       resent += step.effects.filter((effect) => effect.kind === 'SEND_PHASE').length;
     }
     return resent;

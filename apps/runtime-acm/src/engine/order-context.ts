@@ -3,8 +3,8 @@ import type {
   CompositionDefinition,
   InstanceElement,
   InstanceOrder,
+  OperationSession,
   OperationTemplates,
-  Store,
 } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import type { CompositionSide } from './participant-messages';
@@ -28,7 +28,7 @@ export interface OrderExtras {
 
 /** Loads the snapshot, the other composition and the precheck plan an order's messages need. */
 export async function loadOrderContext(
-  store: Store,
+  session: OperationSession,
   templates: TemplateReader,
   instance: AutomationComposition,
   order: InstanceOrder,
@@ -41,15 +41,15 @@ export async function loadOrderContext(
   switch (order) {
     case 'UPDATE':
     case 'UPDATE_REVERT': {
-      const snapshot = await store.rollbacks.find(instance.instanceId);
+      const snapshot = await session.rollback(instance.instanceId);
       return snapshot ? { before: snapshot.elements } : {};
     }
     case 'MIGRATE':
     case 'MIGRATION_REVERT': {
-      const snapshot = await store.rollbacks.find(instance.instanceId);
+      const snapshot = await session.rollback(instance.instanceId);
       const stored =
         extras.target === undefined && instance.compositionTargetId !== null
-          ? await store.definitions.find(instance.compositionTargetId)
+          ? await session.definition(instance.compositionTargetId)
           : null;
       const other = extras.target ? sideOf(extras.target) : stored ? sideOf(stored.value) : undefined;
       return { ...(other ? { other } : {}), ...(snapshot ? { before: snapshot.elements } : {}) };

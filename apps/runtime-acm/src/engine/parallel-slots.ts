@@ -1,5 +1,5 @@
-import type { Store } from '@acm/domain';
-import { UnitOfWork } from '@acm/domain';
+import type { OperationSession, SupervisionQueries } from '@acm/domain';
+import { OperationSessions } from '@acm/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -49,7 +49,7 @@ export class ParallelSlots {
 
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
-    private readonly unitOfWork: UnitOfWork,
+    private readonly sessions: OperationSessions,
     private readonly steps: OperationSteps,
     nudges: CommitNudge,
   ) {
@@ -92,7 +92,9 @@ export class ParallelSlots {
     do {
       this.again = false;
       for (let pass = 0; pass < MAX_PASSES_PER_DRAIN && !this.stopped; pass += 1) {
-        const step = await this.unitOfWork.transaction((store) => this.fillOne(store));
+        const step = await this.sessions.transaction({ instanceIds: [], messageIds: [] }, (session, { queries }) =>
+          this.fillOne(session, queries),
+        );
         if (step === null) {
           break;
         }
@@ -103,31 +105,33 @@ export class ParallelSlots {
   }
 
   /** One waiting operation gets what free slots it can use; null when no slot is free or nobody waits. */
-  private async fillOne(store: Store): Promise<number | null> {
-    await store.operations.lockSlots();
-    const free = this.config.maxParallelElements! - (await store.operations.slotsInUse());
+  private async fillOne(session: OperationSession, queries: SupervisionQueries): Promise<number | null> {
+    await queries.lockSlots();
+    const free = this.config.maxParallelElements! - (await queries.slotsInUse());
     if (free <= 0) {
       return null;
     }
-    const [waiting] = await store.operations.listSlotWaiting(1);
+    const [waiting] = await queries.slotWaiting(1);
     if (!waiting || waiting.targetKind !== 'INSTANCE') {
       return null;
     }
-    const found = await store.instances.findForUpdate(waiting.targetId);
-    const definition = found ? await store.definitions.find(found.value.compositionId) : null;
+    const found = await session.lockInstance(waiting.targetId);
+    const definition = found ? await session.definition(found.value.compositionId) : null;
     if (!found || !definition) {
       // Its instance is gone: it can send nothing, so it waits for nothing.
-      await store.operations.update({ ...waiting, control: { ...waiting.control, slotWait: null } });
+      session.saveOperations([
+        { operation: { ...waiting, control: { ...waiting.control, slotWait: null } }, isNew: false },
+      ]);
       return 0;
     }
     // Read again under the instance's lock: an ACK may have committed since it was listed.
-    const running = asInstanceOperation(await store.operations.findRunning(waiting.targetId));
+    const running = asInstanceOperation(await session.running(waiting.targetId));
     if (running?.operationId !== waiting.operationId) {
       return 0;
     }
-    const dispatched = await this.steps.dispatchedIn(store, running);
+    const dispatched = await this.steps.dispatchedIn(session, running);
     const target = { found, definition: definition.value, running, order: running.order };
-    const step = await this.steps.instance(store, target, { kind: 'SLOTS', dispatched }, free);
+    const step = await this.steps.instance(session, target, { kind: 'SLOTS', dispatched }, free);
     return step.effects.reduce((sum, effect) => sum + (effect.kind === 'SEND_PHASE' ? effect.dispatched.length : 0), 0);
   }
 }

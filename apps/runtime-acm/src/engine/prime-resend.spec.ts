@@ -1,6 +1,6 @@
 import type { CompositionDefinition, NodeTemplateState } from '@acm/domain';
 
-import { EngineFixture } from './testing/engine-fixture';
+import { EngineFixture, inSession } from './testing/engine-fixture';
 
 const P1 = '101c62b3-8918-41b9-a747-d21eb79c6c01';
 const P2 = '101c62b3-8918-41b9-a747-d21eb79c6c02';
@@ -21,10 +21,10 @@ async function priming(env: Record<string, string> = {}) {
     ]),
   );
   const started: CompositionDefinition = { ...definition, state: 'PRIMING', elementStateMap: states };
-  await fixture.unitOfWork.transaction(async (store) => {
+  await inSession(fixture.unitOfWork, async (session, store) => {
     const found = (await store.definitions.findForUpdate(definition.compositionId))!;
     await store.definitions.update(started, found.version);
-    await fixture.engine.startDefinitionOrder(store, started, 'PRIME');
+    await fixture.engine.startDefinitionOrder(session, started, 'PRIME');
   });
   const [prime] = await fixture.take();
   const primes = async () => (await fixture.take()).filter((sent) => sent.messageType === 'PARTICIPANT_PRIME');

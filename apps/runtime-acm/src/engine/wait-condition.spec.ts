@@ -1,7 +1,7 @@
-import type { AutomationComposition, CompositionDefinition, Signal, Store, Versioned } from '@acm/domain';
+import type { AutomationComposition, CompositionDefinition, OperationSession, Signal, Versioned } from '@acm/domain';
 import { DomainError } from '@acm/domain';
 
-import { EngineFixture } from './testing/engine-fixture';
+import { EngineFixture, inSession } from './testing/engine-fixture';
 
 const PARTICIPANT = '101c62b3-8918-41b9-a747-d21eb79c6c03';
 const APPROVAL = 'acm.example.approval.Approval';
@@ -18,17 +18,15 @@ async function approval(env: Record<string, string> = {}, metadata: Record<strin
   const idOf = (suffix: string): string =>
     Object.values(instance.elements).find((element) => element.definition.name.endsWith(suffix))!.id;
   const ids = { database: idOf('Database'), approval: idOf('Approval'), backend: idOf('Backend') };
-  const locked = <T>(work: (store: Store, found: Versioned<AutomationComposition>) => Promise<T>) =>
-    fixture.unitOfWork.transaction(async (store) =>
-      work(store, (await store.instances.findForUpdate(instance.instanceId))!),
-    );
+  const locked = <T>(work: (session: OperationSession, found: Versioned<AutomationComposition>) => Promise<T>) =>
+    inSession(fixture.unitOfWork, async (session) => work(session, (await session.lockInstance(instance.instanceId))!));
   const signal = (value: Signal, elementId = ids.approval) =>
-    locked(async (store, found) => {
-      const stored = (await store.definitions.find(found.value.compositionId))!;
-      return fixture.control.signalInstance(store, found, stored.value, elementId, value);
+    locked(async (session, found) => {
+      const stored = (await session.definition(found.value.compositionId))!;
+      return fixture.control.signalInstance(session, found, stored.value, elementId, value);
     });
-  const pause = () => locked((store, found) => fixture.control.pauseInstance(store, found, definition));
-  const resume = () => locked((store, found) => fixture.control.resumeInstance(store, found, definition));
+  const pause = () => locked((session, found) => fixture.control.pauseInstance(session, found, definition));
+  const resume = () => locked((session, found) => fixture.control.resumeInstance(session, found, definition));
   const current = async (): Promise<AutomationComposition> => (await fixture.current(instance.instanceId))!;
   const phases = async () => (await fixture.take()).filter((sent) => sent.messageType !== 'PARTICIPANT_SYNC_MSG');
   const names = async (): Promise<string[]> => (await fixture.events(instance.instanceId)).map((event) => event.event);

@@ -11,7 +11,9 @@ import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { EngineMetrics } from '../engine/engine-metrics';
 import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import { CountingIds, EngineFixture, STARTED_AT } from '../engine/testing/engine-fixture';
+import { AnswerGroupCommit } from '../application/answer-group-commit';
 import { ParticipantInboxListener } from './participant-inbox.listener';
+import { BufferedSessions } from '@acm/persistence';
 
 const P1 = '101c62b3-8918-41b9-a747-d21eb79c6c03';
 const REPLICA = '5f4a9d7e-7d43-4c59-9f7e-2f7d1b0c9a11';
@@ -92,9 +94,9 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
     const listener = new ParticipantInboxListener(
       fixture.config,
       bus,
-      counting,
       fixture.engine,
       participants,
+      new AnswerGroupCommit(new BufferedSessions(counting), fixture.engine, participants),
       metrics,
       operability,
     );

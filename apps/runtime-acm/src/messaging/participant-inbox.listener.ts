@@ -1,6 +1,6 @@
-import type { ParticipantMessage, ParticipantStatus } from '@acm/contracts';
+import type { ParticipantMessage } from '@acm/contracts';
 import { MESSAGE_ROUTES, decodeMessage, isForOthers } from '@acm/contracts';
-import { UnitOfWork, isDomainError } from '@acm/domain';
+import { isDomainError } from '@acm/domain';
 import type { IncomingRecord, Subscription } from '@acm/messaging';
 import { MessageBus } from '@acm/messaging';
 import { isTransientDatabaseError } from '@acm/persistence';
@@ -10,8 +10,9 @@ import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from '../engine/engine-metrics';
 import { OperationEngine } from '../engine/operation-engine';
-import type { EngineInput } from '../engine/operation-engine';
-import { ParticipantProtocolService, carriesReport } from '../application/participant-protocol.service';
+import { AnswerGroupCommit } from '../application/answer-group-commit';
+import type { AnswerRun } from '../application/answer-group-commit';
+import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import { OperabilityMetrics } from '../metrics/operability-metrics';
 import { inTraceOfRecords } from '../observability/inbound-traces';
 import { withRequestContext } from '../observability/request-context';
@@ -40,13 +41,10 @@ const REFUSAL_TEXT: Record<BindingRefusal, string> = {
   replayed: 'the record was already received at another position (a replay)',
 };
 
-/** A run of a batch's messages applied together: ACKs through the engine, STATUS reports through the protocol. */
-type Run = { kind: 'ACKS'; inputs: EngineInput[] } | { kind: 'REPORTS'; reports: ParticipantStatus[] };
-
 /**
- * Reads the operation topic a fetch at a time and hands the participant messages to their use cases. The ACKs and
- * STATUS reports of a batch are applied in one transaction, in the order they arrived (their heartbeats beside it,
- * one statement per replica); any other message is applied on its own, in its place. A record that does not
+ * Reads the operation topic a fetch at a time, decodes and accepts each record, and hands the participant messages
+ * to their use cases. The ACKs and STATUS reports of a batch go to the group commit (`AnswerGroupCommit`), in the
+ * order they arrived, applied in one transaction; any other message is applied on its own, in its place. A record that does not
  * decode is counted and skipped; the runtime's own outgoing messages on the shared topic are skipped too, before
  * the decode (`isForOthers`).
  * A batch met by a database outage is retried by the bus until it applies (never skipped), so an ACK received while
@@ -71,9 +69,9 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
     private readonly bus: MessageBus,
-    private readonly unitOfWork: UnitOfWork,
     private readonly engine: OperationEngine,
     private readonly participants: ParticipantProtocolService,
+    private readonly answers: AnswerGroupCommit,
     private readonly metrics: EngineMetrics,
     private readonly operability: OperabilityMetrics,
   ) {
@@ -104,8 +102,8 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
     if (records.length === 1) {
       return this.receive(records[0]!);
     }
-    let run: Run | null = null;
-    const runs: Run[] = [];
+    let run: AnswerRun | null = null;
+    const runs: AnswerRun[] = [];
     const acked: Array<{ type: string; timestamp: string }> = [];
     for (const record of records) {
       const message = this.accept(record);
@@ -134,7 +132,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
             : { kind: 'INSTANCE_ACK', ack: message },
         );
       } else {
-        await this.applyTogether(runs.splice(0));
+        await this.answers.apply(runs.splice(0));
         run = null;
         await withRequestContext({ messageType: message.messageType }, () => this.dispatch(message));
       }
@@ -144,7 +142,7 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
         runs.flatMap((each) => (each.kind === 'ACKS' ? acked.map((ack) => ack.type) : ['PARTICIPANT_STATUS'])),
       ),
     ];
-    await withRequestContext({ messageType: types.join('+') }, () => this.applyTogether(runs));
+    await withRequestContext({ messageType: types.join('+') }, () => this.answers.apply(runs));
     for (const { type, timestamp } of acked) {
       this.observeAckApplied(type, timestamp);
     }
@@ -153,67 +151,6 @@ export class ParticipantInboxListener implements OnApplicationBootstrap {
   /** From the record's time on the bus (the participant's send) to the commit of its application. */
   private observeAckApplied(type: string, timestamp: string): void {
     this.operability.ackApplySeconds.observe({ type }, Math.max(0, Date.now() - Number(timestamp)) / 1000);
-  }
-
-  /**
-   * One transaction for the runs, in order; the reports' heartbeats beside it, each one statement, outside it. Batches
-   * of different partitions arrive concurrently: while one transaction is open, the runs that arrive wait and then
-   * go together in the next one (a group commit), so a transaction covers every batch that is ready. Their
-   * instances are locked in id order in one statement, so groups never deadlock one another; a group that fails
-   * fails each of its batches, which the bus then retries as it would have alone.
-   */
-  private applyTogether(runs: readonly Run[]): Promise<void> {
-    if (runs.length === 0) {
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ runs, resolve, reject });
-      if (!this.applying) {
-        this.applying = true;
-        void this.applyWaiting();
-      }
-    });
-  }
-
-  private readonly waiting: Array<{ runs: readonly Run[]; resolve: () => void; reject: (error: unknown) => void }> = [];
-  private applying = false;
-
-  private async applyWaiting(): Promise<void> {
-    while (this.waiting.length > 0) {
-      const group = this.waiting.splice(0);
-      try {
-        await this.applyGroup(group.flatMap((member) => member.runs));
-        group.forEach((member) => member.resolve());
-      } catch (error) {
-        group.forEach((member) => member.reject(error));
-      }
-    }
-    this.applying = false;
-  }
-
-  private async applyGroup(runs: readonly Run[]): Promise<void> {
-    // The heartbeats run beside the transaction, not before it: a participant sends its element information just
-    // ahead of its ACK, and waiting for the heartbeat's round trip would delay the ACK's phase by as much.
-    const beating = this.participants.heartbeats(runs.flatMap((run) => (run.kind === 'REPORTS' ? run.reports : [])));
-    const applying = this.unitOfWork.transaction(async (store) => {
-      // One batch store for all runs: the ACKs' instances are locked and loaded once, and the writes of every run
-      // (element information included) go out together, as set statements, before the commit.
-      const batch = await this.engine.openBatch(
-        store,
-        runs.flatMap((run) => (run.kind === 'ACKS' ? run.inputs : [])),
-      );
-      for (const run of runs) {
-        if (run.kind === 'ACKS') {
-          await this.engine.applyBatchIn(batch, run.inputs);
-        } else {
-          for (const report of run.reports.filter(carriesReport)) {
-            await this.participants.reportIn(batch, report);
-          }
-        }
-      }
-      await batch.flush();
-    });
-    await Promise.all([beating, applying]);
   }
 
   async receive(record: IncomingRecord): Promise<void> {

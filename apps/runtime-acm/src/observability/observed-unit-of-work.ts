@@ -162,7 +162,7 @@ class TransactionWatch {
           this.events.push(...events);
         },
       }),
-      // The set write and read of orders and batches (BatchStore) carry what the single calls above would.
+      // The set write and read of operation sessions (orders, ACK batches) carry what the single calls above would.
       saveAll: async (writes) => {
         if (this.holdOutbox) {
           this.heldOutbox.push(...writes.outbox);
@@ -255,7 +255,7 @@ class TransactionWatch {
     return intercept<InstanceRepository>(repository, {
       find: async (id) => seen(await repository.find(id)),
       findForUpdate: async (id) => seen(await repository.findForUpdate(id)),
-      // A batch of participant messages loads and writes its instances through these (BatchStore).
+      // An operation session loads and writes its instances through these (BufferedSession).
       findManyForUpdate: async (ids) => {
         const found = await repository.findManyForUpdate(ids);
         found.forEach((instance) => seen(instance));

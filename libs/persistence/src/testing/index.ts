@@ -3,7 +3,7 @@
  * passes. For tests only: the build leaves `testing/` out.
  */
 export { InMemoryUnitOfWork } from './in-memory-store';
-export type { InMemoryQueuedRecord } from './in-memory-store';
+export type { InMemoryQueuedRecord } from './in-memory/database';
 export { describeStoreContract } from './store.contract';
 export type { StoreContractFixture, StoreContractOptions } from './store.contract';
 export { NOT_DUE, definitionOf, elementOf, instanceOf, operationOf, participantOf, token } from './builders';

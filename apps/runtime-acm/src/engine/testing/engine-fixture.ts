@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AutomationCompositionDeployAck, ParticipantMessage } from '@acm/contracts';
 import { decodeMessage } from '@acm/contracts';
 import { Clock, IdGenerator } from '@acm/domain';
-import type { UnitOfWork } from '@acm/domain';
+import type { OperationSession, Store, UnitOfWork } from '@acm/domain';
 import type {
   AutomationComposition,
   CompositionDefinition,
@@ -13,6 +13,7 @@ import type {
   JsonObject,
   StoredEvent,
 } from '@acm/domain';
+import { BufferedSessions } from '@acm/persistence';
 import { InMemoryUnitOfWork, definitionOf, elementOf, instanceOf } from '@acm/persistence/testing';
 import { parseServiceTemplate } from '@acm/tosca';
 import type { ServiceTemplate } from '@acm/tosca';
@@ -23,7 +24,7 @@ import { RuntimeMetrics } from '../../metrics/runtime-metrics';
 import { EffectWriter } from '../effect-writer';
 import { EngineMetrics } from '../engine-metrics';
 import { OperationInterventions } from '../operation-interventions';
-import { OperationEngine } from '../operation-engine';
+import { OperationEngine, orderKeys } from '../operation-engine';
 import { OperationSupervisor } from '../operation-supervisor';
 import { OperationSteps } from '../operation-steps';
 import { CommitNudge, ParallelSlots } from '../parallel-slots';
@@ -223,11 +224,12 @@ export function engineShellsOn(
 ): EngineShells {
   const writer = new EffectWriter(config, ids, new EngineMetrics(metrics));
   const steps = new OperationSteps(config, templates, clock, ids, writer);
+  const sessions = new BufferedSessions(unitOfWork);
   return {
-    engine: new OperationEngine(unitOfWork, templates, clock, steps, writer),
-    supervisor: new OperationSupervisor(unitOfWork, clock, steps),
+    engine: new OperationEngine(sessions, templates, clock, steps, writer),
+    supervisor: new OperationSupervisor(sessions, clock, steps),
     control: new OperationInterventions(templates, clock, steps, writer),
-    slots: new ParallelSlots(config, unitOfWork, steps, new CommitNudge()),
+    slots: new ParallelSlots(config, sessions, steps, new CommitNudge()),
   };
 }
 
@@ -328,11 +330,11 @@ export class EngineFixture {
     change: (instance: AutomationComposition) => AutomationComposition = (instance) => instance,
     extras: OrderExtras = {},
   ): Promise<void> {
-    await this.unitOfWork.transaction(async (store) => {
-      const found = (await store.instances.findForUpdate(instanceId))!;
-      const definition = (await store.definitions.find(found.value.compositionId))!;
+    await new BufferedSessions(this.unitOfWork).transaction(orderKeys(instanceId), async (session) => {
+      const found = (await session.lockInstance(instanceId))!;
+      const definition = (await session.definition(found.value.compositionId))!;
       await this.engine.startInstanceOrder(
-        store,
+        session,
         { value: change(found.value), version: found.version },
         definition.value,
         order,
@@ -396,4 +398,17 @@ export class EngineFixture {
   async events(subjectId: string): Promise<StoredEvent[]> {
     return this.unitOfWork.read((store) => store.events.list(subjectId, 1000));
   }
+}
+
+/**
+ * Runs `work` in one transaction of `unitOfWork` on an operation session that locks nothing up front, as a caller
+ * that locks its target itself would; `store` sees the session's writes.
+ */
+export function inSession<T>(
+  unitOfWork: UnitOfWork,
+  work: (session: OperationSession, store: Store) => Promise<T>,
+): Promise<T> {
+  return new BufferedSessions(unitOfWork).transaction({ instanceIds: [], messageIds: [] }, (session, { store }) =>
+    work(session, store),
+  );
 }

@@ -7,30 +7,29 @@ import type {
   EventRepository,
   InstanceRepository,
   InstanceUpdate,
+  RecordedMessage,
   MessageAnswer,
   MessageRecord,
   Operation,
   OperationEvent,
   OperationRepository,
   OutboxRecord,
+  OperationSession,
   OutboxRepository,
   Participant,
+  PhaseMessageRecord,
+  RollbackSnapshot,
+  SessionKeys,
+  SessionRecords,
   ParticipantRepository,
   RollbackRepository,
   Store,
   StoreContext,
   StoreWrites,
+  StoredEvent,
   Versioned,
 } from '@acm/domain';
 import { DomainError, elementWithInfo, saveWritesOneByOne } from '@acm/domain';
-
-/** What a batch reads up front: the instances its ACKs (or an order) concern and the messages the ACKs answer. */
-export interface BatchKeys {
-  readonly instanceIds: readonly string[];
-  readonly messageIds: readonly string[];
-  /** Whether to read the participants too (an order checks that they are online). */
-  readonly participants?: boolean;
-}
 
 interface BufferedInstance {
   value: AutomationComposition;
@@ -42,17 +41,18 @@ interface BufferedInstance {
 }
 
 /**
- * The store of one batch of participant messages, over the batch's transaction: a decorator, so the engine and
- * `EffectWriter` keep their shape and the batch path has no rule of its own. `open` locks and loads every
- * instance the batch touches, their running operations and the answered messages with a constant number of
- * statements; reads of those are then answered from memory (each write is seen by the next read, so a second ACK
- * of an instance sees the first one's result), and writes to instances, element information, operations, message
- * records and answers, outbox and history are collected and written by `flush` with one set statement per table.
+ * An operation session (the engine's port) over one transaction of any `Store`, and that store as the session sees
+ * it (a decorator, for the application's own checks and writes beside the engine's). `open` locks and loads every
+ * instance an order or a batch of ACKs touches, their running operations and the answered messages with a constant
+ * number of statements; reads of those are then answered from memory (each write is seen by the next read, so a
+ * second ACK of an instance sees the first one's result), and writes to instances, element information, operations,
+ * message records and answers, outbox and history are collected and written by `flush` (the session's `commit`)
+ * with one set statement per table.
  * Anything else is read or written through the underlying store after a flush, so it sees every earlier write.
  * Versions follow the store's rule: each update must name the version the previous one left, and the stored row
  * ends as many versions on as it had updates.
  */
-export class BatchStore implements Store {
+export class BufferedSession implements Store, OperationSession {
   readonly definitions: DefinitionRepository;
   readonly instances: InstanceRepository;
   readonly participants: ParticipantRepository;
@@ -66,7 +66,7 @@ export class BatchStore implements Store {
   /** Instances asked for up front that do not exist, or were deleted since. */
   private readonly absent = new Set<string>();
   /** The running operation of each target asked for up front (null: none). */
-  private readonly running = new Map<string, Operation | null>();
+  private readonly runningOf = new Map<string, Operation | null>();
   /** Operations as last read or written, by id. */
   private readonly known = new Map<string, Operation>();
   /** Messages asked for up front or recorded since (null: unknown message). */
@@ -111,9 +111,13 @@ export class BatchStore implements Store {
    * instances' running operations and their definitions (own and migration target), and the participants when
    * asked: two statements whatever the batch's size.
    */
-  static async open(inner: Store, keys: BatchKeys): Promise<BatchStore> {
-    const store = new BatchStore(inner);
+  static async open(inner: Store, keys: SessionKeys): Promise<BufferedSession> {
+    const store = new BufferedSession(inner);
     const instanceIds = [...new Set(keys.instanceIds)];
+    if (instanceIds.length === 0 && keys.messageIds.length === 0 && keys.participants !== true) {
+      // Nothing to lock or load up front (a supervision pass): every read goes to the store when asked.
+      return store;
+    }
     const found = await inner.instances.findManyForUpdate(instanceIds);
     for (const id of instanceIds) {
       const instance = found.get(id);
@@ -143,7 +147,7 @@ export class BatchStore implements Store {
     }
     for (const id of found.keys()) {
       const operation = context.running.get(id) ?? null;
-      store.running.set(id, operation);
+      store.runningOf.set(id, operation);
       if (operation !== null) {
         store.known.set(operation.operationId, operation);
       }
@@ -156,11 +160,11 @@ export class BatchStore implements Store {
   }
 
   /**
-   * A batch store over instances the caller already locked and loaded in `inner`'s transaction (an order started
+   * A session over instances the caller already locked and loaded in `inner`'s transaction (an order started
    * on a plain store): nothing is read, and the writes go out on `flush` as in any batch.
    */
-  static over(inner: Store, instances: ReadonlyArray<Versioned<AutomationComposition>>): BatchStore {
-    const store = new BatchStore(inner);
+  static over(inner: Store, instances: ReadonlyArray<Versioned<AutomationComposition>>): BufferedSession {
+    const store = new BufferedSession(inner);
     for (const instance of instances) {
       store.loaded.set(instance.value.instanceId, {
         value: instance.value,
@@ -170,6 +174,73 @@ export class BatchStore implements Store {
       });
     }
     return store;
+  }
+
+  lockInstance(instanceId: string): Promise<Versioned<AutomationComposition> | null> {
+    return this.instances.findForUpdate(instanceId);
+  }
+
+  lockDefinition(compositionId: string): Promise<Versioned<CompositionDefinition> | null> {
+    return this.definitions.findForUpdate(compositionId);
+  }
+
+  definition(compositionId: string): Promise<Versioned<CompositionDefinition> | null> {
+    return this.definitions.find(compositionId);
+  }
+
+  running(targetId: string): Promise<Operation | null> {
+    return this.operations.findRunning(targetId);
+  }
+
+  operation(operationId: string): Promise<Operation | null> {
+    return this.operations.find(operationId);
+  }
+
+  answered(messageId: string): Promise<RecordedMessage | null> {
+    return this.operations.findByMessage(messageId);
+  }
+
+  phaseMessages(operationId: string, phase: number | null): Promise<PhaseMessageRecord[]> {
+    return this.operations.phaseMessages(operationId, phase);
+  }
+
+  history(subjectId: string, limit: number): Promise<StoredEvent[]> {
+    return this.events.list(subjectId, limit);
+  }
+
+  rollback(instanceId: string): Promise<RollbackSnapshot | null> {
+    return this.rollbacks.find(instanceId);
+  }
+
+  writeInstance(instance: AutomationComposition, expectedVersion: number): Promise<void> {
+    return this.instances.update(instance, expectedVersion);
+  }
+
+  deleteInstance(instanceId: string, expectedVersion: number): Promise<void> {
+    return this.instances.delete(instanceId, expectedVersion);
+  }
+
+  writeDefinition(definition: CompositionDefinition, expectedVersion: number): Promise<void> {
+    return this.definitions.update(definition, expectedVersion);
+  }
+
+  saveOperations(operations: ReadonlyArray<{ readonly operation: Operation; readonly isNew: boolean }>): void {
+    for (const { operation, isNew } of operations) {
+      this.holdOperation(operation, isNew);
+    }
+  }
+
+  record(records: SessionRecords): void {
+    for (const message of records.messages ?? []) {
+      this.holdMessage(message);
+    }
+    this.pendingAnswers.push(...(records.answers ?? []));
+    this.pendingOutbox.push(...(records.outbox ?? []));
+    this.pendingEvents.push(...(records.events ?? []));
+  }
+
+  commit(): Promise<void> {
+    return this.flush();
   }
 
   /** Collected like the single writes; `flush` writes them. */
@@ -377,14 +448,11 @@ export class BatchStore implements Store {
     const repository: OperationRepository = {
       ...through,
       insert: (operation) => {
-        this.pendingOperations.set(operation.operationId, { operation, isNew: true });
-        this.remember(operation);
+        this.holdOperation(operation, true);
         return Promise.resolve();
       },
       update: (operation) => {
-        const isNew = this.pendingOperations.get(operation.operationId)?.isNew ?? false;
-        this.pendingOperations.set(operation.operationId, { operation, isNew });
-        this.remember(operation);
+        this.holdOperation(operation, false);
         return Promise.resolve();
       },
       saveMany: async (operations) => {
@@ -397,7 +465,7 @@ export class BatchStore implements Store {
         return operation !== undefined ? Promise.resolve(operation) : through.find(operationId);
       },
       findRunning: (targetId) => {
-        const operation = this.running.get(targetId);
+        const operation = this.runningOf.get(targetId);
         return operation !== undefined ? Promise.resolve(operation) : through.findRunning(targetId);
       },
       findManyRunning: async (targetIds) => {
@@ -411,8 +479,7 @@ export class BatchStore implements Store {
         return found;
       },
       recordMessage: (messageId, operationId, phase, elementIds = null) => {
-        this.pendingMessages.push({ messageId, operationId, phase, elementIds });
-        this.messages.set(messageId, { operationId, phase });
+        this.holdMessage({ messageId, operationId, phase, elementIds });
         return Promise.resolve();
       },
       recordMessages: async (messages) => {
@@ -452,14 +519,26 @@ export class BatchStore implements Store {
     return repository;
   }
 
+  /** An operation to write at the flush: inserted when new (an update of one not flushed yet inserts it still). */
+  private holdOperation(operation: Operation, isNew: boolean): void {
+    const held = isNew || (this.pendingOperations.get(operation.operationId)?.isNew ?? false);
+    this.pendingOperations.set(operation.operationId, { operation, isNew: held });
+    this.remember(operation);
+  }
+
+  private holdMessage(message: MessageRecord): void {
+    this.pendingMessages.push(message);
+    this.messages.set(message.messageId, { operationId: message.operationId, phase: message.phase });
+  }
+
   /** Keeps an operation written through this store as the latest of its id and of its target's running one. */
   private remember(operation: Operation): void {
     this.known.set(operation.operationId, operation);
-    const running = this.running.get(operation.targetId);
+    const running = this.runningOf.get(operation.targetId);
     if (operation.state === 'RUNNING') {
-      this.running.set(operation.targetId, operation);
+      this.runningOf.set(operation.targetId, operation);
     } else if (running?.operationId === operation.operationId) {
-      this.running.set(operation.targetId, null);
+      this.runningOf.set(operation.targetId, null);
     }
   }
 }

@@ -1,30 +1,25 @@
 import { randomUUID } from 'node:crypto';
 
 import { UnitOfWork, freshControl } from '@acm/domain';
-import type { AutomationComposition, DomainError, InstanceOperation, Store } from '@acm/domain';
-import {
-  InMemoryUnitOfWork,
-  definitionOf,
-  describeStoreContract,
-  elementOf,
-  instanceOf,
-} from '@acm/persistence/testing';
+import type { AutomationComposition, DomainError, InstanceOperation, SessionKeys, Store } from '@acm/domain';
 
-import { BatchStore } from './batch-store';
-import type { BatchKeys } from './batch-store';
+import { definitionOf, elementOf, instanceOf } from '../testing/builders';
+import { InMemoryUnitOfWork } from '../testing/in-memory-store';
+import { describeStoreContract } from '../testing/store.contract';
+import { BufferedSession } from './buffered-session';
 
-/** Every transaction through a batch store flushed before the commit: the store contract must still hold. */
-class BatchUnitOfWork extends UnitOfWork {
+/** Every transaction through a session's store, flushed before the commit: the store contract must still hold. */
+class SessionUnitOfWork extends UnitOfWork {
   constructor(
     private readonly inner: UnitOfWork,
-    private readonly keys: BatchKeys = { instanceIds: [], messageIds: [] },
+    private readonly keys: SessionKeys = { instanceIds: [], messageIds: [] },
   ) {
     super();
   }
 
   override transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
     return this.inner.transaction(async (store) => {
-      const batch = await BatchStore.open(store, this.keys);
+      const batch = await BufferedSession.open(store, this.keys);
       const result = await work(batch);
       await batch.flush();
       return result;
@@ -40,16 +35,16 @@ class BatchUnitOfWork extends UnitOfWork {
   }
 }
 
-describeStoreContract('BatchStore over InMemoryUnitOfWork', () => {
+describeStoreContract('BufferedSession over InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
   return Promise.resolve({
-    unitOfWork: new BatchUnitOfWork(unitOfWork),
+    unitOfWork: new SessionUnitOfWork(unitOfWork),
     queuedOutbox: () => Promise.resolve(unitOfWork.queuedRecords()),
     close: () => Promise.resolve(),
   });
 });
 
-describe('BatchStore', () => {
+describe('BufferedSession', () => {
   const COMPOSITION = randomUUID();
   const PARTICIPANT = randomUUID();
 
@@ -85,7 +80,7 @@ describe('BatchStore', () => {
   it('answers reads from what it wrote, writes nothing before flush, and refuses a stale version', async () => {
     const { unitOfWork, instance } = await stored();
     await unitOfWork.transaction(async (store) => {
-      const batch = await BatchStore.open(store, { instanceIds: [instance.instanceId], messageIds: [] });
+      const batch = await BufferedSession.open(store, { instanceIds: [instance.instanceId], messageIds: [] });
       const found = await batch.instances.findForUpdate(instance.instanceId);
       await batch.instances.update({ ...found!.value, phase: 0 }, found!.version);
       const again = await batch.instances.findForUpdate(instance.instanceId);
@@ -112,7 +107,7 @@ describe('BatchStore', () => {
     const second = operationOf(instance.instanceId, 'UNDEPLOY');
     const newMessage = randomUUID();
     await unitOfWork.transaction(async (store) => {
-      const batch = await BatchStore.open(store, { instanceIds: [instance.instanceId], messageIds: [messageId] });
+      const batch = await BufferedSession.open(store, { instanceIds: [instance.instanceId], messageIds: [messageId] });
       expect(await batch.operations.findRunning(instance.instanceId)).toEqual(first);
       const superseded: InstanceOperation = { ...first, state: 'SUPERSEDED', finishedAt: 1_764_000_001_000 };
       await batch.operations.update(superseded);
@@ -135,7 +130,7 @@ describe('BatchStore', () => {
   it('deletes a loaded instance after writing what came before; it is then gone for the batch', async () => {
     const { unitOfWork, instance } = await stored();
     await unitOfWork.transaction(async (store) => {
-      const batch = await BatchStore.open(store, { instanceIds: [instance.instanceId], messageIds: [] });
+      const batch = await BufferedSession.open(store, { instanceIds: [instance.instanceId], messageIds: [] });
       await batch.instances.update({ ...instance, phase: 3 }, 1);
       await batch.instances.delete(instance.instanceId, 2);
       expect(await batch.instances.findForUpdate(instance.instanceId)).toBeNull();
@@ -151,7 +146,7 @@ describe('BatchStore', () => {
     });
     await unitOfWork.transaction(async (store) => {
       const list = jest.spyOn(store.participants, 'list');
-      const batch = await BatchStore.open(store, {
+      const batch = await BufferedSession.open(store, {
         instanceIds: [instance.instanceId],
         messageIds: [],
         participants: true,
@@ -171,7 +166,7 @@ describe('BatchStore', () => {
     const operation = operationOf(instance.instanceId, 'DEPLOY');
     await unitOfWork.transaction(async (store) => {
       const found = await store.instances.findForUpdate(instance.instanceId);
-      const batch = BatchStore.over(store, [found!]);
+      const batch = BufferedSession.over(store, [found!]);
       const lock = jest.spyOn(store.instances, 'findForUpdate');
       expect(await batch.instances.findForUpdate(instance.instanceId)).toEqual(found);
       expect(lock).not.toHaveBeenCalled();
@@ -209,7 +204,7 @@ describe('BatchStore', () => {
     const { unitOfWork, instance } = await stored();
     await unitOfWork.transaction(async (store) => {
       const find = jest.spyOn(store.definitions, 'find');
-      const batch = await BatchStore.open(store, { instanceIds: [instance.instanceId], messageIds: [] });
+      const batch = await BufferedSession.open(store, { instanceIds: [instance.instanceId], messageIds: [] });
       await batch.definitions.find(COMPOSITION);
       await batch.definitions.find(COMPOSITION);
       expect(find).toHaveBeenCalledTimes(1);
