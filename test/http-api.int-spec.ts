@@ -210,6 +210,28 @@ describe('REST API on PostgreSQL', () => {
       expect((deleting.body as { errorDetails: string }).errorDetails).toContain('must be COMMISSIONED');
     });
 
+    it('cancels a running prime, and refuses with 409 a cancel when no prime or deprime runs', async () => {
+      const compositionId = await commissionSingle();
+      const cancel = `${BASE}/compositions/${compositionId}/cancel`;
+      const idle = await runtime.http.post(cancel).expect(409);
+      expect((idle.body as { errorDetails: string }).errorDetails).toBe(
+        'Cannot cancel the composition: no prime or deprime is running; AcTypeState: COMMISSIONED; ' +
+          'StateChangeResult: NO_ERROR; allowed now: PRIME, DEPRIME',
+      );
+      await runtime.http.put(`${BASE}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
+      await runtime.http.post(cancel).expect(202);
+      const got = (await runtime.http.get(`${BASE}/compositions/${compositionId}`).expect(200)).body as Record<
+        string,
+        unknown
+      >;
+      expect([got['state'], got['stateChangeResult']]).toEqual(['PRIMING', 'FAILED']);
+      const again = await runtime.http.post(cancel).expect(409);
+      expect((again.body as { errorDetails: string }).errorDetails).toBe(
+        'Cannot cancel the composition: no prime or deprime is running; AcTypeState: PRIMING; ' +
+          'StateChangeResult: FAILED; allowed now: PRIME, DEPRIME',
+      );
+    });
+
     it('refuses to prime an element type no participant supports', async () => {
       const compositionId = await commissionSingle();
       const template = (

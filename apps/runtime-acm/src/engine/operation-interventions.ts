@@ -7,7 +7,15 @@ import type {
   Signal,
   Versioned,
 } from '@acm/domain';
-import { Clock, cancelDefinitionOperation, dispatchOf, isWaitConditionTemplate, requestedBy } from '@acm/domain';
+import {
+  Clock,
+  cancelDefinitionOperation,
+  dispatchOf,
+  isRefusal,
+  isWaitConditionTemplate,
+  refusalError,
+  requestedBy,
+} from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import { requestActor } from '../observability/request-context';
 import { EffectWriter } from './effect-writer';
@@ -104,6 +112,9 @@ export class OperationInterventions {
     const now = this.clock.now();
     const running = await session.running(found.value.compositionId);
     const step = cancelDefinitionOperation(found.value, running?.targetKind === 'DEFINITION' ? running : null, now);
+    if (isRefusal(step)) {
+      throw refusalError(step);
+    }
     const actor = requestedBy(requestActor());
     await this.writer.saveDefinition(session, found, step, this.templates.readDefinition(found.value), now, actor);
     return step.target;

@@ -12,6 +12,7 @@ import type {
   Operation,
   OperationSession,
   ResendSettings,
+  SupervisionContext,
   Versioned,
 } from '@acm/domain';
 import {
@@ -154,6 +155,14 @@ export class OperationSteps {
         maxRetryCount: this.config.maxRetryCount,
       }).settings,
       noProgressTimeoutMs: this.config.noProgressTimeoutMs,
+    };
+  }
+
+  /** What `needsSupervision` reads besides the instance: the same templates and settings a step decides with. */
+  supervisionContext(instance: AutomationComposition, definition: CompositionDefinition): SupervisionContext {
+    return {
+      templates: templatesOf(this.templates.readDefinition(definition), {}),
+      control: this.controlSettings(instance, definition),
     };
   }
 

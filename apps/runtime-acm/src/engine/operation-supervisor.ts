@@ -237,7 +237,7 @@ export class OperationSupervisor {
   ): Promise<number> {
     const target = { found, definition, running: operation, order: operation.order };
     const now = this.clock.now();
-    if (!needsSupervision(found.value, operation, now, this.steps.controlSettings(found.value, definition))) {
+    if (!needsSupervision(found.value, operation, now, this.steps.supervisionContext(found.value, definition))) {
       if (always) {
         await this.steps.instance(session, target, {
           kind: 'SUPERVISE',
@@ -304,7 +304,10 @@ export class OperationSupervisor {
         definitions.set(instance.compositionId, (await queries.definition(instance.compositionId))?.value ?? null);
       }
       const definition = definitions.get(instance.compositionId) ?? null;
-      if (definition && needsSupervision(instance, operation, now, this.steps.controlSettings(instance, definition))) {
+      if (
+        definition &&
+        needsSupervision(instance, operation, now, this.steps.supervisionContext(instance, definition))
+      ) {
         due.push(operation);
       }
     }

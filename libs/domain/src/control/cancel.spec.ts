@@ -1,7 +1,7 @@
 import { isOrderAllowed } from '../instance/instance-lifecycle';
 import type { AutomationComposition, InstanceElement } from '../model';
 import type { DeployState, LockState } from '../states';
-import { assertDefinitionRuns, nothingRunsRefusal, cancelledInstance, planCancelRollback } from './cancel';
+import { definitionNothingRunsRefusal, nothingRunsRefusal, cancelledInstance, planCancelRollback } from './cancel';
 
 function element(id: string, deployState: DeployState, lockState: LockState): InstanceElement {
   return {
@@ -120,11 +120,19 @@ describe(nothingRunsRefusal.name, () => {
   });
 
   it('refuses a composition cancel when no prime runs', () => {
-    expect(() => assertDefinitionRuns('cancel', { state: 'PRIMED', stateChangeResult: 'NO_ERROR' }, false)).toThrow(
+    expect(definitionNothingRunsRefusal('cancel', { state: 'PRIMED', stateChangeResult: 'NO_ERROR' }, false)).toEqual({
+      refused: true,
+      code: 'NOTHING_RUNNING',
+      message:
+        'Cannot cancel the composition: no prime or deprime is running; AcTypeState: PRIMED; ' +
+        'StateChangeResult: NO_ERROR; allowed now: PRIME, DEPRIME',
+      details: { action: 'cancel', state: 'PRIMED', stateChangeResult: 'NO_ERROR', allowedNow: ['PRIME', 'DEPRIME'] },
+    });
+    expect(definitionNothingRunsRefusal('cancel', { state: 'PRIMING', stateChangeResult: 'FAILED' }, true)).toEqual(
       expect.objectContaining({ code: 'NOTHING_RUNNING' }),
     );
-    expect(() =>
-      assertDefinitionRuns('cancel', { state: 'PRIMING', stateChangeResult: 'NO_ERROR' }, true),
-    ).not.toThrow();
+    expect(
+      definitionNothingRunsRefusal('cancel', { state: 'PRIMING', stateChangeResult: 'NO_ERROR' }, true),
+    ).toBeNull();
   });
 });

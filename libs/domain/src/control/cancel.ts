@@ -1,4 +1,3 @@
-import { DomainError } from '../errors';
 import type { Refusal } from '../refusal';
 import { refusal } from '../refusal';
 import type { InstanceOrder, InstanceStateKey, TransitionalState } from '../instance/instance-lifecycle';
@@ -38,11 +37,19 @@ export function nothingRunsRefusal(
   );
 }
 
-export function assertDefinitionRuns(action: 'cancel', current: DefinitionStateKey, running: boolean): void {
+/**
+ * The refusal of a composition cancel when no prime or deprime runs: NOTHING_RUNNING (409) with the current state
+ * and what is allowed now; null when one runs.
+ */
+export function definitionNothingRunsRefusal(
+  action: 'cancel',
+  current: DefinitionStateKey,
+  running: boolean,
+): Refusal | null {
   if (running && isDefinitionTransitional(current.state) && current.stateChangeResult === 'NO_ERROR') {
-    return;
+    return null;
   }
-  throw new DomainError(
+  return refusal(
     'NOTHING_RUNNING',
     `Cannot ${action} the composition: no prime or deprime is running; AcTypeState: ${current.state}; ` +
       `StateChangeResult: ${current.stateChangeResult}; allowed now: PRIME, DEPRIME`,

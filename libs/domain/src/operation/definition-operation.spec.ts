@@ -1,6 +1,6 @@
 import type { CompositionDefinition, NodeTemplateState } from '../model';
 import type { PrimeAck } from './definition-operation';
-import { decideDefinition } from './definition-operation';
+import { cancelDefinitionOperation, decideDefinition } from './definition-operation';
 
 const T0 = 1_764_000_000_000;
 
@@ -97,5 +97,20 @@ describe('decideDefinition', () => {
     expect(
       decideDefinition(flagged.target, flagged.operation, { kind: 'TICK' }, T0 + 9_000, context).operations,
     ).toEqual([]);
+  });
+
+  it('cancels a running prime, and refuses (not throws) a cancel when none runs', () => {
+    const ordered = decideDefinition(definition, null, { kind: 'ORDER', order: 'PRIME', timeoutMs: null }, T0, context);
+    const cancelled = cancelDefinitionOperation(definition, ordered.operation, T0 + 10);
+    expect(cancelled).toMatchObject({
+      target: { state: 'PRIMING', stateChangeResult: 'FAILED' },
+      operation: { state: 'CANCELLED', finishedAt: T0 + 10 },
+    });
+    expect(cancelDefinitionOperation(definition, null, T0 + 10)).toEqual(
+      expect.objectContaining({ refused: true, code: 'NOTHING_RUNNING' }),
+    );
+    expect(
+      cancelDefinitionOperation({ ...definition, stateChangeResult: 'FAILED' }, ordered.operation, T0 + 10),
+    ).toEqual(expect.objectContaining({ refused: true, code: 'NOTHING_RUNNING' }));
   });
 });

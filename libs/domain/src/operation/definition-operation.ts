@@ -9,7 +9,8 @@ import { ignore, recordEvent, supersededEvent } from './effects';
 import type { AnsweredMessage, OperationWrite } from './instance-types';
 import { operationOfAck } from './ack-input';
 import { timeOutOperation } from './timeout';
-import { assertDefinitionRuns } from '../control/cancel';
+import { definitionNothingRunsRefusal } from '../control/cancel';
+import type { Refusal } from '../refusal';
 import type { ResendSettings } from '../control/resend-schedule';
 import { decideResend } from '../control/resend-schedule';
 
@@ -228,14 +229,18 @@ function applyPrimeAck(
 
 /**
  * Cancels a running prime or deprime: the definition is left PRIMING/DEPRIMING with FAILED, ONAP's
- * state from which PRIME and DEPRIME both apply; answers that arrive later are stale.
+ * state from which PRIME and DEPRIME both apply; answers that arrive later are stale. Refused (not thrown) when
+ * none runs, as an instance's cancel is: the shell answers the refusal as its DomainError (`refusalError`).
  */
 export function cancelDefinitionOperation(
   target: CompositionDefinition,
   running: DefinitionOperation | null,
   now: number,
-): DefinitionStep {
-  assertDefinitionRuns('cancel', target, running !== null);
+): DefinitionStep | Refusal {
+  const refused = definitionNothingRunsRefusal('cancel', target, running !== null);
+  if (refused !== null) {
+    return refused;
+  }
   const operation: DefinitionOperation = { ...running!, state: 'CANCELLED', finishedAt: now };
   return {
     target: { ...target, stateChangeResult: 'FAILED', lastMsg: now },

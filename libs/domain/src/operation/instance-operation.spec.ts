@@ -315,12 +315,14 @@ describe('decideInstance', () => {
       context,
     );
     const settings = { retryPolicy: null, resend: { maxWaitMs: 1_000, maxRetryCount: 3 }, noProgressTimeoutMs: 1_000 };
-    expect(needsSupervision(started.target, started.operation, T0 + 60_000, settings)).toBe(false);
+    expect(needsSupervision(started.target, started.operation, T0 + 60_000, { ...context, control: settings })).toBe(
+      false,
+    );
     const sent = decideInstance(started.target, started.operation, { kind: 'SLOTS', dispatched: new Set() }, T0, {
       ...context,
       runtimeSlots: 1,
     });
-    expect(needsSupervision(sent.target, sent.operation, T0 + 60_000, settings)).toBe(true);
+    expect(needsSupervision(sent.target, sent.operation, T0 + 60_000, { ...context, control: settings })).toBe(true);
   });
 
   it('without a runtime-wide limit keeps no slot count (ONAP: nothing more is written)', () => {

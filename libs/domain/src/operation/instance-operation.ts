@@ -36,7 +36,7 @@ export type {
   UnrefusableInput,
 } from './instance-types';
 export { ackForAnotherTarget, operationOfAck } from './ack-input';
-export type { SupervisionDue } from './supervision-input';
+export type { SupervisionContext, SupervisionDue } from './supervision-input';
 export { needsSupervision, supervisionDueOf } from './supervision-input';
 export { hasUnfinishedWorkOf, silentAfterProbe } from './lost-replica-input';
 export { runtimeSlotsFor } from './slots-input';

@@ -4,10 +4,10 @@ import type { ResendSettings } from '../control/resend-schedule';
 import { nextResendAt } from '../control/resend-schedule';
 import type { DefinitionStep } from './definition-operation';
 import { silentPrimeParticipants } from './definition-operation';
-import type { ControlSettings, InstanceInput, InstanceStep, OperationWrite } from './instance-types';
-import type { OperationTemplates } from './topology';
+import type { InstanceInput, InstanceStep, OperationWrite } from './instance-types';
 import { isWatched } from './timeout';
-import { runByParticipantIn, silenceOf, supervisionDueOf } from './supervision-input';
+import type { SupervisionContext } from './supervision-input';
+import { silenceOf, supervisionDueOf } from './supervision-input';
 
 /**
  * When supervision must next look at an operation: the earliest of its deadline, its scheduled retry, the resend of
@@ -34,12 +34,8 @@ function earliest(times: readonly number[]): number {
   return times.reduce((first, time) => (time < first ? time : first));
 }
 
-/** What an instance's due time depends on besides its state. */
-export interface InstanceDueContext {
-  readonly templates: OperationTemplates;
-  /** Absent: no retries, resends or no-progress reports (the deadline alone). */
-  readonly control?: ControlSettings;
-}
+/** What an instance's due time depends on besides its state: what supervision reads (absent control: the deadline alone). */
+export type InstanceDueContext = SupervisionContext;
 
 /**
  * The due time of a running instance operation, or null when nothing of it can fall due (paused, timed out,
@@ -56,11 +52,8 @@ export function instanceDueAt(
     return null;
   }
   const dues = [timeoutDueAt(operation)];
-  // The same rule `needsSupervision` applies (`supervisionDueOf`); a wait condition is never resent nor reported.
-  const due =
-    context.control === undefined
-      ? null
-      : supervisionDueOf(target, operation, context.control, runByParticipantIn(context.templates));
+  // The rule `needsSupervision` applies, with the same context (`supervisionDueOf`).
+  const due = supervisionDueOf(target, operation, context);
   if (due !== null && due.retryAt !== null) {
     dues.push(due.retryAt);
   }

@@ -65,7 +65,7 @@ describe('SUPERVISE', () => {
     expect(events(resent)).toEqual(['RESENT']);
     // The deadline stays; the next resend counts from this one, with the delay doubled.
     expect(resent.operation).toMatchObject({ deadlineAt: answered.operation?.deadlineAt, control: { resent: 1 } });
-    expect(supervisionDueOf(resent.target, resent.operation!, settings)?.resendAt).toBe(T0 + 1_010 + 2_000);
+    expect(supervisionDueOf(resent.target, resent.operation!, context)?.resendAt).toBe(T0 + 1_010 + 2_000);
   });
 
   it('reports elements silent past their no-progress timeout once per silence', () => {
@@ -112,7 +112,7 @@ describe('SUPERVISE', () => {
     );
     expect(events(failed)).toEqual(['ELEMENT_RESULT', 'RETRY_SCHEDULED']);
     expect(failed.operation?.control.retryAt).toBe(T0 + 510);
-    expect(needsSupervision(failed.target, failed.operation, T0 + 509, retrying.control)).toBe(false);
+    expect(needsSupervision(failed.target, failed.operation, T0 + 509, retrying)).toBe(false);
     const input = { ...nothingRead, retrying: ['e-1'] };
     const retried = decideInstance(failed.target, failed.operation, input, T0 + 510, retrying);
     expect(sends(retried).map((send) => [send.event, send.resentMessageId, send.dispatched])).toEqual([
@@ -124,8 +124,8 @@ describe('SUPERVISE', () => {
   it('leaves a paused operation alone, whatever is due', () => {
     const started = deploying();
     const paused = stepOf(decideInstance(started.target, started.operation, { kind: 'PAUSE' }, T0, context));
-    expect(needsSupervision(paused.target, paused.operation, T0 + 50_000, settings)).toBe(false);
-    expect(supervisionDueOf(paused.target, paused.operation!, settings)).toBeNull();
+    expect(needsSupervision(paused.target, paused.operation, T0 + 50_000, context)).toBe(false);
+    expect(supervisionDueOf(paused.target, paused.operation!, context)).toBeNull();
     expect(decideInstance(paused.target, paused.operation, nothingRead, T0 + 50_000, context).effects).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import type { OperationTemplates } from './topology';
 import { phaseLookup, waitConditionsOf } from './topology';
 import { describedWith } from './dispatch';
 import { isWatched, timeOutOperation } from './timeout';
-import type { ControlSettings, InputOf, InstanceStep, InstanceStepContext } from './instance-types';
+import type { InputOf, InstanceStep, InstanceStepContext } from './instance-types';
 import { countControl, inFlightOf, sendPhase, stepWith, syncOwn, unchanged } from './step-parts';
 import { timeOutWaits } from './wait-condition-input';
 
@@ -65,20 +65,26 @@ export interface SupervisionDue {
   readonly reports: ReadonlyArray<{ readonly elementId: string; readonly at: number }>;
 }
 
+/** What supervision reads besides the state: which elements a participant runs, and the control settings. */
+export type SupervisionContext = Pick<InstanceStepContext, 'templates' | 'control'>;
+
 /**
  * The one rule of supervision's due times: `needsSupervision` (is anything due now?) and `instanceDueAt` (when is
- * the next?) both read it. Null when supervision has nothing to look at: the operation is paused, timed out or
- * finished, is a precheck (re-ordered by the user after a TIMEOUT), or its phase's opening waits for a runtime-wide
- * slot (it sent nothing, so nothing is silent).
+ * the next?) both read it, with the same context, so they cannot disagree on which elements count: a wait
+ * condition waits for a signal, not for a participant, so it is never resent nor reported stuck. Null when
+ * supervision has nothing to look at: no control settings, or the operation is paused, timed out or finished, is a
+ * precheck (re-ordered by the user after a TIMEOUT), or its phase's opening waits for a runtime-wide slot (it sent
+ * nothing, so nothing is silent).
  */
 export function supervisionDueOf(
   target: AutomationComposition,
   running: InstanceOperation,
-  settings: ControlSettings,
-  isRunByParticipant: (element: InstanceElement) => boolean = () => true,
+  context: SupervisionContext,
 ): SupervisionDue | null {
+  const settings = context.control;
   const slotWait = running.control.slotWait;
   if (
+    settings === undefined ||
     !isWatched(running) ||
     running.order === 'MIGRATE_PRECHECK' ||
     slotWait === 'FIRST_PHASE' ||
@@ -90,23 +96,27 @@ export function supervisionDueOf(
     return { retryAt: running.control.retryAt, resendAt: null, reports: [] };
   }
   const silence = silenceOf(running, target.lastMsg);
+  const runByParticipant = runByParticipantIn(context.templates);
   const reports = Object.values(target.elements).flatMap((element) => {
     const timeoutMs = noProgressTimeoutOf(element.properties, settings.noProgressTimeoutMs);
-    return isElementTransitional(element) && isRunByParticipant(element) && timeoutMs !== null
+    return isElementTransitional(element) && runByParticipant(element) && timeoutMs !== null
       ? [{ elementId: element.id, at: silence.lastProgressAt + timeoutMs }]
       : [];
   });
   return { retryAt: null, resendAt: nextResendAt(settings.resend, silence), reports };
 }
 
-/** Whether a supervision pass may find something to do, so the shell reads what SUPERVISE needs only then. */
+/**
+ * Whether a supervision pass may find something to do, so the shell reads what SUPERVISE needs only then: the
+ * earliest time `supervisionDueOf` gives has come.
+ */
 export function needsSupervision(
   target: AutomationComposition,
   running: InstanceOperation | null,
   now: number,
-  settings: ControlSettings,
+  context: SupervisionContext,
 ): boolean {
-  const due = running === null ? null : supervisionDueOf(target, running, settings);
+  const due = running === null ? null : supervisionDueOf(target, running, context);
   return (
     due !== null &&
     [due.retryAt, due.resendAt, ...due.reports.map((report) => report.at)].some((at) => at !== null && at <= now)
@@ -127,7 +137,7 @@ export function supervise(
   context: InstanceStepContext,
 ): InstanceStep {
   const settings = context.control;
-  if (!running || !settings || !needsSupervision(target, running, now, settings)) {
+  if (!running || !settings || !needsSupervision(target, running, now, context)) {
     return unchanged(target);
   }
   const order = running.order;
