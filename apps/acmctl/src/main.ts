@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { buildProgram } from './commands';
+import { buildProgram } from './program';
 import { AcmctlError, EXIT } from './exit-codes';
 
 /** Runs acmctl; every failure ends in one readable block on stderr and its own exit code. */
