@@ -273,6 +273,7 @@ describe('REST API on PostgreSQL', () => {
         lockState: 'NONE',
         subState: 'NONE',
         stateChangeResult: 'NO_ERROR',
+        allowedOrders: ['DEPLOY', 'DELETE', 'UPDATE', 'PREPARE'],
       });
       const [element] = Object.values(instance['elements'] as Record<string, any>);
       expect(element).toMatchObject({
@@ -324,6 +325,13 @@ describe('REST API on PostgreSQL', () => {
         .expect(400);
       expect((again.body as { errorDetails: string }).errorDetails).toContain(
         'Not valid order AcInstanceStateUpdate(deployOrder=DEPLOY, lockOrder=NONE, subOrder=NONE); DeployState: DEPLOYING; LockState: NONE; SubState: NONE; StateChangeResult: NO_ERROR',
+      );
+      // The instance said beforehand what the order would be refused with.
+      const refusedBefore = (deploying.body as { refusedOrders: Array<{ order: string; reason: string }> })
+        .refusedOrders;
+      expect((deploying.body as { allowedOrders: string[] }).allowedOrders).toEqual([]);
+      expect((again.body as { errorDetails: string }).errorDetails).toContain(
+        refusedBefore.find((refused) => refused.order === 'DEPLOY')?.reason,
       );
       const deleteWhileDeploying = await runtime.http
         .delete(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)

@@ -1,17 +1,29 @@
+import type { Command } from 'commander';
 import { readDocument } from '../input-file';
 import type { TableView } from '../output';
 import { field, list, text } from '../output';
-import type { Command } from 'commander';
 import type { CommandContext, WaitFlag } from './context';
 import { compositionPath, definitionSubject, query } from './context';
 
-const definitionsTable = (body: unknown): TableView => ({
-  headers: ['COMPOSITION', 'NAME', 'VERSION'],
-  rows: list(field(body, 'service_templates')).map((template) => [
-    text(field(field(template, 'metadata'), 'compositionId')),
-    text(field(template, 'name')),
-    text(field(template, 'version')),
-  ]),
+/** A definition's state as its own GET answers it; ONAP's list carries the service templates alone. */
+interface DefinitionState {
+  readonly state: string;
+  readonly stateChangeResult: string;
+}
+
+const definitionsTable = (body: unknown, states: ReadonlyMap<string, DefinitionState>): TableView => ({
+  headers: ['COMPOSITION', 'NAME', 'VERSION', 'STATE', 'RESULT'],
+  rows: list(field(body, 'service_templates')).map((template) => {
+    const compositionId = text(field(field(template, 'metadata'), 'compositionId'));
+    const state = states.get(compositionId);
+    return [
+      compositionId,
+      text(field(template, 'name')),
+      text(field(template, 'version')),
+      state?.state ?? '',
+      state?.stateChangeResult ?? '',
+    ];
+  }),
 });
 
 const definitionTable = (body: unknown): TableView => ({
@@ -28,7 +40,7 @@ const definitionTable = (body: unknown): TableView => ({
 });
 
 /** `acmctl definitions`: commission, list, get, delete, prime, deprime. */
-export function registerDefinitions(program: Command, { connect, print, order }: CommandContext): void {
+export function registerDefinitions(program: Command, { connect, format, print, order }: CommandContext): void {
   const definitions = program.command('definitions').alias('def').description('composition definitions');
   definitions
     .command('commission <file>')
@@ -44,7 +56,20 @@ export function registerDefinitions(program: Command, { connect, print, order }:
     .option('--name <name>')
     .option('--version <version>')
     .action(async (options: { name?: string; version?: string }, command: Command) => {
-      print(command, await connect(command).get(`/compositions${query(options)}`), definitionsTable);
+      const client = connect(command);
+      const body = await client.get(`/compositions${query(options)}`);
+      const states = new Map<string, DefinitionState>();
+      if (format(command) === 'table') {
+        for (const template of list(field(body, 'service_templates'))) {
+          const compositionId = text(field(field(template, 'metadata'), 'compositionId'));
+          const definition = await client.get(compositionPath(compositionId));
+          states.set(compositionId, {
+            state: text(field(definition, 'state')),
+            stateChangeResult: text(field(definition, 'stateChangeResult')),
+          });
+        }
+      }
+      print(command, body, (value) => definitionsTable(value, states));
     });
   definitions
     .command('get <composition>')

@@ -1,9 +1,9 @@
+import type { Command } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { readDocument } from '../input-file';
 import type { TableView } from '../output';
 import { field, list, render, text } from '../output';
 import { runningOperationBaseline } from '../wait';
-import type { Command } from 'commander';
 import type { CommandContext, WaitFlag } from './context';
 import { compositionPath, instancePath, instanceSubject, query } from './context';
 
@@ -15,8 +15,10 @@ const instanceRow = (instance: unknown): string[] => [
   text(field(instance, 'deployState')),
   text(field(instance, 'lockState')),
   text(field(instance, 'stateChangeResult')),
+  // The runtime's own view of what the state accepts (empty from a runtime that does not say).
+  list(field(instance, 'allowedOrders')).map(text).join(',') || '-',
 ];
-const INSTANCE_HEADERS = ['INSTANCE', 'COMPOSITION', 'NAME', 'VERSION', 'DEPLOY', 'LOCK', 'RESULT'];
+const INSTANCE_HEADERS = ['INSTANCE', 'COMPOSITION', 'NAME', 'VERSION', 'DEPLOY', 'LOCK', 'RESULT', 'ALLOWED ORDERS'];
 
 const instancesTable = (body: unknown): TableView => ({
   headers: INSTANCE_HEADERS,
