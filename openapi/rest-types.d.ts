@@ -1014,6 +1014,16 @@ export interface components {
             readonly components?: {
                 readonly [key: string]: components["schemas"]["HealthComponent"];
             };
+            /**
+             * @description Beyond ONAP: the runtime's own semantic version
+             * @example 0.2.0
+             */
+            readonly version?: string;
+            /**
+             * @description Beyond ONAP: the ONAP CLAMP ACM API version it implements
+             * @example 1.0.0
+             */
+            readonly onapApiVersion?: string;
         };
         readonly OrderedDetail: {
             /**

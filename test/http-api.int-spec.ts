@@ -868,9 +868,17 @@ describe('REST API on PostgreSQL', () => {
       await runtime.http.put(`${BASE}/participants/sync`).expect(202);
     });
 
-    it('reports health UP from the database', async () => {
+    it("reports health UP from the database, with the runtime's version beside ONAP's API version", async () => {
       const response = await runtime.http.get('/onap/policy/clamp/acm/actuator/health').expect(200);
-      expect(response.body).toMatchObject({ status: 'UP', components: { db: { status: 'UP' } } });
+      const manifest = JSON.parse(readRepoFile('package.json')) as { version: string };
+      expect(response.body).toMatchObject({
+        status: 'UP',
+        components: { db: { status: 'UP' } },
+        version: manifest.version,
+        onapApiVersion: '1.0.0',
+      });
+      // The headers stay ONAP's: its API version, never the runtime's.
+      expect(response.headers['x-latestversion']).toBe('1.0.0');
     });
 
     it('serves Prometheus metrics as text/plain with ONAP metric names', async () => {

@@ -11,6 +11,7 @@ import { registerLogin } from './commands/login';
 import { registerParticipants } from './commands/participants';
 import { registerPlan } from './commands/plan';
 import { OUTPUT_FORMATS } from './output';
+import { productVersion } from './version';
 
 export type { CliEnvironment } from './commands/context';
 
@@ -36,6 +37,7 @@ runtime, 5 runtime unreachable, 6 wrong credentials, 7 runtime error.`;
 export function buildProgram(cli: CliEnvironment): Command {
   const program = new Command('acmctl')
     .description('Drive an ONAP ACM compatible runtime: definitions, instances, their operations and history.')
+    .version(productVersion(), '-V, --version', "acmctl's version (the runtime package's)")
     .option('--url <url>', 'runtime base URL (ACM_URL)')
     .option('--user <user>', 'HTTP Basic user (ACM_USER)')
     .option('--password <password>', 'HTTP Basic password (ACM_PASSWORD)')

@@ -258,7 +258,7 @@ describe(ObservedUnitOfWork.name, () => {
         startedAt: 100,
         deadlineAt: 1000,
         finishedAt: 900,
-        control: freshControl(),
+        control: freshControl(100),
         phase: null,
       });
       await store.events.append([event('i-1', 'COMPLETED')]);
