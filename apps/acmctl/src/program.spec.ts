@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CommanderError } from 'commander';
-import { buildProgram } from './program';
+import { productVersion, versionAsked } from './program';
 
 describe('acmctl --version', () => {
-  it("prints the runtime package's semantic version and exits 0", async () => {
+  it("is the runtime package's semantic version", () => {
     const manifest = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { version: string };
-    const program = buildProgram({ env: {}, isTerminal: false, out: () => undefined });
-    let printed = '';
-    program.configureOutput({ writeOut: (text) => (printed += text) });
-    const ended = await program.parseAsync(['node', 'acmctl', '--version']).catch((error: unknown) => error);
-    expect(ended).toBeInstanceOf(CommanderError);
-    expect((ended as CommanderError).exitCode).toBe(0);
-    expect(printed).toBe(`${manifest.version}\n`);
+    expect(productVersion()).toBe(manifest.version);
+  });
+
+  it('is asked by --version or -V alone, never by the --version filter of a sub-command', () => {
+    expect(versionAsked(['--version'])).toBe(true);
+    expect(versionAsked(['-V'])).toBe(true);
+    expect(versionAsked(['definitions', 'list', '--version', '1.0.0'])).toBe(false);
+    expect(versionAsked([])).toBe(false);
   });
 });

@@ -15,7 +15,19 @@ import { productVersion } from './version';
 
 export type { CliEnvironment } from './commands/context';
 
+/**
+ * `acmctl --version` (or `-V`) alone on the command line. Not commander's own version flag: a program option is
+ * recognised after a sub-command too, so it would answer `definitions list --version 1.0.0` with acmctl's version.
+ */
+export function versionAsked(args: readonly string[]): boolean {
+  return args.length === 1 && (args[0] === '--version' || args[0] === '-V');
+}
+
+export { productVersion };
+
 const EXAMPLES = `
+acmctl --version (or -V) prints acmctl's version, the runtime package's.
+
 Examples:
   $ acmctl login --url http://localhost:6969 --user runtimeUser --password 'zb!XztG34'
   $ acmctl definitions commission tosca/examples/sim-three-phase.yaml
@@ -37,7 +49,6 @@ runtime, 5 runtime unreachable, 6 wrong credentials, 7 runtime error.`;
 export function buildProgram(cli: CliEnvironment): Command {
   const program = new Command('acmctl')
     .description('Drive an ONAP ACM compatible runtime: definitions, instances, their operations and history.')
-    .version(productVersion(), '-V, --version', "acmctl's version (the runtime package's)")
     .option('--url <url>', 'runtime base URL (ACM_URL)')
     .option('--user <user>', 'HTTP Basic user (ACM_USER)')
     .option('--password <password>', 'HTTP Basic password (ACM_PASSWORD)')
