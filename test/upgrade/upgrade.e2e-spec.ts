@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { MIGRATIONS } from '../../libs/persistence/src/data-source';
+import { MIGRATIONS } from '@acm/persistence';
 import { ProductProcess, RUNTIME_SCRIPT, freePort } from '../support/processes';
 import { BASE, PASSWORD, REPO_ROOT, USER, readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
