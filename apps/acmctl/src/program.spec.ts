@@ -8,9 +8,10 @@ describe('acmctl --version', () => {
     expect(productVersion()).toBe(manifest.version);
   });
 
-  it('is asked by --version or -V alone, never by the --version filter of a sub-command', () => {
+  it('is asked by --version or -V first, never by the --version filter of a sub-command', () => {
     expect(versionAsked(['--version'])).toBe(true);
-    expect(versionAsked(['-V'])).toBe(true);
+    expect(versionAsked(['-V', '--url', 'http://localhost:6969'])).toBe(true);
+    expect(versionAsked(['--url', 'http://localhost:6969', 'definitions', 'list', '--version', '1.0.0'])).toBe(false);
     expect(versionAsked(['definitions', 'list', '--version', '1.0.0'])).toBe(false);
     expect(versionAsked([])).toBe(false);
   });

@@ -16,17 +16,17 @@ import { productVersion } from './version';
 export type { CliEnvironment } from './commands/context';
 
 /**
- * `acmctl --version` (or `-V`) alone on the command line. Not commander's own version flag: a program option is
+ * `acmctl --version` (or `-V`) first on the command line. Not commander's own version flag: a program option is
  * recognised after a sub-command too, so it would answer `definitions list --version 1.0.0` with acmctl's version.
  */
 export function versionAsked(args: readonly string[]): boolean {
-  return args.length === 1 && (args[0] === '--version' || args[0] === '-V');
+  return args[0] === '--version' || args[0] === '-V';
 }
 
 export { productVersion };
 
 const EXAMPLES = `
-acmctl --version (or -V) prints acmctl's version, the runtime package's.
+acmctl --version (or -V), first on the line, prints acmctl's version, the runtime package's.
 
 Examples:
   $ acmctl login --url http://localhost:6969 --user runtimeUser --password 'zb!XztG34'
