@@ -172,6 +172,23 @@ describe('the web console', () => {
     expect(await page.getByRole('dialog').count()).toBe(0);
     expect(await nodesIn(page, 'DEPLOYED/LOCKED')).toBe(6);
 
+    // A plan the runtime refuses when the dialog opens (the state changed since the page read it): the dialog shows
+    // the refusal and offers no confirm. The refusal is the runtime's answer, played here by the browser's router.
+    await page.route('**/plan?order=UNLOCK', (route) =>
+      route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({ errorDetails: 'Not valid order UNLOCK; the state changed meanwhile' }),
+      }),
+    );
+    await page.getByRole('button', { name: 'Unlock', exact: true }).click();
+    const refusedPlan = page.getByRole('dialog');
+    await refusedPlan.getByText('The runtime would refuse this order').waitFor(WAIT);
+    expect(await refusedPlan.getByRole('button', { name: 'Confirm unlock' }).count()).toBe(0);
+    await page.screenshot({ path: artifactPath('console', '3c-refused-plan.png') });
+    await refusedPlan.getByRole('button', { name: 'Close' }).click();
+    await page.unroute('**/plan?order=UNLOCK');
+
     // From the keyboard: the order button, then the dialog's first button (confirm), both with Enter.
     await page.getByRole('button', { name: 'Undeploy', exact: true }).focus();
     await page.keyboard.press('Enter');
