@@ -51,9 +51,17 @@ describe('one runtime per embedded data directory', () => {
     expect(await replicaStates(first.port)).toEqual(['ON_LINE']);
   });
 
-  it('gives the directory up on a clean stop, so the next start takes it', async () => {
+  it('gives the directory up on a clean stop, its replica logged as deregistered', async () => {
     const dataDir = resolve(first.process.env['DATA_DIR'] ?? '');
+    const log = join(E2E_LOG_DIR, 'data-dir-first.log');
+    const logged = readFileSync(log, 'utf8').length;
     await first.process.stop();
     expect(() => readFileSync(join(dataDir, 'runtime.pid'), 'utf8')).toThrow(/ENOENT/);
+    // The log is piped to its file: its last lines may land just after the process ended.
+    await eventually('the stop to be logged', () =>
+      /"event":"PARTICIPANT_STATE".*"from":"ON_LINE","to":"DEREGISTERED"/.test(readFileSync(log, 'utf8').slice(logged))
+        ? true
+        : undefined,
+    );
   });
 });
