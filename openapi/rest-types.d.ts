@@ -709,6 +709,68 @@ export interface components {
                 readonly [key: string]: unknown;
             };
         };
+        /**
+         * @description Beyond ONAP: the orders the current state accepts, by the checks each order request runs
+         * @enum {string}
+         */
+        readonly InstanceOrder: "DEPLOY" | "UNDEPLOY" | "DELETE" | "UPDATE" | "MIGRATE" | "UNLOCK" | "LOCK" | "MIGRATE_PRECHECK" | "PREPARE" | "REVIEW" | "MIGRATION_REVERT" | "UPDATE_REVERT";
+        readonly RefusedOrder: {
+            readonly order: components["schemas"]["InstanceOrder"];
+            /** @example Not valid order AcInstanceStateUpdate(deployOrder=NONE, lockOrder=LOCK, subOrder=NONE); ... */
+            readonly reason: string;
+        };
+        readonly AutomationCompositionView: {
+            /** @example MinimalInstance */
+            readonly name: string;
+            /** @example 1.0.0 */
+            readonly version: string;
+            /**
+             * Format: uuid
+             * @description Must be the compositionId of the path
+             */
+            readonly compositionId: string;
+            /**
+             * Format: uuid
+             * @description Given in a POST, an update (or a migration with a target)
+             */
+            readonly instanceId?: string;
+            /**
+             * Format: uuid
+             * @description The definition to migrate to
+             */
+            readonly compositionTargetId?: string;
+            /** @description With compositionTargetId: only check the migration */
+            readonly precheck?: boolean;
+            readonly description?: string;
+            readonly derived_from?: string;
+            readonly metadata?: {
+                readonly [key: string]: unknown;
+            };
+            /** @description By element id */
+            readonly elements: {
+                readonly [key: string]: components["schemas"]["AutomationCompositionElement"];
+            };
+            readonly deployState?: components["schemas"]["DeployState"];
+            readonly lockState?: components["schemas"]["LockState"];
+            readonly subState?: components["schemas"]["SubState"];
+            readonly stateChangeResult?: components["schemas"]["StateChangeResult"];
+            /** @description The start phase in progress */
+            readonly phase?: number;
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly lastMsg?: string;
+            /** Format: uuid */
+            readonly revisionId?: string;
+            /** @description Beyond ONAP: the orders the current state accepts, by the checks each order request runs */
+            readonly allowedOrders: readonly components["schemas"]["InstanceOrder"][];
+            /** @description Beyond ONAP: every other order, with the refusal it would get */
+            readonly refusedOrders: readonly components["schemas"]["RefusedOrder"][];
+        };
+        readonly AutomationCompositions: {
+            readonly automationCompositionList: readonly components["schemas"]["AutomationCompositionView"][];
+        };
         readonly AutomationComposition: {
             /** @example MinimalInstance */
             readonly name: string;
@@ -753,9 +815,6 @@ export interface components {
             readonly lastMsg?: string;
             /** Format: uuid */
             readonly revisionId?: string;
-        };
-        readonly AutomationCompositions: {
-            readonly automationCompositionList: readonly components["schemas"]["AutomationComposition"][];
         };
         readonly ToscaProblem: {
             /** @example elements["5e1f0000-0000-4000-8000-000000000e01"].properties.baseUrl */
@@ -847,6 +906,10 @@ export interface components {
             readonly lastMsg?: string;
             /** Format: uuid */
             readonly revisionId?: string;
+            /** @description Beyond ONAP: the orders the current state accepts, by the checks each order request runs */
+            readonly allowedOrders: readonly components["schemas"]["InstanceOrder"][];
+            /** @description Beyond ONAP: every other order, with the refusal it would get */
+            readonly refusedOrders: readonly components["schemas"]["RefusedOrder"][];
             /** @description Beyond ONAP: present while an operation runs */
             readonly runtimeControl?: components["schemas"]["RuntimeControl"];
         };
@@ -951,6 +1014,16 @@ export interface components {
             readonly components?: {
                 readonly [key: string]: components["schemas"]["HealthComponent"];
             };
+            /**
+             * @description Beyond ONAP: the runtime's own semantic version
+             * @example 0.2.0
+             */
+            readonly version?: string;
+            /**
+             * @description Beyond ONAP: the ONAP CLAMP ACM API version it implements
+             * @example 1.0.0
+             */
+            readonly onapApiVersion?: string;
         };
         readonly OrderedDetail: {
             /**

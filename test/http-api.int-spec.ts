@@ -295,6 +295,7 @@ describe('REST API on PostgreSQL', () => {
         lockState: 'NONE',
         subState: 'NONE',
         stateChangeResult: 'NO_ERROR',
+        allowedOrders: ['DEPLOY', 'DELETE', 'UPDATE', 'PREPARE'],
       });
       const [element] = Object.values(instance['elements'] as Record<string, any>);
       expect(element).toMatchObject({
@@ -346,6 +347,13 @@ describe('REST API on PostgreSQL', () => {
         .expect(400);
       expect((again.body as { errorDetails: string }).errorDetails).toContain(
         'Not valid order AcInstanceStateUpdate(deployOrder=DEPLOY, lockOrder=NONE, subOrder=NONE); DeployState: DEPLOYING; LockState: NONE; SubState: NONE; StateChangeResult: NO_ERROR',
+      );
+      // The instance said beforehand what the order would be refused with.
+      const refusedBefore = (deploying.body as { refusedOrders: Array<{ order: string; reason: string }> })
+        .refusedOrders;
+      expect((deploying.body as { allowedOrders: string[] }).allowedOrders).toEqual([]);
+      expect((again.body as { errorDetails: string }).errorDetails).toContain(
+        refusedBefore.find((refused) => refused.order === 'DEPLOY')?.reason,
       );
       const deleteWhileDeploying = await runtime.http
         .delete(`${BASE}/compositions/${compositionId}/instances/${instanceId}`)
@@ -882,9 +890,17 @@ describe('REST API on PostgreSQL', () => {
       await runtime.http.put(`${BASE}/participants/sync`).expect(202);
     });
 
-    it('reports health UP from the database', async () => {
+    it("reports health UP from the database, with the runtime's version beside ONAP's API version", async () => {
       const response = await runtime.http.get('/onap/policy/clamp/acm/actuator/health').expect(200);
-      expect(response.body).toMatchObject({ status: 'UP', components: { db: { status: 'UP' } } });
+      const manifest = JSON.parse(readRepoFile('package.json')) as { version: string };
+      expect(response.body).toMatchObject({
+        status: 'UP',
+        components: { db: { status: 'UP' } },
+        version: manifest.version,
+        onapApiVersion: '1.0.0',
+      });
+      // The headers stay ONAP's: its API version, never the runtime's.
+      expect(response.headers['x-latestversion']).toBe('1.0.0');
     });
 
     it('serves Prometheus metrics as text/plain with ONAP metric names', async () => {

@@ -146,6 +146,12 @@ describe('a whole lifecycle on PostgreSQL and the built-in simulator: logs, metr
     );
     const result = ofDeploy.find((line) => line['event'] === 'ELEMENT_RESULT' && line['operationId'] === operationId);
     expect(result).toMatchObject({ ...ids, deployState: 'DEPLOYED', result: true, messageType: expect.any(String) });
+    // The element by name beside its id, and the order with its duration on the line that ends it.
+    expect(result?.['elementName']).toEqual(expect.any(String));
+    expect(result?.['msg']).toContain(`${String(result?.['elementName'])} (${String(result?.['elementId'])})`);
+    const completed = ofDeploy.find((line) => line['event'] === 'COMPLETED' && line['operationId'] === operationId);
+    expect(completed).toMatchObject({ order: 'DEPLOY', durationMs: expect.any(Number) });
+    expect(completed?.['msg']).toMatch(/^COMPLETED DEPLOY of instance \S+ after \d+\.\d{3} s$/);
     const primed = lines().find((line) => line['event'] === 'COMPLETED' && line['instanceId'] === null);
     expect(primed).toMatchObject({ compositionId: lifecycle.compositionId });
   });

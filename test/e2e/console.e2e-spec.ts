@@ -123,10 +123,18 @@ describe('the web console', () => {
     await page.screenshot({ path: artifactPath('console', '1-deploy-confirmation.png') });
     await dialog.getByRole('button', { name: 'Confirm deploy' }).click();
 
-    // Mid-deploy: phase 0 is done and the operation waits for phase 1, highlighted in the graph.
-    await page.locator('g.node[data-phase="1"][data-waiting="true"]').first().waitFor(WAIT);
+    // Mid-deploy: phase 0 is done, phase 1 runs, and phase 2 waits, queued behind phase 1 with that reason.
+    await page.locator('g.node[data-phase="1"][data-running="true"]').first().waitFor(WAIT);
     expect(await page.locator('g.node[data-phase="2"][data-state="DEPLOYED/LOCKED"]').count()).toBe(0);
-    await page.getByText(/Waiting for: .*Phase1/).waitFor(WAIT);
+    await page.locator('g.node[data-phase="2"][data-waiting="true"]').first().waitFor(WAIT);
+    await page.getByText(/Running: .*Phase1/).waitFor(WAIT);
+    await page
+      .getByText(/Phase2[AB] waits for phase 2 to open \(after phase 1\)/)
+      .first()
+      .waitFor(WAIT);
+    // The progress counts every element of the deploy, not only those dispatched so far.
+    await page.locator('.progress-count', { hasText: /^ ?[2-5] of 6 elements done$/ }).waitFor(WAIT);
+    expect(await page.locator('g.node[data-phase="0"][data-waiting="true"]').count()).toBe(0);
     await page.screenshot({ path: artifactPath('console', '2-deploy-phase-1-running.png'), fullPage: true });
 
     await allNodesIn(page, '[data-state="DEPLOYED/LOCKED"]');
@@ -139,12 +147,47 @@ describe('the web console', () => {
     expect(timeline).toMatch(/phase 0: \d+\.\d\d s.*phase 1: \d+\.\d\d s.*phase 2: \d+\.\d\d s/);
     await page.screenshot({ path: artifactPath('console', '3-deployed.png'), fullPage: true });
 
-    // An order the runtime refuses: its errorDetails next to the button, the page intact.
-    await page.getByRole('button', { name: 'Lock', exact: true }).click();
-    await page.getByRole('dialog').getByText('The runtime would refuse this order').waitFor(WAIT);
-    await page.getByRole('dialog').getByRole('button', { name: 'Confirm lock' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Not valid order' }).waitFor(WAIT);
+    // An order the state refuses is disabled, with the runtime's refusal on hover and on focus; it opens no dialog.
+    const lock = page.getByRole('button', { name: 'Lock', exact: true });
+    await page.locator('button[aria-disabled="true"]', { hasText: /^Lock$/ }).waitFor(WAIT);
+    expect(await page.locator('button[aria-disabled="true"]', { hasText: /^Undeploy$/ }).count()).toBe(0);
+    await lock.hover();
+    const reason = page
+      .getByRole('tooltip')
+      .filter({ hasText: 'Not valid order' })
+      .filter({ hasText: 'lockOrder=LOCK' });
+    await reason.waitFor({ state: 'visible', ...WAIT });
+    await page.screenshot({ path: artifactPath('console', '3b-lock-refused-reason.png'), fullPage: true });
+    await page.mouse.move(0, 0);
+    await reason.waitFor({ state: 'hidden', ...WAIT });
+    // Tab from the button before it: a keyboard focus shows the reason too.
+    await page.getByRole('button', { name: 'Undeploy', exact: true }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Lock');
+    await reason.waitFor({ state: 'visible', ...WAIT });
+    expect(await lock.getAttribute('aria-describedby')).toBe(await reason.getAttribute('id'));
+    // Enter on the focused button, as a keyboard user would: nothing opens (a pointer cannot click it at all).
+    await page.keyboard.press('Enter');
+    expect(await lock.isEnabled()).toBe(false);
+    expect(await page.getByRole('dialog').count()).toBe(0);
     expect(await nodesIn(page, 'DEPLOYED/LOCKED')).toBe(6);
+
+    // A plan the runtime refuses when the dialog opens (the state changed since the page read it): the dialog shows
+    // the refusal and offers no confirm. The refusal is the runtime's answer, played here by the browser's router.
+    await page.route('**/plan?order=UNLOCK', (route) =>
+      route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({ errorDetails: 'Not valid order UNLOCK; the state changed meanwhile' }),
+      }),
+    );
+    await page.getByRole('button', { name: 'Unlock', exact: true }).click();
+    const refusedPlan = page.getByRole('dialog');
+    await refusedPlan.getByText('The runtime would refuse this order').waitFor(WAIT);
+    expect(await refusedPlan.getByRole('button', { name: 'Confirm unlock' }).count()).toBe(0);
+    await page.screenshot({ path: artifactPath('console', '3c-refused-plan.png') });
+    await refusedPlan.getByRole('button', { name: 'Close' }).click();
+    await page.unroute('**/plan?order=UNLOCK');
 
     // From the keyboard: the order button, then the dialog's first button (confirm), both with Enter.
     await page.getByRole('button', { name: 'Undeploy', exact: true }).focus();
@@ -155,6 +198,16 @@ describe('the web console', () => {
     await allNodesIn(page, '[data-state^="UNDEPLOYED"]');
     await page.locator('[data-operation="UNDEPLOY"]', { hasText: 'COMPLETED' }).waitFor(WAIT);
     await page.locator('.summary .badge', { hasText: /^UNDEPLOYED$/ }).waitFor(WAIT);
+    // The undeploy ran its phases from the highest down, and the timeline lists them as they ran.
+    const undeployTimeline = (await page.locator('[data-operation="UNDEPLOY"]').textContent()) ?? '';
+    expect(undeployTimeline).toMatch(/phase 2: \d+\.\d\d s.*phase 1: \d+\.\d\d s.*phase 0: \d+\.\d\d s/);
+    // "accepted" beside Undeploy was for the state that has gone: it is cleared; Deploy is offered again.
+    await eventually(
+      'no order status left from before the state change',
+      async () => ((await page.locator('.order-status').count()) === 0 ? true : undefined),
+      3000,
+    );
+    expect(await page.locator('button[aria-disabled="true"]', { hasText: /^Deploy$/ }).count()).toBe(0);
     await page.screenshot({ path: artifactPath('console', '4-undeployed.png'), fullPage: true });
   }, 240_000);
 

@@ -229,20 +229,21 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
     it("gives TIMEOUT when priming takes longer than the definition's primeTimeoutMs", async () => {
       const compositionId = await commission(fixtures.timeout.definition);
       // The scan period is an hour, so the timeout check is asked for by a second, short-period runtime
-      // sharing the database; supervision is replica-safe (SKIP LOCKED).
+      // sharing the database; supervision is replica-safe (SKIP LOCKED). It answers before the prime is ordered: a
+      // supervisor still starting when the participant's late answer came (on a loaded machine) saw no TIMEOUT.
       try {
-        await sim(simUrl).put(`${SIM_API}/parameters`).send({ primeTimerMs: 5000 }).expect(200);
-        await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
         const port = await freePort();
         const supervisor = suiteRuntime('supervisor', port, { HEART_BEAT: '100' });
         supervisor.start();
         try {
-          await eventually(
-            'TIMEOUT',
-            async () => ((await definitionState(compositionId)).stateChangeResult === 'TIMEOUT' ? true : undefined),
-            1500,
-          );
-          expect((await definitionState(compositionId)).state).toBe('PRIMING');
+          await runtimeAnswering(() => request.agent(`http://127.0.0.1:${port}`).auth(USER, PASSWORD));
+          await sim(simUrl).put(`${SIM_API}/parameters`).send({ primeTimerMs: 5000 }).expect(200);
+          await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
+          // One read for both: TIMEOUT flagged while the prime is still running.
+          await eventually('TIMEOUT while PRIMING', async () => {
+            const definition = await definitionState(compositionId);
+            return definition.stateChangeResult === 'TIMEOUT' && definition.state === 'PRIMING' ? true : undefined;
+          });
         } finally {
           await supervisor.stop();
         }

@@ -110,6 +110,18 @@ describe('Swagger UI "Try it out" with the examples of the OpenAPI document', ()
   );
 
   it(
+    "shows the runtime's own version beside the ONAP API version it implements",
+    async () => {
+      const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+      const info = page.locator('.information-container');
+      await info.getByText(`acm-runtime ${manifest.version}, implementing ONAP CLAMP ACM API 1.0.0`).waitFor();
+      // Swagger UI's version badge is the API's: ONAP's.
+      expect((await info.locator('.title .version').first().innerText()).trim()).toBe('1.0.0');
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
     'commissions, primes, instantiates and deploys with the examples as they are',
     async () => {
       const definitionTag = 'Automation Composition Definition';

@@ -8,7 +8,7 @@ import { parseDocument } from './input-file';
 import { formatTable, render } from './output';
 import type { HistoryEvent } from './progress';
 import { eventLine, foldProgress, operationAfter, outcomeOf, readHistory } from './progress';
-import { phaseSummary } from './views';
+import { fitToWidth, phaseSummary } from './views';
 
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
@@ -167,5 +167,24 @@ describe('rendering', () => {
     expect(historyTimeline(body)).toBe(
       '2026-12-01 10:00:00.000  DEPLOY RUNNING  -\n  phase 0  250 ms\n  phase 1  not finished',
     );
+  });
+});
+
+describe(fitToWidth.name, () => {
+  const line = '  0.3s  acm.example.phases.Phase1A DEPLOYING/NONE, acm.example.phases.Phase1B DEPLOYING/NONE';
+
+  it('leaves a line that fits as it is', () => {
+    expect(fitToWidth(line, line.length)).toBe(line);
+  });
+
+  it('shortens TOSCA names to their last two segments first, keeping times whole', () => {
+    expect(fitToWidth(line, 70)).toBe('  0.3s  phases.Phase1A DEPLOYING/NONE, phases.Phase1B DEPLOYING/NONE');
+  });
+
+  it('then cuts the end with an ellipsis, never past the width', () => {
+    const fitted = fitToWidth(line, 30);
+    expect(fitted).toHaveLength(30);
+    expect(fitted.endsWith('…')).toBe(true);
+    expect(fitToWidth(line, 0)).toBe('');
   });
 });

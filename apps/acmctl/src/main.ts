@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { buildProgram } from './commands';
+import { buildProgram, productVersion, versionAsked } from './program';
 import { AcmctlError, EXIT } from './exit-codes';
 
 /** Runs acmctl; every failure ends in one readable block on stderr and its own exit code. */
 async function main(): Promise<number> {
+  if (versionAsked(process.argv.slice(2))) {
+    process.stdout.write(`${productVersion()}\n`);
+    return EXIT.OK;
+  }
   const program = buildProgram({
     env: process.env,
     isTerminal: process.stdout.isTTY === true,

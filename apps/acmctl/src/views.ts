@@ -35,12 +35,29 @@ export function phaseSummary(phase: PhaseProgress, now: number): string {
   return `${elapsed.padStart(6)}  ${elements.join(', ')}${waiting.length > 0 ? `  ← waiting for ${waiting.join(', ')}` : ''}`;
 }
 
+/**
+ * A line's text cut to the terminal's width, which the live view redraws in place (a longer line would wrap and break
+ * the redraw, or be cut by the terminal): TOSCA names first shortened to their last two segments, then the end cut.
+ */
+export function fitToWidth(text: string, width: number): string {
+  if (text.length <= width) {
+    return text;
+  }
+  const shorter = text.replace(/\b(?:[\w-]+\.)+([\w-]+\.[\w-]+)\b/g, '$1');
+  if (shorter.length <= width) {
+    return shorter;
+  }
+  return width <= 1 ? '' : `${shorter.slice(0, width - 1)}…`;
+}
+
+const BAR_SIZE = 12;
+
 /** On a terminal: a bar per phase (elements answered / elements), redrawn in place by cli-progress. */
 export class LiveView implements ProgressView {
   private readonly bars = new MultiBar(
     {
       format: ' phase {phase} {bar} {value}/{total} {summary}',
-      barsize: 12,
+      barsize: BAR_SIZE,
       hideCursor: true,
       clearOnComplete: false,
       fps: 10,
@@ -51,18 +68,29 @@ export class LiveView implements ProgressView {
   private readonly header = this.bars.create(1, 0, { phase: '', summary: '' }, { format: ' {summary}' });
   private readonly startedAt = Date.now();
 
-  constructor(private readonly title: string) {}
+  constructor(
+    private readonly title: string,
+    /** The terminal's width now (it may be resized while the view runs). */
+    private readonly columns: () => number = () => process.stdout.columns || 80,
+  ) {}
 
   update(progress: OperationProgress): void {
     const now = Date.now();
-    this.header.update(0, { summary: `${this.title}  elapsed ${seconds(now - this.startedAt)}` });
+    this.header.update(0, {
+      summary: fitToWidth(`${this.title}  elapsed ${seconds(now - this.startedAt)}`, this.columns() - 1),
+    });
     for (const phase of progress.phases) {
       let bar = this.phaseBars.get(phase.phase);
       if (bar === undefined) {
         bar = this.bars.create(phase.elements.length, 0, { phase: phase.phase, summary: '' });
         this.phaseBars.set(phase.phase, bar);
       }
-      bar.update(phase.done, { phase: phase.phase, summary: phaseSummary(phase, now) });
+      // What the format puts before the summary: " phase N ", the bar, " done/total ".
+      const before = ` phase ${phase.phase} `.length + BAR_SIZE + ` ${phase.done}/${phase.elements.length} `.length;
+      bar.update(phase.done, {
+        phase: phase.phase,
+        summary: fitToWidth(phaseSummary(phase, now), Math.max(0, this.columns() - before - 1)),
+      });
     }
   }
 

@@ -13,15 +13,26 @@ import { stateTone } from './model';
 export function OrderButton(props: {
   label: string;
   title: string;
-  preview?: ComponentChildren;
+  /** The plan shown in the dialog; it reports a refusal so that the dialog never offers to confirm it. */
+  preview?: (onRefused: () => void) => ComponentChildren;
   run: () => Promise<unknown>;
-  disabled?: boolean;
+  /** Why the runtime would refuse the order now; the button is then disabled, with this on hover and focus. */
+  refusedBecause?: string | null;
+  /** Changes whenever the subject's state changes: what the last order said is then cleared. */
+  stateKey?: string;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   // The preview is read when the dialog opens, so it shows the plan as of now.
   const [open, setOpen] = useState(false);
+  const [previewRefused, setPreviewRefused] = useState(false);
+  useEffect(() => {
+    setStatus(null);
+    setRefusal(null);
+  }, [props.stateKey]);
+  const refused = props.refusedBecause !== undefined && props.refusedBecause !== null;
+  const reasonId = `refused-${props.label.toLowerCase().replace(/\W+/g, '-')}`;
   const confirm = async (): Promise<void> => {
     dialog.current?.close();
     setRefusal(null);
@@ -38,15 +49,27 @@ export function OrderButton(props: {
     <span class="order">
       <button
         type="button"
-        disabled={props.disabled}
+        // aria-disabled rather than disabled: the button stays focusable, so the keyboard reaches its reason.
+        aria-disabled={refused ? 'true' : undefined}
+        aria-describedby={refused ? reasonId : undefined}
+        title={refused ? (props.refusedBecause ?? undefined) : undefined}
         onClick={() => {
+          if (refused) {
+            return;
+          }
           setRefusal(null);
+          setPreviewRefused(false);
           setOpen(true);
           dialog.current?.showModal();
         }}
       >
         {props.label}
       </button>
+      {refused && (
+        <span id={reasonId} class="order-reason" role="tooltip">
+          {props.refusedBecause}
+        </span>
+      )}
       {status && <span class="order-status">{status}</span>}
       {refusal && (
         <span class="refusal" role="alert">
@@ -56,13 +79,15 @@ export function OrderButton(props: {
       <dialog ref={dialog} aria-label={props.title} onClose={() => setOpen(false)}>
         <form method="dialog">
           <h3>{props.title}</h3>
-          {open && props.preview}
+          {open && props.preview?.(() => setPreviewRefused(true))}
           <p class="dialog-buttons">
-            <button type="button" class="primary" onClick={() => void confirm()}>
-              Confirm {props.label.toLowerCase()}
-            </button>
+            {!previewRefused && (
+              <button type="button" class="primary" onClick={() => void confirm()}>
+                Confirm {props.label.toLowerCase()}
+              </button>
+            )}
             <button type="submit" value="cancel">
-              Cancel
+              {previewRefused ? 'Close' : 'Cancel'}
             </button>
           </p>
         </form>
@@ -126,7 +151,10 @@ export function StateBadge(props: { state: string }) {
 export function GraphView(props: {
   graph: Graph;
   states?: ReadonlyMap<string, string>;
-  waitingFor?: ReadonlySet<string>;
+  /** Dispatched elements the participants are working on. */
+  running?: ReadonlySet<string>;
+  /** Elements of the running operation not dispatched yet, with what each is queued behind. */
+  queued?: ReadonlyMap<string, string>;
 }) {
   const [layout, setLayout] = useState<Layout | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -187,12 +215,15 @@ export function GraphView(props: {
           return null;
         }
         const state = props.states?.get(node.id) ?? node.state ?? '';
-        const waiting = props.waitingFor?.has(node.id) ?? false;
-        const label = `${node.name}, phase ${node.startPhase}${state ? `: ${state}` : ''}${waiting ? ', waiting for it' : ''}`;
+        const queuedBehind = props.queued?.get(node.id);
+        const waiting = queuedBehind !== undefined;
+        const running = props.running?.has(node.id) ?? false;
+        const activity = waiting ? `waiting for ${queuedBehind}` : running ? 'running' : '';
+        const label = `${node.name}, phase ${node.startPhase}${state ? `: ${state}` : ''}${activity ? `, ${activity}` : ''}`;
         return (
           <g
             key={node.id}
-            class={`node tone-${stateTone(state)}${waiting ? ' waiting' : ''}`}
+            class={`node tone-${stateTone(state)}${waiting ? ' waiting' : ''}${running ? ' running' : ''}`}
             transform={`translate(${placed.x},${placed.y})`}
             tabIndex={0}
             role="img"
@@ -202,20 +233,39 @@ export function GraphView(props: {
             data-phase={node.startPhase}
             data-state={state}
             data-waiting={waiting ? 'true' : 'false'}
+            data-running={running ? 'true' : 'false'}
           >
             <title>{label}</title>
             <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={8} />
-            <text x={10} y={22} class="node-name">
-              {shortName(node.name)}
-            </text>
-            <text x={10} y={42} class="node-state">
-              {state || 'definition'}
-              {waiting ? ' · waiting' : ''}
-            </text>
+            <FittedText x={10} y={22} className="node-name" text={shortName(node.name)} />
+            <FittedText
+              x={10}
+              y={42}
+              className="node-state"
+              text={`${state || 'definition'}${waiting ? ' · waiting' : running ? ' · running' : ''}`}
+            />
           </g>
         );
       })}
     </svg>
+  );
+}
+
+/** Text kept inside a node: a text longer than the box is squeezed to its width, never cut (the title has it all). */
+function FittedText(props: { x: number; y: number; className: string; text: string }) {
+  const room = NODE_WIDTH - 2 * props.x;
+  // About 7 px a character at 12 px; only a text that may not fit is squeezed.
+  const squeeze = props.text.length * 7 > room;
+  return (
+    <text
+      x={props.x}
+      y={props.y}
+      class={props.className}
+      textLength={squeeze ? room : undefined}
+      lengthAdjust={squeeze ? 'spacingAndGlyphs' : undefined}
+    >
+      {props.text}
+    </text>
   );
 }
 

@@ -132,16 +132,19 @@ function DefinitionRow(props: { definition: Definition; open: boolean; toggle: (
           </button>
           <OrderButton
             label="Prime"
+            stateKey={`${definition.state}/${definition.stateChangeResult}`}
             title={`Prime ${definition.name} on its participants?`}
             run={() => put(path, { primeOrder: 'PRIME' })}
           />
           <OrderButton
             label="Deprime"
+            stateKey={`${definition.state}/${definition.stateChangeResult}`}
             title={`Deprime ${definition.name}?`}
             run={() => put(path, { primeOrder: 'DEPRIME' })}
           />
           <OrderButton
             label="Delete"
+            stateKey={`${definition.state}/${definition.stateChangeResult}`}
             title={`Delete the definition ${definition.name}?`}
             run={async () => {
               await call('DELETE', path);

@@ -5,7 +5,7 @@ import { Failure, GraphView, OrderButton, StateBadge } from './components';
 import type { HistoryEvent } from './live';
 import { useLiveEvents } from './live';
 import type { Graph, OperationView } from './model';
-import { STATE_CHANGING, elementStates, operations, seconds } from './model';
+import { STATE_CHANGING, elementStates, operations, queuedElements, seconds } from './model';
 
 interface Baseline {
   readonly instance: Json;
@@ -79,9 +79,20 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
   );
   const history = operations(events);
   const running = history.filter((operation) => operation.outcome === 'RUNNING').at(-1);
-  const waitingFor = new Set(running?.waitingFor ?? []);
   const { instance, graph } = baseline;
+  const working = new Set(running?.running ?? []);
+  const queued = running === undefined ? new Map<string, string>() : queuedElements(graph, running);
   const names = new Map(graph.nodes.map((node) => [node.id, node.name]));
+  // The runtime's own answer of what the state accepts; a runtime that does not say leaves every order offered.
+  const refusals = new Map(
+    (Array.isArray(instance['refusedOrders']) ? (instance['refusedOrders'] as Json[]) : []).map((refused) => [
+      text(refused['order']),
+      text(refused['reason']),
+    ]),
+  );
+  const stateKey = [instance['deployState'], instance['lockState'], instance['subState'], instance['stateChangeResult']]
+    .map(text)
+    .join('/');
   return (
     <section aria-labelledby="instance-title">
       <h2 id="instance-title">
@@ -101,20 +112,24 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
             key={order}
             label={label}
             title={`${label} ${text(instance['name']) || props.instanceId}?`}
-            preview={<Preview path={path} order={order} />}
+            preview={(onRefused) => <Preview path={path} order={order} onRefused={onRefused} />}
             run={() => put(path, body)}
+            refusedBecause={refusals.get(order) ?? null}
+            stateKey={stateKey}
           />
         ))}
         <OrderButton
           label="Delete"
           title={`Delete ${text(instance['name']) || props.instanceId}?`}
-          preview={<Preview path={path} order="DELETE" />}
+          preview={(onRefused) => <Preview path={path} order="DELETE" onRefused={onRefused} />}
           run={() => call('DELETE', path)}
+          refusedBecause={refusals.get('DELETE') ?? null}
+          stateKey={stateKey}
         />
       </div>
       <h3>Composition graph</h3>
-      <GraphView graph={graph} states={states} waitingFor={waitingFor} />
-      {running && <Progress operation={running} names={names} />}
+      <GraphView graph={graph} states={states} running={working} queued={queued} />
+      {running && <Progress operation={running} names={names} total={graph.nodes.length} queued={queued} />}
       <h3>Elements</h3>
       <table>
         <thead>
@@ -131,7 +146,8 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
               <td>{node.startPhase}</td>
               <td>
                 <StateBadge state={states.get(node.id) ?? ''} />
-                {waitingFor.has(node.id) && ' waiting'}
+                {working.has(node.id) && ' running'}
+                {queued.has(node.id) && <span class="queued"> waiting for {queued.get(node.id)}</span>}
               </td>
             </tr>
           ))}
@@ -161,13 +177,16 @@ interface PlanStep {
 }
 
 /** What the order would send, step by step, as the runtime plans it (`GET .../plan?order=`), read as the dialog opens. */
-function Preview(props: { path: string; order: string }) {
+function Preview(props: { path: string; order: string; onRefused: () => void }) {
   const [steps, setSteps] = useState<readonly PlanStep[] | null>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
   useEffect(() => {
     get<{ steps: PlanStep[] }>(`${props.path}/plan?order=${props.order}`).then(
       (plan) => setSteps(plan.steps),
-      (error: unknown) => setRefusal(errorText(error)),
+      (error: unknown) => {
+        setRefusal(errorText(error));
+        props.onRefused();
+      },
     );
   }, [props.path, props.order]);
   if (refusal !== null) {
@@ -205,19 +224,33 @@ function Preview(props: { path: string; order: string }) {
   );
 }
 
-function Progress(props: { operation: OperationView; names: ReadonlyMap<string, string> }) {
+/** The running operation: how many of its elements have answered, which are running, which are queued and why. */
+function Progress(props: {
+  operation: OperationView;
+  names: ReadonlyMap<string, string>;
+  total: number;
+  queued: ReadonlyMap<string, string>;
+}) {
   const { operation } = props;
+  const name = (id: string): string => props.names.get(id) ?? id;
   return (
     <div class="progress" role="status" aria-live="polite">
       <h3>
         {operation.order} running since {operation.startedAt}
       </h3>
-      <p>
-        <progress max={Math.max(operation.dispatched, 1)} value={operation.answered} /> {operation.answered} of{' '}
-        {operation.dispatched} dispatched elements answered
+      <p class="progress-count">
+        <progress max={Math.max(props.total, 1)} value={operation.answered} /> {operation.answered} of {props.total}{' '}
+        elements done
       </p>
-      {operation.waitingFor.length > 0 && (
-        <p class="waiting-for">Waiting for: {operation.waitingFor.map((id) => props.names.get(id) ?? id).join(', ')}</p>
+      {operation.running.length > 0 && <p class="running">Running: {operation.running.map(name).join(', ')}</p>}
+      {props.queued.size > 0 && (
+        <ul class="waiting-for" aria-label="waiting">
+          {[...props.queued].map(([id, reason]) => (
+            <li key={id}>
+              {name(id)} waits for {reason}
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   );

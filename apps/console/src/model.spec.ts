@@ -1,5 +1,5 @@
 import type { EventLike, Graph } from './model';
-import { elementStates, operations, phaseOrder, stateTone } from './model';
+import { elementStates, operations, phaseOrder, queuedElements, stateTone } from './model';
 
 const GRAPH: Graph = {
   nodes: [
@@ -52,10 +52,59 @@ describe('the console model', () => {
         { phase: 0, durationMs: 400 },
         { phase: 1, durationMs: null },
       ],
-      waitingFor: ['c'],
+      running: ['c'],
       answered: 2,
-      dispatched: 3,
+      dispatched: ['a', 'b', 'c'],
     });
+  });
+
+  it('counts an element answered twice (a resend, a retry) once', () => {
+    const [deploy] = operations([
+      ...RUNNING,
+      event(
+        'ELEMENT_RESULT',
+        { phase: 1, elementId: 'b', deployState: 'DEPLOYED', lockState: 'LOCKED', result: true },
+        '01.100',
+      ),
+    ]);
+
+    expect(deploy?.answered).toBe(2);
+  });
+
+  it('lists the phases of an undeploy in the order they ran, highest phase first', () => {
+    const undeploy = [
+      event('ORDERED', { order: 'UNDEPLOY' }, '00.000', 'op-u'),
+      event('PHASE_STARTED', { phase: 1, elementIds: ['b', 'c'] }, '00.000', 'op-u'),
+      event('PHASE_COMPLETED', { phase: 1 }, '00.300', 'op-u'),
+      event('PHASE_STARTED', { phase: 0, elementIds: ['a'] }, '00.300', 'op-u'),
+      event('PHASE_COMPLETED', { phase: 0 }, '00.500', 'op-u'),
+      event('COMPLETED', {}, '00.500', 'op-u'),
+    ];
+
+    const [operation] = operations(undeploy);
+
+    expect(operation?.phases.map((phase) => [phase.phase, phase.durationMs])).toEqual([
+      [1, 300],
+      [0, 200],
+    ]);
+  });
+
+  it('marks as waiting only the elements not dispatched yet, each with what it is queued behind', () => {
+    const graph: Graph = {
+      nodes: [...GRAPH.nodes, { id: 'd', name: 'D', startPhase: 2 }, { id: 'e', name: 'E', startPhase: 1 }],
+      edges: [{ from: 'c', to: 'e' }],
+    };
+    const [deploy] = operations(RUNNING);
+
+    const queued = queuedElements(graph, deploy!);
+
+    expect(Object.fromEntries(queued)).toEqual({ d: 'phase 2 to open (after phase 1)', e: 'C to finish' });
+  });
+
+  it('marks nothing as waiting once the operation has ended', () => {
+    const [deploy] = operations([...RUNNING, event('COMPLETED', {}, '02.000')]);
+
+    expect(queuedElements(GRAPH, deploy!).size).toBe(0);
   });
 
   it('ends an operation with its outcome, total duration and the failure message', () => {
@@ -72,7 +121,7 @@ describe('the console model', () => {
 
     const [operation] = operations(failed);
 
-    expect(operation).toMatchObject({ outcome: 'FAILED', durationMs: 1500, waitingFor: [], message: 'no' });
+    expect(operation).toMatchObject({ outcome: 'FAILED', durationMs: 1500, running: [], message: 'no' });
   });
 
   it.each(['CANCELLED', 'SUPERSEDED'])('ends a %s operation as such, waiting for nothing more', (end) => {
@@ -84,7 +133,7 @@ describe('the console model', () => {
 
     const [operation] = operations(ended);
 
-    expect(operation).toMatchObject({ outcome: end, durationMs: 1500, waitingFor: [] });
+    expect(operation).toMatchObject({ outcome: end, durationMs: 1500, running: [] });
   });
 
   it("gives each element the state of its last ELEMENT_RESULT, else the graph's", () => {

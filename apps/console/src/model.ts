@@ -63,10 +63,11 @@ export interface OperationView {
   readonly finishedAt: string | null;
   readonly durationMs: number | null;
   readonly phases: readonly PhaseTiming[];
-  /** Elements dispatched and not answered yet: what the operation waits for. */
-  readonly waitingFor: readonly string[];
+  /** Elements dispatched and not answered yet: the participants are working on them. */
+  readonly running: readonly string[];
+  /** Elements with an answer (each counted once, however often it was retried or resent). */
   readonly answered: number;
-  readonly dispatched: number;
+  readonly dispatched: readonly string[];
   readonly message: string | null;
 }
 
@@ -108,7 +109,7 @@ function operationView(operationId: string, events: readonly EventLike[]): Opera
   const phaseEnds = new Map<number, string>();
   const pending = new Set<string>();
   const dispatched = new Set<string>();
-  let answered = 0;
+  const answered = new Set<string>();
   let message: string | null = null;
   for (const event of events) {
     switch (event.event) {
@@ -128,7 +129,7 @@ function operationView(operationId: string, events: readonly EventLike[]): Opera
         phaseEnds.set(Number(event.detail.phase), event.at);
         break;
       case 'ELEMENT_RESULT':
-        answered += 1;
+        answered.add(event.detail.elementId);
         pending.delete(event.detail.elementId);
         if (!event.detail.result && event.detail.message !== null) {
           message = event.detail.message;
@@ -143,17 +144,16 @@ function operationView(operationId: string, events: readonly EventLike[]): Opera
         break;
     }
   }
-  const phases = [...phaseStarts.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([phase, startedAt]) => {
-      const finishedAt = phaseEnds.get(phase) ?? (end && phaseStarts.size === 1 ? end.at : null);
-      return {
-        phase,
-        startedAt,
-        finishedAt,
-        durationMs: finishedAt === null ? null : timeOf(finishedAt) - timeOf(startedAt),
-      };
-    });
+  // In execution order: the order in which the phases started (descending for an undeploy), not by number.
+  const phases = [...phaseStarts.entries()].map(([phase, startedAt]) => {
+    const finishedAt = phaseEnds.get(phase) ?? (end && phaseStarts.size === 1 ? end.at : null);
+    return {
+      phase,
+      startedAt,
+      finishedAt,
+      durationMs: finishedAt === null ? null : timeOf(finishedAt) - timeOf(startedAt),
+    };
+  });
   return {
     operationId,
     order: ordered.event === 'ORDERED' ? ordered.detail.order : '',
@@ -162,11 +162,44 @@ function operationView(operationId: string, events: readonly EventLike[]): Opera
     finishedAt: end?.at ?? null,
     durationMs: end === undefined ? null : timeOf(end.at) - timeOf(ordered.at),
     phases,
-    waitingFor: end === undefined ? [...pending] : [],
-    answered,
-    dispatched: dispatched.size,
+    running: end === undefined ? [...pending] : [],
+    answered: answered.size,
+    dispatched: [...dispatched],
     message,
   };
+}
+
+/**
+ * The elements a running operation has not dispatched yet, each with what it is queued behind: a phase that has not
+ * opened, the elements it depends on, or else a parallel slot or gate of the runtime. Every order of an instance
+ * takes all its elements, so the graph's elements are the operation's.
+ */
+export function queuedElements(graph: Graph, operation: OperationView): Map<string, string> {
+  const queued = new Map<string, string>();
+  if (operation.outcome !== 'RUNNING') {
+    return queued;
+  }
+  const names = new Map(graph.nodes.map((node) => [node.id, node.name]));
+  const dispatched = new Set(operation.dispatched);
+  const running = new Set(operation.running);
+  const started = new Set(operation.phases.map((phase) => phase.phase));
+  const openPhase = operation.phases.at(-1)?.phase;
+  for (const node of graph.nodes) {
+    if (dispatched.has(node.id)) {
+      continue;
+    }
+    const dependencies = graph.edges
+      .filter((edge) => edge.to === node.id && (!dispatched.has(edge.from) || running.has(edge.from)))
+      .map((edge) => names.get(edge.from) ?? edge.from);
+    if (!started.has(node.startPhase)) {
+      queued.set(node.id, `phase ${node.startPhase} to open (after phase ${openPhase ?? '…'})`);
+    } else if (dependencies.length > 0) {
+      queued.set(node.id, `${dependencies.join(', ')} to finish`);
+    } else {
+      queued.set(node.id, 'a free parallel slot or a gate');
+    }
+  }
+  return queued;
 }
 
 /** The phases of a graph in the order an order runs them: ascending, or descending for undeploy and delete. */

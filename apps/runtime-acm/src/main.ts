@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { loadRuntimeConfig } from './config/runtime.config';
+import { DataDirectoryBusy, lockDataDirectory } from './database/data-dir-lock';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 
 /**
@@ -13,6 +14,10 @@ const SHUTDOWN_DEADLINE_MS = 8_000;
 
 async function main(): Promise<void> {
   const config = loadRuntimeConfig();
+  // One runtime per embedded data directory, before anything opens it: a second start stops here, having written
+  // nothing (PGlite has no lock of its own, and two runtimes on one directory corrupt each other's state).
+  const dataDirLock = config.databaseUrl === null ? lockDataDirectory(config.dataDir) : null;
+  process.once('exit', () => dataDirLock?.release());
   // The embedded PostgreSQL starts first: PGlite reads its files and compiles its WebAssembly in the background
   // while Node loads Nest, TypeORM and the rest of the runtime below, instead of after them (each takes about a
   // second of a start on 2 cores). openDatabase awaits it and reports its failure.
@@ -64,6 +69,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  // A busy data directory is the user's situation, not a bug: its message alone says what to do.
+  console.error(
+    error instanceof DataDirectoryBusy
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : error,
+  );
   process.exit(1);
 });

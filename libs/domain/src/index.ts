@@ -34,6 +34,7 @@ export * from './operation/supervision-memory';
 export * from './operation/supervision-due';
 export * from './operation/input-actor';
 export * from './instance/order-checks';
+export * from './instance/allowed-orders';
 export * from './plan/order-plan';
 export * from './plan/stage-sets';
 export * from './retention/retention';

@@ -169,6 +169,8 @@ export class ParticipantProtocolService {
   /** DEREGISTER: forgets the replica and answers with a broadcast DEREGISTER_ACK. */
   async deregister(message: ParticipantDeregister): Promise<void> {
     await this.unitOfWork.transaction(async (store) => {
+      // Read first, so the replica's last state is known to what watches the transaction (ON_LINE -> DEREGISTERED).
+      await store.participants.find(message.participantId);
       await store.participants.deleteReplica(message.participantId, message.replicaId);
       await store.outbox.add([
         toOutbox(

@@ -1,4 +1,5 @@
 import type { AutomationComposition, CompositionDefinition, InstanceElement, Participant } from '@acm/domain';
+import { orderAvailability } from '@acm/domain';
 import type { Disclosure } from '../security/sensitive-values';
 import { maskSensitive } from '../security/sensitive-values';
 
@@ -76,6 +77,8 @@ export function instanceView(instance: AutomationComposition, disclose: Disclosu
     elements: Object.fromEntries(
       Object.entries(instance.elements).map(([id, element]) => [id, elementView(element, disclose)]),
     ),
+    // Beyond ONAP (its clients ignore unknown fields): what the state accepts now, by the rules the orders run.
+    ...orderAvailability(instance),
   });
 }
 

@@ -4,6 +4,7 @@ import { TypeOrmUnitOfWork } from '@acm/persistence';
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { ONAP_API_VERSION, productVersion } from '../config/product-version';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { Health } from './dto/health.dto';
 import { ApiController, TAGS } from './openapi';
@@ -43,7 +44,12 @@ export class HealthController {
     const { db, kafka } = await this.components();
     const status = db.status === 'UP' && kafka.status === 'UP' ? 'UP' : 'DOWN';
     response.status(status === 'UP' ? 200 : 503);
-    return { status, components: { db, kafka, ping: { status: 'UP' } } };
+    return {
+      status,
+      components: { db, kafka, ping: { status: 'UP' } },
+      version: productVersion(),
+      onapApiVersion: ONAP_API_VERSION,
+    };
   }
 
   @Get('actuator/health/liveness')

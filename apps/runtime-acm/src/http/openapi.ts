@@ -16,6 +16,7 @@ import {
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { REQUEST_HEADER } from './cross-site-guard';
 import { SimpleResponse } from './dto/errors.dto';
+import { ONAP_API_VERSION, productVersion } from '../config/product-version';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type ParameterObject = Extract<NonNullable<Operation['parameters']>[number], { in: string }>;
@@ -166,11 +167,12 @@ export function openApiDocument(app: INestApplication, contextPath: string): Ope
   const builder = new DocumentBuilder()
     .setTitle('ACM runtime')
     .setDescription(
-      'Automation composition runtime, wire-compatible with the v2 API of ONAP CLAMP ACM. Bodies are JSON or YAML ' +
+      `acm-runtime ${productVersion()}, implementing ONAP CLAMP ACM API ${ONAP_API_VERSION}. ` +
+        'Automation composition runtime, wire-compatible with the v2 API of ONAP CLAMP ACM. Bodies are JSON or YAML ' +
         '(Content-Type), answers JSON or YAML (Accept). Orders answer 202 and run in the background: poll the ' +
         'definition or instance until its state and stateChangeResult say it is done.',
     )
-    .setVersion('1.0.0')
+    .setVersion(ONAP_API_VERSION)
     .setLicense('Apache 2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     .addServer(`/${contextPath}`, 'This runtime')
     .addBasicAuth();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { excerpt } from '@acm/input-guards';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { ONAP_API_VERSION } from '../config/product-version';
 
 /** ONAP's request ids are UUIDs (36 characters); this leaves room for other tracing ids, and no more. */
 export const MAX_REQUEST_ID_LENGTH = 128;
@@ -25,7 +26,7 @@ export function requestHeaders(logger: Logger) {
           `${MAX_REQUEST_ID_LENGTH} visible ASCII characters`,
       );
     }
-    response.setHeader('X-LatestVersion', '1.0.0');
+    response.setHeader('X-LatestVersion', ONAP_API_VERSION);
     response.setHeader('X-MinorVersion', '0');
     response.setHeader('X-PatchVersion', '0');
     response.setHeader('X-ONAP-RequestID', requestId);

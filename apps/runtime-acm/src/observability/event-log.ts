@@ -18,6 +18,9 @@ const DETAIL_FIELDS = [
 
 const WARNINGS: ReadonlySet<HistoryEventKind> = new Set(['FAILED', 'TIMEOUT', 'PROPERTY_PROBLEMS']);
 
+/** The events that end (or flag) an operation: their lines say which order it was and how long it took. */
+const OUTCOMES: ReadonlySet<HistoryEventKind> = new Set(['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'SUPERSEDED']);
+
 /**
  * One log line per history event as it commits (order, phase start and end, element result, resend, timeout,
  * completion, failure) and per participant replica state change, each with the composition, instance and operation.
@@ -43,8 +46,19 @@ export class EventLog implements CommitObserver {
           fields[key] = detail[key];
         }
       }
+      const nameOf = (id: string): string | undefined => event.elementNames?.get(id);
+      if (typeof detail['elementId'] === 'string' && nameOf(detail['elementId']) !== undefined) {
+        fields['elementName'] = nameOf(detail['elementId']);
+      }
       if (Array.isArray(detail['elementIds'])) {
         fields['elementIds'] = detail['elementIds'];
+        if (event.elementNames !== undefined) {
+          fields['elementNames'] = (detail['elementIds'] as string[]).map((id) => nameOf(id) ?? id);
+        }
+      }
+      if (OUTCOMES.has(event.event) && event.operation !== undefined) {
+        fields['order'] = event.operation.order;
+        fields['durationMs'] = event.at - event.operation.startedAt;
       }
       if (event.event === 'PROPERTY_PROBLEMS') {
         fields['problems'] = event.detail.problems.length;
@@ -76,9 +90,14 @@ function describe(event: CommittedEvent): string {
       return `${event.event} phase ${String(event.detail.phase)} of ${subject}`;
     case 'ELEMENT_RESULT': {
       const { elementId, deployState, lockState, result } = event.detail;
-      return `element ${elementId} of ${subject}: ${deployState}/${lockState}${result ? '' : ' FAILED'}`;
+      const name = event.elementNames?.get(elementId);
+      return `element ${name === undefined ? elementId : `${name} (${elementId})`} of ${subject}: ${deployState}/${lockState}${result ? '' : ' FAILED'}`;
     }
     default:
-      return `${event.event} ${subject}`;
+      return OUTCOMES.has(event.event) && event.operation !== undefined
+        ? `${event.event} ${event.operation.order} of ${subject} after ${seconds(event.at - event.operation.startedAt)}`
+        : `${event.event} ${subject}`;
   }
 }
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(3)} s`;

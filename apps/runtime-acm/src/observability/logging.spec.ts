@@ -54,6 +54,14 @@ describe('the runtime logger', () => {
     expect(plain.text()).toContain('WARN');
     expect(plain.text()).toContain('plain');
     expect(plain.text()).not.toContain('\u001b[');
+    // One line an entry, its fields included, however many it carries.
+    const fields = capture();
+    createLogger({ level: 'log', format: 'pretty', destination: fields.destination, colours: false }).info(
+      { event: 'COMPLETED', order: 'DEPLOY', durationMs: 1234, nested: { a: 1, b: [1, 2] } },
+      'COMPLETED DEPLOY of instance i-1 after 1.234 s',
+    );
+    expect(fields.text().trimEnd().split('\n')).toHaveLength(1);
+    expect(fields.text()).toMatch(/COMPLETED DEPLOY of instance i-1 after 1\.234 s.*"durationMs":1234/);
     const coloured = capture();
     createLogger({ level: 'log', format: 'pretty', destination: coloured.destination, colours: true }).warn('tty');
     expect(coloured.text()).toContain('\u001b[');
@@ -113,6 +121,61 @@ describe(EventLog.name, () => {
     ]);
     // A problem's text may quote the value it refused: only the count is logged.
     expect(out.text()).not.toContain('secret-value');
+  });
+
+  it('names elements beside their ids, and gives the order and its duration on the lines that end an operation', () => {
+    const out = capture();
+    const context = {
+      ...ids,
+      operation: { order: 'DEPLOY', startedAt: 1000 },
+      elementNames: new Map([['e-1', 'acm.example.Web']]),
+    };
+    new EventLog(createLogger({ level: 'log', format: 'json', destination: out.destination })).committed(
+      [
+        { ...context, event: 'PHASE_STARTED', detail: { phase: 0, messageId: 'm-1', elementIds: ['e-1'] }, at: 1000 },
+        {
+          ...context,
+          event: 'ELEMENT_RESULT',
+          detail: {
+            elementId: 'e-1',
+            participantId: 'p-1',
+            phase: 0,
+            deployState: 'DEPLOYED',
+            lockState: 'LOCKED',
+            result: true,
+            message: null,
+          },
+          at: 1500,
+        },
+        { ...context, event: 'TIMEOUT', detail: {}, at: 2000 },
+        { ...context, event: 'FAILED', detail: { message: 'no' }, at: 2500 },
+        { ...context, event: 'COMPLETED', detail: { deployState: 'DEPLOYED', lockState: 'LOCKED' }, at: 3250 },
+      ] as never,
+      [{ participantId: 'p-1', replicaId: 'r-1', from: 'ON_LINE', to: 'DEREGISTERED' }],
+    );
+    const lines = out.lines();
+    expect(lines[0]).toMatchObject({ elementIds: ['e-1'], elementNames: ['acm.example.Web'] });
+    expect(lines[1]).toMatchObject({
+      elementId: 'e-1',
+      elementName: 'acm.example.Web',
+      msg: 'element acm.example.Web (e-1) of instance i-1: DEPLOYED/LOCKED',
+    });
+    expect(lines.slice(2, 5)).toEqual([
+      expect.objectContaining({
+        event: 'TIMEOUT',
+        order: 'DEPLOY',
+        durationMs: 1000,
+        msg: 'TIMEOUT DEPLOY of instance i-1 after 1.000 s',
+      }),
+      expect.objectContaining({ event: 'FAILED', order: 'DEPLOY', durationMs: 1500 }),
+      expect.objectContaining({
+        event: 'COMPLETED',
+        order: 'DEPLOY',
+        durationMs: 2250,
+        msg: 'COMPLETED DEPLOY of instance i-1 after 2.250 s',
+      }),
+    ]);
+    expect(lines[5]).toMatchObject({ msg: 'participant p-1 replica r-1: ON_LINE -> DEREGISTERED' });
   });
 });
 

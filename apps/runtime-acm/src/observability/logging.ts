@@ -51,6 +51,8 @@ export function createLogger(options: LoggingOptions): Logger {
   const prettify = prettyFactory({
     colorize: options.colours ?? (options.destination === undefined && process.stdout.isTTY === true),
     ignore: 'pid,hostname',
+    // One line per entry on a terminal: the fields follow the message instead of a line each.
+    singleLine: true,
   });
   const stream: DestinationStream =
     options.format === 'pretty' ? { write: (line: string) => out.write(prettify(line)) } : out;

@@ -3,6 +3,13 @@ import { UnitOfWork, freshControl } from '@acm/domain';
 import type { CommittedEvent, ReplicaChange } from './observed-unit-of-work';
 import { ObservedUnitOfWork } from './observed-unit-of-work';
 
+/** An instance with one element, named after the instance, which is all the watch reads of it. */
+const instanceOf = (id: string) => ({
+  instanceId: id,
+  compositionId: `c-of-${id}`,
+  elements: { [`e-of-${id}`]: { id: `e-of-${id}`, definition: { name: `Element.of.${id}`, version: '1.0.0' } } },
+});
+
 /** Just the repository methods the watch wraps; the rest of a store is not needed here. */
 function fakeStore(): Store {
   const participants = new Map<string, Participant>();
@@ -11,17 +18,18 @@ function fakeStore(): Store {
       find: (id: string) => Promise.resolve({ value: { compositionId: id }, version: 1 }),
     },
     instances: {
-      findForUpdate: (id: string) =>
-        Promise.resolve({ value: { instanceId: id, compositionId: `c-of-${id}` }, version: 1 }),
+      findForUpdate: (id: string) => Promise.resolve({ value: instanceOf(id), version: 1 }),
       findManyForUpdate: (ids: string[]) =>
-        Promise.resolve(
-          new Map(ids.map((id) => [id, { value: { instanceId: id, compositionId: `c-of-${id}` }, version: 1 }])),
-        ),
+        Promise.resolve(new Map(ids.map((id) => [id, { value: instanceOf(id), version: 1 }]))),
     },
     participants: {
       find: (id: string) => Promise.resolve(participants.get(id) ?? null),
       save: (participant: Participant) => {
         participants.set(participant.participantId, structuredClone(participant));
+        return Promise.resolve();
+      },
+      deleteReplica: (participantId: string, replicaId: string) => {
+        delete participants.get(participantId)?.replicas[replicaId];
         return Promise.resolve();
       },
     },
@@ -99,7 +107,9 @@ describe(ObservedUnitOfWork.name, () => {
     await unitOfWork.transaction(async (store) => {
       await store.readContext({ runningOf: [], definitions: ['c-9'], messages: [], participants: false });
       await store.saveAll({
-        instances: [{ instance: { instanceId: 'i-7', compositionId: 'c-7' } as never, expectedVersion: 1 }],
+        instances: [
+          { instance: { instanceId: 'i-7', compositionId: 'c-7', elements: {} } as never, expectedVersion: 1 },
+        ],
         operations: [],
         messages: [],
         answers: [],
@@ -232,5 +242,45 @@ describe(ObservedUnitOfWork.name, () => {
       [{ participantId: 'p-1', replicaId: 'r-1', from: null, to: 'ON_LINE' }],
       [{ participantId: 'p-1', replicaId: 'r-1', from: 'ON_LINE', to: 'OFF_LINE' }],
     ]);
+  });
+
+  it("gives each event its operation's order and start, and the names of its instance's elements", async () => {
+    const { unitOfWork, seen } = observed();
+    await unitOfWork.transaction(async (store) => {
+      await store.instances.findForUpdate('i-1');
+      await store.operations.update({
+        operationId: 'o-1',
+        targetId: 'i-1',
+        targetKind: 'INSTANCE',
+        order: 'DEPLOY',
+        state: 'COMPLETED',
+        timedOut: false,
+        startedAt: 100,
+        deadlineAt: 1000,
+        finishedAt: 900,
+        control: freshControl(100),
+        phase: null,
+      });
+      await store.events.append([event('i-1', 'COMPLETED')]);
+    });
+    const [committed] = seen[0]?.[0] ?? [];
+    expect(committed?.operation).toEqual({ order: 'DEPLOY', startedAt: 100 });
+    expect(Object.fromEntries(committed?.elementNames ?? [])).toEqual({ 'e-of-i-1': 'Element.of.i-1' });
+  });
+
+  it('reports a replica that deregistered as ON_LINE -> DEREGISTERED', async () => {
+    const { unitOfWork, seen } = observed();
+    await unitOfWork.transaction(async (store) => {
+      await store.participants.save({
+        participantId: 'p-1',
+        participantSupportedElementTypes: {},
+        replicas: { 'r-1': { replicaId: 'r-1', participantState: 'ON_LINE', lastMsg: 0 } },
+      });
+    });
+    await unitOfWork.transaction(async (store) => {
+      await store.participants.find('p-1');
+      await store.participants.deleteReplica('p-1', 'r-1');
+    });
+    expect(seen.at(-1)?.[1]).toEqual([{ participantId: 'p-1', replicaId: 'r-1', from: 'ON_LINE', to: 'DEREGISTERED' }]);
   });
 });

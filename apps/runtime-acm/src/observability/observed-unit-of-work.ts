@@ -1,4 +1,5 @@
 import type {
+  AutomationComposition,
   InstanceRepository,
   DefinitionRepository,
   EventRepository,
@@ -14,18 +15,34 @@ import type {
 } from '@acm/domain';
 import { UnitOfWork } from '@acm/domain';
 
-/** A history event as it committed, with the composition and instance it concerns when the transaction knew them. */
+/** The order an event belongs to and when it started, when the transaction wrote or read its operation. */
+export interface CommittedOperation {
+  readonly order: string;
+  /** Epoch milliseconds. */
+  readonly startedAt: number;
+}
+
+/**
+ * A history event as it committed, with the composition and instance it concerns, its operation's order and start,
+ * and the names of the elements of the instance, when the transaction knew them.
+ */
 export type CommittedEvent = OperationEvent & {
   readonly compositionId: string | null;
   readonly instanceId: string | null;
+  readonly operation?: CommittedOperation;
+  /** Element id → its definition's name, for the instance the event concerns. */
+  readonly elementNames?: ReadonlyMap<string, string>;
 };
 
-/** A participant replica whose state a committed transaction changed (REMOVED: the replica row went). */
+/**
+ * A participant replica whose state a committed transaction changed. DEREGISTERED: the replica row left the registry
+ * (the replica said DEREGISTER on a clean stop, or it belonged to an earlier run of an embedded runtime).
+ */
 export interface ReplicaChange {
   readonly participantId: string;
   readonly replicaId: string | null;
   readonly from: ParticipantState | null;
-  readonly to: ParticipantState | 'REMOVED';
+  readonly to: ParticipantState | 'DEREGISTERED';
 }
 
 /** What a tracer does with one transaction (operation-traces.ts): stamp its rows before commit, then settle. */
@@ -122,6 +139,8 @@ function intercept<R extends object>(repository: R, overrides: { [K in keyof R]?
 class TransactionWatch {
   private readonly events: OperationEvent[] = [];
   private readonly compositionOfInstance = new Map<string, string>();
+  private readonly elementNamesOfInstance = new Map<string, Map<string, string>>();
+  private readonly operationsSeen = new Map<string, CommittedOperation>();
   private readonly definitions = new Set<string>();
   private readonly replicaStates = new Map<string, ParticipantState>();
   private readonly replicaChanges: ReplicaChange[] = [];
@@ -170,7 +189,7 @@ class TransactionWatch {
         await store.saveAll(this.holdOutbox ? { ...writes, outbox: [] } : writes);
         writes.operations.forEach(({ operation }) => this.rememberDue(operation));
         for (const { instance } of writes.instances) {
-          this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
+          this.rememberInstance(instance);
         }
         this.events.push(...writes.events);
       },
@@ -190,7 +209,16 @@ class TransactionWatch {
     return participant;
   }
 
+  private rememberInstance(instance: AutomationComposition): void {
+    this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
+    this.elementNamesOfInstance.set(
+      instance.instanceId,
+      new Map(Object.values(instance.elements).map((element) => [element.id, element.definition.name])),
+    );
+  }
+
   private rememberDue(operation: Operation): void {
+    this.operationsSeen.set(operation.operationId, { order: operation.order, startedAt: operation.startedAt });
     if (operation.state === 'RUNNING' && operation.control.dueAt !== null) {
       this.dueTimes.push(operation.control.dueAt);
     }
@@ -216,11 +244,15 @@ class TransactionWatch {
   changes(): { events: CommittedEvent[]; replicas: ReplicaChange[]; dueTimes: number[] } {
     const events = this.events.map((event): CommittedEvent => {
       const composition = this.compositionOfInstance.get(event.subjectId);
+      const operation = event.operationId === null ? undefined : this.operationsSeen.get(event.operationId);
+      const elementNames = this.elementNamesOfInstance.get(event.subjectId);
+      const context = { ...(operation ? { operation } : {}), ...(elementNames ? { elementNames } : {}) };
       if (composition !== undefined) {
-        return { ...event, compositionId: composition, instanceId: event.subjectId };
+        return { ...event, ...context, compositionId: composition, instanceId: event.subjectId };
       }
       return {
         ...event,
+        ...context,
         compositionId: this.definitions.has(event.subjectId) ? event.subjectId : null,
         instanceId: null,
       };
@@ -246,9 +278,9 @@ class TransactionWatch {
   }
 
   private instancesOf(repository: InstanceRepository): InstanceRepository {
-    const seen = <T extends { value: { instanceId: string; compositionId: string } } | null>(found: T): T => {
+    const seen = <T extends { value: AutomationComposition } | null>(found: T): T => {
       if (found !== null) {
-        this.compositionOfInstance.set(found.value.instanceId, found.value.compositionId);
+        this.rememberInstance(found.value);
       }
       return found;
     };
@@ -263,16 +295,16 @@ class TransactionWatch {
       },
       insert: async (instance) => {
         await repository.insert(instance);
-        this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
+        this.rememberInstance(instance);
       },
       update: async (instance, expectedVersion) => {
         await repository.update(instance, expectedVersion);
-        this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
+        this.rememberInstance(instance);
       },
       updateMany: async (updates) => {
         await repository.updateMany(updates);
         for (const { instance } of updates) {
-          this.compositionOfInstance.set(instance.instanceId, instance.compositionId);
+          this.rememberInstance(instance);
         }
       },
     });
@@ -308,7 +340,7 @@ class TransactionWatch {
           participantId,
           replicaId,
           from: this.replicaStates.get(replicaId) ?? null,
-          to: 'REMOVED',
+          to: 'DEREGISTERED',
         });
       },
       markSilentReplicasOffline: async (cutoff) => {

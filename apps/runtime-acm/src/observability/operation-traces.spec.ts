@@ -20,7 +20,8 @@ class FakeUnitOfWork extends UnitOfWork {
       participants: {},
       operations: {},
       instances: {
-        findForUpdate: (id: string) => Promise.resolve({ value: { instanceId: id, compositionId: 'c-1' }, version: 1 }),
+        findForUpdate: (id: string) =>
+          Promise.resolve({ value: { instanceId: id, compositionId: 'c-1', elements: {} }, version: 1 }),
       },
       events: { append: () => Promise.resolve() },
       outbox: {

@@ -24,4 +24,10 @@ export class Health {
     description: 'db and ping',
   })
   components?: Record<string, HealthComponent>;
+
+  @ApiPropertyOptional({ example: '0.2.0', description: "Beyond ONAP: the runtime's own semantic version" })
+  version?: string;
+
+  @ApiPropertyOptional({ example: '1.0.0', description: 'Beyond ONAP: the ONAP CLAMP ACM API version it implements' })
+  onapApiVersion?: string;
 }

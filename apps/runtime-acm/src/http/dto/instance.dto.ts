@@ -1,5 +1,6 @@
 import {
   DEPLOY_ORDERS,
+  INSTANCE_ORDERS,
   DEPLOY_STATES,
   LOCK_ORDERS,
   LOCK_STATES,
@@ -12,6 +13,7 @@ import type {
   JsonObject,
   DeployOrder,
   DeployState,
+  InstanceOrder,
   LockOrder,
   LockState,
   MigrationState,
@@ -139,10 +141,35 @@ export class AutomationComposition implements InstanceView {
   revisionId?: string;
 }
 
+/** An order the instance refuses in its current state, with the refusal its request would get. */
+export class RefusedOrder {
+  @ApiProperty({ enum: INSTANCE_ORDERS, enumName: 'InstanceOrder' })
+  order!: InstanceOrder;
+
+  @ApiProperty({
+    example: 'Not valid order AcInstanceStateUpdate(deployOrder=NONE, lockOrder=LOCK, subOrder=NONE); ...',
+  })
+  reason!: string;
+}
+
+/** An instance as the runtime answers it: ONAP's fields and which orders its state accepts. */
+export class AutomationCompositionView extends AutomationComposition {
+  @ApiProperty({
+    enum: INSTANCE_ORDERS,
+    enumName: 'InstanceOrder',
+    isArray: true,
+    description: 'Beyond ONAP: the orders the current state accepts, by the checks each order request runs',
+  })
+  allowedOrders!: InstanceOrder[];
+
+  @ApiProperty({ type: [RefusedOrder], description: 'Beyond ONAP: every other order, with the refusal it would get' })
+  refusedOrders!: RefusedOrder[];
+}
+
 /** The answer of the instance lists (ONAP AutomationCompositions). */
 export class AutomationCompositions implements InstancesView {
-  @ApiProperty({ type: [AutomationComposition] })
-  automationCompositionList!: AutomationComposition[];
+  @ApiProperty({ type: [AutomationCompositionView] })
+  automationCompositionList!: AutomationCompositionView[];
 }
 
 /** The answer of an instance create, update, migration or delete (ONAP InstantiationResponse). */
@@ -238,7 +265,7 @@ export class RuntimeControl {
 }
 
 /** GET of one instance: ONAP's fields and, while an operation runs, its control state. */
-export class AutomationCompositionWithControl extends AutomationComposition {
+export class AutomationCompositionWithControl extends AutomationCompositionView {
   @ApiPropertyOptional({ type: RuntimeControl, description: 'Beyond ONAP: present while an operation runs' })
   runtimeControl?: RuntimeControl;
 }
