@@ -1,5 +1,5 @@
 import { isDomainError } from '@acm/domain';
-import { BufferedSessions } from '@acm/persistence';
+import { BufferedSessions, StoreReadModels } from '@acm/persistence';
 import { Logger } from '@nestjs/common';
 
 import { EngineFixture } from '../engine/testing/engine-fixture';
@@ -22,6 +22,7 @@ function serviceOn(fixture: EngineFixture): InstantiationService {
     new InstanceProperties(fixture.config, fixture.clock),
     new SensitiveValues(fixture.config),
     new BufferedSessions(fixture.unitOfWork),
+    new StoreReadModels(fixture.unitOfWork),
   );
 }
 
