@@ -8,7 +8,14 @@ import type {
   SessionKeys,
   Versioned,
 } from '@acm/domain';
-import { Clock, OperationSessions, ackForAnotherTarget, definitionTimeoutKey, ignore, operationOfAck } from '@acm/domain';
+import {
+  Clock,
+  OperationSessions,
+  ackForAnotherTarget,
+  definitionTimeoutKey,
+  ignore,
+  operationOfAck,
+} from '@acm/domain';
 import { metadataTimeoutMs } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { EffectWriter } from './effect-writer';
