@@ -4,7 +4,7 @@ import type {
   DefinitionQuery,
   NodeTemplateState,
   PrimeOrder,
-  Store,
+  ReadModel,
 } from '@acm/domain';
 import {
   Clock,
@@ -176,7 +176,7 @@ export class CommissioningService {
    * to; the order and its plan (PlanService) run the same ones, so they refuse alike.
    */
   async checkOrder(
-    store: Store,
+    store: ReadModel,
     definition: CompositionDefinition,
     primeOrder: PrimeOrder,
   ): Promise<{ order: DefinitionOrder; assignment: Map<string, string> }> {
@@ -224,7 +224,7 @@ export class CommissioningService {
     });
   }
 
-  private async assertUnused(store: Store, compositionId: string, action: string): Promise<void> {
+  private async assertUnused(store: ReadModel, compositionId: string, action: string): Promise<void> {
     const count = await store.instances.countUsingDefinition(compositionId);
     if (count > 0) {
       throw new DomainError(

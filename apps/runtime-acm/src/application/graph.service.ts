@@ -1,5 +1,5 @@
-import type { CompositionDefinition, Store } from '@acm/domain';
-import { DomainError, UnitOfWork } from '@acm/domain';
+import type { CompositionDefinition, ReadModel } from '@acm/domain';
+import { DomainError, ReadModels } from '@acm/domain';
 import type { CompositionGraph, GraphFormat } from '@acm/tosca';
 import { compositionGraph, toDot, toMermaid } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
@@ -26,12 +26,12 @@ function render(graph: CompositionGraph, format: GraphFormat): RenderedGraph {
 @Injectable()
 export class GraphService {
   constructor(
-    private readonly unitOfWork: UnitOfWork,
+    private readonly reads: ReadModels,
     private readonly templates: TemplateReader,
   ) {}
 
   ofDefinition(compositionId: string, format: GraphFormat): Promise<RenderedGraph> {
-    return this.unitOfWork.read(async (store) => {
+    return this.reads.read(async (store) => {
       const definition = await this.definition(store, compositionId);
       return render(compositionGraph(this.templates.readDefinition(definition)), format);
     });
@@ -39,7 +39,7 @@ export class GraphService {
 
   /** The instance's elements with their live `deployState/lockState`. */
   ofInstance(compositionId: string, instanceId: string, format: GraphFormat): Promise<RenderedGraph> {
-    return this.unitOfWork.read(async (store) => {
+    return this.reads.read(async (store) => {
       const found = await store.instances.find(instanceId);
       if (!found) {
         throw instanceNotFound(instanceId);
@@ -60,7 +60,7 @@ export class GraphService {
     });
   }
 
-  private async definition(store: Store, compositionId: string): Promise<CompositionDefinition> {
+  private async definition(store: ReadModel, compositionId: string): Promise<CompositionDefinition> {
     const found = await store.definitions.find(compositionId);
     if (!found) {
       throw definitionNotFound(compositionId);

@@ -1,5 +1,5 @@
 import type { Operation, OperationCursor, StoredEvent } from '@acm/domain';
-import { DomainError, RetentionStore, UnitOfWork } from '@acm/domain';
+import { DomainError, ReadModels, RetentionStore } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import type { Disclosure } from '../security/sensitive-values';
 import { maskSensitive } from '../security/sensitive-values';
@@ -36,7 +36,7 @@ export const EXPORT_PAGE = 500;
 @Injectable()
 export class HistoryService {
   constructor(
-    private readonly unitOfWork: UnitOfWork,
+    private readonly reads: ReadModels,
     private readonly archive: RetentionStore,
   ) {}
 
@@ -47,7 +47,7 @@ export class HistoryService {
     disclose: Disclosure = maskSensitive,
     limit = 1000,
   ): Promise<HistoryView> {
-    return this.unitOfWork.read(async (store) => {
+    return this.reads.read(async (store) => {
       if (instanceId === undefined) {
         if (!(await store.definitions.find(compositionId))) {
           throw new DomainError('NOT_FOUND', `Automation composition definition ${compositionId} not found`);
@@ -79,7 +79,7 @@ export class HistoryService {
     disclose: Disclosure = maskSensitive,
   ): Promise<AsyncIterable<string>> {
     const subjectId = instanceId ?? compositionId;
-    await this.unitOfWork.read(async (store) => {
+    await this.reads.read(async (store) => {
       if (instanceId === undefined) {
         if (!(await store.definitions.find(compositionId))) {
           throw new DomainError('NOT_FOUND', `Automation composition definition ${compositionId} not found`);

@@ -1,5 +1,6 @@
-import { isDomainError } from '@acm/domain';
-import { BufferedSessions } from '@acm/persistence';
+import type { ReadModel } from '@acm/domain';
+import { ReadModels, isDomainError } from '@acm/domain';
+import { BufferedSessions, StoreReadModels } from '@acm/persistence';
 import { Logger } from '@nestjs/common';
 
 import { EngineFixture } from '../engine/testing/engine-fixture';
@@ -12,7 +13,10 @@ const P1 = '101c62b3-8918-41b9-a747-d21eb79c6c03';
 const DEPLOYED = { deployState: 'DEPLOYED', lockState: 'LOCKED' } as const;
 
 /** The service as the runtime module wires it, on the fixture's in-memory store, fake clock and engine. */
-function serviceOn(fixture: EngineFixture): InstantiationService {
+function serviceOn(
+  fixture: EngineFixture,
+  reads: ReadModels = new StoreReadModels(fixture.unitOfWork),
+): InstantiationService {
   return new InstantiationService(
     fixture.unitOfWork,
     fixture.templates,
@@ -22,6 +26,7 @@ function serviceOn(fixture: EngineFixture): InstantiationService {
     new InstanceProperties(fixture.config, fixture.clock),
     new SensitiveValues(fixture.config),
     new BufferedSessions(fixture.unitOfWork),
+    reads,
   );
 }
 
@@ -73,6 +78,35 @@ describe('InstantiationService with the engine (in-memory store, fake clock)', (
     });
     return { fixture, service, compositionId: definition.compositionId, instanceId: created.instanceId };
   }
+
+  it('answers get and list through the read port: no read of the unit of work of its own', async () => {
+    const { fixture, compositionId, instanceId } = await setUp();
+    const portReads: string[] = [];
+    const store = new StoreReadModels(fixture.unitOfWork);
+    const service = serviceOn(
+      fixture,
+      new (class extends ReadModels {
+        override read<T>(work: (model: ReadModel) => Promise<T>): Promise<T> {
+          portReads.push('read');
+          return store.read(work);
+        }
+      })(),
+    );
+    const unitOfWorkReads = jest.spyOn(fixture.unitOfWork, 'read');
+    const unitOfWorkTransactions = jest.spyOn(fixture.unitOfWork, 'transaction');
+
+    const found = await service.get(compositionId, instanceId);
+    const listed = await service.list({ compositionId });
+    const mismatch = await refusal(service.get(P1, instanceId));
+
+    expect(found.instanceId).toBe(instanceId);
+    expect(listed.map((instance) => instance.instanceId)).toEqual([instanceId]);
+    expect(mismatch.code).toBe('ID_MISMATCH');
+    expect(portReads).toHaveLength(3);
+    // StoreReadModels reads through the unit of work: each of its reads is one of the port's, none more.
+    expect(unitOfWorkReads).toHaveBeenCalledTimes(portReads.length);
+    expect(unitOfWorkTransactions).not.toHaveBeenCalled();
+  });
 
   it('deploys in three phases through changeState, ACK by ACK, and refuses a second order meanwhile', async () => {
     const { fixture, service, compositionId, instanceId } = await setUp();

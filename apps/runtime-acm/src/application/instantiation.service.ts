@@ -15,6 +15,7 @@ import {
   DomainError,
   IdGenerator,
   OperationSessions,
+  ReadModels,
   UnitOfWork,
   assertControlSettings,
   assertDeployable,
@@ -87,6 +88,7 @@ export class InstantiationService {
     private readonly properties: InstanceProperties,
     private readonly sensitive: SensitiveValues,
     private readonly sessions: OperationSessions,
+    private readonly reads: ReadModels,
   ) {}
 
   /**
@@ -366,12 +368,12 @@ export class InstantiationService {
   }
 
   async get(pathCompositionId: string, instanceId: string): Promise<AutomationComposition> {
-    const found = await this.unitOfWork.read((store) => this.findInstance(store, instanceId, pathCompositionId, false));
-    return found.value;
+    const found = await this.reads.read((model) => model.instances.find(instanceId));
+    return this.matchingInstance(found, instanceId, pathCompositionId).value;
   }
 
   list(query: InstanceQuery): Promise<AutomationComposition[]> {
-    return this.unitOfWork.read((store) => store.instances.list(query));
+    return this.reads.read((model) => model.instances.list(query));
   }
 
   /**
@@ -503,10 +505,17 @@ export class InstantiationService {
     store: Store,
     instanceId: string,
     pathCompositionId: string,
-    lock = true,
   ): Promise<Versioned<AutomationComposition>> {
     // Orders lock the row: an ACK applied meanwhile waits instead of failing the order with a 409.
-    const found = lock ? await store.instances.findForUpdate(instanceId) : await store.instances.find(instanceId);
+    return this.matchingInstance(await store.instances.findForUpdate(instanceId), instanceId, pathCompositionId);
+  }
+
+  /** The instance found, refused when missing or when the path names neither its composition nor its target. */
+  private matchingInstance(
+    found: Versioned<AutomationComposition> | null,
+    instanceId: string,
+    pathCompositionId: string,
+  ): Versioned<AutomationComposition> {
     if (!found) {
       throw instanceNotFound(instanceId);
     }

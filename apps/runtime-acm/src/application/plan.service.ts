@@ -8,7 +8,7 @@ import type {
 } from '@acm/domain';
 import {
   DomainError,
-  UnitOfWork,
+  ReadModels,
   checkOrderMayStart,
   parallelismLimit,
   planInstanceOrder,
@@ -73,14 +73,14 @@ export interface InstancePlan extends OrderPlan {
 export class PlanService {
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
-    private readonly unitOfWork: UnitOfWork,
+    private readonly reads: ReadModels,
     private readonly templates: TemplateReader,
     private readonly commissioning: CommissioningService,
   ) {}
 
   /** PRIME or DEPRIME: the participants the one message goes to, after the checks the order itself runs. */
   ofDefinition(compositionId: string, primeOrder: DefinitionOrder): Promise<DefinitionPlan> {
-    return this.unitOfWork.read(async (store) => {
+    return this.reads.read(async (store) => {
       const found = await store.definitions.find(compositionId);
       if (!found) {
         throw definitionNotFound(compositionId);
@@ -102,7 +102,7 @@ export class PlanService {
     order: PlannedOrder,
     compositionTargetId?: string,
   ): Promise<InstancePlan> {
-    return this.unitOfWork.read(async (store) => {
+    return this.reads.read(async (store) => {
       const found = await store.instances.find(instanceId);
       if (!found) {
         throw instanceNotFound(instanceId);

@@ -1,9 +1,9 @@
-import type { CompositionDefinition, Store } from '@acm/domain';
+import type { CompositionDefinition, ReadModel } from '@acm/domain';
 import { DomainError } from '@acm/domain';
 import { definitionNotFound } from './not-found';
 
 /** A migration's (and an instance's) composition must be PRIMED; the order and its plan refuse alike. */
-export async function primedDefinition(store: Store, compositionId: string): Promise<CompositionDefinition> {
+export async function primedDefinition(store: ReadModel, compositionId: string): Promise<CompositionDefinition> {
   const found = await store.definitions.find(compositionId);
   if (!found) {
     throw definitionNotFound(compositionId);

@@ -7,7 +7,7 @@ import type { EventRepository, OperationRepository } from './engine.port';
  */
 export interface ReadModel {
   readonly definitions: Pick<DefinitionRepository, 'find' | 'list'>;
-  readonly instances: Pick<InstanceRepository, 'find' | 'list' | 'elementsOfParticipant'>;
+  readonly instances: Pick<InstanceRepository, 'find' | 'list' | 'elementsOfParticipant' | 'countUsingDefinition'>;
   readonly participants: Pick<ParticipantRepository, 'find' | 'list'>;
   readonly operations: Pick<OperationRepository, 'findRunning' | 'history'>;
   readonly events: Pick<EventRepository, 'list'>;
