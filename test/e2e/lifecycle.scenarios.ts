@@ -142,8 +142,26 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
     }
 
     async function instance(compositionId: string, instanceId: string): Promise<Instance> {
-      return (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
-        .body as Instance;
+      const current = await polledInstance(compositionId, instanceId);
+      if (current === undefined) {
+        throw new Error('GET instance answered 503');
+      }
+      return current;
+    }
+
+    /**
+     * The instance as a poll sees it: a 503 (the database did not answer in time, as a loaded machine may make it) is
+     * "not yet", as its Retry-After tells a client; any other refusal fails the poll.
+     */
+    async function polledInstance(compositionId: string, instanceId: string): Promise<Instance | undefined> {
+      const response = await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`);
+      if (response.status === 503) {
+        return undefined;
+      }
+      if (response.status !== 200) {
+        throw new Error(`GET instance answered ${response.status}: ${JSON.stringify(response.body)}`);
+      }
+      return response.body as Instance;
     }
 
     async function order(compositionId: string, instanceId: string, body: Record<string, string>): Promise<void> {
@@ -157,8 +175,8 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
       lockState: string,
     ): Promise<Instance> {
       return eventually(`${deployState}/${lockState}`, async () => {
-        const current = await instance(compositionId, instanceId);
-        return current.deployState === deployState && current.lockState === lockState && current.phase === undefined
+        const current = await polledInstance(compositionId, instanceId);
+        return current?.deployState === deployState && current.lockState === lockState && current.phase === undefined
           ? current
           : undefined;
       });
@@ -206,8 +224,8 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
         await sim(simUrl).put(`${SIM_API}/parameters`).send({ deploySuccess: false }).expect(200);
         await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
         const failed = await eventually('FAILED', async () => {
-          const current = await instance(compositionId, instanceId);
-          return current.stateChangeResult === 'FAILED' ? current : undefined;
+          const current = await polledInstance(compositionId, instanceId);
+          return current?.stateChangeResult === 'FAILED' ? current : undefined;
         });
         expect(failed.deployState).toBe('DEPLOYING');
 
@@ -431,7 +449,7 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
         await sim(simUrl).put(`${SIM_API}/parameters`).send({ deployTimerMs: 1500 }).expect(200);
         await order(compositionId, instanceId, { deployOrder: 'DEPLOY' });
         await eventually('phase 1 to open', async () =>
-          (await instance(compositionId, instanceId)).phase === 1 ? true : undefined,
+          (await polledInstance(compositionId, instanceId))?.phase === 1 ? true : undefined,
         );
         await runtime.stop('SIGKILL');
         runtime.start();
@@ -518,8 +536,8 @@ export function describeLifecycleOverKafka(fixtures: LifecycleFixtures): void {
         const done = await eventually(
           'DEPLOYED without the killed replica',
           async () => {
-            const current = await instance(compositionId, instanceId);
-            return current.deployState === 'DEPLOYED' && current.phase === undefined ? current : undefined;
+            const current = await polledInstance(compositionId, instanceId);
+            return current?.deployState === 'DEPLOYED' && current.phase === undefined ? current : undefined;
           },
           3000,
         );
