@@ -48,8 +48,8 @@ beforeEach(() => {
   logged.length = 0;
 });
 
-function handler(): ElementHandler {
-  return createHttpElementHandler({ logger, timers, secrets: { env, dir: secretsDir } });
+function handler(now?: () => number): ElementHandler {
+  return createHttpElementHandler({ logger, timers, secrets: { env, dir: secretsDir }, ...(now ? { now } : {}) });
 }
 
 function call(name: string, method: string, path: string, expectedResponse: number, extra: object = {}): object {
@@ -97,8 +97,9 @@ function contextOf(definition: Record<string, unknown>, instance: Record<string,
 async function deploy(
   definition: Record<string, unknown>,
   instance: Record<string, unknown> = {},
+  now?: () => number,
 ): Promise<ElementResult> {
-  const outcome = await handler().deploy(contextOf(definition, instance));
+  const outcome = await handler(now).deploy(contextOf(definition, instance));
   if (outcome === undefined || outcome === 'pending') {
     throw new Error('the handler answers at once');
   }
@@ -230,6 +231,23 @@ describe('HTTP element handler against a real server', () => {
       timeoutMs: 50,
       configurationEntities: [entity('e', [call('slow', 'GET', 'slow', 200), call('late', 'GET', 'plain', 200)])],
     });
+    expect(result.message).toContain("late:1.0.1: timeoutMs: the element's 50 ms passed");
+    expect(server.calls.map((each) => each.url)).toEqual(['/slow']);
+  });
+
+  it('spends the element timeoutMs on a call it cut, even when the clock reads a little less than the deadline', async () => {
+    // A clock at nine tenths of the timers' pace: when the element's timer fires, it reads 45 of the 50 ms.
+    const origin = performance.now();
+    const laggingClock = (): number => origin + (performance.now() - origin) * 0.9;
+    const result = await deploy(
+      {
+        baseUrl,
+        timeoutMs: 50,
+        configurationEntities: [entity('e', [call('slow', 'GET', 'slow', 200), call('late', 'GET', 'plain', 200)])],
+      },
+      {},
+      laggingClock,
+    );
     expect(result.message).toContain("late:1.0.1: timeoutMs: the element's 50 ms passed");
     expect(server.calls.map((each) => each.url)).toEqual(['/slow']);
   });

@@ -192,12 +192,18 @@ function excerptOf(text: string): string {
   return flat.length > BODY_EXCERPT ? `${flat.slice(0, BODY_EXCERPT)}…` : flat;
 }
 
+/** The element's opt-in `timeoutMs`, shared by its calls. */
+interface ElementBudget {
+  readonly deadline: number | undefined;
+  spent: boolean;
+}
+
 async function runCall(
   request: ConfigRequest,
   entity: string,
   call: RestCall,
   settings: { headers: Record<string, string>; tls: TlsMaterial },
-  deadline: number | undefined,
+  budget: ElementBudget,
   context: SequenceContext,
   outProperties: Record<string, unknown>,
 ): Promise<CallResult> {
@@ -232,11 +238,15 @@ async function runCall(
     });
     return { status, text, record, ...(failure === undefined ? {} : { failure }) };
   };
-  const remaining = deadline === undefined ? undefined : deadline - context.now();
-  if (remaining !== undefined && remaining <= 0) {
+  const remaining = budget.deadline === undefined ? undefined : Math.ceil(budget.deadline - context.now());
+  if (budget.spent || (remaining !== undefined && remaining <= 0)) {
     return finish(404, 'element timeout passed', `timeoutMs: the element's ${request.elementTimeoutMs} ms passed`);
   }
-  const timeoutMs = Math.min(call.timeoutMs ?? request.callTimeoutMs, remaining ?? Number.MAX_SAFE_INTEGER);
+  const callLimit = call.timeoutMs ?? request.callTimeoutMs;
+  const timeoutMs = Math.min(callLimit, remaining ?? Number.MAX_SAFE_INTEGER);
+  // A timer may fire a fraction of a millisecond before the clock reads the deadline: a call cut by the element's
+  // limit spends the budget, so the calls after it are not sent with a sliver of time.
+  const cutByElement = remaining !== undefined && remaining < callLimit;
   const attempt = async (): Promise<CallAnswer> => {
     record.attempts += 1;
     const answer = await send(url, call, {
@@ -272,6 +282,9 @@ async function runCall(
       answer = error.answer;
     } else {
       const text = error instanceof Error ? error.message : String(error);
+      if (cutByElement && error instanceof CallError && error.code === 'ETIMEDOUT') {
+        budget.spent = true;
+      }
       return finish(404, text, `${call.method} ${shown}: no answer (${text})`);
     }
   }
@@ -313,7 +326,10 @@ export async function runSequences(
   }
   const entities =
     kind === 'restSequence' ? request.configurationEntities : [...request.configurationEntities].reverse();
-  const deadline = request.elementTimeoutMs === undefined ? undefined : context.now() + request.elementTimeoutMs;
+  const budget: ElementBudget = {
+    deadline: request.elementTimeoutMs === undefined ? undefined : context.now() + request.elementTimeoutMs,
+    spent: false,
+  };
   const outProperties: Record<string, unknown> = {};
   const results: CallResult[] = [];
   for (const entity of entities) {
@@ -321,7 +337,7 @@ export async function runSequences(
       if (context.signal.aborted) {
         break;
       }
-      results.push(await runCall(request, entity.id, call, settings, deadline, context, outProperties));
+      results.push(await runCall(request, entity.id, call, settings, budget, context, outProperties));
     }
   }
   if (request.recordCalls) {
