@@ -1,3 +1,5 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { artifactPath, launchChromium } from '../support/browser';
@@ -210,6 +212,81 @@ describe('the web console', () => {
     expect(await page.locator('button[aria-disabled="true"]', { hasText: /^Deploy$/ }).count()).toBe(0);
     await page.screenshot({ path: artifactPath('console', '4-undeployed.png'), fullPage: true });
   }, 240_000);
+
+  it('fits every node label into its box by measuring it, with the full name as a tooltip', async () => {
+    // Names of wide and narrow letters: a width guessed per character clips the first two and squeezes the third.
+    const renamed: Record<string, string> = {
+      'acm.example.phases.Phase0A': 'acm.example.labels.WWWWWWWWWWWWWWWWWWWWWWWW-element',
+      'acm.example.phases.Phase0B': 'acm.example.wide.WWWWWWWWWWWWWWWWWWW',
+      'acm.example.phases.Phase1A': 'acm.example.narrow.iiiiiiiiiiiiiiiiiiiiiiii',
+    };
+    let template = readFileSync(join(REPO_ROOT, 'tosca/examples/sim-three-phase.yaml'), 'utf8').replace(
+      'name: acm.example.SimThreePhase',
+      'name: acm.example.LongLabels',
+    );
+    for (const [name, long] of Object.entries(renamed)) {
+      template = template.replaceAll(`${name}\n`, `${long}\n`).replaceAll(`${name}:`, `${long}:`);
+    }
+    const file = join(mkdtempSync(join(tmpdir(), 'console-labels-')), 'long-labels.yaml');
+    writeFileSync(file, template);
+
+    await page.goto(consoleUrl);
+    await page.locator('[data-live="live"]').waitFor(WAIT);
+    await page.getByLabel('Commission a service template (JSON or YAML):').setInputFiles(file);
+    const commissioned = await page.getByRole('status').filter({ hasText: 'commissioned' }).textContent(WAIT);
+    const compositionId = /commissioned ([0-9a-f-]{36})/.exec(commissioned ?? '')![1]!;
+    await page.locator(`tr[data-composition-id="${compositionId}"]`).getByRole('button', { name: 'Elements' }).click();
+    await allNodesIn(page, '');
+    await page.locator('g.node text.node-name[data-fitted="shortened"]').nth(1).waitFor(WAIT);
+
+    const labels = await page.evaluate<
+      Array<{
+        element: string;
+        kind: string;
+        room: number;
+        width: number;
+        right: number;
+        box: number;
+        shown: string;
+        title: string | null;
+      }>
+    >(`[...document.querySelectorAll('g.node text')].map((text) => {
+      const box = Number(text.closest('g.node').querySelector('rect').getAttribute('width'));
+      const x = Number(text.getAttribute('x'));
+      const drawn = text.getBBox();
+      return {
+        element: text.closest('g.node').dataset.elementName,
+        kind: text.getAttribute('class'),
+        room: box - 2 * x,
+        width: text.getComputedTextLength(),
+        right: drawn.x + drawn.width,
+        box,
+        shown: text.querySelector('tspan').textContent,
+        title: text.querySelector('title')?.textContent ?? null,
+      };
+    })`);
+    expect(labels).toHaveLength(12);
+    for (const label of labels) {
+      expect({ ...label, fits: label.width <= label.room && label.right <= label.box }).toMatchObject({ fits: true });
+    }
+    const nameOf = (element: string) =>
+      labels.find((label) => label.element === element && label.kind === 'node-name')!;
+    for (const wide of [renamed['acm.example.phases.Phase0A']!, renamed['acm.example.phases.Phase0B']!]) {
+      const label = nameOf(wide);
+      // Shortened in the middle: its start and its end stay, and the tooltip has the whole name.
+      const [head, tail, ...rest] = label.shown.split('…');
+      expect(rest).toEqual([]);
+      expect(head).toMatch(/^(labels|wide)\.W/);
+      expect(wide.endsWith(tail!)).toBe(true);
+      expect(label.title).toBe(wide);
+    }
+    // A long name of narrow letters fits, so it is drawn whole and unsqueezed.
+    const narrow = nameOf(renamed['acm.example.phases.Phase1A']!);
+    expect(narrow.shown).toBe('narrow.iiiiiiiiiiiiiiiiiiiiiiii');
+    expect(narrow.title).toBe(renamed['acm.example.phases.Phase1A']);
+    expect(await page.locator('g.node text[textLength]').count()).toBe(0);
+    await page.locator('svg.graph').screenshot({ path: artifactPath('console', '5-long-labels.png') });
+  }, 120_000);
 
   it('runs all of the above under its Content-Security-Policy, which refuses framing and inline scripts', async () => {
     const answer = await page.goto(consoleUrl);

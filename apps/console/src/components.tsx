@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from './api';
+import { fitText } from './fit-text';
 import type { Layout } from './layout';
 import { NODE_HEIGHT, NODE_WIDTH, layOut } from './layout';
 import type { Graph } from './model';
@@ -237,7 +238,7 @@ export function GraphView(props: {
           >
             <title>{label}</title>
             <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={8} />
-            <FittedText x={10} y={22} className="node-name" text={shortName(node.name)} />
+            <FittedText x={10} y={22} className="node-name" text={shortName(node.name)} full={node.name} />
             <FittedText
               x={10}
               y={42}
@@ -251,20 +252,44 @@ export function GraphView(props: {
   );
 }
 
-/** Text kept inside a node: a text longer than the box is squeezed to its width, never cut (the title has it all). */
-function FittedText(props: { x: number; y: number; className: string; text: string }) {
+/**
+ * Text kept inside a node: measured as rendered (the node's font), and shortened in its middle with an ellipsis when
+ * it is wider than the box; what it stands for is then in a tooltip of its own (the node's title has it all too).
+ */
+function FittedText(props: { x: number; y: number; className: string; text: string; full?: string }) {
   const room = NODE_WIDTH - 2 * props.x;
-  // About 7 px a character at 12 px; only a text that may not fit is squeezed.
-  const squeeze = props.text.length * 7 > room;
+  const span = useRef<SVGTSpanElement>(null);
+  // What was fitted, for which text: a new text is drawn whole, measured, then shortened before the paint.
+  const [fitted, setFitted] = useState<{ text: string; shown: string } | null>(null);
+  useLayoutEffect(() => {
+    const measuring = span.current;
+    const rendered = measuring?.firstChild;
+    if (measuring === null || !(rendered instanceof Text)) {
+      return undefined;
+    }
+    const fit = (): void => {
+      const drawn = rendered.data;
+      const shown = fitText(props.text, room, (candidate) => {
+        rendered.data = candidate;
+        return measuring.getComputedTextLength();
+      });
+      rendered.data = drawn;
+      setFitted({ text: props.text, shown });
+    };
+    fit();
+    // A font that arrives later changes the widths: measure again then.
+    let current = true;
+    void document.fonts.ready.then(() => current && fit());
+    return () => {
+      current = false;
+    };
+  }, [props.text, room]);
+  const shown = fitted !== null && fitted.text === props.text ? fitted.shown : props.text;
+  const full = props.full ?? props.text;
   return (
-    <text
-      x={props.x}
-      y={props.y}
-      class={props.className}
-      textLength={squeeze ? room : undefined}
-      lengthAdjust={squeeze ? 'spacingAndGlyphs' : undefined}
-    >
-      {props.text}
+    <text x={props.x} y={props.y} class={props.className} data-fitted={shown === props.text ? 'whole' : 'shortened'}>
+      <tspan ref={span}>{shown}</tspan>
+      {shown !== full ? <title>{full}</title> : null}
     </text>
   );
 }
