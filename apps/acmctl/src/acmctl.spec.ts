@@ -7,16 +7,16 @@ import { historyTimeline } from './history-view';
 import { parseDocument } from './input-file';
 import { formatTable, render } from './output';
 import type { HistoryEvent } from './progress';
-import { eventLine, foldProgress, operationAfter, outcomeOf, readHistory } from './progress';
+import { eventLine, foldProgress, operationAfter, outcomeOf, readGraphNodes, readHistory, timeOf } from './progress';
 import { fitToWidth, phaseSummary } from './views';
 
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
 const C = '00000000-0000-4000-8000-00000000000c';
 const NODES = [
-  { id: A, name: 'First', startPhase: 0 },
-  { id: B, name: 'Second', startPhase: 1 },
-  { id: C, name: 'Third', startPhase: 1 },
+  { id: A, name: 'First', startPhase: 0, dependsOn: [] },
+  { id: B, name: 'Second', startPhase: 1, dependsOn: [] },
+  { id: C, name: 'Third', startPhase: 1, dependsOn: [] },
 ];
 
 let sequence = 0;
@@ -113,8 +113,78 @@ describe('progress of an operation', () => {
       ['Second', 'UNDEPLOYED/NONE', true],
       ['Third', 'running', false],
     ]);
-    expect(progress.waitingFor).toEqual(['Third']);
+    expect(progress.running).toEqual(['Third']);
     expect(phaseSummary(progress.phases[0]!, 0)).toBe('  0.3s  First DEPLOYED/LOCKED');
+    // A running element is running, not waiting: "waiting" is for the queued ones.
+    expect(phaseSummary(progress.phases[1]!, timeOf('2026-12-01 10:00:01.000'))).toBe(
+      '  0.8s  Second FAILED, Third running',
+    );
+  });
+
+  it("reads each element's dependencies from the graph's edges", () => {
+    const graph = {
+      name: 'g',
+      nodes: [
+        { id: A, name: 'First', startPhase: 0 },
+        { id: B, name: 'Second', startPhase: 1 },
+      ],
+      edges: [{ from: A, to: B }],
+    };
+    expect(readGraphNodes(graph)).toEqual([
+      { id: A, name: 'First', startPhase: 0, dependsOn: [] },
+      { id: B, name: 'Second', startPhase: 1, dependsOn: [A] },
+    ]);
+  });
+
+  it('says what each queued element waits for: its phase, a dependency, or a slot or gate', () => {
+    const D = '00000000-0000-4000-8000-00000000000d';
+    const E = '00000000-0000-4000-8000-00000000000e';
+    const F = '00000000-0000-4000-8000-00000000000f';
+    const nodes = [
+      ...NODES,
+      // Phase 1, after Third: queued behind it while it runs.
+      { id: D, name: 'Fourth', startPhase: 1, dependsOn: [C] },
+      // Phase 1, depending on the phase-0 element that is done: queued only for a slot or a gate.
+      { id: E, name: 'Fifth', startPhase: 1, dependsOn: [A] },
+      // Phase 2, not open yet.
+      { id: F, name: 'Sixth', startPhase: 2, dependsOn: [] },
+    ];
+    const progress = foldProgress(nodes, DEPLOY_EVENTS);
+    const waitingFor = (name: string) =>
+      progress.phases.flatMap((phase) => phase.elements).find((element) => element.name === name)?.waitingFor;
+    expect(waitingFor('Third')).toBeNull();
+    expect(waitingFor('Fourth')).toBe('Third to finish');
+    expect(waitingFor('Fifth')).toBe('a free parallel slot or a gate');
+    expect(waitingFor('Sixth')).toBe('phase 2 to open (after phase 1)');
+    const now = timeOf('2026-12-01 10:00:01.000');
+    expect(phaseSummary(progress.phases[1]!, now)).toBe(
+      '  0.8s  Second FAILED, Third running  Fourth ← waiting for Third to finish' +
+        '  Fifth ← waiting for a free parallel slot or a gate',
+    );
+    expect(phaseSummary(progress.phases[2]!, now)).toBe('     -  Sixth ← waiting for phase 2 to open (after phase 1)');
+
+    // Once Third has answered, Fourth waits for a slot or a gate only; once dispatched, it runs.
+    const answered = [
+      ...DEPLOY_EVENTS,
+      event(
+        'ELEMENT_RESULT',
+        { phase: 1, elementId: C, result: true, deployState: 'DEPLOYED', lockState: 'LOCKED' },
+        '01.100',
+      ),
+    ];
+    expect(foldProgress(nodes, answered).phases[1]!.elements.find((element) => element.id === D)?.waitingFor).toBe(
+      'a free parallel slot or a gate',
+    );
+    const dispatched = [...answered, event('ELEMENTS_DISPATCHED', { phase: 1, elementIds: [D, E] }, '01.250')];
+    expect(phaseSummary(foldProgress(nodes, dispatched).phases[1]!, timeOf('2026-12-01 10:00:01.250'))).toBe(
+      '  1.0s  Second FAILED, Third DEPLOYED/LOCKED, Fourth running, Fifth running',
+    );
+    // An operation that ended queues nothing: what it did not dispatch is no longer waiting.
+    const failed = foldProgress(nodes, [...DEPLOY_EVENTS, event('FAILED', { message: 'Deploy failed!' }, '01.000')]);
+    expect(failed.phases.flatMap((phase) => phase.elements).filter((element) => element.waitingFor !== null)).toEqual(
+      [],
+    );
+    expect(phaseSummary(failed.phases[2]!, now)).toBe('     -  Sixth pending');
   });
 
   it('writes one line per event with element names', () => {

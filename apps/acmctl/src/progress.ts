@@ -75,9 +75,14 @@ export interface ElementProgress {
   readonly id: string;
   readonly name: string;
   readonly phase: number;
-  /** `pending` before its phase starts, `running` once dispatched, else the state it reported. */
+  /** `pending` until it is dispatched, `running` once dispatched, else the state it reported. */
   readonly state: string;
   readonly failed: boolean;
+  /**
+   * What a pending element of a running operation is queued behind: its phase to open, the elements it depends on to
+   * finish, or else a free parallel slot or a gate of the runtime; null once dispatched or when the operation ended.
+   */
+  readonly waitingFor: string | null;
 }
 
 export interface PhaseProgress {
@@ -91,23 +96,41 @@ export interface PhaseProgress {
 export interface OperationProgress {
   readonly phases: PhaseProgress[];
   /** The elements dispatched and not yet answered. */
-  readonly waitingFor: string[];
+  readonly running: string[];
 }
 
-/** An element of the instance graph (`GET .../graph?format=json`). */
+/** An element of the instance graph (`GET .../graph?format=json`), with the ids of the elements it depends on. */
 export interface GraphNode {
   readonly id: string;
   readonly name: string;
   readonly startPhase: number;
+  readonly dependsOn: readonly string[];
 }
 
 export function readGraphNodes(body: unknown): GraphNode[] {
-  return list(field(body, 'nodes')).map((node) => ({
-    id: text(field(node, 'id')),
-    name: text(field(node, 'name')),
-    startPhase: Number(field(node, 'startPhase') ?? 0),
+  const edges = list(field(body, 'edges')).map((edge) => ({
+    from: text(field(edge, 'from')),
+    to: text(field(edge, 'to')),
   }));
+  return list(field(body, 'nodes')).map((node) => {
+    const id = text(field(node, 'id'));
+    return {
+      id,
+      name: text(field(node, 'name')),
+      startPhase: Number(field(node, 'startPhase') ?? 0),
+      dependsOn: edges.filter((edge) => edge.to === id).map((edge) => edge.from),
+    };
+  });
 }
+
+/** The events after which an operation runs no more. */
+const OPERATION_ENDS: ReadonlySet<HistoryEvent['event']> = new Set<HistoryEvent['event']>([
+  'COMPLETED',
+  'FAILED',
+  'TIMEOUT',
+  'CANCELLED',
+  'SUPERSEDED',
+]);
 
 /** Folds one operation's events over the instance's elements: each phase's elements, their states and timings. */
 export function foldProgress(nodes: readonly GraphNode[], events: readonly HistoryEvent[]): OperationProgress {
@@ -115,6 +138,7 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
   const phaseStart = new Map<number, number>();
   const phaseEnd = new Map<number, number>();
   const phaseOf = new Map(nodes.map((node) => [node.id, node.startPhase]));
+  let ended = false;
   for (const event of events) {
     if (event.event === 'PHASE_STARTED') {
       const { phase, elementIds } = event.detail;
@@ -125,7 +149,11 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
           phaseOf.set(id, phase);
         }
       }
-    } else if (event.event === 'ELEMENTS_DISPATCHED') {
+    } else if (
+      event.event === 'ELEMENTS_DISPATCHED' ||
+      event.event === 'PHASE_RESENT' ||
+      event.event === 'RETRY_STARTED'
+    ) {
       for (const id of event.detail.elementIds) {
         states.set(id, { state: 'running', failed: false });
       }
@@ -134,15 +162,36 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
     } else if (event.event === 'ELEMENT_RESULT') {
       const { elementId, deployState, lockState, result } = event.detail;
       states.set(elementId, { state: `${deployState}/${lockState}`, failed: !result });
+    } else if (OPERATION_ENDS.has(event.event)) {
+      ended = true;
     }
   }
   const names = new Map(nodes.map((node) => [node.id, node.name]));
+  const dependsOn = new Map(nodes.map((node) => [node.id, node.dependsOn]));
+  // The phase opened last: an undeploy opens its phases from the highest down.
+  const openPhase = [...phaseStart.keys()].at(-1);
+  const queuedBehind = (id: string, phase: number): string | null => {
+    if (ended || states.has(id)) {
+      return null;
+    }
+    if (!phaseStart.has(phase)) {
+      return `phase ${phase} to open (after phase ${openPhase ?? '…'})`;
+    }
+    const unfinished = (dependsOn.get(id) ?? []).filter((dependency) => {
+      const state = states.get(dependency)?.state;
+      return state === undefined || state === 'running';
+    });
+    return unfinished.length > 0
+      ? `${unfinished.map((dependency) => names.get(dependency) ?? dependency).join(', ')} to finish`
+      : 'a free parallel slot or a gate';
+  };
   const elements: ElementProgress[] = [...phaseOf.entries()].map(([id, phase]) => ({
     id,
     name: names.get(id) ?? id,
     phase,
     state: states.get(id)?.state ?? 'pending',
     failed: states.get(id)?.failed ?? false,
+    waitingFor: queuedBehind(id, phase),
   }));
   const phaseNumbers = [...new Set(elements.map((element) => element.phase))].sort((a, b) => a - b);
   const phases = phaseNumbers.map((phase) => {
@@ -155,8 +204,8 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
       finishedAt: phaseEnd.get(phase) ?? null,
     };
   });
-  const waitingFor = elements.filter((element) => element.state === 'running').map((element) => element.name);
-  return { phases, waitingFor };
+  const running = elements.filter((element) => element.state === 'running').map((element) => element.name);
+  return { phases, running };
 }
 
 /** One line per event, for logs and pipes: time, event, and what it is about. */

@@ -27,12 +27,23 @@ export class EventLineView implements ProgressView {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
-/** The text after a phase's bar: elapsed time, each element's state, and what the phase waits for. */
+/**
+ * The text after a phase's bar: elapsed time, each element's state, and the elements still queued, grouped by what they
+ * wait for (`Api ← waiting for Database to finish`): "waiting" means queued with its reason, as on the console.
+ */
 export function phaseSummary(phase: PhaseProgress, now: number): string {
   const elapsed = phase.startedAt === null ? '-' : seconds((phase.finishedAt ?? now) - phase.startedAt);
-  const elements = phase.elements.map((element) => `${element.name} ${element.failed ? 'FAILED' : element.state}`);
-  const waiting = phase.elements.filter((element) => element.state === 'running').map((element) => element.name);
-  return `${elapsed.padStart(6)}  ${elements.join(', ')}${waiting.length > 0 ? `  ← waiting for ${waiting.join(', ')}` : ''}`;
+  const queued = new Map<string, string[]>();
+  const states: string[] = [];
+  for (const element of phase.elements) {
+    if (element.waitingFor === null) {
+      states.push(`${element.name} ${element.failed ? 'FAILED' : element.state}`);
+    } else {
+      queued.set(element.waitingFor, [...(queued.get(element.waitingFor) ?? []), element.name]);
+    }
+  }
+  const waiting = [...queued].map(([reason, names]) => `${names.join(', ')} ← waiting for ${reason}`);
+  return [elapsed.padStart(6), ...(states.length > 0 ? [states.join(', ')] : []), ...waiting].join('  ');
 }
 
 /**
