@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import request from 'supertest';
 
@@ -6,7 +8,7 @@ import { RestTestServer } from '../../apps/participant-http/src/testing/rest-tes
 import { OtlpReceiver } from '../support/otlp-receiver';
 import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import type { ProductProcess } from '../support/processes';
-import { freePort, httpParticipantProcess, runtimeProcess } from '../support/processes';
+import { E2E_LOG_DIR, freePort, httpParticipantProcess, runtimeProcess } from '../support/processes';
 import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
 
@@ -56,7 +58,8 @@ describe('HTTP participant process (runtime + participant over Kafka)', () => {
       schema,
       groupId: `acm-runtime-http-${suffix}`,
       topics,
-      env: otel,
+      // The replica state changes are logged at the "log" level.
+      env: { ...otel, LOG_LEVEL: 'log' },
     });
     runtime.start();
     await runtimeAnswering(api);
@@ -179,5 +182,25 @@ describe('HTTP participant process (runtime + participant over Kafka)', () => {
     expect(message).toMatch(/^Error on Invoking the http request: \[\(404,no such route\), \(404,no such route\)\]/);
     expect(message).toContain(`catalogue:1.0.0 create:1.0.0: POST ${baseUrl}/fail/api/items: status 404, expected 201`);
     expect(catalogue?.deployState).toBe('UNDEPLOYED');
+  });
+
+  it('stops on SIGTERM: deregisters, closes its health route, and exits 0', async () => {
+    const runtimeLog = join(E2E_LOG_DIR, `runtime-http-${suffix}.log`);
+    await participant.stop('SIGTERM');
+    expect(await participant.exit()).toBe(0);
+    await expect(fetch(healthUrl)).rejects.toThrow();
+    // The runtime saw the DEREGISTER: the replica went off cleanly, not by missed heartbeats.
+    await eventually('the runtime to log the replica deregistered', () =>
+      readFileSync(runtimeLog, 'utf8')
+        .split('\n')
+        .some(
+          (line) =>
+            line.includes('"event":"PARTICIPANT_STATE"') &&
+            line.includes(HTTP_PARTICIPANT_ID) &&
+            line.includes('"to":"DEREGISTERED"'),
+        )
+        ? true
+        : undefined,
+    );
   });
 });

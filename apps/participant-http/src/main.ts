@@ -5,7 +5,8 @@
 import { createServer } from 'node:http';
 
 import { answerClientError } from '@acm/input-guards';
-import { KafkaMessageBus, startTracing } from '@acm/messaging';
+import { startTracing } from '@acm/messaging';
+import { participantKafkaBus, stopOnSignals } from '@acm/participant-sdk';
 import pino from 'pino';
 
 import { HTTP_SERVICE_NAME, loadHttpParticipantConfig } from './config';
@@ -21,27 +22,10 @@ const logger = pino({
 const toPino = (level: 'error' | 'warn' | 'info' | 'debug', message: string, context?: Record<string, unknown>): void =>
   logger[level](context ?? {}, message);
 
-/** The Kafka client's own chatter stays out unless it is a warning. */
-const busLogger = (
-  level: 'error' | 'warn' | 'info' | 'debug',
-  message: string,
-  context?: Record<string, unknown>,
-): void => {
-  if (level === 'error' || level === 'warn') {
-    toPino(level, message, context);
-  }
-};
-
 async function main(): Promise<void> {
   const config = loadHttpParticipantConfig();
   const tracing = config.tracing === null ? null : await startTracing(config.tracing);
-  const bus = new KafkaMessageBus({
-    brokers: config.kafkaBrokers,
-    clientId: HTTP_SERVICE_NAME,
-    ...(config.kafkaSecurity.ssl ? { ssl: config.kafkaSecurity.ssl } : {}),
-    ...(config.kafkaSecurity.sasl ? { sasl: config.kafkaSecurity.sasl } : {}),
-    logger: busLogger,
-  });
+  const bus = participantKafkaBus(config, HTTP_SERVICE_NAME, toPino);
   const participant = createHttpParticipant({
     bus,
     logger: toPino,
@@ -63,28 +47,7 @@ async function main(): Promise<void> {
     `ACM HTTP participant ${config.participantId} (replica ${participant.replicaId}) on Kafka ${config.kafkaBrokers.join(',')}; health http://localhost:${config.port}${HEALTH_PATH}`,
   );
 
-  let stopping = false;
-  const shutdown = (signal: string): void => {
-    if (stopping) {
-      return;
-    }
-    stopping = true;
-    logger.info(`${signal}: deregistering and stopping`);
-    void participant
-      .stop()
-      .then(() => new Promise<void>((resolve) => server.close(() => resolve())))
-      .then(() => bus.close())
-      .then(() => tracing?.shutdown())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'Stopping failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  stopOnSignals({ logger: toPino, participant: () => participant.stop(), server, bus, tracing });
 }
 
 main().catch((error: unknown) => {

@@ -5,7 +5,8 @@
 import { createServer } from 'node:http';
 
 import { answerClientError } from '@acm/input-guards';
-import { KafkaMessageBus, startTracing } from '@acm/messaging';
+import { startTracing } from '@acm/messaging';
+import { participantKafkaBus, stopOnSignals } from '@acm/participant-sdk';
 import { SIM_API_PATH, createSimulator, loadSimulatorConfig } from '@acm/simulator';
 import pino from 'pino';
 
@@ -19,28 +20,11 @@ const logger = pino({
 const toPino = (level: 'error' | 'warn' | 'info' | 'debug', message: string, context?: Record<string, unknown>): void =>
   logger[level](context ?? {}, message);
 
-/** The Kafka client's own chatter (retried leader elections and the like) stays out unless it is a warning. */
-const busLogger = (
-  level: 'error' | 'warn' | 'info' | 'debug',
-  message: string,
-  context?: Record<string, unknown>,
-): void => {
-  if (level === 'error' || level === 'warn') {
-    toPino(level, message, context);
-  }
-};
-
 async function main(): Promise<void> {
   const config = loadSimulatorConfig();
   // Before anything starts a span; with tracing off the SDK is never loaded.
   const tracing = config.tracing === null ? null : await startTracing(config.tracing);
-  const bus = new KafkaMessageBus({
-    brokers: config.kafkaBrokers,
-    clientId: 'acm-participant-simulator',
-    ...(config.kafkaSecurity.ssl ? { ssl: config.kafkaSecurity.ssl } : {}),
-    ...(config.kafkaSecurity.sasl ? { sasl: config.kafkaSecurity.sasl } : {}),
-    logger: busLogger,
-  });
+  const bus = participantKafkaBus(config, 'acm-participant-simulator', toPino);
   const simulator = await createSimulator({
     bus,
     logger: toPino,
@@ -64,29 +48,7 @@ async function main(): Promise<void> {
     `ACM participant simulator ${config.participantId} (replica ${simulator.participant.replicaId}) on Kafka ${config.kafkaBrokers.join(',')}; control API http://localhost:${config.port}${SIM_API_PATH}`,
   );
 
-  let stopping = false;
-  const shutdown = (signal: string): void => {
-    if (stopping) {
-      return;
-    }
-    stopping = true;
-    logger.info(`${signal}: deregistering and stopping`);
-    void simulator
-      .close()
-      .then(() => new Promise<void>((resolve) => server.close(() => resolve())))
-      .then(() => bus.close())
-      // Last, so the spans of the final ACKs are exported.
-      .then(() => tracing?.shutdown())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'Stopping failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  stopOnSignals({ logger: toPino, participant: () => simulator.close(), server, bus, tracing });
 }
 
 main().catch((error: unknown) => {

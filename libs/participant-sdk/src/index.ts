@@ -21,3 +21,8 @@ export {
   nodeTimers,
 } from './defaults';
 export { definitionKey, nextStageOf, previousStageOf, stagesOf, startPhaseOf } from './cache';
+export { envInteger, envText, readParticipantEnvironment } from './process/environment';
+export type { Environment, ParticipantEnvironment } from './process/environment';
+export { participantKafkaBus } from './process/kafka-bus';
+export { stopOnSignals } from './process/stop-on-signals';
+export type { SignalledProcess, StopOnSignalsOptions } from './process/stop-on-signals';
