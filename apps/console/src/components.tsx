@@ -270,10 +270,15 @@ function FittedText(props: { x: number; y: number; className: string; text: stri
     const fit = (): void => {
       const drawn = rendered.data;
       const shown = fitText(props.text, room, (candidate) => {
-        rendered.data = candidate;
+        // Each change of the text lays it out again: a text that fits as drawn is measured without one.
+        if (rendered.data !== candidate) {
+          rendered.data = candidate;
+        }
         return measuring.getComputedTextLength();
       });
-      rendered.data = drawn;
+      if (rendered.data !== drawn) {
+        rendered.data = drawn;
+      }
       setFitted({ text: props.text, shown });
     };
     fit();
