@@ -2,19 +2,25 @@ import type {
   AutomationComposition,
   CompositionDefinition,
   DefinitionOrder,
+  InstanceDiff,
+  InstanceElement,
   InstanceOrder,
   MigrationRequestElement,
   OrderPlan,
+  ReadModel,
 } from '@acm/domain';
 import {
   DomainError,
   ReadModels,
+  UnitOfWork,
   checkOrderMayStart,
+  diffInstance,
   parallelismLimit,
   planInstanceOrder,
   planMigration,
 } from '@acm/domain';
-import type { CompositionTemplateInfo } from '@acm/tosca';
+import type { CompositionTemplateInfo, ServiceTemplate } from '@acm/tosca';
+import { sensitivePropertiesOf } from '@acm/tosca';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -22,6 +28,10 @@ import { CommissioningService } from './commissioning.service';
 import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
 import { TemplateReader } from '../engine/template-reader';
+import { SensitiveValues } from '../security/sensitive-values';
+import { InstantiationService, digestInputOf } from './instantiation.service';
+import type { InstanceRequest } from './instantiation.service';
+import { planIdOf } from './plan-digest';
 
 /** The orders a plan can be asked for: everything an instance accepts except the two rollbacks. */
 export const PLANNED_ORDERS = [
@@ -60,6 +70,12 @@ export interface DefinitionPlan {
   }>;
 }
 
+/** A plan with its diff: the steps of `InstancePlan`, each element's change, and the id an order may carry. */
+export interface InstanceDiffPlan extends InstancePlan, InstanceDiff {
+  /** Send it as `?planId=` with the order: refused (409) if the instance, its definitions or the body changed. */
+  readonly planId: string;
+}
+
 export interface InstancePlan extends OrderPlan {
   readonly compositionId: string;
   readonly instanceId: string;
@@ -76,6 +92,9 @@ export class PlanService {
     private readonly reads: ReadModels,
     private readonly templates: TemplateReader,
     private readonly commissioning: CommissioningService,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly instantiation: InstantiationService,
+    private readonly sensitive: SensitiveValues,
   ) {}
 
   /** PRIME or DEPRIME: the participants the one message goes to, after the checks the order itself runs. */
@@ -103,60 +122,157 @@ export class PlanService {
     compositionTargetId?: string,
   ): Promise<InstancePlan> {
     return this.reads.read(async (store) => {
-      const found = await store.instances.find(instanceId);
-      if (!found) {
-        throw instanceNotFound(instanceId);
+      const instance = await this.matchingInstance(store, compositionId, instanceId);
+      return this.stepsOf(store, instance, order, compositionTargetId === undefined ? null : { compositionTargetId });
+    });
+  }
+
+  /**
+   * `POST .../plan` (beyond ONAP): the order with its body checked as the order checks it, what it would change in
+   * each element (`tofu plan`), its steps as `ofInstance` answers them, and the planId an order may carry to start only
+   * if nothing changed since.
+   */
+  ofOrder(
+    compositionId: string,
+    instanceId: string,
+    order: PlannedOrder,
+    body: (InstanceRequest & { instanceId: string }) | null,
+  ): Promise<InstanceDiffPlan> {
+    return this.unitOfWork.read(async (store) => {
+      if (body !== null) {
+        const { current, prepared } = await this.instantiation.planUpdate(store, compositionId, body);
+        const steps = await this.stepsOf(
+          store,
+          current,
+          order,
+          prepared.target === undefined
+            ? null
+            : { compositionTargetId: prepared.target.compositionId, planned: prepared.elements },
+          { ...current, elements: prepared.elements },
+        );
+        const definitions = prepared.target === undefined ? [prepared.source] : [prepared.source, prepared.target];
+        return {
+          ...steps,
+          planId: planIdOf(digestInputOf(current, prepared, body)),
+          ...this.diff(current.elements, prepared.elements, definitions),
+        };
       }
-      const instance = found.value;
-      if (instance.compositionId !== compositionId && instance.compositionTargetId !== compositionId) {
-        throw new DomainError('ID_MISMATCH', `${instance.compositionId} do not match with ${compositionId}`, {
-          instanceId,
-        });
-      }
-      const runsOperation = checkOrderMayStart(order, instance);
+      const instance = await this.matchingInstance(store, compositionId, instanceId);
+      const steps = await this.stepsOf(store, instance, order, null);
       const definition = await store.definitions.find(instance.compositionId);
       if (!definition) {
         throw definitionNotFound(instance.compositionId);
       }
-      const info = this.templates.readDefinition(definition.value);
-      // The engine's limit for this operation: the instance's, else the definition's, capped by the runtime's.
-      const maxParallelElements = parallelismLimit(instance.metadata, info.metadata, this.config.maxParallelElements);
-      const header = {
-        compositionId: instance.compositionId,
-        instanceId,
-        ...(compositionTargetId === undefined ? {} : { compositionTargetId }),
-        runsOperation,
-      };
-      if (!runsOperation) {
-        return { ...header, order, walk: 'single', target: null, maxParallelElements: null, steps: [] };
-      }
-      if (compositionTargetId !== undefined) {
-        const target = await primedDefinition(store, compositionTargetId);
-        const targetInfo = this.templates.readDefinition(target);
-        const planned = this.migrated(instance, target, targetInfo);
-        // A precheck only asks: its single message describes the planned elements, the instance keeps its own.
-        const plan = planInstanceOrder({
-          order,
-          instance: { ...instance, elements: planned },
-          templates: info.elements,
-          otherTemplates: targetInfo.elements,
-          maxParallelElements,
-        });
-        return { ...header, ...plan };
-      }
-      const migrationLeft = instance.compositionTargetId;
-      const other = migrationLeft === null ? null : await store.definitions.find(migrationLeft);
       return {
-        ...header,
-        ...planInstanceOrder({
-          order,
-          instance,
-          templates: info.elements,
-          maxParallelElements,
-          ...(other ? { otherTemplates: this.templates.readDefinition(other.value).elements } : {}),
-        }),
+        ...steps,
+        planId: planIdOf({ instance, definitions: [definition.value], order, body: null }),
+        ...this.diff(instance.elements, order === 'DELETE' ? {} : instance.elements, [definition.value]),
       };
     });
+  }
+
+  /** Each element's change, sensitive values compared in clear and shown masked. */
+  private diff(
+    current: Readonly<Record<string, InstanceElement>>,
+    next: Readonly<Record<string, InstanceElement>>,
+    definitions: readonly CompositionDefinition[],
+  ): InstanceDiff {
+    const names = (elementId: string): ReadonlySet<string> => {
+      const templateNames = [current[elementId]?.definition.name, next[elementId]?.definition.name];
+      return new Set(
+        definitions.flatMap((definition) =>
+          templateNames.flatMap((name) => {
+            if (name === undefined) {
+              return [];
+            }
+            const found = sensitivePropertiesOf(definition.serviceTemplate as unknown as ServiceTemplate, name);
+            return [...found.topLevel, ...found.nested];
+          }),
+        ),
+      );
+    };
+    return diffInstance({
+      current: this.sensitive.inClearForComparison(current),
+      next: this.sensitive.inClearForComparison(next),
+      sensitiveNames: names,
+    });
+  }
+
+  private async matchingInstance(
+    store: ReadModel,
+    compositionId: string,
+    instanceId: string,
+  ): Promise<AutomationComposition> {
+    const found = await store.instances.find(instanceId);
+    if (!found) {
+      throw instanceNotFound(instanceId);
+    }
+    const instance = found.value;
+    if (instance.compositionId !== compositionId && instance.compositionTargetId !== compositionId) {
+      throw new DomainError('ID_MISMATCH', `${instance.compositionId} do not match with ${compositionId}`, {
+        instanceId,
+      });
+    }
+    return instance;
+  }
+
+  /**
+   * The steps of `order` on `instance`, after the checks the order's request runs. A migration's planned elements are
+   * the body's when it has one, else the ones `migrated` supposes; `planned` is the instance an update would start
+   * with (its elements carry the new properties).
+   */
+  private async stepsOf(
+    store: ReadModel,
+    instance: AutomationComposition,
+    order: PlannedOrder,
+    migration: { compositionTargetId: string; planned?: AutomationComposition['elements'] } | null,
+    planned: AutomationComposition = instance,
+  ): Promise<InstancePlan> {
+    const instanceId = instance.instanceId;
+    const compositionTargetId = migration?.compositionTargetId;
+    const runsOperation = checkOrderMayStart(order, instance);
+    const definition = await store.definitions.find(instance.compositionId);
+    if (!definition) {
+      throw definitionNotFound(instance.compositionId);
+    }
+    const info = this.templates.readDefinition(definition.value);
+    // The engine's limit for this operation: the instance's, else the definition's, capped by the runtime's.
+    const maxParallelElements = parallelismLimit(instance.metadata, info.metadata, this.config.maxParallelElements);
+    const header = {
+      compositionId: instance.compositionId,
+      instanceId,
+      ...(compositionTargetId === undefined ? {} : { compositionTargetId }),
+      runsOperation,
+    };
+    if (!runsOperation) {
+      return { ...header, order, walk: 'single', target: null, maxParallelElements: null, steps: [] };
+    }
+    if (compositionTargetId !== undefined) {
+      const target = await primedDefinition(store, compositionTargetId);
+      const targetInfo = this.templates.readDefinition(target);
+      const elements = migration?.planned ?? this.migrated(instance, target, targetInfo);
+      // A precheck only asks: its single message describes the planned elements, the instance keeps its own.
+      const plan = planInstanceOrder({
+        order,
+        instance: { ...instance, elements },
+        templates: info.elements,
+        otherTemplates: targetInfo.elements,
+        maxParallelElements,
+      });
+      return { ...header, ...plan };
+    }
+    const migrationLeft = instance.compositionTargetId;
+    const other = migrationLeft === null ? null : await store.definitions.find(migrationLeft);
+    return {
+      ...header,
+      ...planInstanceOrder({
+        order,
+        instance: planned,
+        templates: info.elements,
+        maxParallelElements,
+        ...(other ? { otherTemplates: this.templates.readDefinition(other.value).elements } : {}),
+      }),
+    };
   }
 
   /**
