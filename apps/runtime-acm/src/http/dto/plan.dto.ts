@@ -1,6 +1,8 @@
 import { ELEMENT_ACTIONS } from '@acm/domain';
 import type * as domain from '@acm/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { ApiPropertyOptions } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { PLANNED_ORDERS } from '../../application/plan.service';
 import { AutomationComposition } from './instance.dto';
 import { ToscaConceptIdentifier } from './composition.dto';
@@ -19,15 +21,32 @@ export class PlanRequest {
   instance?: AutomationComposition;
 }
 
+/** Any JSON value: a property holds what its type allows. */
+const ANY_JSON: SchemaObject = {
+  oneOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'object', additionalProperties: true },
+    { type: 'array', items: {} },
+  ],
+};
+
 /** One changed property of an element. */
 export class PropertyChange implements domain.PropertyChange {
   @ApiProperty({ description: 'Where the property is: `a.b` in maps, `m["odd key"]`', example: 'timeout' })
   path!: string;
 
-  @ApiPropertyOptional({ description: 'The value now; absent when the order adds the property', example: 10 })
+  @ApiPropertyOptional({
+    ...ANY_JSON,
+    description: 'The value now; absent when the order adds the property',
+  } as ApiPropertyOptions)
   old?: unknown;
 
-  @ApiPropertyOptional({ description: 'The value after the order; absent when it removes it', example: 20 })
+  @ApiPropertyOptional({
+    ...ANY_JSON,
+    description: 'The value after the order; absent when it removes it',
+  } as ApiPropertyOptions)
   new?: unknown;
 
   @ApiPropertyOptional({ enum: [true], description: 'A sensitive value: both sides are masked' })
