@@ -146,6 +146,33 @@ describe('a plan with a diff and saved plans (PostgreSQL, in-process bus)', () =
     expect(after.deployState).toBe('DEPLOYED');
   });
 
+  it('plans a migration body: an element it drops is a delete, one it adds a create, a changed one an update', async () => {
+    const added = randomUUID();
+    const body = {
+      ...updateBody(instance, newUrl),
+      compositionTargetId: compositionId,
+    };
+    const elements = body.elements as Record<string, ElementBody>;
+    const worker = Object.values(elements).find((element) => element.definition.name.endsWith('Worker'))!;
+    delete elements[worker.id];
+    elements[added] = { ...worker, id: added };
+
+    const planned = (await plan({ order: 'MIGRATE', instance: body }).expect(200)).body as DiffPlan & {
+      compositionTargetId: string;
+    };
+
+    expect(planned.compositionTargetId).toBe(compositionId);
+    expect(planned.summary).toEqual({ create: 1, update: 1, replace: 0, delete: 1, unchanged: 2 });
+    const actionOf = (id: string): string | undefined =>
+      planned.changes.find((change) => change.elementId === id)?.action;
+    expect([actionOf(added), actionOf(worker.id), actionOf(databaseId)]).toEqual(['create', 'delete', 'update']);
+    const precheck = await plan({ order: 'MIGRATE_PRECHECK', instance: { ...body, precheck: true } }).expect(200);
+    expect((precheck.body as DiffPlan).summary).toEqual(planned.summary);
+    expect(
+      (await instanceOf<InstanceBody>(runtime, compositionId, instance.instanceId)).elements[worker.id],
+    ).toBeDefined();
+  });
+
   it('refuses a plan with the status and message the order itself gets, fields of the body under instance.', async () => {
     const unknownElement = updateBody(instance);
     const ghost = randomUUID();
