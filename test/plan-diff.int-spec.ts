@@ -121,8 +121,14 @@ describe('a plan with a diff and saved plans (PostgreSQL, in-process bus)', () =
     element.id === databaseId ? { ...element.properties, baseUrl: 'http://db.example/v2' } : element.properties;
 
   it('shows an UPDATE changing one property as old → new, the steps of GET plan, and writes nothing', async () => {
-    const planned = (await plan({ order: 'UPDATE', instance: updateBody(instance, newUrl) }).expect(200))
-      .body as DiffPlan;
+    // The instance as GET answers it, one property changed: what docs/tosca.md's example sends.
+    const asRead = {
+      ...instance,
+      elements: Object.fromEntries(
+        Object.entries(instance.elements).map(([id, element]) => [id, { ...element, properties: newUrl(element) }]),
+      ),
+    };
+    const planned = (await plan({ order: 'UPDATE', instance: asRead }).expect(200)).body as DiffPlan;
 
     expect(planned.planId).toMatch(/^[0-9a-f]{48}$/);
     expect(planned.summary).toEqual({ create: 0, update: 1, replace: 0, delete: 0, unchanged: 3 });
