@@ -154,11 +154,8 @@ describe('a plan with a diff and saved plans (PostgreSQL, in-process bus)', () =
 
   it('plans a migration body: an element it drops is a delete, one it adds a create, a changed one an update', async () => {
     const added = randomUUID();
-    const body = {
-      ...updateBody(instance, newUrl),
-      compositionTargetId: compositionId,
-    };
-    const elements = body.elements as Record<string, ElementBody>;
+    const body: Record<string, unknown> = { ...updateBody(instance, newUrl), compositionTargetId: compositionId };
+    const elements = body['elements'] as Record<string, ElementBody>;
     const worker = Object.values(elements).find((element) => element.definition.name.endsWith('Worker'))!;
     delete elements[worker.id];
     elements[added] = { ...worker, id: added };
