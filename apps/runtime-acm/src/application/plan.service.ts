@@ -2,8 +2,6 @@ import type {
   AutomationComposition,
   CompositionDefinition,
   DefinitionOrder,
-  InstanceDiff,
-  InstanceElement,
   InstanceOrder,
   MigrationRequestElement,
   OrderPlan,
@@ -12,15 +10,12 @@ import type {
 import {
   DomainError,
   ReadModels,
-  UnitOfWork,
   checkOrderMayStart,
-  diffInstance,
   parallelismLimit,
   planInstanceOrder,
   planMigration,
 } from '@acm/domain';
-import type { CompositionTemplateInfo, ServiceTemplate } from '@acm/tosca';
-import { sensitivePropertiesOf } from '@acm/tosca';
+import type { CompositionTemplateInfo } from '@acm/tosca';
 import { Inject, Injectable } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
@@ -28,10 +23,6 @@ import { CommissioningService } from './commissioning.service';
 import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
 import { TemplateReader } from '../engine/template-reader';
-import { SensitiveValues } from '../security/sensitive-values';
-import { InstantiationService, digestInputOf } from './instantiation.service';
-import type { InstanceRequest } from './instantiation.service';
-import { planIdOf } from './plan-digest';
 
 /** The orders a plan can be asked for: everything an instance accepts except the two rollbacks. */
 export const PLANNED_ORDERS = [
@@ -70,12 +61,6 @@ export interface DefinitionPlan {
   }>;
 }
 
-/** A plan with its diff: the steps of `InstancePlan`, each element's change, and the id an order may carry. */
-export interface InstanceDiffPlan extends InstancePlan, InstanceDiff {
-  /** Send it as `?planId=` with the order: refused (409) if the instance, its definitions or the body changed. */
-  readonly planId: string;
-}
-
 export interface InstancePlan extends OrderPlan {
   readonly compositionId: string;
   readonly instanceId: string;
@@ -92,9 +77,6 @@ export class PlanService {
     private readonly reads: ReadModels,
     private readonly templates: TemplateReader,
     private readonly commissioning: CommissioningService,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly instantiation: InstantiationService,
-    private readonly sensitive: SensitiveValues,
   ) {}
 
   /** PRIME or DEPRIME: the participants the one message goes to, after the checks the order itself runs. */
@@ -127,82 +109,8 @@ export class PlanService {
     });
   }
 
-  /**
-   * `POST .../plan` (beyond ONAP): the order with its body checked as the order checks it, what it would change in
-   * each element (`tofu plan`), its steps as `ofInstance` answers them, and the planId an order may carry to start only
-   * if nothing changed since.
-   */
-  ofOrder(
-    compositionId: string,
-    instanceId: string,
-    order: PlannedOrder,
-    body: (InstanceRequest & { instanceId: string }) | null,
-  ): Promise<InstanceDiffPlan> {
-    return this.unitOfWork.read(async (store) => {
-      if (body !== null) {
-        const { current, prepared } = await this.instantiation.planUpdate(store, compositionId, body);
-        const steps = await this.stepsOf(
-          store,
-          current,
-          order,
-          prepared.target === undefined
-            ? null
-            : { compositionTargetId: prepared.target.compositionId, planned: prepared.elements },
-          { ...current, elements: prepared.elements },
-        );
-        const definitions = prepared.target === undefined ? [prepared.source] : [prepared.source, prepared.target];
-        return {
-          ...steps,
-          planId: planIdOf(digestInputOf(current, prepared, body)),
-          ...this.diff(current.elements, prepared.elements, definitions),
-        };
-      }
-      const instance = await this.matchingInstance(store, compositionId, instanceId);
-      const steps = await this.stepsOf(store, instance, order, null);
-      const definition = await store.definitions.find(instance.compositionId);
-      if (!definition) {
-        throw definitionNotFound(instance.compositionId);
-      }
-      return {
-        ...steps,
-        planId: planIdOf({ instance, definitions: [definition.value], order, body: null }),
-        ...this.diff(instance.elements, order === 'DELETE' ? {} : instance.elements, [definition.value]),
-      };
-    });
-  }
-
-  /** Each element's change, sensitive values compared in clear and shown masked. */
-  private diff(
-    current: Readonly<Record<string, InstanceElement>>,
-    next: Readonly<Record<string, InstanceElement>>,
-    definitions: readonly CompositionDefinition[],
-  ): InstanceDiff {
-    const names = (elementId: string): ReadonlySet<string> => {
-      const templateNames = [current[elementId]?.definition.name, next[elementId]?.definition.name];
-      return new Set(
-        definitions.flatMap((definition) =>
-          templateNames.flatMap((name) => {
-            if (name === undefined) {
-              return [];
-            }
-            const found = sensitivePropertiesOf(definition.serviceTemplate as unknown as ServiceTemplate, name);
-            return [...found.topLevel, ...found.nested];
-          }),
-        ),
-      );
-    };
-    return diffInstance({
-      current: this.sensitive.inClearForComparison(current),
-      next: this.sensitive.inClearForComparison(next),
-      sensitiveNames: names,
-    });
-  }
-
-  private async matchingInstance(
-    store: ReadModel,
-    compositionId: string,
-    instanceId: string,
-  ): Promise<AutomationComposition> {
+  /** The instance, refused when missing or when the path names neither its composition nor its target. */
+  async matchingInstance(store: ReadModel, compositionId: string, instanceId: string): Promise<AutomationComposition> {
     const found = await store.instances.find(instanceId);
     if (!found) {
       throw instanceNotFound(instanceId);
@@ -221,7 +129,7 @@ export class PlanService {
    * the body's when it has one, else the ones `migrated` supposes; `planned` is the instance an update would start
    * with (its elements carry the new properties).
    */
-  private async stepsOf(
+  async stepsOf(
     store: ReadModel,
     instance: AutomationComposition,
     order: PlannedOrder,

@@ -3,7 +3,9 @@ import { ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { DefinitionOrder } from '@acm/domain';
 import { DomainError, isDomainError } from '@acm/domain';
 import type { InstanceRequest } from '../application/instantiation.service';
-import type { DefinitionPlan, InstanceDiffPlan, InstancePlan, PlannedOrder } from '../application/plan.service';
+import type { InstanceDiffPlan } from '../application/order-plan.service';
+import { OrderPlanService } from '../application/order-plan.service';
+import type { DefinitionPlan, InstancePlan, PlannedOrder } from '../application/plan.service';
 import { PLANNED_ORDERS, PlanService, TARGETED_ORDERS } from '../application/plan.service';
 import { InstanceDiffPlan as InstanceDiffPlanDto, PlanRequest } from './dto/plan.dto';
 import { parseInstanceBody } from './instance-body';
@@ -116,7 +118,10 @@ function parseDefinitionOrder(value: unknown): DefinitionOrder {
 @ApiController(TAGS.plan)
 @Controller('v2/compositions/:compositionId')
 export class PlanController {
-  constructor(private readonly plans: PlanService) {}
+  constructor(
+    private readonly plans: PlanService,
+    private readonly orderPlans: OrderPlanService,
+  ) {}
 
   @Get('plan')
   @ApiOperation({ summary: 'The participants a PRIME or DEPRIME would go to, after the checks the order runs' })
@@ -173,6 +178,6 @@ export class PlanController {
     const pathCompositionId = parseUuid('compositionId', compositionId);
     const pathInstanceId = parseUuid('instanceId', instanceId);
     const request = parsePlanRequest(pathInstanceId, body);
-    return this.plans.ofOrder(pathCompositionId, pathInstanceId, request.order, request.instance);
+    return this.orderPlans.ofOrder(pathCompositionId, pathInstanceId, request.order, request.instance);
   }
 }
