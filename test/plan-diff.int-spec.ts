@@ -203,6 +203,19 @@ describe('a plan with a diff and saved plans (PostgreSQL, in-process bus)', () =
     expect(
       errorOf(await runtime.http.put(`${instancePath}?planId=abc`).send({ deployOrder: 'UNDEPLOY' }).expect(400)),
     ).toBe('planId: must be the 48 hexadecimal characters POST .../plan answered, got "abc"');
+    const other = randomUUID();
+    const otherId = await plan({ order: 'UPDATE', instance: { ...updateBody(instance), instanceId: other } }).expect(
+      400,
+    );
+    expect(errorOf(otherId)).toBe(`instance.instanceId: ${other} does not match with ${instance.instanceId}`);
+    const creation = { ...updateBody(instance), instanceId: undefined, name: 'other' };
+    const planIdOnCreate = await runtime.http
+      .post(`${BASE}/compositions/${compositionId}/instances?planId=${'0'.repeat(48)}`)
+      .send(creation)
+      .expect(400);
+    expect(errorOf(planIdOnCreate)).toBe(
+      'planId: only for an update or a migration (a body with instanceId), not a creation',
+    );
   });
 
   it('refuses an order whose body differs from the plan, starts the planned one, then refuses a stale plan', async () => {
