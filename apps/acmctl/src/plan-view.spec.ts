@@ -163,6 +163,20 @@ describe('acmctl plan --file', () => {
     expect(received.at(-1)?.body).toEqual({ order: 'DEPLOY' });
   });
 
+  it('plans an UPDATE with --diff and no file with the instance as it is now', async () => {
+    received.length = 0;
+    await run(['plan', 'c-1', 'i-1', '--order', 'UPDATE', '--diff'], false);
+    expect(received.map((request) => `${request.method} ${request.path}`)).toEqual([
+      'GET /onap/policy/clamp/acm/v2/compositions/c-1/instances/i-1',
+      'POST /onap/policy/clamp/acm/v2/compositions/c-1/instances/i-1/plan',
+    ]);
+    // The stub answers every request alike: the instance read is the plan answer, sent back as the body.
+    expect(received[1]?.body).toEqual({
+      order: 'UPDATE',
+      instance: { ...answer, compositionId: 'c-1', instanceId: 'i-1' },
+    });
+  });
+
   it('answers JSON with -o json, planId included', async () => {
     const printed = await run(['-o', 'json', 'plan', 'c-1', 'i-1', '--order', 'DELETE', '--diff'], false);
     expect((JSON.parse(printed) as { planId: string }).planId).toBe('ab'.repeat(24));
