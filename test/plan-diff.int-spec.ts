@@ -304,6 +304,17 @@ describe('a plan with a diff and saved plans (PostgreSQL, in-process bus)', () =
         text: 'credentials.password: ****** → ******',
       },
     ]);
+    const otherSecret = updateBody(stored, (element) => ({
+      ...element.properties,
+      baseUrl: `http://sim.example:30800/?token=${TOKEN}`,
+      credentials: { user: 'operator', password: `another-${NEW_PASSWORD}` },
+    }));
+    const replanned = await runtime.http
+      .post(`${BASE}/compositions/${sensitiveId}/instances/${created.instanceId}/plan`)
+      .send({ order: 'UPDATE', instance: otherSecret })
+      .expect(200);
+    // No secret goes into a planId: two bodies that differ only in one have the same.
+    expect((replanned.body as DiffPlan).planId).toBe(answer.planId);
     expect(planned.text).not.toContain(PASSWORD);
     expect(planned.text).not.toContain(NEW_PASSWORD);
     expect(planned.text).not.toContain(TOKEN);

@@ -1,13 +1,11 @@
 import type { CompositionDefinition, InstanceDiff, InstanceElement } from '@acm/domain';
 import { UnitOfWork, diffInstance } from '@acm/domain';
-import type { ServiceTemplate } from '@acm/tosca';
-import { sensitivePropertiesOf } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { SensitiveValues } from '../security/sensitive-values';
 import { InstantiationService, digestInputOf } from './instantiation.service';
 import type { InstanceRequest } from './instantiation.service';
 import { definitionNotFound } from './not-found';
-import { planIdOf } from './plan-digest';
+import { planIdOf, sensitiveNamesIn } from './plan-digest';
 import type { InstancePlan, PlannedOrder } from './plan.service';
 import { PlanService } from './plan.service';
 
@@ -80,20 +78,12 @@ export class OrderPlanService {
     next: Readonly<Record<string, InstanceElement>>,
     definitions: readonly CompositionDefinition[],
   ): InstanceDiff {
-    const names = (elementId: string): ReadonlySet<string> => {
-      const templateNames = [current[elementId]?.definition.name, next[elementId]?.definition.name];
-      return new Set(
-        definitions.flatMap((definition) =>
-          templateNames.flatMap((name) => {
-            if (name === undefined) {
-              return [];
-            }
-            const found = sensitivePropertiesOf(definition.serviceTemplate as unknown as ServiceTemplate, name);
-            return [...found.topLevel, ...found.nested];
-          }),
+    const names = (elementId: string): ReadonlySet<string> =>
+      new Set(
+        [current[elementId]?.definition.name, next[elementId]?.definition.name].flatMap((name) =>
+          name === undefined ? [] : [...sensitiveNamesIn(definitions, name)],
         ),
       );
-    };
     return diffInstance({
       current: this.sensitive.inClearForComparison(current),
       next: this.sensitive.inClearForComparison(next),

@@ -95,6 +95,24 @@ describe('planIdOf', () => {
     expect(() => assertPlanCurrent(planIdOf(planned), reordered)).not.toThrow();
   });
 
+  it('digests no sensitive value of the body: a planId carries nothing derived from a secret', () => {
+    const withSecret = (password: string): PlanDigestInput => ({
+      ...planned,
+      body: {
+        ...body,
+        elements: [{ ...body.elements[0]!, properties: { size: 2, credentials: { user: 'u', password } } }],
+      },
+      sensitiveNames: (name) => (name === 'Db' ? new Set(['password']) : new Set()),
+    });
+    expect(planIdOf(withSecret('one'))).toBe(planIdOf(withSecret('two')));
+    const changedUser = withSecret('one');
+    const otherUser: PlanDigestInput = {
+      ...changedUser,
+      body: { ...body, elements: [{ ...body.elements[0]!, properties: { size: 2, credentials: { user: 'v' } } }] },
+    };
+    expect(planIdOf(otherUser)).not.toBe(planIdOf(changedUser));
+  });
+
   it('ignores what participants report on their own (outProperties, lastMsg)', () => {
     const reported = {
       ...instance,

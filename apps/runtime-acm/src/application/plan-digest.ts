@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AutomationComposition, CompositionDefinition, InstanceOrder, JsonObject } from '@acm/domain';
 import { DomainError } from '@acm/domain';
+import type { ServiceTemplate } from '@acm/tosca';
+import { sensitivePropertiesOf } from '@acm/tosca';
 
 /** Hex characters of each part's SHA-256 kept in a planId: 64 bits, enough to tell a change, short enough to send. */
 const PART_HEX = 16;
@@ -42,6 +44,37 @@ export interface PlanDigestInput {
   readonly order: InstanceOrder;
   /** The body of an update, migration or precheck; null for an order that takes none. */
   readonly body: PlannedBody | null;
+  /** The sensitive property names of an element node template: their values in the body are not digested. */
+  readonly sensitiveNames?: (nodeTemplateName: string) => ReadonlySet<string>;
+}
+
+/** The sensitive property names of a node template in any of `definitions` (flagged on its type or a data type). */
+export function sensitiveNamesIn(
+  definitions: readonly CompositionDefinition[],
+  nodeTemplateName: string,
+): ReadonlySet<string> {
+  return new Set(
+    definitions.flatMap((definition) => {
+      const names = sensitivePropertiesOf(definition.serviceTemplate as unknown as ServiceTemplate, nodeTemplateName);
+      return [...names.topLevel, ...names.nested];
+    }),
+  );
+}
+
+/** A copy of `value` where every key named in `names`, at any depth, holds the same placeholder. */
+function withoutSecrets(value: unknown, names: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) {
+    return value.map((item) => withoutSecrets(item, names));
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+        key,
+        names.has(key) ? 'sensitive' : withoutSecrets(item, names),
+      ]),
+    );
+  }
+  return value;
 }
 
 /** JSON with every object's keys sorted, so equal values always hash alike. */
@@ -112,8 +145,16 @@ function definitionPart(definitions: readonly CompositionDefinition[]): unknown 
   }));
 }
 
-/** The body as an order reads it: element order and the instanceId and precheck fields (the order says them) aside. */
-function orderPart(order: InstanceOrder, body: PlannedBody | null): unknown {
+/**
+ * The body as an order reads it: element order and the instanceId and precheck fields (the order says them) aside.
+ * Sensitive values are left out, so that nothing derived from a secret leaves in a planId: a body that differs from
+ * the planned one only in a secret is not refused.
+ */
+function orderPart(
+  order: InstanceOrder,
+  body: PlannedBody | null,
+  sensitiveNames: (nodeTemplateName: string) => ReadonlySet<string>,
+): unknown {
   if (body === null) {
     return { order };
   }
@@ -127,7 +168,12 @@ function orderPart(order: InstanceOrder, body: PlannedBody | null): unknown {
       description: body.description,
       derivedFrom: body.derivedFrom,
       metadata: body.metadata,
-      elements: [...body.elements].sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0)),
+      elements: [...body.elements]
+        .sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0))
+        .map((element) => ({
+          ...element,
+          properties: withoutSecrets(element.properties, sensitiveNames(element.definition.name)),
+        })),
     },
   };
 }
@@ -141,7 +187,7 @@ export function planIdOf(input: PlanDigestInput): string {
   return (
     digestOf(instancePart(input.instance)) +
     digestOf(definitionPart(input.definitions)) +
-    digestOf(orderPart(input.order, input.body))
+    digestOf(orderPart(input.order, input.body, input.sensitiveNames ?? (() => new Set<string>())))
   );
 }
 
