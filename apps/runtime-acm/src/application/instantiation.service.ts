@@ -39,7 +39,7 @@ import { SensitiveValues } from '../security/sensitive-values';
 import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
 import type { PlanDigestInput } from './plan-digest';
-import { assertPlanCurrent, sensitiveNamesIn } from './plan-digest';
+import { assertPlanCurrent } from './plan-digest';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
 export interface InstanceRequest {
@@ -91,7 +91,6 @@ export function digestInputOf(
     definitions,
     order: prepared.order,
     body: request,
-    sensitiveNames: (nodeTemplateName) => sensitiveNamesIn(definitions, nodeTemplateName),
   };
 }
 

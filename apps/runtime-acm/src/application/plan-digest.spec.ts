@@ -43,7 +43,11 @@ const definition: CompositionDefinition = {
   compositionId: 'c-1',
   name: 'd',
   version: '1.0.0',
-  serviceTemplate: { tosca_definitions_version: 'tosca_simple_yaml_1_3' },
+  serviceTemplate: {
+    tosca_definitions_version: 'tosca_simple_yaml_1_3',
+    node_types: { DbType: { properties: { password: { type: 'string', metadata: { sensitive: 'true' } } } } },
+    topology_template: { node_templates: { Db: { type: 'DbType' } } },
+  },
   state: 'PRIMED',
   stateChangeResult: 'NO_ERROR',
   lastMsg: 1,
@@ -102,7 +106,6 @@ describe('planIdOf', () => {
         ...body,
         elements: [{ ...body.elements[0]!, properties: { size: 2, credentials: { user: 'u', password } } }],
       },
-      sensitiveNames: (name) => (name === 'Db' ? new Set(['password']) : new Set()),
     });
     expect(planIdOf(withSecret('one'))).toBe(planIdOf(withSecret('two')));
     const changedUser = withSecret('one');
@@ -111,6 +114,14 @@ describe('planIdOf', () => {
       body: { ...body, elements: [{ ...body.elements[0]!, properties: { size: 2, credentials: { user: 'v' } } }] },
     };
     expect(planIdOf(otherUser)).not.toBe(planIdOf(changedUser));
+  });
+
+  it('digests no sensitive value of the stored instance either', () => {
+    const stored = (password: string): PlanDigestInput => ({
+      ...planned,
+      instance: { ...instance, elements: { 'e-1': { ...element, properties: { size: 1, password } } } },
+    });
+    expect(planIdOf(stored('one'))).toBe(planIdOf(stored('two')));
   });
 
   it('ignores what participants report on their own (outProperties, lastMsg)', () => {

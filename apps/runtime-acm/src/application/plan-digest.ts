@@ -44,8 +44,6 @@ export interface PlanDigestInput {
   readonly order: InstanceOrder;
   /** The body of an update, migration or precheck; null for an order that takes none. */
   readonly body: PlannedBody | null;
-  /** The sensitive property names of an element node template: their values in the body are not digested. */
-  readonly sensitiveNames?: (nodeTemplateName: string) => ReadonlySet<string>;
 }
 
 /** The sensitive property names of a node template in any of `definitions` (flagged on its type or a data type). */
@@ -98,9 +96,13 @@ function digestOf(value: unknown): string {
 /**
  * What an order acts on in an instance: its states, revision and elements with their states and properties. What
  * participants report on their own (outProperties, operational and use states, messages, lastMsg) is left out, so a
- * status report does not make a plan stale.
+ * status report does not make a plan stale. Sensitive values are left out as in the body: whoever changes one changes
+ * the revision or the states too.
  */
-function instancePart(instance: AutomationComposition): unknown {
+function instancePart(
+  instance: AutomationComposition,
+  sensitiveNames: (nodeTemplateName: string) => ReadonlySet<string>,
+): unknown {
   return {
     instanceId: instance.instanceId,
     compositionId: instance.compositionId,
@@ -127,7 +129,7 @@ function instancePart(instance: AutomationComposition): unknown {
         migrationState: element.migrationState,
         stage: element.stage,
         description: element.description,
-        properties: element.properties,
+        properties: withoutSecrets(element.properties, sensitiveNames(element.definition.name)),
       }))
       .sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0)),
   };
@@ -184,10 +186,11 @@ function orderPart(
  * computation for both, so a plan cannot be taken for current when anything it was made from changed.
  */
 export function planIdOf(input: PlanDigestInput): string {
+  const sensitiveNames = (name: string): ReadonlySet<string> => sensitiveNamesIn(input.definitions, name);
   return (
-    digestOf(instancePart(input.instance)) +
+    digestOf(instancePart(input.instance, sensitiveNames)) +
     digestOf(definitionPart(input.definitions)) +
-    digestOf(orderPart(input.order, input.body, input.sensitiveNames ?? (() => new Set<string>())))
+    digestOf(orderPart(input.order, input.body, sensitiveNames))
   );
 }
 
