@@ -198,7 +198,7 @@ describe('a plan with a diff and saved plans (PostgreSQL, in-process bus)', () =
       /^instance: only for orders UPDATE, MIGRATE, MIGRATE_PRECHECK, not DEPLOY/,
     );
     expect(errorOf(await plan({ order: 'MIGRATE', instance: updateBody(instance) }).expect(400))).toMatch(
-      /^instance: this body is a UPDATE/,
+      /^instance: this body orders UPDATE \(compositionTargetId starts a migration, precheck: true a precheck\), not MIGRATE$/,
     );
     expect(
       errorOf(await runtime.http.put(`${instancePath}?planId=abc`).send({ deployOrder: 'UNDEPLOY' }).expect(400)),

@@ -93,8 +93,8 @@ function parsePlanRequest(
   const bodyOrder = orderOfBody(parsed);
   if (bodyOrder !== order) {
     throw invalid(
-      `instance: this body is a ${bodyOrder} (compositionTargetId starts a migration, precheck: true a precheck), ` +
-        `not a ${order}`,
+      `instance: this body orders ${bodyOrder} (compositionTargetId starts a migration, precheck: true a precheck), ` +
+        `not ${order}`,
     );
   }
   return { order, instance: { ...parsed, instanceId } };
