@@ -412,7 +412,11 @@ export interface paths {
         /** The messages an order would send, in order: phase or stage, elements, participants, what each waits for */
         readonly get: operations["PlanController_plan"];
         readonly put?: never;
-        readonly post?: never;
+        /**
+         * What an order with its body would change in each element (old → new), its steps, and a planId
+         * @description Checks the body as the order checks it and writes nothing. Send the answered planId as ?planId= with the order: it is refused (409) if the instance, its definition or the body changed since.
+         */
+        readonly post: operations["PlanController_planOrder"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -1869,6 +1873,92 @@ export interface components {
             readonly nodes: readonly components["schemas"]["GraphNode"][];
             readonly edges: readonly components["schemas"]["GraphEdge"][];
         };
+        /** @enum {string} */
+        readonly PlannedOrder: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK" | "DELETE" | "UPDATE" | "MIGRATE" | "MIGRATE_PRECHECK" | "PREPARE" | "REVIEW";
+        readonly PlanRequest: {
+            readonly order: components["schemas"]["PlannedOrder"];
+            /** @description UPDATE, MIGRATE and MIGRATE_PRECHECK only, and required for them: the body the order takes (compositionTargetId for a migration, precheck: true for a precheck); instanceId may be left out */
+            readonly instance?: components["schemas"]["AutomationComposition"];
+        };
+        /** @enum {string} */
+        readonly ElementAction: "create" | "update" | "replace" | "delete" | "unchanged";
+        readonly DefinitionChange: {
+            readonly old: components["schemas"]["ToscaConceptIdentifier"];
+            readonly new: components["schemas"]["ToscaConceptIdentifier"];
+        };
+        readonly PropertyChange: {
+            /**
+             * @description Where the property is: `a.b` in maps, `m["odd key"]`
+             * @example timeout
+             */
+            readonly path: string;
+            /** @description The value now; absent when the order adds the property */
+            readonly old?: string | number | boolean | {
+                readonly [key: string]: unknown;
+            } | readonly unknown[];
+            /** @description The value after the order; absent when it removes it */
+            readonly new?: string | number | boolean | {
+                readonly [key: string]: unknown;
+            } | readonly unknown[];
+            /**
+             * @description A sensitive value: both sides are masked
+             * @enum {boolean}
+             */
+            readonly sensitive?: true;
+            /**
+             * @description The new value is only known once the order ran
+             * @enum {boolean}
+             */
+            readonly knownAfterDeploy?: true;
+            /**
+             * @description path: old → new
+             * @example timeout: 10 → 20
+             */
+            readonly text: string;
+        };
+        readonly ElementChange: {
+            /** Format: uuid */
+            readonly elementId: string;
+            /** @description Node template name */
+            readonly name: string;
+            readonly version: string;
+            readonly action: components["schemas"]["ElementAction"];
+            /** @description A migration to another node template version */
+            readonly definition?: components["schemas"]["DefinitionChange"];
+            /** @description replace only: the changed properties that force it */
+            readonly forcedBy?: readonly string[];
+            readonly changes: readonly components["schemas"]["PropertyChange"][];
+        };
+        readonly DiffSummary: {
+            readonly create: number;
+            readonly update: number;
+            readonly replace: number;
+            readonly delete: number;
+            readonly unchanged: number;
+        };
+        readonly InstanceDiffPlan: {
+            /**
+             * @description Send it as ?planId= with the order: refused (409) if the instance, its definition or the body changed
+             * @example 3f1c0a9d2b7e4c51a0b1c2d3e4f5a6b70123456789abcdef
+             */
+            readonly planId: string;
+            readonly order: components["schemas"]["PlannedOrder"];
+            /** Format: uuid */
+            readonly compositionId: string;
+            /** Format: uuid */
+            readonly instanceId: string;
+            /** Format: uuid */
+            readonly compositionTargetId?: string;
+            /** @description False when the order runs no operation (an update of an UNDEPLOYED instance) */
+            readonly runsOperation: boolean;
+            /** @description One entry per element, by element id */
+            readonly changes: readonly components["schemas"]["ElementChange"][];
+            readonly summary: components["schemas"]["DiffSummary"];
+            /** @description The messages the order would send, in order, as GET .../plan answers them */
+            readonly steps: readonly {
+                readonly [key: string]: unknown;
+            }[];
+        };
         readonly SignalBodyDto: {
             /** @enum {string} */
             readonly status: "SUCCESS" | "FAILURE";
@@ -2708,6 +2798,8 @@ export interface operations {
             readonly query?: {
                 /** @description true: check the creation and answer what would be stored, storing nothing */
                 readonly dryRun?: boolean;
+                /** @description Beyond ONAP: the planId POST .../plan answered; the order is refused (409, naming what changed) if the instance, its definition or the order and its body differ from what was planned */
+                readonly planId?: string;
             };
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
@@ -2982,7 +3074,10 @@ export interface operations {
     };
     readonly compositionInstanceState: {
         readonly parameters: {
-            readonly query?: never;
+            readonly query?: {
+                /** @description Beyond ONAP: the planId POST .../plan answered; the order is refused (409, naming what changed) if the instance, its definition or the order and its body differ from what was planned */
+                readonly planId?: string;
+            };
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
@@ -3122,7 +3217,10 @@ export interface operations {
     };
     readonly deleteCompositionInstance: {
         readonly parameters: {
-            readonly query?: never;
+            readonly query?: {
+                /** @description Beyond ONAP: the planId POST .../plan answered; the order is refused (409, naming what changed) if the instance, its definition or the order and its body differ from what was planned */
+                readonly planId?: string;
+            };
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
@@ -5013,6 +5111,136 @@ export interface operations {
             };
             /** @description Unauthorized: HTTP Basic credentials missing or wrong */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly PlanController_planOrder: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The compositionId of the instance (for a migration, the one it leaves) */
+                readonly compositionId: string;
+                /** @description The instance */
+                readonly instanceId: string;
+            };
+            readonly cookie?: never;
+        };
+        /** @description The order, and the body an UPDATE or a migration takes */
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["PlanRequest"];
+                readonly "application/yaml": components["schemas"]["PlanRequest"];
+            };
+        };
+        readonly responses: {
+            /** @description The plan, its diff and its planId */
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["InstanceDiffPlan"];
+                    readonly "application/yaml": components["schemas"]["InstanceDiffPlan"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Payload Too Large: the body is over MAX_BODY_BYTES */
+            readonly 413: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: send application/json or application/yaml */
+            readonly 415: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];

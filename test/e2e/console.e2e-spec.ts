@@ -176,12 +176,14 @@ describe('the web console', () => {
 
     // A plan the runtime refuses when the dialog opens (the state changed since the page read it): the dialog shows
     // the refusal and offers no confirm. The refusal is the runtime's answer, played here by the browser's router.
-    await page.route('**/plan?order=UNLOCK', (route) =>
-      route.fulfill({
-        status: 400,
-        contentType: 'application/json',
-        body: JSON.stringify({ errorDetails: 'Not valid order UNLOCK; the state changed meanwhile' }),
-      }),
+    await page.route('**/plan', (route) =>
+      (route.request().postDataJSON() as { order?: string } | null)?.order === 'UNLOCK'
+        ? route.fulfill({
+            status: 400,
+            contentType: 'application/json',
+            body: JSON.stringify({ errorDetails: 'Not valid order UNLOCK; the state changed meanwhile' }),
+          })
+        : route.continue(),
     );
     await page.getByRole('button', { name: 'Unlock', exact: true }).click();
     const refusedPlan = page.getByRole('dialog');
@@ -189,7 +191,7 @@ describe('the web console', () => {
     expect(await refusedPlan.getByRole('button', { name: 'Confirm unlock' }).count()).toBe(0);
     await page.screenshot({ path: artifactPath('console', '3c-refused-plan.png') });
     await refusedPlan.getByRole('button', { name: 'Close' }).click();
-    await page.unroute('**/plan?order=UNLOCK');
+    await page.unroute('**/plan');
 
     // From the keyboard: the order button, then the dialog's first button (confirm), both with Enter.
     await page.getByRole('button', { name: 'Undeploy', exact: true }).focus();
@@ -211,6 +213,16 @@ describe('the web console', () => {
     );
     expect(await page.locator('button[aria-disabled="true"]', { hasText: /^Deploy$/ }).count()).toBe(0);
     await page.screenshot({ path: artifactPath('console', '4-undeployed.png'), fullPage: true });
+
+    // The dialog of a delete lists what it changes: every element, deleted. Closing it sends nothing.
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const deleteDialog = page.getByRole('dialog');
+    await deleteDialog.locator('[data-plan-change]').nth(5).waitFor(WAIT);
+    expect(await deleteDialog.locator('[data-plan-change="delete"]').count()).toBe(6);
+    expect(await deleteDialog.getByRole('list', { name: 'changes' }).textContent()).toContain('- acm.example.phases.');
+    await page.screenshot({ path: artifactPath('console', '5-delete-confirmation.png') });
+    await deleteDialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('.summary .badge', { hasText: /^UNDEPLOYED$/ }).waitFor(WAIT);
   }, 240_000);
 
   it('fits every node label into its box by measuring it, with the full name as a tooltip', async () => {

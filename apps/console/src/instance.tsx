@@ -4,8 +4,8 @@ import { call, errorText, get, instancePath, put, text } from './api';
 import { Failure, GraphView, OrderButton, StateBadge } from './components';
 import type { HistoryEvent } from './live';
 import { useLiveEvents } from './live';
-import type { Graph, OperationView } from './model';
-import { STATE_CHANGING, elementStates, operations, queuedElements, seconds } from './model';
+import type { ElementChange, Graph, OperationView } from './model';
+import { STATE_CHANGING, changedElements, elementStates, operations, queuedElements, seconds } from './model';
 
 interface Baseline {
   readonly instance: Json;
@@ -176,13 +176,20 @@ interface PlanStep {
   readonly elements: ReadonlyArray<{ elementId: string; name: string; waitsFor: readonly string[] }>;
 }
 
-/** What the order would send, step by step, as the runtime plans it (`GET .../plan?order=`), read as the dialog opens. */
+/**
+ * What the order would send, step by step, and what it changes in each element, as the runtime plans it
+ * (`POST .../plan`), read as the dialog opens.
+ */
 function Preview(props: { path: string; order: string; onRefused: () => void }) {
-  const [steps, setSteps] = useState<readonly PlanStep[] | null>(null);
+  const [plan, setPlan] = useState<{ steps: readonly PlanStep[]; changes: readonly ElementChange[] } | null>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
   useEffect(() => {
-    get<{ steps: PlanStep[] }>(`${props.path}/plan?order=${props.order}`).then(
-      (plan) => setSteps(plan.steps),
+    call<{ steps: PlanStep[]; changes: ElementChange[] }>(
+      'POST',
+      `${props.path}/plan`,
+      JSON.stringify({ order: props.order }),
+    ).then(
+      (answer) => setPlan({ steps: answer.steps, changes: answer.changes }),
       (error: unknown) => {
         setRefusal(errorText(error));
         props.onRefused();
@@ -196,9 +203,11 @@ function Preview(props: { path: string; order: string; onRefused: () => void }) 
       </p>
     );
   }
-  if (steps === null) {
+  if (plan === null) {
     return <p>reading the plan…</p>;
   }
+  const { steps } = plan;
+  const changed = changedElements(plan.changes);
   const names = new Map(steps.flatMap((step) => step.elements.map((element) => [element.elementId, element.name])));
   return (
     <div class="preview">
@@ -220,6 +229,27 @@ function Preview(props: { path: string; order: string; onRefused: () => void }) 
         ))}
       </ol>
       {steps.length === 0 && <p>No message would be sent.</p>}
+      {changed.length > 0 && (
+        <>
+          <p>What it changes:</p>
+          <ul class="plan-diff" aria-label="changes">
+            {changed.map(({ mark, change }) => (
+              <li key={change.elementId} data-plan-change={change.action}>
+                <code>{mark}</code> {change.name} ({change.action})
+                {change.changes.length > 0 && (
+                  <ul>
+                    {change.changes.map((property) => (
+                      <li key={property.path}>
+                        <code>{property.text}</code>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </div>
   );
 }

@@ -1,5 +1,5 @@
-import type { EventLike, Graph } from './model';
-import { elementStates, operations, phaseOrder, queuedElements, stateTone } from './model';
+import type { ElementChange, EventLike, Graph } from './model';
+import { changedElements, elementStates, operations, phaseOrder, queuedElements, stateTone } from './model';
 
 const GRAPH: Graph = {
   nodes: [
@@ -157,5 +157,30 @@ describe('the console model', () => {
     ['TIMEOUT', 'bad'],
   ])('tones %s as %s (the state is written beside the colour)', (state, tone) => {
     expect(stateTone(state)).toBe(tone);
+  });
+});
+
+describe('changedElements', () => {
+  it('lists the elements a plan changes with their marks, leaving the unchanged ones out', () => {
+    const change = (elementId: string, action: ElementChange['action']): ElementChange => ({
+      elementId,
+      name: `T-${elementId}`,
+      version: '1.0.0',
+      action,
+      changes: [],
+    });
+    const listed = changedElements([
+      change('a', 'create'),
+      change('b', 'unchanged'),
+      change('c', 'update'),
+      change('d', 'replace'),
+      change('e', 'delete'),
+    ]);
+    expect(listed.map(({ mark, change: element }) => `${mark} ${element.elementId}`)).toEqual([
+      '+ a',
+      '~ c',
+      '-/+ d',
+      '- e',
+    ]);
   });
 });

@@ -223,3 +223,25 @@ export function stateTone(state: string): 'done' | 'busy' | 'idle' | 'bad' {
 }
 
 export const seconds = (ms: number | null): string => (ms === null ? '…' : `${(ms / 1000).toFixed(2)} s`);
+
+/** What an order does to one element, as `POST .../plan` answers it. */
+export type ElementChange = components['schemas']['ElementChange'];
+
+/** How `tofu plan` marks each action; unchanged elements are not listed. */
+const CHANGE_MARKS: Readonly<Record<ElementChange['action'], string | null>> = {
+  create: '+',
+  update: '~',
+  replace: '-/+',
+  delete: '-',
+  unchanged: null,
+};
+
+/** The elements a plan changes, each with its mark, in the plan's order (by element id). */
+export function changedElements(
+  changes: readonly ElementChange[],
+): Array<{ readonly mark: string; readonly change: ElementChange }> {
+  return changes.flatMap((change) => {
+    const mark = CHANGE_MARKS[change.action];
+    return mark === null ? [] : [{ mark, change }];
+  });
+}

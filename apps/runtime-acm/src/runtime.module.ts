@@ -16,6 +16,7 @@ import { CommissioningService } from './application/commissioning.service';
 import { HistoryService } from './application/history.service';
 import { GraphService } from './application/graph.service';
 import { PlanService } from './application/plan.service';
+import { OrderPlanService } from './application/order-plan.service';
 import { DefinitionDocsService } from './application/definition-docs.service';
 import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
@@ -139,6 +140,7 @@ export class RuntimeModule {
         TemplateReader,
         GraphService,
         PlanService,
+        OrderPlanService,
         SensitiveValues,
         CommissioningService,
         InstanceProperties,

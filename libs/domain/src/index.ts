@@ -37,5 +37,6 @@ export * from './instance/order-checks';
 export * from './instance/allowed-orders';
 export * from './plan/order-plan';
 export * from './plan/stage-sets';
+export * from './plan/instance-diff';
 export * from './retention/retention';
 export * from './onap-import';

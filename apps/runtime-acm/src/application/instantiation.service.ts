@@ -38,6 +38,8 @@ import { TemplateReader } from '../engine/template-reader';
 import { SensitiveValues } from '../security/sensitive-values';
 import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
+import type { PlanDigestInput } from './plan-digest';
+import { assertPlanCurrent } from './plan-digest';
 
 /** An instance body after its shape was checked (http/instance-body.ts). */
 export interface InstanceRequest {
@@ -62,6 +64,34 @@ export interface InstanceRequest {
 export interface InstancePreview {
   automationComposition: AutomationComposition;
   propertyProblems: readonly ToscaProblem[];
+}
+
+/** An update, migration or precheck after every check of the order, before anything is written. */
+export interface PreparedUpdate {
+  readonly order: 'UPDATE' | 'MIGRATE' | 'MIGRATE_PRECHECK';
+  readonly source: CompositionDefinition;
+  /** A migration's or precheck's target definition. */
+  readonly target?: CompositionDefinition;
+  /** The elements the order would store or send (a migration's NEW and REMOVED ones marked), sensitive ones protected. */
+  readonly elements: Record<string, InstanceElement>;
+  /** An update of an UNDEPLOYED instance runs no operation: this is the instance it stores instead. */
+  readonly replaced?: AutomationComposition;
+  readonly problems: readonly ToscaProblem[];
+}
+
+/** What a planId of an update, migration or precheck is computed from: the plan's and the order's are the same. */
+export function digestInputOf(
+  current: AutomationComposition,
+  prepared: PreparedUpdate,
+  request: InstanceRequest,
+): PlanDigestInput {
+  const definitions = prepared.target === undefined ? [prepared.source] : [prepared.source, prepared.target];
+  return {
+    instance: current,
+    definitions,
+    order: prepared.order,
+    body: request,
+  };
 }
 
 export interface InstantiationResponse {
@@ -161,59 +191,145 @@ export class InstantiationService {
   async update(
     pathCompositionId: string,
     request: InstanceRequest & { instanceId: string },
+    planId?: string,
   ): Promise<InstantiationResponse> {
     this.assertSameComposition(pathCompositionId, request.compositionId);
-    const targetId = request.compositionTargetId;
     return this.orderTransaction(request.instanceId, async (store, session) => {
       const found = await this.findInstance(store, request.instanceId, pathCompositionId);
-      const current = found.value;
-      if (targetId !== undefined) {
-        return request.precheck === true
-          ? this.precheckMigration(store, session, found, targetId, request)
-          : this.migrate(store, session, found, targetId, request);
+      const prepared = await this.prepareUpdate(store, found.value, request);
+      if (planId !== undefined) {
+        assertPlanCurrent(planId, digestInputOf(found.value, prepared, request));
       }
-      return checkOrderMayStart('UPDATE', current)
-        ? this.mergeDeployed(store, session, found, request)
-        : this.replaceUndeployed(store, found, request);
+      return this.startUpdate(store, session, found, prepared);
     });
   }
 
-  private async replaceUndeployed(
+  /**
+   * Every check of an update, migration or precheck, for `POST .../plan` (beyond ONAP): what the order would start
+   * with, read outside any order's transaction; nothing is written.
+   */
+  async planUpdate(
     store: Store,
-    found: Versioned<AutomationComposition>,
+    pathCompositionId: string,
     request: InstanceRequest & { instanceId: string },
+  ): Promise<{ current: AutomationComposition; prepared: PreparedUpdate }> {
+    this.assertSameComposition(pathCompositionId, request.compositionId);
+    const found = this.matchingInstance(
+      await store.instances.find(request.instanceId),
+      request.instanceId,
+      pathCompositionId,
+    );
+    return { current: found.value, prepared: await this.prepareUpdate(store, found.value, request) };
+  }
+
+  /**
+   * The checks of an update, migration or precheck, in the order ONAP runs them, and the instance it would store or
+   * start with: an update of an UNDEPLOYED instance replaces its elements, one of a deployed instance merges the
+   * given properties into them; a migration plans NEW and REMOVED elements against the target.
+   */
+  private async prepareUpdate(
+    store: Store,
+    current: AutomationComposition,
+    request: InstanceRequest & { instanceId: string },
+  ): Promise<PreparedUpdate> {
+    const targetId = request.compositionTargetId;
+    if (targetId !== undefined) {
+      const order = request.precheck === true ? 'MIGRATE_PRECHECK' : 'MIGRATE';
+      checkOrderMayStart(order, current);
+      const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
+      return { order, source, target, elements: planned, problems };
+    }
+    return checkOrderMayStart('UPDATE', current)
+      ? this.mergedUpdate(store, current, request)
+      : this.replacedUpdate(store, current, request);
+  }
+
+  /** Writes what `prepareUpdate` prepared: the order starts (or an UNDEPLOYED instance's elements are replaced). */
+  private async startUpdate(
+    store: Store,
+    session: OperationSession,
+    found: Versioned<AutomationComposition>,
+    prepared: PreparedUpdate,
   ): Promise<InstantiationResponse> {
-    const definition = await this.primedDefinition(store, found.value.compositionId);
+    const current = found.value;
+    const { source, target, problems } = prepared;
+    let updated: AutomationComposition;
+    if (prepared.order === 'MIGRATE' && target !== undefined) {
+      await this.snapshot(store, current, current.compositionId);
+      const migrating: AutomationComposition = {
+        ...current,
+        compositionTargetId: target.compositionId,
+        elements: prepared.elements,
+      };
+      updated = await this.engine.startInstanceOrder(
+        session,
+        { value: migrating, version: found.version },
+        source,
+        'MIGRATE',
+        { target },
+      );
+    } else if (prepared.order === 'MIGRATE_PRECHECK' && target !== undefined) {
+      // Nothing but the sub-state changes on the instance: the target id and the planned elements travel in the
+      // message only (ONAP does not persist them either).
+      updated = await this.engine.startInstanceOrder(session, found, source, 'MIGRATE_PRECHECK', {
+        target,
+        planned: prepared.elements,
+      });
+    } else if (prepared.replaced !== undefined) {
+      updated = prepared.replaced;
+      await store.instances.update(updated, found.version);
+    } else {
+      // The snapshot is what a rollback restores: the last DEPLOYED elements. A retry after a failed update
+      // keeps it, so the rollback still returns to the state before the first attempt.
+      if (current.deployState === 'DEPLOYED') {
+        await this.snapshot(store, current, current.compositionId);
+      }
+      updated = await this.engine.startInstanceOrder(
+        session,
+        { value: { ...current, elements: prepared.elements }, version: found.version },
+        source,
+        'UPDATE',
+      );
+    }
+    await this.properties.report(store, updated.instanceId, prepared.order, problems);
+    return responseOf(updated);
+  }
+
+  /** An update of an UNDEPLOYED instance: its elements (and name, version, metadata) are replaced, no operation runs. */
+  private async replacedUpdate(
+    store: Store,
+    current: AutomationComposition,
+    request: InstanceRequest & { instanceId: string },
+  ): Promise<PreparedUpdate> {
+    const definition = await this.primedDefinition(store, current.compositionId);
     this.validateAgainstDefinition(definition, request);
     const checked = this.properties.check(definition, request.elements);
-    await this.assertFree(store, request, found.value.instanceId);
-    const updated: AutomationComposition = {
-      ...found.value,
+    await this.assertFree(store, request, current.instanceId);
+    const elements = this.sensitive.protect(
+      definition,
+      this.elementsOf(definition, request, checked.properties),
+      current.elements,
+    );
+    const replaced: AutomationComposition = {
+      ...current,
       name: request.name,
       version: request.version,
       description: request.description,
       derivedFrom: request.derivedFrom,
       metadata: request.metadata,
-      elements: this.sensitive.protect(
-        definition,
-        this.elementsOf(definition, request, checked.properties),
-        found.value.elements,
-      ),
+      elements,
       lastMsg: this.clock.now(),
       revisionId: this.ids.uuid(),
     };
-    await store.instances.update(updated, found.version);
-    await this.properties.report(store, updated.instanceId, 'UPDATE', checked.problems);
-    return responseOf(updated);
+    return { order: 'UPDATE', source: definition, elements, replaced, problems: checked.problems };
   }
 
-  private async mergeDeployed(
+  /** An update of a deployed instance: the given properties merge into the stored ones (ONAP's rule). */
+  private async mergedUpdate(
     store: Store,
-    session: OperationSession,
-    found: Versioned<AutomationComposition>,
+    current: AutomationComposition,
     request: InstanceRequest & { instanceId: string },
-  ): Promise<InstantiationResponse> {
-    const current = found.value;
+  ): Promise<PreparedUpdate> {
     const unknown = request.elements.filter((element) => current.elements[element.id] === undefined);
     if (unknown.length > 0) {
       throw new DomainError(
@@ -234,79 +350,17 @@ export class InstantiationService {
         properties: mergeProperties(current.elements[change.id]?.properties ?? {}, change.properties),
       })),
     );
-    const merged: AutomationComposition = {
-      ...current,
-      elements: this.sensitive.protect(
-        definition,
-        Object.fromEntries(
-          Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
-            const properties = given.has(id) ? checked.properties.get(id) : undefined;
-            return [id, properties ? { ...element, properties } : element];
-          }),
-        ),
-        current.elements,
-      ),
-    };
-    // The snapshot is what a rollback restores: the last DEPLOYED elements. A retry after a failed update
-    // keeps it, so the rollback still returns to the state before the first attempt.
-    if (current.deployState === 'DEPLOYED') {
-      await this.snapshot(store, current, current.compositionId);
-    }
-    const updated = await this.engine.startInstanceOrder(
-      session,
-      { value: merged, version: found.version },
+    const elements = this.sensitive.protect(
       definition,
-      'UPDATE',
+      Object.fromEntries(
+        Object.entries(current.elements).map(([id, element]): [string, InstanceElement] => {
+          const properties = given.has(id) ? checked.properties.get(id) : undefined;
+          return [id, properties ? { ...element, properties } : element];
+        }),
+      ),
+      current.elements,
     );
-    await this.properties.report(store, updated.instanceId, 'UPDATE', checked.problems);
-    return responseOf(updated);
-  }
-
-  /** POST with compositionTargetId: migrate the instance to another primed composition. */
-  private async migrate(
-    store: Store,
-    session: OperationSession,
-    found: Versioned<AutomationComposition>,
-    targetId: string,
-    request: InstanceRequest & { instanceId: string },
-  ): Promise<InstantiationResponse> {
-    const current = found.value;
-    checkOrderMayStart('MIGRATE', current);
-    const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
-    await this.snapshot(store, current, current.compositionId);
-    const migrating: AutomationComposition = { ...current, compositionTargetId: targetId, elements: planned };
-    const updated = await this.engine.startInstanceOrder(
-      session,
-      { value: migrating, version: found.version },
-      source,
-      'MIGRATE',
-      { target },
-    );
-    await this.properties.report(store, updated.instanceId, 'MIGRATE', problems);
-    return responseOf(updated);
-  }
-
-  /**
-   * POST with compositionTargetId and precheck: asks the participants whether the migration would work.
-   * Nothing but the sub-state changes on the instance: the target id and the planned elements travel in
-   * the message only (ONAP does not persist them either).
-   */
-  private async precheckMigration(
-    store: Store,
-    session: OperationSession,
-    found: Versioned<AutomationComposition>,
-    targetId: string,
-    request: InstanceRequest & { instanceId: string },
-  ): Promise<InstantiationResponse> {
-    const current = found.value;
-    checkOrderMayStart('MIGRATE_PRECHECK', current);
-    const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
-    const updated = await this.engine.startInstanceOrder(session, found, source, 'MIGRATE_PRECHECK', {
-      target,
-      planned,
-    });
-    await this.properties.report(store, updated.instanceId, 'MIGRATE_PRECHECK', problems);
-    return responseOf(updated);
+    return { order: 'UPDATE', source: definition, elements, problems: checked.problems };
   }
 
   /**
@@ -386,10 +440,12 @@ export class InstantiationService {
     instanceId: string,
     update: InstanceStateUpdate,
     supersede = false,
+    planId?: string,
   ): Promise<void> {
     await this.orderTransaction(instanceId, async (store, session) => {
       const stored = await this.findInstance(store, instanceId, pathCompositionId);
       const order = resolveStateChange(update, supersede ? supersedingKey(stored.value) : stored.value);
+      await this.assertPlanOf(store, stored.value, order, planId);
       const superseding = supersede && supersedingKey(stored.value) !== stored.value;
       // A new revision, so a participant does not take the new order for a resend of the one it still runs.
       const found = superseding ? { ...stored, value: { ...stored.value, revisionId: this.ids.uuid() } } : stored;
@@ -400,10 +456,11 @@ export class InstantiationService {
     });
   }
 
-  async delete(pathCompositionId: string, instanceId: string): Promise<InstantiationResponse> {
+  async delete(pathCompositionId: string, instanceId: string, planId?: string): Promise<InstantiationResponse> {
     return this.orderTransaction(instanceId, async (store, session) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
       checkOrderMayStart('DELETE', found.value);
+      await this.assertPlanOf(store, found.value, 'DELETE', planId);
       await this.startOrder(store, session, found, 'DELETE');
       return responseOf(found.value);
     });
@@ -458,6 +515,20 @@ export class InstantiationService {
       const restored = { ...instance, elements: planMigrationRevert(instance.elements, snapshot.elements) };
       await this.engine.startInstanceOrder(session, { value: restored, version: found.version }, definition, order);
     });
+  }
+
+  /** An order sent with a planId (beyond ONAP) starts only if nothing the plan was made from changed since. */
+  private async assertPlanOf(
+    store: Store,
+    instance: AutomationComposition,
+    order: InstanceOrder,
+    planId: string | undefined,
+  ): Promise<void> {
+    if (planId === undefined) {
+      return;
+    }
+    const definition = await this.definitionOf(store, instance.compositionId);
+    assertPlanCurrent(planId, { instance, definitions: [definition], order, body: null });
   }
 
   private stateOf(instance: AutomationComposition): Record<string, string> {

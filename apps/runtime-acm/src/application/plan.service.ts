@@ -5,6 +5,7 @@ import type {
   InstanceOrder,
   MigrationRequestElement,
   OrderPlan,
+  ReadModel,
 } from '@acm/domain';
 import {
   DomainError,
@@ -103,60 +104,83 @@ export class PlanService {
     compositionTargetId?: string,
   ): Promise<InstancePlan> {
     return this.reads.read(async (store) => {
-      const found = await store.instances.find(instanceId);
-      if (!found) {
-        throw instanceNotFound(instanceId);
-      }
-      const instance = found.value;
-      if (instance.compositionId !== compositionId && instance.compositionTargetId !== compositionId) {
-        throw new DomainError('ID_MISMATCH', `${instance.compositionId} do not match with ${compositionId}`, {
-          instanceId,
-        });
-      }
-      const runsOperation = checkOrderMayStart(order, instance);
-      const definition = await store.definitions.find(instance.compositionId);
-      if (!definition) {
-        throw definitionNotFound(instance.compositionId);
-      }
-      const info = this.templates.readDefinition(definition.value);
-      // The engine's limit for this operation: the instance's, else the definition's, capped by the runtime's.
-      const maxParallelElements = parallelismLimit(instance.metadata, info.metadata, this.config.maxParallelElements);
-      const header = {
-        compositionId: instance.compositionId,
-        instanceId,
-        ...(compositionTargetId === undefined ? {} : { compositionTargetId }),
-        runsOperation,
-      };
-      if (!runsOperation) {
-        return { ...header, order, walk: 'single', target: null, maxParallelElements: null, steps: [] };
-      }
-      if (compositionTargetId !== undefined) {
-        const target = await primedDefinition(store, compositionTargetId);
-        const targetInfo = this.templates.readDefinition(target);
-        const planned = this.migrated(instance, target, targetInfo);
-        // A precheck only asks: its single message describes the planned elements, the instance keeps its own.
-        const plan = planInstanceOrder({
-          order,
-          instance: { ...instance, elements: planned },
-          templates: info.elements,
-          otherTemplates: targetInfo.elements,
-          maxParallelElements,
-        });
-        return { ...header, ...plan };
-      }
-      const migrationLeft = instance.compositionTargetId;
-      const other = migrationLeft === null ? null : await store.definitions.find(migrationLeft);
-      return {
-        ...header,
-        ...planInstanceOrder({
-          order,
-          instance,
-          templates: info.elements,
-          maxParallelElements,
-          ...(other ? { otherTemplates: this.templates.readDefinition(other.value).elements } : {}),
-        }),
-      };
+      const instance = await this.matchingInstance(store, compositionId, instanceId);
+      return this.stepsOf(store, instance, order, compositionTargetId === undefined ? null : { compositionTargetId });
     });
+  }
+
+  /** The instance, refused when missing or when the path names neither its composition nor its target. */
+  async matchingInstance(store: ReadModel, compositionId: string, instanceId: string): Promise<AutomationComposition> {
+    const found = await store.instances.find(instanceId);
+    if (!found) {
+      throw instanceNotFound(instanceId);
+    }
+    const instance = found.value;
+    if (instance.compositionId !== compositionId && instance.compositionTargetId !== compositionId) {
+      throw new DomainError('ID_MISMATCH', `${instance.compositionId} do not match with ${compositionId}`, {
+        instanceId,
+      });
+    }
+    return instance;
+  }
+
+  /**
+   * The steps of `order` on `instance`, after the checks the order's request runs. A migration's planned elements are
+   * the body's when it has one, else the ones `migrated` supposes; `planned` is the instance an update would start
+   * with (its elements carry the new properties).
+   */
+  async stepsOf(
+    store: ReadModel,
+    instance: AutomationComposition,
+    order: PlannedOrder,
+    migration: { compositionTargetId: string; planned?: AutomationComposition['elements'] } | null,
+    planned: AutomationComposition = instance,
+  ): Promise<InstancePlan> {
+    const instanceId = instance.instanceId;
+    const compositionTargetId = migration?.compositionTargetId;
+    const runsOperation = checkOrderMayStart(order, instance);
+    const definition = await store.definitions.find(instance.compositionId);
+    if (!definition) {
+      throw definitionNotFound(instance.compositionId);
+    }
+    const info = this.templates.readDefinition(definition.value);
+    // The engine's limit for this operation: the instance's, else the definition's, capped by the runtime's.
+    const maxParallelElements = parallelismLimit(instance.metadata, info.metadata, this.config.maxParallelElements);
+    const header = {
+      compositionId: instance.compositionId,
+      instanceId,
+      ...(compositionTargetId === undefined ? {} : { compositionTargetId }),
+      runsOperation,
+    };
+    if (!runsOperation) {
+      return { ...header, order, walk: 'single', target: null, maxParallelElements: null, steps: [] };
+    }
+    if (compositionTargetId !== undefined) {
+      const target = await primedDefinition(store, compositionTargetId);
+      const targetInfo = this.templates.readDefinition(target);
+      const elements = migration?.planned ?? this.migrated(instance, target, targetInfo);
+      // A precheck only asks: its single message describes the planned elements, the instance keeps its own.
+      const plan = planInstanceOrder({
+        order,
+        instance: { ...instance, elements },
+        templates: info.elements,
+        otherTemplates: targetInfo.elements,
+        maxParallelElements,
+      });
+      return { ...header, ...plan };
+    }
+    const migrationLeft = instance.compositionTargetId;
+    const other = migrationLeft === null ? null : await store.definitions.find(migrationLeft);
+    return {
+      ...header,
+      ...planInstanceOrder({
+        order,
+        instance: planned,
+        templates: info.elements,
+        maxParallelElements,
+        ...(other ? { otherTemplates: this.templates.readDefinition(other.value).elements } : {}),
+      }),
+    };
   }
 
   /**

@@ -40,6 +40,8 @@ import {
 import { SensitiveValues } from '../security/sensitive-values';
 import { parseShowSensitive } from './show-sensitive';
 import { parseInstanceBody } from './instance-body';
+import { PLAN_ID_PATTERN } from '../application/plan-digest';
+import { excerpt } from '@acm/input-guards';
 import { locationOf } from './location';
 import { validatedBody } from './validated-body';
 import {
@@ -61,6 +63,29 @@ function parseDryRun(value: unknown): boolean {
   }
   throw invalid(`dryRun: must be true or false, got ${JSON.stringify(value)}`);
 }
+
+/** `?planId=` (beyond ONAP): the order starts only if nothing changed since POST .../plan answered this id. */
+function parsePlanId(value: unknown): string | undefined {
+  const text = optionalString('planId', value)?.toLowerCase();
+  if (text === undefined) {
+    return undefined;
+  }
+  if (!PLAN_ID_PATTERN.test(text)) {
+    throw invalid(`planId: must be the 48 hexadecimal characters POST .../plan answered, got ${excerpt(text)}`);
+  }
+  return text;
+}
+
+/** The planId query parameter of an order. */
+const ApiPlanId = (): MethodDecorator =>
+  ApiQuery({
+    name: 'planId',
+    required: false,
+    description:
+      'Beyond ONAP: the planId POST .../plan answered; the order is refused (409, naming what changed) if the ' +
+      'instance, its definition or the order and its body differ from what was planned',
+    schema: { type: 'string', pattern: PLAN_ID_PATTERN.source },
+  });
 
 const COMPOSITION_ID = 'The compositionId of the definition';
 const INSTANCE_ID = 'The instanceId the creation answered';
@@ -108,6 +133,7 @@ export class CompositionInstancesController {
     description: 'With ?dryRun=true (beyond ONAP), only check a creation and answer what it would store.',
   })
   @ApiUuidParam('compositionId', COMPOSITION_ID)
+  @ApiPlanId()
   @ApiQuery({
     name: 'dryRun',
     required: false,
@@ -133,12 +159,17 @@ export class CompositionInstancesController {
   async createOrUpdate(
     @Param('compositionId') compositionId: string,
     @Query('dryRun') dryRun: unknown,
+    @Query('planId') planIdValue: unknown,
     @Body() body: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<InstantiationAnswer | PreviewView> {
     const pathId = parseUuid('compositionId', compositionId);
+    const planId = parsePlanId(planIdValue);
     const parsed = parseInstanceBody(body);
+    if (planId !== undefined && parsed.instanceId === undefined) {
+      throw invalid('planId: only for an update or a migration (a body with instanceId), not a creation');
+    }
     if (parseDryRun(dryRun)) {
       if (parsed.instanceId !== undefined) {
         throw invalid('dryRun: only a creation can be dry-run, and this body has an instanceId (an update)');
@@ -149,7 +180,7 @@ export class CompositionInstancesController {
     }
     if (parsed.instanceId !== undefined) {
       response.status(200);
-      return this.instantiation.update(pathId, { ...parsed, instanceId: parsed.instanceId });
+      return this.instantiation.update(pathId, { ...parsed, instanceId: parsed.instanceId }, planId);
     }
     const result = await this.instantiation.create(pathId, parsed);
     response.status(201).location(locationOf(request, result.instanceId));
@@ -196,11 +227,13 @@ export class CompositionInstancesController {
     lock: { summary: 'Lock', value: { lockOrder: 'LOCK' } },
     unlock: { summary: 'Unlock', value: { lockOrder: 'UNLOCK' } },
   })
+  @ApiPlanId()
   @ApiAcceptedResponse({ description: 'Ordered; the order runs in the background' })
   @ApiRefusals(404, 409)
   async changeState(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
+    @Query('planId') planId: unknown,
     @Body() body: unknown,
   ): Promise<void> {
     const order = validatedBody(AcInstanceStateUpdate, body);
@@ -214,6 +247,7 @@ export class CompositionInstancesController {
       parseUuid('instanceId', instanceId),
       update,
       order.supersede === true,
+      parsePlanId(planId),
     );
   }
 
@@ -225,13 +259,19 @@ export class CompositionInstancesController {
   })
   @ApiUuidParam('compositionId', COMPOSITION_ID)
   @ApiUuidParam('instanceId', INSTANCE_ID)
+  @ApiPlanId()
   @ApiAcceptedResponse({ type: InstantiationResponse, description: 'Deleting' })
   @ApiRefusals(400, 404, 409)
   delete(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
+    @Query('planId') planId: unknown,
   ): Promise<InstantiationAnswer> {
-    return this.instantiation.delete(parseUuid('compositionId', compositionId), parseUuid('instanceId', instanceId));
+    return this.instantiation.delete(
+      parseUuid('compositionId', compositionId),
+      parseUuid('instanceId', instanceId),
+      parsePlanId(planId),
+    );
   }
 
   @Post(':instanceId/rollback')

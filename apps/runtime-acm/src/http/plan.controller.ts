@@ -1,10 +1,16 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiQuery } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { DefinitionOrder } from '@acm/domain';
+import { DomainError, isDomainError } from '@acm/domain';
+import type { InstanceRequest } from '../application/instantiation.service';
+import type { InstanceDiffPlan } from '../application/order-plan.service';
+import { OrderPlanService } from '../application/order-plan.service';
 import type { DefinitionPlan, InstancePlan, PlannedOrder } from '../application/plan.service';
 import { PLANNED_ORDERS, PlanService, TARGETED_ORDERS } from '../application/plan.service';
-import { ApiController, TAGS } from './openapi';
-import { invalid, optionalString, optionalUuid, parseUuid } from './request-parsing';
+import { InstanceDiffPlan as InstanceDiffPlanDto, PlanRequest } from './dto/plan.dto';
+import { parseInstanceBody } from './instance-body';
+import { ApiController, ApiJsonOrYamlBody, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
+import { asObject, invalid, optionalString, optionalUuid, parseUuid } from './request-parsing';
 
 function parseOrder(value: unknown): PlannedOrder {
   const text = optionalString('order', value);
@@ -29,6 +35,71 @@ function parseTarget(order: PlannedOrder, value: unknown): string | undefined {
   return target;
 }
 
+/** The orders that take an instance body, and the order that body makes of a POST of the instance. */
+const BODY_ORDERS: ReadonlySet<PlannedOrder> = new Set(['UPDATE', 'MIGRATE', 'MIGRATE_PRECHECK']);
+
+function orderOfBody(request: InstanceRequest): PlannedOrder {
+  if (request.compositionTargetId === undefined) {
+    return 'UPDATE';
+  }
+  return request.precheck === true ? 'MIGRATE_PRECHECK' : 'MIGRATE';
+}
+
+/**
+ * The body of POST .../plan: `order`, and for an update or a migration `instance`, the body that order takes, checked
+ * as the order checks it; its problems are named under `instance.`.
+ */
+function parsePlanRequest(
+  instanceId: string,
+  body: unknown,
+): { order: PlannedOrder; instance: (InstanceRequest & { instanceId: string }) | null } {
+  const input = asObject('body', body);
+  const order = parseOrder(input['order']);
+  const raw = input['instance'];
+  if (!BODY_ORDERS.has(order)) {
+    if (raw !== undefined && raw !== null) {
+      throw invalid(`instance: only for orders ${[...BODY_ORDERS].join(', ')}, not ${order}, which takes no body`);
+    }
+    return { order, instance: null };
+  }
+  if (raw === undefined || raw === null) {
+    throw invalid(`instance: required for order ${order}: the body the order takes (an AutomationComposition)`);
+  }
+  let parsed: InstanceRequest;
+  try {
+    parsed = parseInstanceBody(raw);
+  } catch (error) {
+    if (isDomainError(error)) {
+      throw new DomainError(
+        error.code,
+        error.message
+          .split('\n')
+          .map((line) => `instance.${line}`)
+          .join('\n'),
+        error.details,
+      );
+    }
+    throw error;
+  }
+  if (parsed.instanceId !== undefined && parsed.instanceId !== instanceId) {
+    throw new DomainError(
+      'ID_MISMATCH',
+      `instance.instanceId: ${parsed.instanceId} does not match with ${instanceId}`,
+      {
+        instanceId,
+      },
+    );
+  }
+  const bodyOrder = orderOfBody(parsed);
+  if (bodyOrder !== order) {
+    throw invalid(
+      `instance: this body orders ${bodyOrder} (compositionTargetId starts a migration, precheck: true a precheck), ` +
+        `not ${order}`,
+    );
+  }
+  return { order, instance: { ...parsed, instanceId } };
+}
+
 const DEFINITION_ORDERS = ['PRIME', 'DEPRIME'] as const satisfies readonly DefinitionOrder[];
 
 function parseDefinitionOrder(value: unknown): DefinitionOrder {
@@ -47,7 +118,10 @@ function parseDefinitionOrder(value: unknown): DefinitionOrder {
 @ApiController(TAGS.plan)
 @Controller('v2/compositions/:compositionId')
 export class PlanController {
-  constructor(private readonly plans: PlanService) {}
+  constructor(
+    private readonly plans: PlanService,
+    private readonly orderPlans: OrderPlanService,
+  ) {}
 
   @Get('plan')
   @ApiOperation({ summary: 'The participants a PRIME or DEPRIME would go to, after the checks the order runs' })
@@ -79,5 +153,31 @@ export class PlanController {
       parsedOrder,
       parseTarget(parsedOrder, compositionTargetId),
     );
+  }
+
+  @Post('instances/:instanceId/plan')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'What an order with its body would change in each element (old → new), its steps, and a planId',
+    description:
+      'Checks the body as the order checks it and writes nothing. Send the answered planId as ?planId= with the ' +
+      'order: it is refused (409) if the instance, its definition or the body changed since.',
+  })
+  @ApiUuidParam('compositionId', 'The compositionId of the instance (for a migration, the one it leaves)')
+  @ApiUuidParam('instanceId', 'The instance')
+  @ApiJsonOrYamlBody(PlanRequest, 'The order, and the body an UPDATE or a migration takes', {
+    deploy: { summary: 'Deploy', value: { order: 'DEPLOY' } },
+  })
+  @ApiOkResponse({ type: InstanceDiffPlanDto, description: 'The plan, its diff and its planId' })
+  @ApiRefusals(404)
+  async planOrder(
+    @Param('compositionId') compositionId: string,
+    @Param('instanceId') instanceId: string,
+    @Body() body: unknown,
+  ): Promise<InstanceDiffPlan> {
+    const pathCompositionId = parseUuid('compositionId', compositionId);
+    const pathInstanceId = parseUuid('instanceId', instanceId);
+    const request = parsePlanRequest(pathInstanceId, body);
+    return this.orderPlans.ofOrder(pathCompositionId, pathInstanceId, request.order, request.instance);
   }
 }

@@ -198,6 +198,27 @@ export class SensitiveValues {
   }
 
   /**
+   * `value` with every encrypted string this key reads in clear, so a plan can tell whether a sensitive value
+   * changes (each encryption of one value differs). Only for comparing: what is answered is masked by the caller.
+   */
+  inClearForComparison<T>(value: T): T {
+    const cipher = this.cipher;
+    if (cipher === null) {
+      return value;
+    }
+    return mapStrings(value, (text) => {
+      if (!isEncrypted(text)) {
+        return text;
+      }
+      try {
+        return cipher.decrypt(text);
+      } catch {
+        return text;
+      }
+    }) as T;
+  }
+
+  /**
    * How an answer shows sensitive values: masked, or in clear when the caller asked with
    * `showSensitive=true` and SENSITIVE_REVEAL_ALLOWED is on.
    */
