@@ -15,6 +15,7 @@ import { applyInstanceAck } from './ack-input';
 import { supervise, tick } from './supervision-input';
 import { cancel, pause, resume } from './control-input';
 import { settleWaitConditions, signalWait } from './wait-condition-input';
+import { settleReferences } from './reference-input';
 import { accountSlots, fillSlots } from './slots-input';
 import { handOver } from './lost-replica-input';
 
@@ -83,6 +84,14 @@ export interface InstancePass {
 
 /** The passes, in the order they run. */
 export const INSTANCE_PASSES: readonly InstancePass[] = [
+  {
+    // The elements a deploy or an update sets going have their references resolved: one that cannot be resolved
+    // fails that element (through the ACK rules), the values of the others are recorded.
+    // A hand-over resends what was resolved already; a cancel's rollback is no deploy or update.
+    name: 'settleReferences',
+    changes: ['ORDER', 'ACK', 'SUPERVISE', 'RESUME', 'SIGNAL', 'SLOTS'],
+    run: (step, _running, _input, now, context) => settleReferences(step, now, context),
+  },
   {
     // The phase messages a step sends that set wait conditions going start them here (a deploy starts the wait
     // and may pull the deadline in; any other order completes them at once, through the ACK rules). A tick and a

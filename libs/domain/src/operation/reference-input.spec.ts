@@ -1,0 +1,95 @@
+import type { ControlSettings } from './instance-types';
+import type { InstanceAck, InstanceStep } from './instance-types';
+import { decideInstance } from './instance-operation';
+import { MASKED_VALUE } from './reference-input';
+import type { ElementTemplate } from './topology';
+import { P1, T0, contextOf, element, events, instanceOf, sends, template } from './testing/instance-fixtures';
+
+const web: ElementTemplate = {
+  ...template('web', 0),
+  dependsOn: ['db'],
+  properties: { baseUrl: { get_attribute: ['db', 'url'] }, secret: { get_attribute: ['db', 'password'] } },
+  sensitive: ['secret'],
+};
+const db: ElementTemplate = { ...template('db', 0), sensitive: ['password'] };
+
+function deployed(outProperties: Record<string, unknown>, retry = false): InstanceStep {
+  const control: ControlSettings = {
+    retryPolicy: { limit: 1, backoff: { durationMs: 500, factor: 2, maxDurationMs: 5_000 } },
+    resend: { maxWaitMs: 1_000, maxRetryCount: 2 },
+    noProgressTimeoutMs: 3_000,
+  };
+  const context = { ...contextOf([db, web]), ...(retry ? { control } : {}) };
+  const ordered = decideInstance(
+    instanceOf([element('e-db', 'db'), element('e-web', 'web')]),
+    null,
+    { kind: 'ORDER', order: 'DEPLOY' },
+    T0,
+    context,
+  );
+  const dbDone: InstanceAck = {
+    participantId: P1,
+    replicaId: null,
+    responseTo: null,
+    stateChangeResult: 'NO_ERROR',
+    message: null,
+    stage: null,
+    reports: [{ elementId: 'e-db', deployState: 'DEPLOYED', lockState: 'LOCKED', outProperties, result: true }],
+  };
+  return decideInstance(
+    ordered.target,
+    ordered.operation,
+    { kind: 'ACK', ack: dbDone, answered: null, dispatched: null },
+    T0 + 1,
+    context,
+  );
+}
+
+describe('references at dispatch', () => {
+  it('wait for the element they read, then record the values they read, sensitive ones masked', () => {
+    const step = deployed({ url: 'postgres://db', password: 'pw' });
+
+    expect(sends(step).map((send) => send.dispatched)).toEqual([['e-web']]);
+    expect(step.effects).toContainEqual(
+      expect.objectContaining({
+        kind: 'RECORD_EVENT',
+        event: 'REFERENCES_RESOLVED',
+        detail: { elementId: 'e-web', values: { baseUrl: 'postgres://db', secret: MASKED_VALUE } },
+      }),
+    );
+    expect(step.target.elements['e-web']?.deployState).toBe('DEPLOYING');
+  });
+
+  it('fail the element whose reference cannot be resolved, naming it, instead of sending it', () => {
+    const step = deployed({ url: 'postgres://db' });
+
+    expect(sends(step)).toEqual([expect.objectContaining({ dispatched: [], publish: false })]);
+    expect(step.target.elements['e-web']).toMatchObject({
+      deployState: 'UNDEPLOYED',
+      message: 'get_attribute [db, password]: db has not reported password',
+    });
+    expect(step.target.stateChangeResult).toBe('FAILED');
+    expect(step.operation?.state).toBe('FAILED');
+    expect(events(step)).toEqual(['ELEMENT_RESULT', 'ELEMENT_RESULT', 'FAILED']);
+  });
+
+  it('leave a failure to the retry policy like any failed element', () => {
+    const step = deployed({}, true);
+
+    expect(events(step)).toContain('RETRY_SCHEDULED');
+    expect(step.operation?.state).toBe('RUNNING');
+  });
+
+  it('change nothing in a composition without references', () => {
+    const context = contextOf([template('db', 0), template('web', 0, ['db'])]);
+    const step = decideInstance(
+      instanceOf([element('e-db', 'db'), element('e-web', 'web')]),
+      null,
+      { kind: 'ORDER', order: 'DEPLOY' },
+      T0,
+      context,
+    );
+
+    expect(events(step)).toEqual(['ORDERED']);
+  });
+});
