@@ -2,6 +2,8 @@ import type { ControlSettings } from './instance-types';
 import type { InstanceAck, InstanceStep } from './instance-types';
 import { decideInstance } from './instance-operation';
 import { MASKED_VALUE } from './reference-input';
+import { KNOWN_AFTER_DEPLOY } from '../instance/element-references';
+import { planInstanceOrder } from '../plan/order-plan';
 import type { ElementTemplate } from './topology';
 import { P1, T0, contextOf, element, events, instanceOf, sends, template } from './testing/instance-fixtures';
 
@@ -91,5 +93,28 @@ describe('references at dispatch', () => {
     );
 
     expect(events(step)).toEqual(['ORDERED']);
+  });
+});
+
+describe('references in a plan', () => {
+  const plan = (dbOut: Record<string, unknown>) =>
+    planInstanceOrder({
+      order: 'DEPLOY',
+      instance: instanceOf([{ ...element('e-db', 'db'), outProperties: dbOut }, element('e-web', 'web')]),
+      templates: [db, { ...web, sensitive: [] }],
+    });
+
+  it('show a value not reported yet as known after deploy, after the element it reads', () => {
+    expect(plan({}).steps.map((step) => step.elements.map(({ name, references }) => ({ name, references })))).toEqual([
+      [{ name: 'db', references: undefined }],
+      [{ name: 'web', references: { baseUrl: KNOWN_AFTER_DEPLOY, secret: MASKED_VALUE } }],
+    ]);
+  });
+
+  it('show the value already reported', () => {
+    expect(plan({ url: 'postgres://db' }).steps[1]?.elements[0]?.references).toEqual({
+      baseUrl: 'postgres://db',
+      secret: MASKED_VALUE,
+    });
   });
 });

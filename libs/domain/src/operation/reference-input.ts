@@ -1,7 +1,13 @@
 import type { InstanceElement, JsonObject } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { ElementReference, ResolvedReference } from '../instance/element-references';
-import { SELF_REFERENCE, hasReferences, referencedElementsOf, resolveReferences } from '../instance/element-references';
+import {
+  KNOWN_AFTER_DEPLOY,
+  SELF_REFERENCE,
+  hasReferences,
+  referencedElementsOf,
+  resolveReferences,
+} from '../instance/element-references';
 import { isElementTransitional } from '../planners/phase-planner';
 import type { OperationEffect, SendPhaseEffect } from './effects';
 import { recordEvent } from './effects';
@@ -51,11 +57,44 @@ function isSensitiveReference(
   );
 }
 
+/** The values references gave, by where each is written, as the history and the plan show them (sensitive masked). */
+function shownValues(
+  resolved: readonly ResolvedReference[],
+  selfName: string,
+  templateOf: (name: string) => ElementTemplate | undefined,
+): JsonObject {
+  const own = templateOf(selfName);
+  return Object.fromEntries(
+    resolved.map((entry) => [
+      entry.at,
+      isSensitiveReference(entry, own, templateOf, selfName) ? MASKED_VALUE : entry.value,
+    ]),
+  );
+}
+
+/**
+ * What the references of an element read from the instance as it is, by where each is written, for a plan: a value
+ * not reported yet is shown as "(known after deploy)". Null when the element holds no reference.
+ */
+export function plannedReferenceValues(
+  element: InstanceElement,
+  instanceElements: Readonly<Record<string, InstanceElement>>,
+  templates: readonly ElementTemplate[],
+): JsonObject | null {
+  const byName = new Map(templates.map((template) => [template.name, template]));
+  const templateOf = (name: string): ElementTemplate | undefined => byName.get(name);
+  const resolution = resolveElement(element, instanceElements, templateOf, () => KNOWN_AFTER_DEPLOY);
+  return resolution.ok && resolution.resolved.length > 0
+    ? shownValues(resolution.resolved, element.definition.name, templateOf)
+    : null;
+}
+
 /** The element's references resolved against the instance as the message describes it. */
 function resolveElement(
   element: InstanceElement,
   instanceElements: Readonly<Record<string, InstanceElement>>,
   templateOf: (name: string) => ElementTemplate | undefined,
+  placeholder?: (reference: ElementReference) => unknown,
 ): ElementResolution {
   const name = element.definition.name;
   const template = templateOf(name);
@@ -64,8 +103,8 @@ function resolveElement(
     return { ok: true, resolved: [] };
   }
   const elements = referencedElementsOf({ elements: instanceElements }, (other) => templateOf(other)?.properties);
-  const fromTemplate = resolveReferences(templateProperties, name, elements);
-  const fromInstance = resolveReferences(element.properties, name, elements);
+  const fromTemplate = resolveReferences(templateProperties, name, elements, placeholder);
+  const fromInstance = resolveReferences(element.properties, name, elements, placeholder);
   const unresolved = [
     ...(fromTemplate.ok ? [] : fromTemplate.unresolved),
     ...(fromInstance.ok ? [] : fromInstance.unresolved),
@@ -88,7 +127,13 @@ function resolveElement(
  */
 export function settleReferences(step: InstanceStep, now: number, context: InstanceStepContext): InstanceStep {
   const operation = step.operation;
-  if (operation === null || operation.state !== 'RUNNING' || step.removed || !RESOLVING_ORDERS.has(operation.order)) {
+  if (
+    context.planning === true ||
+    operation === null ||
+    operation.state !== 'RUNNING' ||
+    step.removed ||
+    !RESOLVING_ORDERS.has(operation.order)
+  ) {
     return step;
   }
   const templates = new Map(context.templates.own.map((template) => [template.name, template]));
@@ -116,13 +161,7 @@ export function settleReferences(step: InstanceStep, now: number, context: Insta
         continue;
       }
       if (resolution.resolved.length > 0) {
-        const own = templateOf(element.definition.name);
-        const values: JsonObject = Object.fromEntries(
-          resolution.resolved.map((resolved) => [
-            resolved.at,
-            isSensitiveReference(resolved, own, templateOf, element.definition.name) ? MASKED_VALUE : resolved.value,
-          ]),
-        );
+        const values = shownValues(resolution.resolved, element.definition.name, templateOf);
         resolvedEvents.push(recordEvent('REFERENCES_RESOLVED', { elementId: id, values }));
       }
     }
