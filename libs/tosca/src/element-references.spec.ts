@@ -1,4 +1,5 @@
 import { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE } from './composition';
+import { compositionGraph } from './composition-graph';
 import { readReferences } from './element-references';
 import { checkInstanceReferences } from './instance-references';
 import type { NodeTemplate, ServiceTemplate } from './service-template';
@@ -38,6 +39,20 @@ describe('references between elements (get_attribute, get_property)', () => {
         [WEB, [DB]],
       ],
     );
+  });
+
+  it('draw the implicit dependency as an edge of the composition graph', () => {
+    const result = validateServiceTemplate(example(), OPTIONS);
+
+    expect(result.ok ? compositionGraph(result.definition).edges : result).toEqual([{ from: DB, to: WEB }]);
+  });
+
+  it('name the sensitive properties of each element, for the history to mask what references read', () => {
+    const result = validateServiceTemplate(fixtureTemplate('examples/sim-sensitive.yaml'), OPTIONS);
+
+    expect(result.ok ? result.definition.elements.map((element) => element.sensitive) : result).toEqual([
+      ['baseUrl', 'password'],
+    ]);
   });
 
   it('find references nested in mappings and lists, with their paths', () => {

@@ -1,5 +1,6 @@
-import type { AutomationCompositionDeploy } from '@acm/contracts';
+import type { AutomationCompositionDeploy, ParticipantSync } from '@acm/contracts';
 
+import { primeMessage } from './participant-messages';
 import { EngineFixture } from './testing/engine-fixture';
 import type { SentOrder } from './testing/engine-fixture';
 
@@ -8,13 +9,18 @@ const DB = 'acm.example.refs.Database';
 const WEB = 'acm.example.refs.Web';
 const DEPLOYED = { deployState: 'DEPLOYED', lockState: 'LOCKED' } as const;
 
-async function deployingExample() {
+async function deployingExample(webProperties?: Record<string, unknown>) {
   const fixture = new EngineFixture();
   const definition = await fixture.definition('tosca/examples/sim-references.yaml', () => P1);
   const instance = await fixture.instance(definition);
   const idOf = (name: string): string =>
     Object.values(instance.elements).find((element) => element.definition.name === name)!.id;
-  await fixture.order(instance.instanceId, 'DEPLOY');
+  const web = idOf(WEB);
+  await fixture.order(instance.instanceId, 'DEPLOY', (stored) =>
+    webProperties === undefined
+      ? stored
+      : { ...stored, elements: { ...stored.elements, [web]: { ...stored.elements[web]!, properties: webProperties } } },
+  );
   const [first] = await fixture.take();
   return { fixture, instance, first: first!, db: idOf(DB), web: idOf(WEB) };
 }
@@ -103,5 +109,24 @@ describe('references in the messages a participant receives', () => {
     // know yet goes as null, which the encoding leaves out (ONAP's NON_NULL).
     expect(sentProperties(first!, web.id).deploy).toEqual({});
     expect(JSON.stringify(first?.message)).not.toMatch(/get_attribute|get_property/);
+  });
+
+  it('send the plain values in the SYNC after the deploy, and references as null in PRIME', async () => {
+    const { fixture, instance, first, db, web } = await deployingExample({ own: { get_attribute: [DB, 'url'] } });
+    await fixture.engine.applyInstanceAck(dbAnswer(first, db, { url: 'postgres://db' }));
+    const [second] = await fixture.take();
+    await fixture.engine.applyInstanceAck(fixture.ackOf(second!, P1, DEPLOYED, { elementIds: [web] }));
+    const sync = (await fixture.take()).find((sent) => sent.messageType === 'PARTICIPANT_SYNC_MSG');
+
+    const synced = (sync?.message as ParticipantSync | undefined)?.automationcompositionList?.[0]?.acElementList;
+    expect(synced?.find((element) => element.id === web)?.properties).toEqual({ own: 'postgres://db' });
+    expect(JSON.stringify(sync?.message)).not.toMatch(/get_attribute|get_property/);
+    const definition = (await fixture.unitOfWork.read((store) => store.definitions.find(instance.compositionId)))!;
+    const prime = primeMessage('m', 't', definition.value, fixture.templates.readDefinition(definition.value), 'PRIME');
+    const webTemplate = (prime.participantDefinitionUpdates ?? [])
+      .flatMap((update) => update.automationCompositionElementDefinitionList)
+      .find((entry) => entry.acElementDefinitionId.name === WEB)?.automationCompositionElementToscaNodeTemplate;
+    expect(webTemplate?.['properties']).toMatchObject({ baseUrl: null });
+    expect(JSON.stringify(prime)).not.toMatch(/get_attribute|get_property/);
   });
 });

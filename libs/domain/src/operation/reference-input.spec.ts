@@ -118,3 +118,43 @@ describe('references in a plan', () => {
     });
   });
 });
+
+describe('references in an update', () => {
+  const deployedElement = (id: string, name: string, outProperties: Record<string, unknown> = {}) => ({
+    ...element(id, name),
+    deployState: 'DEPLOYED' as const,
+    lockState: 'LOCKED' as const,
+    outProperties,
+  });
+  const updating = (dbOut: Record<string, unknown>) =>
+    decideInstance(
+      {
+        ...instanceOf([deployedElement('e-db', 'db', dbOut), deployedElement('e-web', 'web')]),
+        deployState: 'DEPLOYED',
+        lockState: 'LOCKED',
+      },
+      null,
+      { kind: 'ORDER', order: 'UPDATE' },
+      T0,
+      contextOf([db, web]),
+    );
+
+  it('resolve what the elements read when the update sets them going', () => {
+    expect(updating({ url: 'postgres://db', password: 'pw' }).effects).toContainEqual(
+      expect.objectContaining({
+        event: 'REFERENCES_RESOLVED',
+        detail: { elementId: 'e-web', values: { baseUrl: 'postgres://db', secret: MASKED_VALUE } },
+      }),
+    );
+  });
+
+  it('fail an element whose reference cannot be resolved, leaving it deployed', () => {
+    const step = updating({ url: 'postgres://db' });
+
+    expect(step.target.elements['e-web']).toMatchObject({
+      deployState: 'DEPLOYED',
+      message: 'get_attribute [db, password]: db has not reported password',
+    });
+    expect(step.target.stateChangeResult).toBe('FAILED');
+  });
+});
