@@ -24,6 +24,7 @@ import type {
 } from '@acm/contracts';
 import { encodeMessage, topicFor } from '@acm/contracts';
 import { hasReferences, isElementTransitional, referencedElementsOf, resolveReferences } from '@acm/domain';
+import type { ReferencedElements } from '@acm/domain';
 import type { OutboxRecord } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 
@@ -56,13 +57,16 @@ export function plainPropertiesOf(
   info: Pick<CompositionTemplateInfo, 'elements'>,
 ): PlainProperties {
   const templates = new Map(info.elements.map((element) => [element.name, element.properties]));
-  const referenced = referencedElementsOf({ elements }, (name) => templates.get(name));
+  // Built on the first reference met: a message without any costs one walk of each properties object.
+  let referenced: ReferencedElements | undefined;
+  const lookup = (): ReferencedElements =>
+    (referenced ??= referencedElementsOf({ elements }, (name) => templates.get(name)));
   const cache = new Map<string, Record<string, unknown>>();
   const plain = (properties: Record<string, unknown>, self: string): Record<string, unknown> => {
     if (!hasReferences(properties)) {
       return properties;
     }
-    const resolution = resolveReferences(properties, self, referenced, unknownAsNull);
+    const resolution = resolveReferences(properties, self, lookup(), unknownAsNull);
     return resolution.ok ? resolution.value : properties;
   };
   return {
@@ -71,7 +75,8 @@ export function plainPropertiesOf(
       if (found !== undefined) {
         return found;
       }
-      const value = plain(templates.get(name) ?? {}, name);
+      const own = templates.get(name) ?? {};
+      const value = hasReferences(own) ? plain(own, name) : own;
       cache.set(name, value);
       return value;
     },

@@ -71,9 +71,37 @@ export function referencesIn(value: unknown, depth = 0): ElementReference[] {
   return items.flatMap((item) => referencesIn(item, depth + 1));
 }
 
+/** Whether a value is, or holds, a reference: a walk that stops at the first (every message asks, per element). */
+function holdsReference(value: unknown, depth: number): boolean {
+  if (depth > MAX_DEPTH || typeof value !== 'object' || value === null) {
+    return false;
+  }
+  if (asReference(value) !== null) {
+    return true;
+  }
+  const items = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
+  return items.some((item) => holdsReference(item, depth + 1));
+}
+
 /** Whether any value of these properties is, or holds, a reference. */
 export function hasReferences(properties: Readonly<Record<string, unknown>> | undefined): boolean {
-  return properties !== undefined && referencesIn(properties).length > 0;
+  return properties !== undefined && holdsReference(properties, 0);
+}
+
+const templatesWithReferences = new WeakMap<object, boolean>();
+
+/**
+ * Whether any of these properties holds a reference, remembered per list: a composition's node templates are read
+ * once per definition revision and asked at every step of its operations.
+ */
+export function anyHasReferences(list: ReadonlyArray<{ readonly properties?: Readonly<Record<string, unknown>> }>) {
+  const known = templatesWithReferences.get(list);
+  if (known !== undefined) {
+    return known;
+  }
+  const found = list.some((entry) => hasReferences(entry.properties));
+  templatesWithReferences.set(list, found);
+  return found;
 }
 
 /** One element a reference may read: its node template's properties, its own and what it reported. */

@@ -4,6 +4,7 @@ import type { ElementReference, ResolvedReference } from '../instance/element-re
 import {
   KNOWN_AFTER_DEPLOY,
   SELF_REFERENCE,
+  anyHasReferences,
   hasReferences,
   referencedElementsOf,
   resolveReferences,
@@ -136,10 +137,10 @@ export function settleReferences(step: InstanceStep, now: number, context: Insta
   ) {
     return step;
   }
-  const templates = new Map(context.templates.own.map((template) => [template.name, template]));
-  if (![...templates.values()].some((template) => hasReferences(template.properties)) && !anyInstanceReference(step)) {
+  if (!anyHasReferences(context.templates.own) && !anyInstanceReference(step)) {
     return step;
   }
+  const templates = new Map(context.templates.own.map((template) => [template.name, template]));
   const templateOf = (name: string): ElementTemplate | undefined => templates.get(name);
   const effects: OperationEffect[] = [];
   const failures = new Map<number, Array<{ id: string; message: string }>>();
