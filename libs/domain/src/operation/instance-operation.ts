@@ -85,20 +85,21 @@ export interface InstancePass {
 /** The passes, in the order they run. */
 export const INSTANCE_PASSES: readonly InstancePass[] = [
   {
-    // The elements a deploy or an update sets going have their references resolved: one that cannot be resolved
-    // fails that element (through the ACK rules), the values of the others are recorded.
-    // A hand-over resends what was resolved already; a cancel's rollback is no deploy or update.
-    name: 'settleReferences',
-    changes: ['ORDER', 'ACK', 'SUPERVISE', 'RESUME', 'SIGNAL', 'SLOTS'],
-    run: (step, _running, _input, now, context) => settleReferences(step, now, context),
-  },
-  {
     // The phase messages a step sends that set wait conditions going start them here (a deploy starts the wait
     // and may pull the deadline in; any other order completes them at once, through the ACK rules). A tick and a
     // pause send no phase message.
     name: 'settleWaitConditions',
     changes: ['ORDER', 'ACK', 'SUPERVISE', 'CANCEL', 'RESUME', 'SIGNAL', 'SLOTS', 'REPLICA_LOST'],
     run: (step, _running, _input, now, context) => settleWaitConditions(step, now, context),
+  },
+  {
+    // The elements a deploy or an update sets going have their references resolved: one that cannot be resolved
+    // fails that element (through the ACK rules), the values of the others are recorded. After the wait conditions,
+    // whose answers may set more elements going; before the slots, which count what went.
+    // A hand-over resends what was resolved already; a cancel's rollback is no deploy or update.
+    name: 'settleReferences',
+    changes: ['ORDER', 'ACK', 'SUPERVISE', 'RESUME', 'SIGNAL', 'SLOTS'],
+    run: (step, _running, _input, now, context) => settleReferences(step, now, context),
   },
   {
     // Under a runtime-wide limit (MAX_PARALLEL_ELEMENTS), what the operation holds in flight and waits a slot for.

@@ -5,7 +5,18 @@ import { MASKED_VALUE } from './reference-input';
 import { KNOWN_AFTER_DEPLOY } from '../instance/element-references';
 import { planInstanceOrder } from '../plan/order-plan';
 import type { ElementTemplate } from './topology';
-import { P1, T0, contextOf, element, events, instanceOf, sends, template } from './testing/instance-fixtures';
+import {
+  P1,
+  T0,
+  contextOf,
+  element,
+  events,
+  instanceOf,
+  sends,
+  stepOf,
+  template,
+  waitTemplate,
+} from './testing/instance-fixtures';
 
 const web: ElementTemplate = {
   ...template('web', 0),
@@ -156,5 +167,33 @@ describe('references in an update', () => {
       message: 'get_attribute [db, password]: db has not reported password',
     });
     expect(step.target.stateChangeResult).toBe('FAILED');
+  });
+});
+
+describe('references after a wait condition', () => {
+  it('fail an element its completion sets going when what it reads was never reported', () => {
+    const context = contextOf([
+      waitTemplate('gate', 0, { count: 1 }),
+      { ...template('web', 0), dependsOn: ['gate'], properties: { token: { get_attribute: ['gate', 'token'] } } },
+    ]);
+    const ordered = decideInstance(
+      instanceOf([element('e-gate', 'gate', null), element('e-web', 'web')]),
+      null,
+      { kind: 'ORDER', order: 'DEPLOY' },
+      T0,
+      context,
+    );
+    const step = stepOf(
+      decideInstance(
+        ordered.target,
+        ordered.operation,
+        { kind: 'SIGNAL', elementId: 'e-gate', signal: { id: 's-1', status: 'SUCCESS', reason: null } },
+        T0 + 1,
+        context,
+      ),
+    );
+
+    expect(step.target.elements['e-web']?.message).toBe('get_attribute [gate, token]: gate has not reported token');
+    expect(step.operation?.state).toBe('FAILED');
   });
 });
