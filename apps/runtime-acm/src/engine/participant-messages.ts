@@ -23,7 +23,13 @@ import type {
   PropertiesUpdate,
 } from '@acm/contracts';
 import { encodeMessage, topicFor } from '@acm/contracts';
-import { hasReferences, isElementTransitional, referencedElementsOf, resolveReferences } from '@acm/domain';
+import {
+  anyHasReferences,
+  hasReferences,
+  isElementTransitional,
+  referencedElementsOf,
+  resolveReferences,
+} from '@acm/domain';
 import type { ReferencedElements } from '@acm/domain';
 import type { OutboxRecord } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
@@ -62,8 +68,12 @@ export function plainPropertiesOf(
   const lookup = (): ReferencedElements =>
     (referenced ??= referencedElementsOf({ elements }, (name) => templates.get(name)));
   const cache = new Map<string, Record<string, unknown>>();
+  // One look at the instance per message (the templates' answer is remembered per definition): without a reference
+  // anywhere, every properties object goes as it is. The native serialiser finds a function's name far faster than
+  // a walk of each element's properties; a match is then checked element by element.
+  const anyReference = anyHasReferences(info.elements) || mayHoldReferences(elements);
   const plain = (properties: Record<string, unknown>, self: string): Record<string, unknown> => {
-    if (!hasReferences(properties)) {
+    if (!anyReference || !hasReferences(properties)) {
       return properties;
     }
     const resolution = resolveReferences(properties, self, lookup(), unknownAsNull);
@@ -76,12 +86,18 @@ export function plainPropertiesOf(
         return found;
       }
       const own = templates.get(name) ?? {};
-      const value = hasReferences(own) ? plain(own, name) : own;
+      const value = plain(own, name);
       cache.set(name, value);
       return value;
     },
     element: (element, properties = element.properties) => plain(properties, element.definition.name),
   };
+}
+
+/** Whether an instance's element properties may hold a reference: false means none does. */
+function mayHoldReferences(elements: Readonly<Record<string, InstanceElement>>): boolean {
+  const text = JSON.stringify(Object.values(elements).map((element) => element.properties));
+  return text.includes('"get_attribute"') || text.includes('"get_property"');
 }
 
 /** A node template's properties where no instance exists (prime, a definition's SYNC): references go as null. */

@@ -129,4 +129,30 @@ describe('references in the messages a participant receives', () => {
     expect(webTemplate?.['properties']).toMatchObject({ baseUrl: null });
     expect(JSON.stringify(prime)).not.toMatch(/get_attribute|get_property/);
   });
+
+  it('resolve a reference written only in an instance, its definition holding none, and wait for what it reads', async () => {
+    const fixture = new EngineFixture();
+    const definition = await fixture.definition('tosca/examples/sim-dependencies.yaml', () => P1);
+    const instance = await fixture.instance(definition);
+    const idOf = (name: string): string =>
+      Object.values(instance.elements).find((element) => element.definition.name === name)!.id;
+    const [monitor, database] = [idOf('acm.example.deps.Monitor'), idOf('acm.example.deps.Database')];
+    await fixture.order(instance.instanceId, 'DEPLOY', (stored) => ({
+      ...stored,
+      elements: {
+        ...stored.elements,
+        [monitor]: {
+          ...stored.elements[monitor]!,
+          properties: { target: { get_attribute: ['acm.example.deps.Database', 'url'] } },
+        },
+      },
+    }));
+    const [first] = await fixture.take();
+    expect(first?.described[P1]).not.toContain(monitor);
+    expect(sentProperties(first!, monitor).deploy).toEqual({});
+
+    await fixture.engine.applyInstanceAck(dbAnswer(first!, database, { url: 'postgres://deps' }));
+    const dispatched = (await fixture.take()).find((sent) => sent.described[P1]?.includes(monitor));
+    expect(sentProperties(dispatched!, monitor).deploy).toEqual({ target: 'postgres://deps' });
+  });
 });

@@ -71,16 +71,32 @@ export function referencesIn(value: unknown, depth = 0): ElementReference[] {
   return items.flatMap((item) => referencesIn(item, depth + 1));
 }
 
-/** Whether a value is, or holds, a reference: a walk that stops at the first (every message asks, per element). */
+/**
+ * Whether a value is, or holds, a reference: a plain loop that stops at the first one and looks closer only at a
+ * mapping with a function's key (every message asks it of every element's properties).
+ */
 function holdsReference(value: unknown, depth: number): boolean {
-  if (depth > MAX_DEPTH || typeof value !== 'object' || value === null) {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) {
     return false;
   }
-  if (asReference(value) !== null) {
-    return true;
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) {
+      if (holdsReference(item, depth + 1)) {
+        return true;
+      }
+    }
+    return false;
   }
-  const items = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
-  return items.some((item) => holdsReference(item, depth + 1));
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if ((key === 'get_attribute' || key === 'get_property') && asReference(record) !== null) {
+      return true;
+    }
+    if (holdsReference(record[key], depth + 1)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** Whether any value of these properties is, or holds, a reference. */
