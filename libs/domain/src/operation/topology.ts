@@ -1,5 +1,5 @@
 import type { InstanceElement } from '../model';
-import { SELF_REFERENCE, referencesIn } from '../instance/element-references';
+import { SELF_REFERENCE, hasReferences, referencesIn } from '../instance/element-references';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { StartPhaseOf } from '../planners/phase-planner';
 import { dependencyWaits } from '../planners/dependency-planner';
@@ -79,6 +79,9 @@ export function waitsOf(
   const dependsOn = new Map(templates.own.map((template) => [template.name, template.dependsOn]));
   // A reference in an instance's element properties is an edge of that instance's graph only.
   for (const element of Object.values(elements)) {
+    if (!hasReferences(element.properties)) {
+      continue;
+    }
     const referenced = referencesIn(element.properties)
       .map((reference) => reference.element)
       .filter((name) => name !== SELF_REFERENCE && name !== element.definition.name);
