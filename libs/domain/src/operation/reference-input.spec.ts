@@ -164,6 +164,7 @@ describe('references in an update', () => {
 
     expect(step.target.elements['e-web']).toMatchObject({
       deployState: 'DEPLOYED',
+      lockState: 'LOCKED',
       message: 'get_attribute [db, password]: db has not reported password',
     });
     expect(step.target.stateChangeResult).toBe('FAILED');

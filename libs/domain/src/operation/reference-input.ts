@@ -27,11 +27,19 @@ export const MASKED_VALUE = '******';
  */
 const RESOLVING_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UPDATE']);
 
-/** How an element the runtime fails for an unresolved reference is left, as a participant reports a failed order. */
-const FAILED_STATE: Partial<Record<InstanceOrder, Pick<ReportedElement, 'deployState' | 'lockState'>>> = {
-  DEPLOY: { deployState: 'UNDEPLOYED', lockState: 'NONE' },
-  UPDATE: { deployState: 'DEPLOYED', lockState: 'LOCKED' },
-};
+/**
+ * How an element the runtime fails for an unresolved reference is left, as a participant reports a failed order: a
+ * failed deploy leaves it undeployed, a failed update leaves it deployed with its lock state unchanged (ONAP's
+ * participants answer so).
+ */
+function failedStateOf(
+  order: InstanceOrder,
+  element: InstanceElement,
+): Pick<ReportedElement, 'deployState' | 'lockState'> {
+  return order === 'UPDATE'
+    ? { deployState: 'DEPLOYED', lockState: element.lockState }
+    : { deployState: 'UNDEPLOYED', lockState: 'NONE' };
+}
 
 /** What resolving one dispatched element gave: its resolved references, or why it cannot go. */
 type ElementResolution =
@@ -180,11 +188,10 @@ export function settleReferences(step: InstanceStep, now: number, context: Insta
     if (current === null || current.state !== 'RUNNING' || settled.removed) {
       break;
     }
-    const state = FAILED_STATE[current.order] ?? { deployState: 'UNDEPLOYED', lockState: 'NONE' };
     const reports = failed.flatMap(({ id, message }): ReportedElement[] => {
       const element = settled.target.elements[id];
       return element !== undefined && isElementTransitional(element)
-        ? [{ elementId: id, ...state, message, result: false }]
+        ? [{ elementId: id, ...failedStateOf(current.order, element), message, result: false }]
         : [];
     });
     if (reports.length > 0) {
