@@ -251,12 +251,7 @@ export function referencedElementsOf(
   instance: Pick<AutomationComposition, 'elements'>,
   templateProperties: (templateName: string) => Readonly<Record<string, unknown>> | undefined,
 ): ReferencedElements {
-  const byName = new Map<string, InstanceElement>();
-  for (const element of Object.values(instance.elements).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
-    if (!byName.has(element.definition.name)) {
-      byName.set(element.definition.name, element);
-    }
-  }
+  const byName = elementsByName(instance.elements);
   return (name) => {
     const element = byName.get(name);
     return element === undefined
@@ -267,4 +262,25 @@ export function referencedElementsOf(
           outProperties: element.outProperties,
         };
   };
+}
+
+/**
+ * An instance's elements by node template name, indexed once per elements object: every element of a message, and
+ * every element of a plan's step, asks it. The domain never changes an elements object in place.
+ */
+const indexes = new WeakMap<object, ReadonlyMap<string, InstanceElement>>();
+
+function elementsByName(elements: Readonly<Record<string, InstanceElement>>): ReadonlyMap<string, InstanceElement> {
+  const known = indexes.get(elements);
+  if (known !== undefined) {
+    return known;
+  }
+  const byName = new Map<string, InstanceElement>();
+  for (const element of Object.values(elements).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    if (!byName.has(element.definition.name)) {
+      byName.set(element.definition.name, element);
+    }
+  }
+  indexes.set(elements, byName);
+  return byName;
 }
