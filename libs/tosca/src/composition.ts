@@ -3,6 +3,7 @@ import type { Checked } from './element-properties';
 import { readDependsOn, readStage, readStartPhase } from './element-properties';
 import type { DeclaredDependency, RequirementTypes } from './element-requirements';
 import { readDependencyRequirements } from './element-requirements';
+import { SELF, describeReference, readElementReferences } from './element-references';
 import type { EntityEntry } from './entity-checks';
 import type { Mapping } from './guards';
 import { describeKind, isMapping } from './guards';
@@ -227,16 +228,27 @@ export function readElements(
     const stage = readStage(properties.value, propertiesPath);
     const dependsOn = readDependsOn(properties.value, propertiesPath);
     const requirements = readDependencyRequirements(entry, types);
+    const references = readElementReferences(entry.name, properties.value, propertiesPath);
     problems.push(
       ...properties.problems,
       ...startPhase.problems,
       ...stage.problems,
       ...dependsOn.problems,
       ...requirements.problems,
+      ...references.problems,
     );
+    // A reference to another element is an implicit dependency (Heat's get_attr, OpenTofu's interpolations).
+    const implicit: DeclaredDependency[] = references.value
+      .filter((reference) => reference.element !== SELF)
+      .map((reference) => ({
+        name: reference.element,
+        path: [...reference.at, reference.fn, 0],
+        reference: describeReference(reference),
+      }));
     const dependencies = [
       ...dependsOn.value.map((name) => ({ name, path: [...propertiesPath, 'dependsOn'] })),
       ...requirements.value,
+      ...implicit,
     ];
     declared.set(entry.name, dependencies);
     const info: ElementDefinitionInfo = {
@@ -265,8 +277,13 @@ function checkDependencies(
   for (const info of infos) {
     for (const dependency of declared.get(info.name) ?? []) {
       if (!names.has(dependency.name)) {
-        const message = `element ${shortText(info.name)} depends on ${shortText(dependency.name)}, which is not an element node template`;
-        problems.push(problem(dependency.path, 'depends-on', message));
+        const message =
+          dependency.reference === undefined
+            ? `element ${shortText(info.name)} depends on ${shortText(dependency.name)}, which is not an element node template`
+            : `${dependency.reference}: element ${shortText(info.name)} refers to ${shortText(dependency.name)}, which is not an element node template`;
+        problems.push(
+          problem(dependency.path, dependency.reference === undefined ? 'depends-on' : 'reference', message),
+        );
       }
     }
   }
@@ -277,7 +294,8 @@ function checkDependencies(
     for (const dependency of declared.get(info.name) ?? []) {
       const dependencyPhase = phaseOf.get(dependency.name);
       if (dependencyPhase !== undefined && dependencyPhase > info.startPhase) {
-        const message = `element ${info.name} (startPhase ${info.startPhase}) depends on ${dependency.name}, which starts later (startPhase ${dependencyPhase}); an element may depend only on elements of its own or an earlier start phase`;
+        const how = dependency.reference === undefined ? 'depends on' : `refers to (${dependency.reference})`;
+        const message = `element ${info.name} (startPhase ${info.startPhase}) ${how} ${dependency.name}, which starts later (startPhase ${dependencyPhase}); an element may depend only on elements of its own or an earlier start phase`;
         problems.push(problem(dependency.path, 'depends-on-later-phase', message));
       }
     }

@@ -19,6 +19,8 @@ const NORMATIVE_DEPENDENCY_REQUIREMENT = 'dependency';
 export interface DeclaredDependency {
   readonly name: string;
   readonly path: readonly PathSegment[];
+  /** Set when the dependency is implicit, a reference in a property value (`get_attribute [db, url]`). */
+  readonly reference?: string;
 }
 
 /** How far `derived_from` is followed: type cycles are reported by the type checks, not looped on here. */

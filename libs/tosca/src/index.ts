@@ -47,3 +47,13 @@ export type {
 } from './service-template';
 export type { CompositionGraph, GraphEdge, GraphFormat, GraphInstanceElement, GraphNode } from './composition-graph';
 export { GRAPH_FORMATS, compositionGraph, toDot, toMermaid } from './composition-graph';
+export type { DeclaredReference, ReferenceFunction } from './element-references';
+export {
+  REFERENCE_FUNCTIONS,
+  SELF,
+  describeReference,
+  readReferences,
+  referenceFunctionOf,
+} from './element-references';
+export type { ReferencingElement } from './instance-references';
+export { checkInstanceReferences } from './instance-references';

@@ -27,6 +27,7 @@ export const TOSCA_RULES = [
   'depends-on',
   'depends-on-cycle',
   'depends-on-later-phase',
+  'reference',
   'metadata-timeout',
   'metadata-parallelism',
   'property-type',

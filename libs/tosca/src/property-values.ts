@@ -1,3 +1,4 @@
+import { referenceFunctionOf } from './element-references';
 import type { Mapping } from './guards';
 import { isMapping } from './guards';
 import type { PathSegment, ToscaProblem } from './problem';
@@ -58,6 +59,10 @@ export function checkValue(
 ): CheckedValue {
   if (depth > MAX_DEPTH) {
     return { value, problems: [problem(path, 'property-type', `nested deeper than ${MAX_DEPTH} levels`)] };
+  }
+  // A reference (get_attribute, get_property) is resolved when the element is dispatched: its value is unknown here.
+  if (referenceFunctionOf(value) !== null) {
+    return { value, problems: [] };
   }
   const typed = checkType(value, schema, path, dataTypes, depth);
   if (typed.problems.length > 0) {

@@ -130,6 +130,11 @@ export interface ElementDefinitionInfo {
   properties: Record<string, unknown>;
   /** Element node template names this element must wait for (ACM-runtime extension, not in ONAP). */
   dependsOn: string[];
+  /**
+   * The names of its sensitive properties, top-level and nested (see sensitivePropertiesOf), when it has any: the
+   * history masks the values references read from or write to them.
+   */
+  sensitive?: string[];
 }
 
 /** The parts of a valid definition that drive commissioning, priming and instance validation. */

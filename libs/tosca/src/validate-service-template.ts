@@ -15,7 +15,8 @@ import type { Mapping } from './guards';
 import { describeKind, isMapping } from './guards';
 import type { ToscaProblem } from './problem';
 import { problem } from './problem';
-import type { CompositionTemplateInfo } from './service-template';
+import type { CompositionTemplateInfo, ServiceTemplate } from './service-template';
+import { sensitivePropertiesOf } from './sensitive-properties';
 import type { NodeTemplateEntry } from './validate-topology';
 import { checkNodeTemplates, checkPolicies, indexNodeTemplates } from './validate-topology';
 import { checkTypes, indexTypes } from './validate-types';
@@ -66,7 +67,12 @@ export function validateServiceTemplate(template: unknown, options: ValidationOp
   if (problems.length > 0 || composition.value === undefined) {
     return { ok: false, problems };
   }
-  return { ok: true, definition: { ...composition.value, metadata: metadata.value } };
+  const elements = composition.value.elements.map((element) => {
+    const sensitive = sensitivePropertiesOf(template as ServiceTemplate, element.name);
+    const names = [...sensitive.topLevel, ...sensitive.nested];
+    return names.length === 0 ? element : { ...element, sensitive: names };
+  });
+  return { ok: true, definition: { ...composition.value, elements, metadata: metadata.value } };
 }
 
 /**

@@ -32,6 +32,7 @@ import {
 } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import type { ToscaProblem } from '@acm/tosca';
+import { checkInstanceReferences, formatProblems } from '@acm/tosca';
 import { OperationEngine, orderKeys } from '../engine/operation-engine';
 import { InstanceProperties } from './instance-properties';
 import { TemplateReader } from '../engine/template-reader';
@@ -343,6 +344,13 @@ export class InstantiationService {
     );
     const given = new Map(request.elements.map((element) => [element.id, element]));
     const definition = await this.definitionOf(store, current.compositionId);
+    this.assertReferences(
+      definition,
+      Object.values(current.elements).map((element) => {
+        const change = given.get(element.id);
+        return change ? { ...element, properties: mergeProperties(element.properties, change.properties) } : element;
+      }),
+    );
     const checked = this.properties.check(
       definition,
       request.elements.map((change) => ({
@@ -386,6 +394,7 @@ export class InstantiationService {
       participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
     });
     const kept = Object.values(migrated).filter((element) => element.migrationState !== 'REMOVED');
+    this.assertReferences(target, kept);
     const checked = this.properties.check(target, kept);
     const planned = this.sensitive.protect(
       target,
@@ -606,6 +615,24 @@ export class InstantiationService {
   private validateAgainstDefinition(definition: CompositionDefinition, request: InstanceRequest): void {
     const info = this.templates.readDefinition(definition);
     validateInstanceElements(info.listedElements, request.elements);
+    this.assertReferences(definition, request.elements);
+  }
+
+  /**
+   * The references (get_attribute, get_property) in the element properties of the whole instance, checked with the
+   * definition's rules whatever PROPERTY_VALIDATION says: they are edges of the graph the operations follow.
+   */
+  private assertReferences(
+    definition: CompositionDefinition,
+    elements: ReadonlyArray<{ id: string; definition: { name: string }; properties: Record<string, unknown> }>,
+  ): void {
+    const problems = checkInstanceReferences(
+      this.templates.readDefinition(definition).elements,
+      elements.map((element) => ({ id: element.id, name: element.definition.name, properties: element.properties })),
+    );
+    if (problems.length > 0) {
+      throw new DomainError('VALIDATION_FAILED', formatProblems(problems), { problems });
+    }
   }
 
   private async assertFree(store: Store, request: InstanceRequest, exceptInstanceId?: string): Promise<void> {

@@ -471,7 +471,7 @@ export class ParticipantProtocolService {
             delete: false,
             excludeReplicas: [],
             participantDefinitionUpdates: participantDefinitions(definition, info, participantId),
-            automationcompositionList: instances.map((instance) => restartAc(instance, participantId)),
+            automationcompositionList: instances.map((instance) => restartAc(instance, participantId, info)),
           },
           this.topics,
         ),

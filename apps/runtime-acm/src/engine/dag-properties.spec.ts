@@ -48,6 +48,20 @@ interface ElementSpec {
   readonly dependsOn: readonly number[];
   /** Written as TOSCA DependsOn requirements instead of the dependsOn property. */
   readonly asRequirements: boolean;
+  /**
+   * Earlier elements (same or earlier phase) its properties read: get_attribute of the url each reports, or
+   * get_property of its provider. A reference is an implicit dependency: the same edge as dependsOn.
+   */
+  readonly references: ReadonlyArray<{ readonly target: number; readonly attribute: boolean }>;
+}
+
+/** What the element with this id reports when deployed, and what get_attribute [it, url] reads. */
+const urlOf = (id: string): string => `http://${id}.example`;
+const PROVIDER = 'prop-provider';
+
+/** Everything an element waits for going up: what it depends on and what it references. */
+function edgesOf(spec: ElementSpec): number[] {
+  return [...new Set([...spec.dependsOn, ...spec.references.map((reference) => reference.target)])];
 }
 
 const elementName = (index: number): string => `acm.example.prop.E${index}`;
@@ -60,6 +74,7 @@ const compositionArbitrary = fc
       participant: fc.integer({ min: 0, max: PARTICIPANTS.length - 1 }),
       picks: fc.array(fc.nat(), { maxLength: 4 }),
       asRequirements: fc.boolean(),
+      reads: fc.array(fc.record({ pick: fc.nat(), attribute: fc.boolean() }), { maxLength: 3 }),
     }),
     { minLength: 1, maxLength: 30 },
   )
@@ -76,6 +91,12 @@ const compositionArbitrary = fc
             : element.picks.map((pick) => pick % index).filter((target) => raw[target]!.phase <= element.phase),
         ),
       ],
+      references:
+        index === 0
+          ? []
+          : element.reads
+              .map((read) => ({ target: read.pick % index, attribute: read.attribute }))
+              .filter((read) => raw[read.target]!.phase <= element.phase),
     })),
   );
 
@@ -89,7 +110,12 @@ function serviceTemplate(specs: readonly ElementSpec[]): JsonObject {
           version: '1.0.0',
           type: SIM_TYPE,
           type_version: '1.0.0',
-          properties: { startPhase: spec.phase, ...(spec.asRequirements ? {} : { dependsOn }) },
+          properties: {
+            startPhase: spec.phase,
+            provider: PROVIDER,
+            ...(spec.asRequirements ? {} : { dependsOn }),
+            ...(spec.references.length === 0 ? {} : { configurationEntities: { refs: referencesOf(spec) } }),
+          },
           ...(spec.asRequirements ? { requirements: dependsOn.map((name) => ({ dependency: name })) } : {}),
         },
       ];
@@ -105,6 +131,28 @@ function serviceTemplate(specs: readonly ElementSpec[]): JsonObject {
     ...exampleTemplate('tosca/examples/sim-dependencies.yaml'),
     topology_template: { node_templates: nodeTemplates },
   };
+}
+
+/** The references of an element, keyed `r<position>`. */
+function referencesOf(spec: ElementSpec): Record<string, unknown> {
+  return Object.fromEntries(
+    spec.references.map((reference, position) => [
+      `r${position}`,
+      reference.attribute
+        ? { get_attribute: [elementName(reference.target), 'url'] }
+        : { get_property: [elementName(reference.target), 'provider'] },
+    ]),
+  );
+}
+
+/** The plain values a participant must receive for those references, once what they read has reported. */
+function expectedValuesOf(spec: ElementSpec, idOf: (index: number) => string): Record<string, unknown> {
+  return Object.fromEntries(
+    spec.references.map((reference, position) => [
+      `r${position}`,
+      reference.attribute ? urlOf(idOf(reference.target)) : PROVIDER,
+    ]),
+  );
 }
 
 /** The generated elements, each on the participant its spec names. */
@@ -140,8 +188,8 @@ function waitsOf(specs: readonly ElementSpec[], order: InstanceOrder, id: string
   const index = specs.findIndex((_spec, position) => elementId(position) === id);
   const forward = order === 'DEPLOY' || order === 'UNLOCK';
   const awaited = forward
-    ? specs[index]!.dependsOn
-    : specs.flatMap((spec, position) => (spec.dependsOn.includes(index) ? [position] : []));
+    ? edgesOf(specs[index]!)
+    : specs.flatMap((spec, position) => (edgesOf(spec).includes(index) ? [position] : []));
   return awaited.map(elementId).sort();
 }
 
@@ -156,7 +204,9 @@ interface Ack {
 }
 
 /** A participant's view of a phase message: the message id, its phase and the elements it describes. */
-function phaseMessageOf(value: string): { messageId: string; phase: number; dtos: ParticipantDto[] } | undefined {
+function phaseMessageOf(
+  value: string,
+): { messageId: string; phase: number; dtos: ParticipantDto[]; raw: string } | undefined {
   const decoded = decodeMessage(value);
   if (!decoded.ok) {
     return undefined;
@@ -168,7 +218,12 @@ function phaseMessageOf(value: string): { messageId: string; phase: number; dtos
   ) {
     return undefined;
   }
-  return { messageId: message.messageId, phase: message.startPhase ?? 0, dtos: message.participantDtoList ?? [] };
+  return {
+    messageId: message.messageId,
+    phase: message.startPhase ?? 0,
+    dtos: message.participantDtoList ?? [],
+    raw: value,
+  };
 }
 
 /**
@@ -178,7 +233,7 @@ function phaseMessageOf(value: string): { messageId: string; phase: number; dtos
 async function takeWork(
   unitOfWork: InMemoryUnitOfWork,
   phaseOf: (id: string) => number | undefined,
-): Promise<Array<Work & { readonly phase: number }>> {
+): Promise<Array<Work & { readonly phase: number; readonly inProperties: JsonObject }>> {
   const queued = unitOfWork.queuedOutbox();
   await unitOfWork.deleteOutbox(queued.map((record) => record.id));
   return queued.flatMap((record) => {
@@ -186,11 +241,21 @@ async function takeWork(
     if (message === undefined) {
       return [];
     }
+    // A participant never receives a function: every reference went as a plain value.
+    expect(message.raw).not.toMatch(/get_attribute|get_property/);
     return message.dtos.flatMap((dto) =>
       dto.elementDtos.flatMap((elementDto) => {
         const elementId = elementDto.instanceElementTarget?.elementId ?? '';
         return phaseOf(elementId) === message.phase
-          ? [{ messageId: message.messageId, participantId: dto.participantId, elementId, phase: message.phase }]
+          ? [
+              {
+                messageId: message.messageId,
+                participantId: dto.participantId,
+                elementId,
+                phase: message.phase,
+                inProperties: elementDto.compositionElement?.inProperties ?? {},
+              },
+            ]
           : [];
       }),
     );
@@ -268,6 +333,13 @@ async function run(specs: readonly ElementSpec[], limit: number | null, seed: nu
         for (const awaitedId of awaited) {
           expect(reached(awaitedId)).toBe(true);
         }
+        // What it references reached the target, so the participant got the value each reads, plain.
+        const spec = specs[Number(id.slice(-12))]!;
+        if (order === 'DEPLOY' && spec.references.length > 0) {
+          expect((work.inProperties['configurationEntities'] as JsonObject)['refs']).toEqual(
+            expectedValuesOf(spec, elementId),
+          );
+        }
         pending.push({ messageId: work.messageId, participantId: work.participantId, elementId: id });
       }
       // Never more elements in flight (dispatched, not answered) than the limit allows.
@@ -300,7 +372,12 @@ async function run(specs: readonly ElementSpec[], limit: number | null, seed: nu
           participantId: work!.participantId,
           stateChangeResult: 'NO_ERROR',
           automationCompositionResultMap: {
-            [work!.elementId]: { deployState: done.deployState, lockState: done.lockState, result: true },
+            [work!.elementId]: {
+              deployState: done.deployState,
+              lockState: done.lockState,
+              result: true,
+              ...(order === 'DEPLOY' ? { outProperties: { url: urlOf(work!.elementId) } } : {}),
+            },
           },
         };
         acks.push({ ack });
@@ -443,8 +520,14 @@ async function runMany(
           expect(deployed(other)).toBe(true);
         }
       }
-      for (const dependency of specs[Number(id.slice(-12))]!.dependsOn) {
+      const spec = specs[Number(id.slice(-12))]!;
+      for (const dependency of edgesOf(spec)) {
         expect(deployed(state.elements[copyElementId(copy, dependency)])).toBe(true);
+      }
+      if (spec.references.length > 0) {
+        expect((work.inProperties['configurationEntities'] as JsonObject)['refs']).toEqual(
+          expectedValuesOf(spec, (index) => copyElementId(copy, index)),
+        );
       }
       pending.push({ messageId: work.messageId, participantId: work.participantId, elementId: id, copy });
     }
@@ -492,7 +575,12 @@ async function runMany(
       participantId: work!.participantId,
       stateChangeResult: 'NO_ERROR',
       automationCompositionResultMap: {
-        [work!.elementId]: { deployState: 'DEPLOYED', lockState: 'LOCKED', result: true },
+        [work!.elementId]: {
+          deployState: 'DEPLOYED',
+          lockState: 'LOCKED',
+          result: true,
+          outProperties: { url: urlOf(work!.elementId) },
+        },
       },
     };
     await engine.applyInstanceAck(ack);
@@ -510,10 +598,10 @@ async function runMany(
   expect(await unitOfWork.read((store) => store.operations.slotsInUse())).toBe(0);
 }
 
-describe('dependency ordering, property-based (fast-check, in-memory store, fake clock)', () => {
+describe('dependency and reference ordering, property-based (fast-check, in-memory store, fake clock)', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
-  it('dispatches every element once, when its phase is open and what it waits for is done, within maxParallelElements, as the plan allows', async () => {
+  it('dispatches every element once, when its phase is open and what it waits for (dependsOn, requirements, references) is done, with references as plain values, within maxParallelElements, as the plan allows', async () => {
     await fc.assert(
       fc.asyncProperty(
         compositionArbitrary,

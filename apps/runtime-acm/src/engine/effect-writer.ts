@@ -103,6 +103,7 @@ export class EffectWriter {
             composition,
             effect.deleted,
             also,
+            effect.composition === 'OWN' ? side.info : (side.context.other?.info ?? side.info),
           );
         }
         default:

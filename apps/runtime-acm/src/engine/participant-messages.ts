@@ -23,7 +23,14 @@ import type {
   PropertiesUpdate,
 } from '@acm/contracts';
 import { encodeMessage, topicFor } from '@acm/contracts';
-import { isElementTransitional } from '@acm/domain';
+import {
+  anyHasReferences,
+  hasReferences,
+  isElementTransitional,
+  referencedElementsOf,
+  resolveReferences,
+} from '@acm/domain';
+import type { ReferencedElements } from '@acm/domain';
 import type { OutboxRecord } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 
@@ -31,6 +38,75 @@ import type { CompositionTemplateInfo } from '@acm/tosca';
 export function toOutbox(message: ParticipantMessage, topics: ParticipantTopics): OutboxRecord {
   const encoded = encodeMessage(message);
   return { topic: topicFor(message.messageType, topics), key: encoded.key, value: encoded.value };
+}
+
+/**
+ * The element properties a message carries, as plain values: every reference (get_attribute, get_property) is
+ * replaced by the value it reads from the instance's elements now. An element a deploy or an update sets going was
+ * resolved by the domain first (one that cannot be is failed, not sent), so a null here stands for a value not known
+ * yet of an element the message does not set going. Without references the stored objects are returned as they are,
+ * so such messages are exactly what they were.
+ */
+export interface PlainProperties {
+  /** The node template's properties of an element. */
+  template(name: string): Record<string, unknown>;
+  /** An element's own properties, or the ones given (the element before an update). */
+  element(element: InstanceElement, properties?: Record<string, unknown>): Record<string, unknown>;
+}
+
+function unknownAsNull(): null {
+  return null;
+}
+
+export function plainPropertiesOf(
+  elements: Readonly<Record<string, InstanceElement>>,
+  info: Pick<CompositionTemplateInfo, 'elements'>,
+): PlainProperties {
+  const templates = new Map(info.elements.map((element) => [element.name, element.properties]));
+  // Built on the first reference met: a message without any costs one walk of each properties object.
+  let referenced: ReferencedElements | undefined;
+  const lookup = (): ReferencedElements =>
+    (referenced ??= referencedElementsOf({ elements }, (name) => templates.get(name)));
+  const cache = new Map<string, Record<string, unknown>>();
+  // One look at the instance per message (the templates' answer is remembered per definition): without a reference
+  // anywhere, every properties object goes as it is. The native serialiser finds a function's name far faster than
+  // a walk of each element's properties; a match is then checked element by element.
+  const anyReference = anyHasReferences(info.elements) || mayHoldReferences(elements);
+  const plain = (properties: Record<string, unknown>, self: string): Record<string, unknown> => {
+    if (!anyReference || !hasReferences(properties)) {
+      return properties;
+    }
+    const resolution = resolveReferences(properties, self, lookup(), unknownAsNull);
+    return resolution.ok ? resolution.value : properties;
+  };
+  return {
+    template: (name) => {
+      const found = cache.get(name);
+      if (found !== undefined) {
+        return found;
+      }
+      const own = templates.get(name) ?? {};
+      const value = plain(own, name);
+      cache.set(name, value);
+      return value;
+    },
+    element: (element, properties = element.properties) => plain(properties, element.definition.name),
+  };
+}
+
+/** Whether an instance's element properties may hold a reference: false means none does. */
+function mayHoldReferences(elements: Readonly<Record<string, InstanceElement>>): boolean {
+  const text = JSON.stringify(Object.values(elements).map((element) => element.properties));
+  return text.includes('"get_attribute"') || text.includes('"get_property"');
+}
+
+/** A node template's properties where no instance exists (prime, a definition's SYNC): references go as null. */
+function withoutReferences(properties: Record<string, unknown>, self: string): Record<string, unknown> {
+  if (!hasReferences(properties)) {
+    return properties;
+  }
+  const resolution = resolveReferences(properties, self, () => undefined, unknownAsNull);
+  return resolution.ok ? resolution.value : properties;
 }
 
 function participantsOf(elements: Iterable<InstanceElement>): string[] {
@@ -42,6 +118,7 @@ export function participantDtos(
   instance: AutomationComposition,
   info: CompositionTemplateInfo,
   elements: readonly InstanceElement[],
+  plain: PlainProperties = plainPropertiesOf(instance.elements, info),
 ): ParticipantDto[] {
   const byName = new Map(info.elements.map((element) => [element.name, element]));
   const groups = new Map<string, AcElementDto[]>();
@@ -55,14 +132,14 @@ export function participantDtos(
       compositionElement: {
         compositionId: instance.compositionId,
         elementDefinitionId: element.definition,
-        inProperties: definition?.properties ?? {},
+        inProperties: definition === undefined ? {} : plain.template(definition.name),
         outProperties: {},
         state: 'PRESENT',
       },
       instanceElementTarget: {
         instanceId: instance.instanceId,
         elementId: element.id,
-        inProperties: element.properties,
+        inProperties: plain.element(element),
         outProperties: element.outProperties,
         state: 'PRESENT',
       },
@@ -83,6 +160,7 @@ function participantDeploys(
   participantIds: readonly string[],
   elements: readonly InstanceElement[],
   orderedState: (element: InstanceElement) => DeployOrder,
+  plain: PlainProperties,
 ): ParticipantDeploy[] {
   return participantIds.map((participantId) => ({
     participantId,
@@ -93,7 +171,7 @@ function participantDeploys(
         definition: element.definition,
         orderedState: orderedState(element),
         migrationState: element.migrationState,
-        properties: element.properties,
+        properties: plain.element(element),
       })),
   }));
 }
@@ -123,20 +201,26 @@ export interface PhaseMessageInput {
   readonly describe?: ReadonlySet<string>;
 }
 
-function nodeTemplateProperties(side: CompositionSide, definition: { name: string }): Record<string, unknown> {
-  return side.info.elements.find((element) => element.name === definition.name)?.properties ?? {};
+function nodeTemplateProperties(
+  side: CompositionSide,
+  definition: { name: string },
+  elements: Readonly<Record<string, InstanceElement>>,
+): Record<string, unknown> {
+  const properties = side.info.elements.find((element) => element.name === definition.name)?.properties ?? {};
+  return hasReferences(properties) ? plainPropertiesOf(elements, side.info).template(definition.name) : properties;
 }
 
 function compositionElementDto(
   side: CompositionSide,
   definition: InstanceElement['definition'],
   state: CompositionElementDto['state'],
+  elements: Readonly<Record<string, InstanceElement>>,
 ): CompositionElementDto {
   const present = state !== 'NOT_PRESENT';
   return {
     compositionId: side.definition.compositionId,
     elementDefinitionId: definition,
-    inProperties: present ? nodeTemplateProperties(side, definition) : {},
+    inProperties: present ? nodeTemplateProperties(side, definition, elements) : {},
     outProperties: present ? (side.definition.elementStateMap[definition.name]?.outProperties ?? {}) : {},
     state,
   };
@@ -159,8 +243,10 @@ function migrationDtos(
   to: CompositionSide,
   elements: readonly InstanceElement[],
   before: Readonly<Record<string, InstanceElement>>,
+  plain: PlainProperties,
 ): ParticipantDto[] {
   const groups = new Map<string, AcElementDto[]>();
+  const all = Object.fromEntries(elements.map((element) => [element.id, element]));
   for (const element of elements) {
     if (element.participantId === null) {
       continue;
@@ -171,11 +257,11 @@ function migrationDtos(
       element.migrationState === 'NEW' ? 'NEW' : element.migrationState === 'REMOVED' ? 'REMOVED' : 'PRESENT';
     const dtos = groups.get(element.participantId) ?? [];
     dtos.push({
-      compositionElement: compositionElementDto(from, source?.definition ?? element.definition, sourceState),
+      compositionElement: compositionElementDto(from, source?.definition ?? element.definition, sourceState, all),
       instanceElement: {
         instanceId,
         elementId: element.id,
-        inProperties: sourceState === 'PRESENT' ? (source?.properties ?? element.properties) : {},
+        inProperties: sourceState === 'PRESENT' ? plain.element(element, source?.properties ?? element.properties) : {},
         outProperties: sourceState === 'PRESENT' ? element.outProperties : {},
         state: sourceState,
       },
@@ -183,11 +269,12 @@ function migrationDtos(
         element.migrationState === 'REMOVED' ? from : to,
         element.definition,
         targetState,
+        all,
       ),
       instanceElementTarget: {
         instanceId,
         elementId: element.id,
-        inProperties: element.properties,
+        inProperties: plain.element(element),
         outProperties: element.outProperties,
         state: targetState,
       },
@@ -213,6 +300,7 @@ export function migrationMessage(input: PhaseMessageInput): AutomationCompositio
   const elements = precheck
     ? Object.values(input.planned ?? instance.elements)
     : Object.values(instance.elements).filter(isElementTransitional);
+  const plain = plainPropertiesOf(Object.fromEntries(elements.map((element) => [element.id, element])), to.info);
   const participantIdList = [
     ...new Set([
       ...participantsOfDefinition(from.definition),
@@ -235,8 +323,11 @@ export function migrationMessage(input: PhaseMessageInput): AutomationCompositio
     rollback,
     firstStage: input.firstPhase,
     stage: precheck ? 0 : input.phase,
-    participantUpdatesList: participantDeploys(participantsOf(elements), elements, () =>
-      rollback ? 'MIGRATION_REVERT' : 'MIGRATE',
+    participantUpdatesList: participantDeploys(
+      participantsOf(elements),
+      elements,
+      () => (rollback ? 'MIGRATION_REVERT' : 'MIGRATE'),
+      plain,
     ),
     participantDtoList: migrationDtos(
       instance.instanceId,
@@ -244,6 +335,7 @@ export function migrationMessage(input: PhaseMessageInput): AutomationCompositio
       to,
       elements,
       input.before ?? (precheck ? instance.elements : {}),
+      plain,
     ),
   };
 }
@@ -258,6 +350,7 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
     return migrationMessage(input);
   }
   const elements = Object.values(instance.elements);
+  const plain = plainPropertiesOf(instance.elements, info);
   const described = (element: InstanceElement): boolean =>
     isElementTransitional(element) && (input.describe?.has(element.id) ?? true);
   const envelope = {
@@ -271,14 +364,17 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
     startPhase: input.phase,
     firstStartPhase: input.firstPhase,
     // Only elements that still have work are described: a retry redoes what failed, nothing else.
-    participantDtoList: participantDtos(instance, info, elements.filter(described)),
+    participantDtoList: participantDtos(instance, info, elements.filter(described), plain),
   };
   if (input.order === 'DEPLOY') {
     const deploy: AutomationCompositionDeploy = {
       messageType: 'AUTOMATION_COMPOSITION_DEPLOY',
       ...envelope,
-      participantUpdatesList: participantDeploys(envelope.participantIdList, elements, (element) =>
-        described(element) ? 'DEPLOY' : 'NONE',
+      participantUpdatesList: participantDeploys(
+        envelope.participantIdList,
+        elements,
+        (element) => (described(element) ? 'DEPLOY' : 'NONE'),
+        plain,
       ),
     };
     return deploy;
@@ -300,14 +396,17 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
             instanceElement: {
               instanceId: instance.instanceId,
               elementId: id,
-              inProperties: previous?.properties ?? dto.instanceElementTarget?.inProperties ?? {},
+              inProperties:
+                previous === undefined
+                  ? (dto.instanceElementTarget?.inProperties ?? {})
+                  : plain.element(previous, previous.properties),
               outProperties: dto.instanceElementTarget?.outProperties ?? {},
               state: 'PRESENT' as const,
             },
           };
         }),
       })),
-      participantUpdatesList: participantDeploys(envelope.participantIdList, elements, () => 'UPDATE'),
+      participantUpdatesList: participantDeploys(envelope.participantIdList, elements, () => 'UPDATE', plain),
     };
     return update;
   }
@@ -318,7 +417,7 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
       preDeploy: input.order === 'PREPARE',
       stage: input.order === 'PREPARE' ? input.phase : 0,
       participantList:
-        input.order === 'PREPARE' ? participantDeploys(envelope.participantIdList, elements, () => 'NONE') : [],
+        input.order === 'PREPARE' ? participantDeploys(envelope.participantIdList, elements, () => 'NONE', plain) : [],
     };
     return prepare;
   }
@@ -348,9 +447,14 @@ export function participantDefinitions(
       continue;
     }
     const list = groups.get(participantId) ?? [];
+    const nodeTemplate = nodeTemplates[element.name] ?? {};
+    const properties = nodeTemplate['properties'] as Record<string, unknown> | undefined;
     list.push({
       acElementDefinitionId: { name: element.name, version: element.version },
-      automationCompositionElementToscaNodeTemplate: nodeTemplates[element.name] ?? {},
+      automationCompositionElementToscaNodeTemplate:
+        properties !== undefined && hasReferences(properties)
+          ? { ...nodeTemplate, properties: withoutReferences(properties, element.name) }
+          : nodeTemplate,
       outProperties: state.outProperties,
     });
     groups.set(participantId, list);
@@ -402,7 +506,12 @@ export function primeMessage(
   };
 }
 
-export function restartAc(instance: AutomationComposition, onlyParticipant?: string): ParticipantRestartAc {
+export function restartAc(
+  instance: AutomationComposition,
+  onlyParticipant?: string,
+  info: Pick<CompositionTemplateInfo, 'elements'> = { elements: [] },
+): ParticipantRestartAc {
+  const plain = plainPropertiesOf(instance.elements, info);
   return {
     automationCompositionId: instance.instanceId,
     deployState: instance.deployState,
@@ -421,7 +530,7 @@ export function restartAc(instance: AutomationComposition, onlyParticipant?: str
         migrationState: element.migrationState,
         ...(element.operationalState ? { operationalState: element.operationalState } : {}),
         ...(element.useState ? { useState: element.useState } : {}),
-        properties: element.properties,
+        properties: plain.element(element),
         outProperties: element.outProperties,
       })),
   };
@@ -439,6 +548,7 @@ export function instanceSyncMessage(
   definition: CompositionDefinition,
   deleted: boolean,
   servedBy: readonly CompositionDefinition[] = [],
+  info?: Pick<CompositionTemplateInfo, 'elements'>,
 ): ParticipantSync {
   return {
     messageType: 'PARTICIPANT_SYNC_MSG',
@@ -457,7 +567,7 @@ export function instanceSyncMessage(
     restarting: false,
     delete: deleted,
     participantDefinitionUpdates: [],
-    automationcompositionList: [restartAc(instance)],
+    automationcompositionList: [restartAc(instance, undefined, info)],
   };
 }
 

@@ -144,6 +144,11 @@ export type HistoryEventDetails = {
   };
   readonly WAIT_COMPLETED: { readonly elementId: string; readonly successes: number; readonly reason: string | null };
   readonly WAIT_FAILED: { readonly elementId: string; readonly successes: number; readonly reason: string | null };
+  /**
+   * The references (get_attribute, get_property) of an element set going were resolved: each value by where it is
+   * written in its properties (`baseUrl`, `conf.db.url`), sensitive ones masked.
+   */
+  readonly REFERENCES_RESOLVED: { readonly elementId: string; readonly values: Readonly<Record<string, unknown>> };
   /** PROPERTY_VALIDATION=warn accepted an instance whose properties have problems. */
   readonly PROPERTY_PROBLEMS: {
     readonly order: string;
@@ -189,6 +194,7 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   SIGNAL_RECEIVED: true,
   WAIT_COMPLETED: true,
   WAIT_FAILED: true,
+  REFERENCES_RESOLVED: true,
   PROPERTY_PROBLEMS: true,
 };
 

@@ -15,6 +15,7 @@ import { applyInstanceAck } from './ack-input';
 import { supervise, tick } from './supervision-input';
 import { cancel, pause, resume } from './control-input';
 import { settleWaitConditions, signalWait } from './wait-condition-input';
+import { settleReferences } from './reference-input';
 import { accountSlots, fillSlots } from './slots-input';
 import { handOver } from './lost-replica-input';
 
@@ -90,6 +91,15 @@ export const INSTANCE_PASSES: readonly InstancePass[] = [
     name: 'settleWaitConditions',
     changes: ['ORDER', 'ACK', 'SUPERVISE', 'CANCEL', 'RESUME', 'SIGNAL', 'SLOTS', 'REPLICA_LOST'],
     run: (step, _running, _input, now, context) => settleWaitConditions(step, now, context),
+  },
+  {
+    // The elements a deploy or an update sets going have their references resolved: one that cannot be resolved
+    // fails that element (through the ACK rules), the values of the others are recorded. After the wait conditions,
+    // whose answers may set more elements going; before the slots, which count what went.
+    // A hand-over resends what was resolved already; a cancel's rollback is no deploy or update.
+    name: 'settleReferences',
+    changes: ['ORDER', 'ACK', 'SUPERVISE', 'RESUME', 'SIGNAL', 'SLOTS'],
+    run: (step, _running, _input, now, context) => settleReferences(step, now, context),
   },
   {
     // Under a runtime-wide limit (MAX_PARALLEL_ELEMENTS), what the operation holds in flight and waits a slot for.

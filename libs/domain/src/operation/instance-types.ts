@@ -122,6 +122,11 @@ export interface InstanceStepContext {
   readonly newId: () => string;
   /** Control of running work; absent: no retries, no resends, no no-progress reports. */
   readonly control?: ControlSettings;
+  /**
+   * A plan runs the machine on answers that report nothing: references are not resolved then (the plan shows what
+   * they read as known after deploy), so no element fails for them.
+   */
+  readonly planning?: boolean;
 }
 
 /** The settings of the control of running work for one operation, resolved by the shell from configuration. */

@@ -1,4 +1,5 @@
 import type { InstanceElement } from '../model';
+import { SELF_REFERENCE, hasReferences, referencesIn } from '../instance/element-references';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { StartPhaseOf } from '../planners/phase-planner';
 import { dependencyWaits } from '../planners/dependency-planner';
@@ -18,6 +19,8 @@ export interface ElementTemplate {
   readonly types?: readonly string[];
   /** The node template's properties (a wait condition's `count` and `timeout`). */
   readonly properties?: Readonly<Record<string, unknown>>;
+  /** The names of its sensitive properties (their values are masked where the history shows them). */
+  readonly sensitive?: readonly string[];
 }
 
 /** The element templates of the compositions an instance operation involves. */
@@ -74,6 +77,19 @@ export function waitsOf(
   templates: OperationTemplates,
 ): ReadonlyMap<string, readonly string[]> {
   const dependsOn = new Map(templates.own.map((template) => [template.name, template.dependsOn]));
+  // A reference in an instance's element properties is an edge of that instance's graph only.
+  for (const element of Object.values(elements)) {
+    if (!hasReferences(element.properties)) {
+      continue;
+    }
+    const referenced = referencesIn(element.properties)
+      .map((reference) => reference.element)
+      .filter((name) => name !== SELF_REFERENCE && name !== element.definition.name);
+    if (referenced.length > 0) {
+      const name = element.definition.name;
+      dependsOn.set(name, [...new Set([...(dependsOn.get(name) ?? []), ...referenced])]);
+    }
+  }
   return dependencyWaits(order, elements, (name) => dependsOn.get(name) ?? []);
 }
 

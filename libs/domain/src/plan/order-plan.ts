@@ -10,6 +10,7 @@ import { waitsOf } from '../operation/topology';
 import type { DeployState, LockState } from '../states';
 import type { ElementTemplate } from '../operation/topology';
 import { stageSetsOf } from './stage-sets';
+import { plannedReferenceValues } from '../operation/reference-input';
 
 /** The history event that records a step when the engine runs it. */
 export type PlanStepKind = 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED';
@@ -27,6 +28,11 @@ export interface PlanStepElement {
    * and unlock, those that depend on it for undeploy, lock and delete. Empty when only its phase gates it.
    */
   readonly waitsFor: readonly string[];
+  /**
+   * Only for an element whose properties hold references (get_attribute, get_property): what each reads, by where it
+   * is written, "(known after deploy)" while the element it reads has not reported it; sensitive values masked.
+   */
+  readonly references?: Readonly<Record<string, unknown>>;
 }
 
 /** One message the engine would send: the elements it dispatches together, and their participants. */
@@ -100,6 +106,7 @@ export function planInstanceOrder(input: PlanInput): OrderPlan {
     defaultTimeoutMs: 1,
     maxParallelElements,
     newId: () => `plan-${(ids += 1)}`,
+    planning: true,
   };
   const steps: PlanStep[] = [];
   const queue: Dispatched[] = [];
@@ -192,13 +199,20 @@ function stepOf(
   const elements = effect.dispatched
     .map((id) => effect.instance.elements[id])
     .filter((element): element is InstanceElement => element !== undefined)
-    .map((element) => ({
-      elementId: element.id,
-      name: element.definition.name,
-      version: element.definition.version,
-      participantId: element.participantId,
-      waitsFor: [...(waits.get(element.id) ?? [])],
-    }));
+    .map((element): PlanStepElement => {
+      const references =
+        order === 'DEPLOY' || order === 'UPDATE'
+          ? plannedReferenceValues(element, effect.instance.elements, templates.own)
+          : null;
+      return {
+        elementId: element.id,
+        name: element.definition.name,
+        version: element.definition.version,
+        participantId: element.participantId,
+        waitsFor: [...(waits.get(element.id) ?? [])],
+        ...(references === null ? {} : { references }),
+      };
+    });
   const participants = [
     ...new Set(elements.flatMap((element) => (element.participantId === null ? [] : [element.participantId]))),
   ];

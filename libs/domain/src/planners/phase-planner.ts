@@ -89,7 +89,9 @@ export function applyAck(
       ignored.push({ elementId: report.elementId, reason: 'UNKNOWN_ELEMENT' });
       continue;
     }
-    if (element.participantId !== ack.participantId) {
+    // The runtime (no participant) answers for its own elements and fails those it could not send (a reference
+    // that could not be resolved); a participant only for its own.
+    if (ack.participantId !== null && element.participantId !== ack.participantId) {
       ignored.push({ elementId: report.elementId, reason: 'NOT_OWNER' });
       continue;
     }

@@ -323,6 +323,19 @@ export class PropertyProblemsDetail {
   readonly problems!: readonly ToscaProblem[];
 }
 
+export class ReferencesResolvedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The value each reference gave, by where it is written in the properties; sensitive ones masked',
+    example: { baseUrl: 'http://db.example:5432' },
+  })
+  readonly values!: Readonly<Record<string, unknown>>;
+}
+
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
@@ -349,6 +362,7 @@ const DETAILS = {
   SIGNAL_RECEIVED: [SignalReceivedDetail],
   WAIT_COMPLETED: [WaitEndedDetail],
   WAIT_FAILED: [WaitEndedDetail],
+  REFERENCES_RESOLVED: [ReferencesResolvedDetail],
   PROPERTY_PROBLEMS: [PropertyProblemsDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
@@ -390,6 +404,7 @@ const SAME: {
     SIGNAL_RECEIVED: true,
     WAIT_COMPLETED: true,
     WAIT_FAILED: true,
+    REFERENCES_RESOLVED: true,
     PROPERTY_PROBLEMS: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
