@@ -33,6 +33,7 @@ export const TOSCA_RULES = [
   'property-required',
   'property-unknown',
   'property-constraint',
+  'replace-metadata',
 ] as const;
 
 /** One of {@link TOSCA_RULES}. */

@@ -130,6 +130,13 @@ export interface ElementDefinitionInfo {
   properties: Record<string, unknown>;
   /** Element node template names this element must wait for (ACM-runtime extension, not in ONAP). */
   dependsOn: string[];
+  /**
+   * The properties whose change an UPDATE cannot apply in place (`metadata.updatable: false` on their definition):
+   * changing one replaces the element. Absent when there are none (ACM-runtime extension, not in ONAP).
+   */
+  replaceOn?: string[];
+  /** The node type says `metadata.createBeforeDestroy: true`: a replace deploys the new one first. Absent: false. */
+  createBeforeDestroy?: true;
 }
 
 /** The parts of a valid definition that drive commissioning, priming and instance validation. */
@@ -141,4 +148,9 @@ export interface CompositionTemplateInfo {
   listedElements: ConceptIdentifier[];
   /** Template `metadata` (e.g. `primeTimeoutMs`), `{}` when absent. */
   metadata: Record<string, unknown>;
+  /**
+   * The composition node template says `metadata.removeOrphans: true`: elements an UPDATE leaves out of its body are
+   * undeployed and deleted. Absent: an UPDATE keeps them unchanged (ONAP).
+   */
+  removeOrphans?: true;
 }

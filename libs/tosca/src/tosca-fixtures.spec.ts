@@ -23,7 +23,7 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the thirteen documented examples', () => {
+  it('has the fourteen documented examples', () => {
     expect(EXAMPLES).toEqual([
       'provider-resource',
       'sim-approval',
@@ -32,6 +32,7 @@ describe('tosca/ fixtures', () => {
       'sim-migration-from',
       'sim-migration-to',
       'sim-multiple-types',
+      'sim-replace',
       'sim-sensitive',
       'sim-single-element',
       'sim-three-phase',

@@ -18,6 +18,10 @@ export interface ElementTemplate {
   readonly types?: readonly string[];
   /** The node template's properties (a wait condition's `count` and `timeout`). */
   readonly properties?: Readonly<Record<string, unknown>>;
+  /** The properties an UPDATE cannot change in place (`metadata.updatable: false`): a change replaces the element. */
+  readonly replaceOn?: readonly string[];
+  /** A replace deploys the new element before it undeploys the old one (`metadata.createBeforeDestroy: true`). */
+  readonly createBeforeDestroy?: boolean;
 }
 
 /** The element templates of the compositions an instance operation involves. */
