@@ -40,3 +40,4 @@ export * from './plan/stage-sets';
 export * from './retention/retention';
 export * from './onap-import';
 export * from './instance/update-classification';
+export * from './operation/replace-steps';

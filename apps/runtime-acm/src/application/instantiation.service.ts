@@ -7,6 +7,7 @@ import type {
   InstanceStateUpdate,
   JsonObject,
   OperationSession,
+  ReplaceUpdate,
   Store,
   Versioned,
 } from '@acm/domain';
@@ -26,7 +27,10 @@ import {
   planMigration,
   planMigrationRevert,
   planUpdateRevert,
+  REPLACE_PHASE_STRIDE,
+  isReplacingUpdate,
   resolveStateChange,
+  updateClassification,
   supersedingKey,
   validateInstanceElements,
 } from '@acm/domain';
@@ -252,14 +256,60 @@ export class InstantiationService {
     if (current.deployState === 'DEPLOYED') {
       await this.snapshot(store, current, current.compositionId);
     }
+    const replace = this.replaceOf(definition, current, merged, request);
     const updated = await this.engine.startInstanceOrder(
       session,
-      { value: merged, version: found.version },
+      // A replacing UPDATE starts from the elements as they are: the machine gives each its new properties.
+      { value: replace === undefined ? merged : current, version: found.version },
       definition,
       'UPDATE',
+      replace === undefined ? {} : { replace },
     );
     await this.properties.report(store, updated.instanceId, 'UPDATE', checked.problems);
     return responseOf(updated);
+  }
+
+  /**
+   * What an UPDATE of a deployed instance replaces or removes (`updatable: false`, `removeOrphans`), for the machine;
+   * undefined when it is ONAP's UPDATE (one PROPERTIES_UPDATE of every element), as for every definition that sets
+   * neither flag.
+   */
+  private replaceOf(
+    definition: CompositionDefinition,
+    current: AutomationComposition,
+    merged: AutomationComposition,
+    request: InstanceRequest,
+  ): ReplaceUpdate | undefined {
+    const info = this.templates.readDefinition(definition);
+    const next = Object.fromEntries(
+      request.elements.map((element): [string, JsonObject] => [
+        element.id,
+        merged.elements[element.id]?.properties ?? {},
+      ]),
+    );
+    const replace: ReplaceUpdate = { next, removeOrphans: info.removeOrphans === true };
+    const classification = updateClassification({
+      elements: current.elements,
+      next: new Map(Object.entries(next)),
+      templates: info.elements,
+      removeOrphans: replace.removeOrphans,
+    });
+    if (!isReplacingUpdate(current.elements, classification)) {
+      return undefined;
+    }
+    const tooLate = info.elements.filter((element) => element.startPhase >= REPLACE_PHASE_STRIDE);
+    if (tooLate.length > 0) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        tooLate
+          .map(
+            (element) =>
+              `element ${element.name}: startPhase ${element.startPhase} is too high for an UPDATE that replaces or removes elements (at most ${REPLACE_PHASE_STRIDE - 1})`,
+          )
+          .join('\n'),
+      );
+    }
+    return replace;
   }
 
   /** POST with compositionTargetId: migrate the instance to another primed composition. */

@@ -6,6 +6,7 @@ import type { StageSets } from '../planners/stage-planner';
 import { isStagedOrder, stagePhaseOf } from '../planners/stage-planner';
 import type { WaitConditionSettings } from '../control/wait-condition';
 import { WAIT_CONDITION_TYPE, waitConditionSettingsOf } from '../control/wait-condition';
+import { updatePhaseOf } from './replace-steps';
 
 /** What an operation needs to know about one element node template (a definition's, read by the TOSCA library). */
 export interface ElementTemplate {
@@ -55,6 +56,12 @@ export function phaseLookup(order: InstanceOrder, templates: OperationTemplates)
     );
     return (element) => phases.get(keyOf(element.definition.name, element.definition.version)) ?? 0;
   }
+  if (order === 'UPDATE') {
+    // ONAP's UPDATE is one message (phase 0); the steps of a replace have phases of their own (replace-steps.ts).
+    const templatesByKey = new Map(templates.own.map((template) => [keyOf(template.name, template.version), template]));
+    return (element) =>
+      updatePhaseOf(element, templatesByKey.get(keyOf(element.definition.name, element.definition.version)));
+  }
   if (!isStagedOrder(order)) {
     return () => 0;
   }
@@ -78,7 +85,40 @@ export function waitsOf(
   templates: OperationTemplates,
 ): ReadonlyMap<string, readonly string[]> {
   const dependsOn = new Map(templates.own.map((template) => [template.name, template.dependsOn]));
-  return dependencyWaits(order, elements, (name) => dependsOn.get(name) ?? []);
+  const dependsOnOf = (name: string): readonly string[] => dependsOn.get(name) ?? [];
+  return order === 'UPDATE'
+    ? replaceWaits(elements, templates, dependsOnOf)
+    : dependencyWaits(order, elements, dependsOnOf);
+}
+
+/**
+ * The waits of a replacing UPDATE: a create waits for what it depends on, a destroy for what depends on it, each
+ * only for elements of the same step (the same phase); ONAP's in-place update waits for nothing.
+ */
+function replaceWaits(
+  elements: Readonly<Record<string, InstanceElement>>,
+  templates: OperationTemplates,
+  dependsOnOf: (name: string) => readonly string[],
+): ReadonlyMap<string, readonly string[]> {
+  const phaseOf = phaseLookup('UPDATE', templates);
+  const forward = dependencyWaits('DEPLOY', elements, dependsOnOf);
+  const reverse = dependencyWaits('UNDEPLOY', elements, dependsOnOf);
+  const waits = new Map<string, readonly string[]>();
+  for (const element of Object.values(elements)) {
+    const phase = phaseOf(element);
+    if (phase >= 0) {
+      continue;
+    }
+    const awaited = (element.deployState === 'DEPLOYING' ? forward : reverse).get(element.id) ?? [];
+    const sameStep = awaited.filter((id) => {
+      const other = elements[id];
+      return other !== undefined && phaseOf(other) === phase;
+    });
+    if (sameStep.length > 0) {
+      waits.set(element.id, sameStep);
+    }
+  }
+  return waits;
 }
 
 /** The wait conditions of the own composition, by element node template name, with their settings. */
