@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
+import type { ProductProcess } from '../support/processes';
+import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
+import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
+import { eventually } from '../support/scripted-participant';
+
+const API = '/onap/policy/clamp/acm/v2';
+const SIM_API = '/onap/policy/simparticipant/v2';
+const SIM_TYPES = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0';
+
+interface Element {
+  deployState: string;
+  properties: Record<string, unknown>;
+}
+
+interface Instance {
+  name: string;
+  version: string;
+  deployState: string;
+  lockState: string;
+  phase?: number;
+  elements: Record<string, Element & { id: string; definition: { name: string; version: string } }>;
+}
+
+interface HistoryEvent {
+  event: string;
+  operationId: string | null;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * tosca/examples/sim-replace.yaml over Kafka and PostgreSQL with the simulator participant as a process: an UPDATE
+ * that changes the non-updatable `zone` of Database replaces it (the history shows its undeploy, then its deploy,
+ * in one UPDATE operation), while the changed `baseUrl` of Frontend is updated in place.
+ */
+describe('replace in an UPDATE over Kafka (runtime + simulator processes)', () => {
+  const suffix = randomUUID().slice(0, 8);
+  const schema = `e2e_replace_${suffix}`;
+  const topics = { op: `acm-e2e-op-replace-${suffix}`, sync: `acm-e2e-sync-replace-${suffix}` };
+  const participantId = randomUUID();
+  let runtimeUrl = '';
+  let simUrl = '';
+  let runtime: ProductProcess;
+  let simulator: ProductProcess;
+
+  const api = (): request.Agent => request.agent(runtimeUrl).auth(USER, PASSWORD);
+  const sim = (): request.Agent => request.agent(simUrl).auth('participantUser', 'zb!XztG34');
+
+  beforeAll(async () => {
+    const [runtimePort, simPort] = await Promise.all([freePort(), freePort()]);
+    runtimeUrl = `http://127.0.0.1:${runtimePort}`;
+    simUrl = `http://127.0.0.1:${simPort}`;
+    runtime = runtimeProcess(`runtime-replace-${suffix}`, {
+      port: runtimePort,
+      schema,
+      groupId: `acm-runtime-replace-${suffix}`,
+      topics,
+    });
+    runtime.start();
+    await runtimeAnswering(api);
+    simulator = simulatorProcess(`sim-replace-${suffix}`, { port: simPort, participantId, types: SIM_TYPES, topics });
+    simulator.start();
+    await participantKnown(api, participantId);
+  }, 120_000);
+
+  afterAll(async () => {
+    await simulator?.stop();
+    await runtime?.stop();
+    await dropSchema(schema);
+  });
+
+  async function deployedInstance(compositionId: string, instanceId: string): Promise<Instance> {
+    return eventually('the instance to be DEPLOYED with no phase open', async () => {
+      const current = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+        .body as Instance;
+      return current.deployState === 'DEPLOYED' && current.phase === undefined ? current : undefined;
+    });
+  }
+
+  it('undeploys then deploys the element whose non-updatable property changed, and updates the other in place', async () => {
+    const compositionId = await commissionedAndPrimed(api, readRepoFile('tosca/examples/sim-replace.yaml'));
+    const body = readRepoFile('tosca/examples/instances/sim-replace.json').replace(
+      /COMPOSITIONIDPLACEHOLDER/g,
+      compositionId,
+    );
+    const created = await api()
+      .post(`${API}/compositions/${compositionId}/instances`)
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(201);
+    const instanceId = (created.body as { instanceId: string }).instanceId;
+    await api()
+      .put(`${API}/compositions/${compositionId}/instances/${instanceId}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(202);
+    const before = await deployedInstance(compositionId, instanceId);
+    const idOf = (name: string): string =>
+      Object.values(before.elements).find((element) => element.definition.name === `acm.example.replace.${name}`)!.id;
+    const [database, backend, frontend] = [idOf('Database'), idOf('Backend'), idOf('Frontend')];
+
+    const update = {
+      instanceId,
+      compositionId,
+      name: before.name,
+      version: before.version,
+      elements: {
+        [database]: { ...before.elements[database], properties: { zone: 'zone-b' } },
+        [frontend]: { ...before.elements[frontend], properties: { baseUrl: 'http://sim.example:30800/frontend-2' } },
+      },
+    };
+    await api().post(`${API}/compositions/${compositionId}/instances`).send(update).expect(200);
+    const after = await deployedInstance(compositionId, instanceId);
+    expect(after.elements[database]?.properties['zone']).toBe('zone-b');
+    expect(after.elements[frontend]?.properties['baseUrl']).toBe('http://sim.example:30800/frontend-2');
+
+    const history = (
+      (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)).body as {
+        events: HistoryEvent[];
+      }
+    ).events;
+    const ordered = history.filter((entry) => entry.event === 'ORDERED' && entry.detail['order'] === 'UPDATE');
+    expect(ordered).toHaveLength(1);
+    const ofUpdate = history.filter((entry) => entry.operationId === ordered[0]!.operationId);
+    expect(ofUpdate.filter((entry) => entry.event === 'REPLACE_PLANNED').map((entry) => entry.detail)).toEqual([
+      { elementId: database, change: 'REPLACE', forcedBy: ['zone'], replacementId: null },
+    ]);
+    const resultsOf = (id: string): unknown[] =>
+      ofUpdate
+        .filter((entry) => entry.event === 'ELEMENT_RESULT' && entry.detail['elementId'] === id)
+        .map((entry) => entry.detail['deployState']);
+    expect(resultsOf(database)).toEqual(['UNDEPLOYED', 'DEPLOYED']);
+    expect(resultsOf(frontend)).toEqual(['DEPLOYED']);
+    expect(resultsOf(backend)).toEqual([]);
+    expect(ofUpdate.at(-1)?.event).toBe('COMPLETED');
+
+    // The participant deployed the new Database: it holds the new zone.
+    const atSimulator = (await sim().get(`${SIM_API}/instances/${instanceId}`).expect(200)).body as Instance;
+    expect(atSimulator.elements[database]?.properties['zone']).toBe('zone-b');
+    expect(atSimulator.elements[frontend]?.properties['baseUrl']).toBe('http://sim.example:30800/frontend-2');
+  }, 120_000);
+});
