@@ -210,6 +210,45 @@ describe('a replacing UPDATE', () => {
   });
 });
 
+describe('a replacing UPDATE that failed', () => {
+  it('is taken up again by a retry: the element left undeployed is deployed, even if no property changes any more', () => {
+    const context = contextOf([replaceable('db', 0)]);
+    const instance = { ...instanceOf([deployed('e-db', 'db', { zone: 'a' })]), deployState: 'DEPLOYED' as const };
+    const replace: ReplaceUpdate = { next: { 'e-db': { zone: 'b' } }, removeOrphans: false };
+    const started = decideInstance(instance, null, { kind: 'ORDER', order: 'UPDATE', replace }, T0, context);
+    const answer = (step: InstanceStep, report: Pick<InstanceElement, 'deployState' | 'lockState'>, ok: boolean) => {
+      const operation = step.operation!;
+      const phase = sends(step)[0]!.phase;
+      const ack: InstanceAck = {
+        participantId: P1,
+        replicaId: null,
+        responseTo: null,
+        stateChangeResult: ok ? 'NO_ERROR' : 'FAILED',
+        message: ok ? null : 'no room in zone b',
+        stage: null,
+        reports: [{ elementId: 'e-db', ...report, result: ok }],
+      };
+      return decideInstance(
+        step.target,
+        operation,
+        { kind: 'ACK', ack, answered: { operation, phase }, dispatched: null },
+        T0,
+        context,
+      );
+    };
+    const undeployed = answer(started, { deployState: 'UNDEPLOYED', lockState: 'NONE' }, true);
+    const failed = answer(undeployed, { deployState: 'UNDEPLOYED', lockState: 'NONE' }, false);
+
+    expect(failed.operation).toMatchObject({ state: 'FAILED' });
+    expect(failed.target).toMatchObject({ deployState: 'UPDATING', stateChangeResult: 'FAILED' });
+    expect(failed.target.elements['e-db']).toMatchObject({ deployState: 'UNDEPLOYED', properties: { zone: 'b' } });
+
+    const retried = decideInstance(failed.target, null, { kind: 'ORDER', order: 'UPDATE', replace }, T0 + 2, context);
+
+    expect(sends(retried).map((send) => [send.step?.order, [...send.dispatched]])).toEqual([['DEPLOY', ['e-db']]]);
+  });
+});
+
 describe('the phases of the replace steps', () => {
   it('round-trip every step and start phase, and put every step before phase 0', () => {
     const templateAt = (startPhase: number, createBeforeDestroy = false): ElementTemplate => ({
