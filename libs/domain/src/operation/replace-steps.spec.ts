@@ -156,6 +156,9 @@ describe('a replacing UPDATE', () => {
       { elementId: 'e-db', change: 'REPLACE', forcedBy: ['zone'], replacementId: null },
       { elementId: 'e-job', change: 'ORPHAN', forcedBy: [], replacementId: null },
     ]);
+    // The steps are phases below 0, which the instance shows while they run.
+    expect(step.target.phase).toBeLessThan(0);
+    expect(step.operation?.phase).toBe(step.target.phase);
   });
 
   it('follows dependsOn inside a phase: destroys dependents first, creates dependencies first', () => {
