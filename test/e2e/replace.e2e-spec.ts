@@ -79,6 +79,121 @@ describe('replace in an UPDATE over Kafka (runtime + simulator processes)', () =
     });
   }
 
+  /** Commissions the replace example, edited by `edit`, under another name so each test has its own definition. */
+  async function commissioned(name: string, edit: (yaml: string) => string = (yaml) => yaml): Promise<string> {
+    const yaml = edit(readRepoFile('tosca/examples/sim-replace.yaml')).replace(
+      'name: acm.example.SimReplace\n',
+      `name: acm.example.${name}\n`,
+    );
+    return commissionedAndPrimed(api, yaml);
+  }
+
+  /** A deployed instance of the example body, with fresh element ids; its element ids by short node template name. */
+  async function deployedFrom(compositionId: string): Promise<{ instanceId: string; ids: Record<string, string> }> {
+    const parsed = JSON.parse(
+      readRepoFile('tosca/examples/instances/sim-replace.json').replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId),
+    ) as { name: string; elements: Record<string, { id: string; definition: { name: string } }> };
+    const ids: Record<string, string> = {};
+    const elements = Object.fromEntries(
+      Object.values(parsed.elements).map((element) => {
+        const id = randomUUID();
+        ids[element.definition.name.split('.').at(-1)!] = id;
+        return [id, { ...element, id }];
+      }),
+    );
+    const created = await api()
+      .post(`${API}/compositions/${compositionId}/instances`)
+      .send({ ...parsed, name: `${parsed.name}-${randomUUID().slice(0, 8)}`, elements })
+      .expect(201);
+    const instanceId = (created.body as { instanceId: string }).instanceId;
+    await api()
+      .put(`${API}/compositions/${compositionId}/instances/${instanceId}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(202);
+    await deployedInstance(compositionId, instanceId);
+    return { instanceId, ids };
+  }
+
+  async function historyOfUpdate(compositionId: string, instanceId: string): Promise<HistoryEvent[]> {
+    const history = (
+      (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)).body as {
+        events: HistoryEvent[];
+      }
+    ).events;
+    const ordered = history.filter((entry) => entry.event === 'ORDERED' && entry.detail['order'] === 'UPDATE');
+    expect(ordered).toHaveLength(1);
+    return history.filter((entry) => entry.operationId === ordered[0]!.operationId);
+  }
+
+  it('with removeOrphans, undeploys and deletes the elements an UPDATE leaves out', async () => {
+    const compositionId = await commissioned('SimReplaceOrphans', (yaml) =>
+      yaml.replace(
+        '      description: Composition whose elements are replaced when their zone changes.\n',
+        '      description: Composition whose elements are replaced when their zone changes.\n      metadata:\n        removeOrphans: true\n',
+      ),
+    );
+    const { instanceId, ids } = await deployedFrom(compositionId);
+    const before = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+      .body as Instance;
+
+    await api()
+      .post(`${API}/compositions/${compositionId}/instances`)
+      .send({
+        instanceId,
+        compositionId,
+        name: before.name,
+        version: before.version,
+        elements: {
+          [ids['Database']!]: { ...before.elements[ids['Database']!], properties: { baseUrl: 'http://db-2' } },
+        },
+      })
+      .expect(200);
+    await eventually('the orphans gone and the instance DEPLOYED', async () => {
+      const current = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+        .body as Instance;
+      return current.deployState === 'DEPLOYED' && current.phase === undefined ? current : undefined;
+    });
+    const after = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+      .body as Instance;
+    expect(Object.keys(after.elements)).toEqual([ids['Database']]);
+    expect(after.elements[ids['Database']!]?.properties['baseUrl']).toBe('http://db-2');
+
+    const ofUpdate = await historyOfUpdate(compositionId, instanceId);
+    expect(
+      ofUpdate
+        .filter((entry) => entry.event === 'REPLACE_PLANNED')
+        .map((entry) => [entry.detail['elementId'], entry.detail['change']])
+        .sort(),
+    ).toEqual(
+      [
+        [ids['Backend'], 'ORPHAN'],
+        [ids['Frontend'], 'ORPHAN'],
+      ].sort(),
+    );
+    for (const orphan of [ids['Backend'], ids['Frontend']]) {
+      expect(
+        ofUpdate
+          .filter((entry) => entry.event === 'ELEMENT_RESULT' && entry.detail['elementId'] === orphan)
+          .map((entry) => entry.detail['deployState']),
+      ).toEqual(['UNDEPLOYED', 'DELETED']);
+    }
+  }, 120_000);
+
+  it('refuses at commissioning a flag that is not a boolean, naming it', async () => {
+    const yaml = readRepoFile('tosca/examples/sim-replace.yaml')
+      .replace('name: acm.example.SimReplace\n', 'name: acm.example.SimReplaceBad\n')
+      .replace('          updatable: false', '          updatable: "no"');
+    const refused = await api()
+      .post(`${API}/compositions`)
+      .set('Content-Type', 'application/yaml')
+      .send(yaml)
+      .expect(400);
+    expect((refused.body as { errorDetails: string }).errorDetails).toContain(
+      'node_types["org.onap.policy.clamp.acm.SimAutomationCompositionElement"].properties.zone.metadata.updatable',
+    );
+    expect((refused.body as { errorDetails: string }).errorDetails).toContain('must be a boolean');
+  });
+
   it('undeploys then deploys the element whose non-updatable property changed, and updates the other in place', async () => {
     const compositionId = await commissionedAndPrimed(api, readRepoFile('tosca/examples/sim-replace.yaml'));
     const body = readRepoFile('tosca/examples/instances/sim-replace.json').replace(
