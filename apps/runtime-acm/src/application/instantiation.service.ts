@@ -27,7 +27,8 @@ import {
   planMigration,
   planMigrationRevert,
   planUpdateRevert,
-  REPLACE_PHASE_STRIDE,
+  replacePhaseProblems,
+  replaceRollbackProblem,
   isReplacingUpdate,
   resolveStateChange,
   updateClassification,
@@ -297,17 +298,9 @@ export class InstantiationService {
     if (!isReplacingUpdate(current.elements, classification)) {
       return undefined;
     }
-    const tooLate = info.elements.filter((element) => element.startPhase >= REPLACE_PHASE_STRIDE);
-    if (tooLate.length > 0) {
-      throw new DomainError(
-        'VALIDATION_FAILED',
-        tooLate
-          .map(
-            (element) =>
-              `element ${element.name}: startPhase ${element.startPhase} is too high for an UPDATE that replaces or removes elements (at most ${REPLACE_PHASE_STRIDE - 1})`,
-          )
-          .join('\n'),
-      );
+    const problems = replacePhaseProblems(info.elements);
+    if (problems.length > 0) {
+      throw new DomainError('VALIDATION_FAILED', problems.join('\n'));
     }
     return replace;
   }
@@ -493,6 +486,14 @@ export class InstantiationService {
           store,
           Object.values(instance.elements).map((element) => element.participantId),
         );
+        const unrevertable = replaceRollbackProblem(
+          instance.elements,
+          snapshot.elements,
+          this.templates.readDefinition(definition).elements,
+        );
+        if (unrevertable !== null) {
+          throw new DomainError('ORDER_NOT_ALLOWED', unrevertable, { ...this.stateOf(instance), order });
+        }
         await this.snapshot(store, instance, instance.compositionId);
         const restored = { ...instance, elements: planUpdateRevert(instance.elements, snapshot.elements) };
         await this.engine.startInstanceOrder(session, { value: restored, version: found.version }, definition, order);

@@ -3,7 +3,13 @@ import type { InstanceOperation } from '../ports/engine.port';
 import { decideInstance } from './instance-operation';
 import type { InstanceAck, InstanceStep, InstanceStepContext } from './instance-types';
 import type { ReplaceUpdate } from './replace-steps';
-import { REPLACE_PHASE_STRIDE, replaceStepOf, updatePhaseOf } from './replace-steps';
+import {
+  REPLACE_PHASE_STRIDE,
+  replacePhaseProblems,
+  replaceRollbackProblem,
+  replaceStepOf,
+  updatePhaseOf,
+} from './replace-steps';
 import {
   P1,
   T0,
@@ -276,5 +282,46 @@ describe('the phases of the replace steps', () => {
     }
     expect(updatePhaseOf({ ...element('e', 't'), deployState: 'UPDATING' }, templateAt(3))).toBe(0);
     expect(replaceStepOf(0)).toBeNull();
+  });
+});
+
+describe('what a replacing UPDATE cannot do', () => {
+  it('refuses a start phase its phases cannot encode', () => {
+    expect(replacePhaseProblems([replaceable('db', 3)])).toEqual([]);
+    expect(replacePhaseProblems([replaceable('db', REPLACE_PHASE_STRIDE)])).toEqual([
+      `element db: startPhase ${REPLACE_PHASE_STRIDE} is too high for an UPDATE that replaces or removes elements (at most ${REPLACE_PHASE_STRIDE - 1})`,
+    ]);
+  });
+
+  it('lets a rollback undo changes in place only: not a replace, an orphan, or what a failed replace left', () => {
+    const templates = [replaceable('db', 0), template('web', 0)];
+    const snapshot = {
+      'e-db': deployed('e-db', 'db', { zone: 'a', url: 'u' }),
+      'e-web': deployed('e-web', 'web', { url: 'u' }),
+    };
+    const inPlace = {
+      'e-db': { ...deployed('e-db', 'db', { zone: 'a', url: 'v' }), deployState: 'UPDATING' as const },
+      'e-web': deployed('e-web', 'web', { url: 'v' }),
+    };
+
+    expect(replaceRollbackProblem(inPlace, snapshot, templates)).toBeNull();
+    expect(
+      replaceRollbackProblem(
+        { ...inPlace, 'e-db': deployed('e-db', 'db', { zone: 'b', url: 'u' }) },
+        snapshot,
+        templates,
+      ),
+    ).toBe(
+      'a rollback cannot undo a replace or an orphan removal (element e-db would change zone in place): send an UPDATE with the values wanted instead',
+    );
+    expect(
+      replaceRollbackProblem(
+        { 'e-db': { ...deployed('e-db', 'db', { zone: 'a', url: 'u' }), deployState: 'UNDEPLOYED' } },
+        snapshot,
+        templates,
+      ),
+    ).toBe(
+      'a rollback cannot undo a replace or an orphan removal (elements e-db are undeployed or being removed; elements e-web were removed): send an UPDATE with the values wanted instead',
+    );
   });
 });

@@ -230,3 +230,47 @@ function retryStateOf(element: InstanceElement): typeof UNDEPLOYING | undefined 
       return DEPLOYING;
   }
 }
+
+/** Why a replacing UPDATE cannot run on these templates (a start phase its phases cannot encode); empty when it can. */
+export function replacePhaseProblems(templates: readonly ElementTemplate[]): string[] {
+  return templates
+    .filter((template) => template.startPhase >= REPLACE_PHASE_STRIDE)
+    .map(
+      (template) =>
+        `element ${template.name}: startPhase ${template.startPhase} is too high for an UPDATE that replaces or removes elements (at most ${REPLACE_PHASE_STRIDE - 1})`,
+    );
+}
+
+/**
+ * Why an UPDATE_REVERT (ONAP's rollback: one PROPERTIES_UPDATE back to the snapshot) cannot undo what a replacing
+ * UPDATE did, or null when it can: an element left undeployed or being removed, an element removed or added, or a
+ * non-updatable property the rollback would have to change in place. For ONAP's files (no such flag) it is always
+ * null.
+ */
+export function replaceRollbackProblem(
+  elements: Readonly<Record<string, InstanceElement>>,
+  snapshot: Readonly<Record<string, InstanceElement>>,
+  templates: readonly ElementTemplate[],
+): string | null {
+  const unfinished = Object.values(elements)
+    .filter((element) => element.deployState !== 'UPDATING' && leftoverOf(element))
+    .map((element) => element.id)
+    .sort();
+  const removed = Object.keys(snapshot).filter((id) => elements[id] === undefined);
+  const added = Object.keys(elements).filter((id) => snapshot[id] === undefined);
+  const replaced = updateClassification({
+    elements,
+    next: new Map(Object.entries(snapshot).map(([id, element]) => [id, element.properties])),
+    templates,
+    removeOrphans: false,
+  }).changes.filter((change) => change.kind === 'REPLACE');
+  const reasons = [
+    ...(unfinished.length > 0 ? [`elements ${unfinished.join(', ')} are undeployed or being removed`] : []),
+    ...(removed.length > 0 ? [`elements ${removed.sort().join(', ')} were removed`] : []),
+    ...(added.length > 0 ? [`elements ${added.sort().join(', ')} were added`] : []),
+    ...replaced.map((change) => `element ${change.elementId} would change ${change.forcedBy.join(', ')} in place`),
+  ];
+  return reasons.length === 0
+    ? null
+    : `a rollback cannot undo a replace or an orphan removal (${reasons.join('; ')}): send an UPDATE with the values wanted instead`;
+}
