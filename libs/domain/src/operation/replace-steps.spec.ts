@@ -258,6 +258,38 @@ describe('a replacing UPDATE that failed', () => {
   });
 });
 
+describe('a retried replacing UPDATE with an orphan left half-way', () => {
+  it('deletes an orphan whose undeploy was done, and undeploys one whose undeploy was not', () => {
+    const context = contextOf([replaceable('db', 0), replaceable('job', 0), replaceable('log', 0)]);
+    const removed = (id: string, name: string, deployState: InstanceElement['deployState']): InstanceElement => ({
+      ...deployed(id, name, {}),
+      migrationState: 'REMOVED',
+      deployState,
+      lockState: 'NONE',
+    });
+    const instance = {
+      ...instanceOf([
+        deployed('e-db', 'db', {}),
+        removed('e-job', 'job', 'DELETING'),
+        removed('e-log', 'log', 'DEPLOYED'),
+      ]),
+      deployState: 'UPDATING' as const,
+      stateChangeResult: 'FAILED' as const,
+    };
+
+    const step = decideInstance(
+      instance,
+      null,
+      { kind: 'ORDER', order: 'UPDATE', replace: { next: { 'e-db': {} }, removeOrphans: true } },
+      T0,
+      context,
+    );
+
+    expect(sends(step).map((send) => [send.step?.order, [...send.dispatched]])).toEqual([['UNDEPLOY', ['e-log']]]);
+    expect(step.target.elements['e-job']).toMatchObject({ deployState: 'DELETING', lockState: 'NONE' });
+  });
+});
+
 describe('the phases of the replace steps', () => {
   it('round-trip every step and start phase, and put every step before phase 0', () => {
     const templateAt = (startPhase: number, createBeforeDestroy = false): ElementTemplate => ({

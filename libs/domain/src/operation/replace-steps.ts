@@ -185,10 +185,8 @@ export function startReplaceUpdate(
     const fresh = { ...element, message: null, subState: 'NONE' as const };
     if (element.migrationState === 'REMOVED') {
       // A destroy a failed UPDATE left half-way: undeploy again, or delete when the undeploy was done.
-      started[element.id] = {
-        ...fresh,
-        deployState: element.deployState === 'UNDEPLOYED' ? 'DELETING' : 'UNDEPLOYING',
-      };
+      const undeployed = element.deployState === 'UNDEPLOYED' || element.deployState === 'DELETING';
+      started[element.id] = { ...fresh, ...(undeployed ? DELETING : UNDEPLOYING) };
       continue;
     }
     switch (change.kind) {
