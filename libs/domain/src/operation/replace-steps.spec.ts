@@ -1,5 +1,6 @@
 import type { AutomationComposition, InstanceElement, JsonObject } from '../model';
 import type { InstanceOperation } from '../ports/engine.port';
+import { checkOrderMayStart } from '../instance/order-checks';
 import { decideInstance } from './instance-operation';
 import type { InstanceAck, InstanceStep, InstanceStepContext } from './instance-types';
 import type { ReplaceUpdate } from './replace-steps';
@@ -162,6 +163,8 @@ describe('a replacing UPDATE', () => {
       { elementId: 'e-db', change: 'REPLACE', forcedBy: ['zone'], replacementId: null },
       { elementId: 'e-job', change: 'ORPHAN', forcedBy: [], replacementId: null },
     ]);
+    // An orphan carries the REMOVED mark until its DELETE is answered.
+    expect(step.target.elements['e-job']).toMatchObject({ migrationState: 'REMOVED', deployState: 'UNDEPLOYING' });
     // The steps are phases below 0, which the instance shows while they run.
     expect(step.target.phase).toBeLessThan(0);
     expect(step.operation?.phase).toBe(step.target.phase);
@@ -274,6 +277,7 @@ describe('a retried replacing UPDATE with an orphan left half-way', () => {
         removed('e-log', 'log', 'DEPLOYED'),
       ]),
       deployState: 'UPDATING' as const,
+      lockState: 'LOCKED' as const,
       stateChangeResult: 'FAILED' as const,
     };
 
@@ -285,6 +289,11 @@ describe('a retried replacing UPDATE with an orphan left half-way', () => {
       context,
     );
 
+    // The retry is allowed although elements are REMOVED (a migration's marks would block it).
+    expect(checkOrderMayStart('UPDATE', instance)).toBe(true);
+    expect(() => checkOrderMayStart('UPDATE', { ...instance, deployState: 'DEPLOYED' as const })).toThrow(
+      /is in migrationState REMOVED/,
+    );
     expect(sends(step).map((send) => [send.step?.order, [...send.dispatched]])).toEqual([['UNDEPLOY', ['e-log']]]);
     expect(step.target.elements['e-job']).toMatchObject({ deployState: 'DELETING', lockState: 'NONE' });
   });
