@@ -21,6 +21,7 @@ import {
   runningAfter,
   sends,
   template,
+  waitTemplate,
 } from './testing/instance-fixtures';
 import type { ElementTemplate } from './topology';
 
@@ -219,6 +220,27 @@ describe('a replacing UPDATE', () => {
 
     expect(run.sent).toEqual([['UPDATE', 0, ['e-db']]]);
     expect(run.last.operation).toMatchObject({ state: 'COMPLETED' });
+  });
+});
+
+describe('a replaced wait condition', () => {
+  it('completes its undeploy at once and waits again in the DEPLOY step, as a deploy does', () => {
+    const context = contextOf([{ ...waitTemplate('approval', 0, { count: 1 }), replaceOn: ['zone'] }]);
+    const approval = { ...deployed('e-w', 'approval', { zone: 'a' }), participantId: null };
+    const instance = { ...instanceOf([approval]), deployState: 'DEPLOYED' as const, lockState: 'LOCKED' as const };
+
+    const step = decideInstance(
+      instance,
+      null,
+      { kind: 'ORDER', order: 'UPDATE', replace: { next: { 'e-w': { zone: 'b' } }, removeOrphans: false } },
+      T0,
+      context,
+    );
+
+    expect(events(step)).toEqual(expect.arrayContaining(['REPLACE_PLANNED', 'ELEMENT_RESULT', 'WAIT_STARTED']));
+    expect(events(step).indexOf('ELEMENT_RESULT')).toBeLessThan(events(step).indexOf('WAIT_STARTED'));
+    expect(step.target.elements['e-w']).toMatchObject({ deployState: 'DEPLOYING', properties: { zone: 'b' } });
+    expect(step.operation).toMatchObject({ state: 'RUNNING' });
   });
 });
 
