@@ -1,5 +1,5 @@
 import type { InstanceElement, JsonObject } from '../model';
-import type { ElementTemplate } from '../operation/topology';
+import type { ElementTemplate } from '../operation/element-template';
 
 /**
  * What an UPDATE of a deployed instance does to one element (OpenTofu's plan actions, Heat's update rules):

@@ -2,7 +2,7 @@ import type { InstanceElement, JsonObject } from '../model';
 import type { UpdateClassification } from '../instance/update-classification';
 import { updateClassification } from '../instance/update-classification';
 import { transitionalStateFor } from '../instance/instance-lifecycle';
-import type { ElementTemplate } from './topology';
+import type { ElementTemplate } from './element-template';
 
 const UNDEPLOYING = transitionalStateFor('UNDEPLOY');
 const DELETING = transitionalStateFor('DELETE');
