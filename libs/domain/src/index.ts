@@ -41,3 +41,5 @@ export * from './plan/stage-sets';
 export * from './plan/instance-diff';
 export * from './retention/retention';
 export * from './onap-import';
+export * from './instance/update-classification';
+export * from './operation/replace-steps';

@@ -98,7 +98,15 @@ function pushElement(
   lines.push(`| Start phase | ${element.startPhase} |`);
   lines.push(`| Stage | prepare ${element.stage.prepare.join(', ')}; migrate ${element.stage.migrate.join(', ')} |`);
   const dependsOn = element.dependsOn.map((name) => code(name)).join(', ');
-  lines.push(`| Depends on | ${dependsOn === '' ? 'nothing' : dependsOn} |`, '');
+  lines.push(`| Depends on | ${dependsOn === '' ? 'nothing' : dependsOn} |`);
+  // Only where the type sets them: the pages of the other compositions stay as they were.
+  if (element.replaceOn !== undefined) {
+    lines.push(`| Replaced when changed | ${element.replaceOn.map((name) => code(name)).join(', ')} |`);
+  }
+  if (element.createBeforeDestroy === true) {
+    lines.push('| Replace order | create before destroy |');
+  }
+  lines.push('');
   pushPropertyTable(lines, properties);
 }
 

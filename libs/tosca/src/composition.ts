@@ -13,6 +13,7 @@ import { problem } from './problem';
 import type { ConceptIdentifier, ElementDefinitionInfo } from './service-template';
 import type { NodeTemplateEntry } from './validate-topology';
 import { findCycles } from './validate-types';
+import { replaceRulesOf } from './replace-rules';
 
 /** Node type names that make a node template an AC element or the AC composition (ONAP's runtime settings). */
 export interface CompositionTypeNames {
@@ -261,11 +262,24 @@ export function readElements(
       stage: stage.value,
       properties: properties.value,
       dependsOn: [...new Set(dependencies.map((dependency) => dependency.name))],
+      ...replaceFields(types.nodeTypes, entry.type?.name ?? ''),
     };
     return info;
   });
   problems.push(...checkDependencies(infos, declared));
   return { value: infos, problems };
+}
+
+/** The replace rules of an element's node type, as optional fields: a type that sets none adds nothing. */
+function replaceFields(
+  nodeTypes: Mapping | undefined,
+  typeName: string,
+): Pick<ElementDefinitionInfo, 'replaceOn' | 'createBeforeDestroy'> {
+  const rules = replaceRulesOf(nodeTypes, typeName);
+  return {
+    ...(rules.replaceOn.length > 0 ? { replaceOn: rules.replaceOn } : {}),
+    ...(rules.createBeforeDestroy ? { createBeforeDestroy: true as const } : {}),
+  };
 }
 
 function checkDependencies(

@@ -23,6 +23,8 @@ export {
 } from './naming';
 export { TOSCA_PRIMITIVE_TYPES } from './type-references';
 export { compositionIdOf, withCompositionId } from './template-metadata';
+export type { ReplaceRules } from './replace-rules';
+export { CREATE_BEFORE_DESTROY_KEY, REMOVE_ORPHANS_KEY, UPDATABLE_KEY, replaceRulesOf } from './replace-rules';
 export type { SensitiveProperties } from './sensitive-properties';
 export { NO_SENSITIVE_PROPERTIES, isSensitive, sensitivePropertiesOf } from './sensitive-properties';
 export type { ElementPropertiesRequest, ResolvedElementProperties } from './validate-properties';

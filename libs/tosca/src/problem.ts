@@ -34,6 +34,7 @@ export const TOSCA_RULES = [
   'property-required',
   'property-unknown',
   'property-constraint',
+  'replace-metadata',
 ] as const;
 
 /** One of {@link TOSCA_RULES}. */

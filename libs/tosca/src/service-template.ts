@@ -135,6 +135,13 @@ export interface ElementDefinitionInfo {
    * history masks the values references read from or write to them.
    */
   sensitive?: string[];
+  /**
+   * The properties whose change an UPDATE cannot apply in place (`metadata.updatable: false` on their definition):
+   * changing one replaces the element. Absent when there are none (ACM-runtime extension, not in ONAP).
+   */
+  replaceOn?: string[];
+  /** The node type says `metadata.createBeforeDestroy: true`: a replace deploys the new one first. Absent: false. */
+  createBeforeDestroy?: true;
 }
 
 /** The parts of a valid definition that drive commissioning, priming and instance validation. */
@@ -146,4 +153,9 @@ export interface CompositionTemplateInfo {
   listedElements: ConceptIdentifier[];
   /** Template `metadata` (e.g. `primeTimeoutMs`), `{}` when absent. */
   metadata: Record<string, unknown>;
+  /**
+   * The composition node template says `metadata.removeOrphans: true`: elements an UPDATE leaves out of its body are
+   * undeployed and deleted. Absent: an UPDATE keeps them unchanged (ONAP).
+   */
+  removeOrphans?: true;
 }

@@ -33,6 +33,7 @@ describe('tosca/ fixtures', () => {
       'sim-migration-to',
       'sim-multiple-types',
       'sim-references',
+      'sim-replace',
       'sim-sensitive',
       'sim-single-element',
       'sim-three-phase',

@@ -20,6 +20,7 @@ import { sensitivePropertiesOf } from './sensitive-properties';
 import type { NodeTemplateEntry } from './validate-topology';
 import { checkNodeTemplates, checkPolicies, indexNodeTemplates } from './validate-topology';
 import { checkTypes, indexTypes } from './validate-types';
+import { checkReplaceMetadata, readRemoveOrphans } from './replace-rules';
 
 /**
  * The element and composition type names come from runtime configuration, as in ONAP. A stored definition passes
@@ -63,7 +64,7 @@ export function validateServiceTemplate(template: unknown, options: ValidationOp
   const nodeTypes = isMapping(template['node_types']) ? template['node_types'] : undefined;
   const relationshipTypes = isMapping(template['relationship_types']) ? template['relationship_types'] : undefined;
   const composition = readComposition(nodeTemplates.entries, { nodeTypes, relationshipTypes }, options);
-  problems.push(...composition.problems);
+  problems.push(...checkReplaceMetadata(nodeTypes), ...composition.problems);
   if (problems.length > 0 || composition.value === undefined) {
     return { ok: false, problems };
   }
@@ -98,12 +99,14 @@ function readComposition(
   if (parts.compositions.length !== 1 || composition === undefined || listedElements === undefined) {
     return { value: undefined, problems };
   }
+  const removeOrphans = readRemoveOrphans(composition.definition, composition.path);
   const value = {
     compositionNodeTemplate: { name: composition.name, version: nodeTemplateVersion(composition) },
     elements: elements.value,
     listedElements: listedElements.value,
+    ...(removeOrphans.value ? { removeOrphans: true as const } : {}),
   };
-  return { value, problems };
+  return { value, problems: [...problems, ...removeOrphans.problems] };
 }
 
 /** Top-level keys: the TOSCA marker and the template's own name/version (ONAP keys definitions by them). */

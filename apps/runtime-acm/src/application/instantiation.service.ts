@@ -7,6 +7,7 @@ import type {
   InstanceStateUpdate,
   JsonObject,
   OperationSession,
+  ReplaceUpdate,
   Store,
   Versioned,
 } from '@acm/domain';
@@ -26,7 +27,11 @@ import {
   planMigration,
   planMigrationRevert,
   planUpdateRevert,
+  replacePhaseProblems,
+  replaceRollbackProblem,
+  isReplacingUpdate,
   resolveStateChange,
+  updateClassification,
   supersedingKey,
   validateInstanceElements,
 } from '@acm/domain';
@@ -77,6 +82,8 @@ export interface PreparedUpdate {
   readonly elements: Record<string, InstanceElement>;
   /** An update of an UNDEPLOYED instance runs no operation: this is the instance it stores instead. */
   readonly replaced?: AutomationComposition;
+  /** What an UPDATE of a deployed instance replaces or removes, when its definition opts in (see replaceOf). */
+  readonly replace?: ReplaceUpdate;
   readonly problems: readonly ToscaProblem[];
 }
 
@@ -285,11 +292,17 @@ export class InstantiationService {
       if (current.deployState === 'DEPLOYED') {
         await this.snapshot(store, current, current.compositionId);
       }
+      const replace = prepared.replace;
       updated = await this.engine.startInstanceOrder(
         session,
-        { value: { ...current, elements: prepared.elements }, version: found.version },
+        // A replacing UPDATE starts from the elements as they are: the machine gives each its new properties.
+        {
+          value: replace === undefined ? { ...current, elements: prepared.elements } : current,
+          version: found.version,
+        },
         source,
         'UPDATE',
+        replace === undefined ? {} : { replace },
       );
     }
     await this.properties.report(store, updated.instanceId, prepared.order, problems);
@@ -368,7 +381,46 @@ export class InstantiationService {
       ),
       current.elements,
     );
-    return { order: 'UPDATE', source: definition, elements, problems: checked.problems };
+    const replace = this.replaceOf(definition, current, elements, request);
+    return {
+      order: 'UPDATE',
+      source: definition,
+      elements,
+      problems: checked.problems,
+      ...(replace === undefined ? {} : { replace }),
+    };
+  }
+
+  /**
+   * What an UPDATE of a deployed instance replaces or removes (`updatable: false`, `removeOrphans`), for the machine;
+   * undefined when it is ONAP's UPDATE (one PROPERTIES_UPDATE of every element), as for every definition that sets
+   * neither flag.
+   */
+  private replaceOf(
+    definition: CompositionDefinition,
+    current: AutomationComposition,
+    merged: Readonly<Record<string, InstanceElement>>,
+    request: InstanceRequest,
+  ): ReplaceUpdate | undefined {
+    const info = this.templates.readDefinition(definition);
+    const next = Object.fromEntries(
+      request.elements.map((element): [string, JsonObject] => [element.id, merged[element.id]?.properties ?? {}]),
+    );
+    const replace: ReplaceUpdate = { next, removeOrphans: info.removeOrphans === true };
+    const classification = updateClassification({
+      elements: current.elements,
+      next: new Map(Object.entries(next)),
+      templates: info.elements,
+      removeOrphans: replace.removeOrphans,
+    });
+    if (!isReplacingUpdate(current.elements, classification)) {
+      return undefined;
+    }
+    const problems = replacePhaseProblems(info.elements);
+    if (problems.length > 0) {
+      throw new DomainError('VALIDATION_FAILED', problems.join('\n'));
+    }
+    return replace;
   }
 
   /**
@@ -509,6 +561,14 @@ export class InstantiationService {
           store,
           Object.values(instance.elements).map((element) => element.participantId),
         );
+        const unrevertable = replaceRollbackProblem(
+          instance.elements,
+          snapshot.elements,
+          this.templates.readDefinition(definition).elements,
+        );
+        if (unrevertable !== null) {
+          throw new DomainError('ORDER_NOT_ALLOWED', unrevertable, { ...this.stateOf(instance), order });
+        }
         await this.snapshot(store, instance, instance.compositionId);
         const restored = { ...instance, elements: planUpdateRevert(instance.elements, snapshot.elements) };
         await this.engine.startInstanceOrder(session, { value: restored, version: found.version }, definition, order);

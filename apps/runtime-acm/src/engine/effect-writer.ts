@@ -84,11 +84,12 @@ export class EffectWriter {
           return phaseMessage({
             messageId,
             timestamp: new Date(now).toISOString(),
-            order: step.operation!.order,
+            // A step of a replacing UPDATE is an ordinary DEPLOY, UNDEPLOY or DELETE of its start phase.
+            order: effect.step?.order ?? step.operation!.order,
             instance: effect.instance,
             definition: side.definition,
             info: side.info,
-            phase: effect.phase,
+            phase: effect.step?.startPhase ?? effect.phase,
             firstPhase: effect.firstPhase,
             ...side.context,
             ...(effect.describe ? { describe: effect.describe } : {}),

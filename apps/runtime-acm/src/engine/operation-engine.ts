@@ -85,7 +85,8 @@ export class OperationEngine {
   ): Promise<AutomationComposition> {
     const running = asInstanceOperation(await session.running(found.value.instanceId));
     const target = { found, definition, running, order, extras };
-    const step = await this.steps.instance(session, target, { kind: 'ORDER', order });
+    const input = extras.replace === undefined ? { order } : { order, replace: extras.replace };
+    const step = await this.steps.instance(session, target, { kind: 'ORDER', ...input });
     return step.target;
   }
 

@@ -5,6 +5,7 @@ import type {
   InstanceOrder,
   OperationSession,
   OperationTemplates,
+  ReplaceUpdate,
 } from '@acm/domain';
 import type { CompositionTemplateInfo } from '@acm/tosca';
 import type { CompositionSide } from './participant-messages';
@@ -24,6 +25,8 @@ export interface OrderContext {
 export interface OrderExtras {
   readonly target?: CompositionDefinition;
   readonly planned?: Record<string, InstanceElement>;
+  /** An UPDATE that replaces or removes elements: what the machine starts it from (replace-steps.ts). */
+  readonly replace?: ReplaceUpdate;
 }
 
 /** Loads the snapshot, the other composition and the precheck plan an order's messages need. */

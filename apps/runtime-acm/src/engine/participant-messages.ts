@@ -341,6 +341,22 @@ export function migrationMessage(input: PhaseMessageInput): AutomationCompositio
 }
 
 /**
+ * The elements as a message describes them. An UNDEPLOY within an UPDATE (the destroy step of a replace) describes
+ * each element with the properties it was deployed with (the update's snapshot), not the ones it is replaced with;
+ * every other message describes the elements as they are.
+ */
+function asDeployed(input: PhaseMessageInput, elements: readonly InstanceElement[]): InstanceElement[] {
+  const before = input.before;
+  if (input.order !== 'UNDEPLOY' || before === undefined) {
+    return [...elements];
+  }
+  return elements.map((element) => {
+    const deployed = before[element.id];
+    return deployed === undefined ? element : { ...element, properties: deployed.properties };
+  });
+}
+
+/**
  * The one message of a phase (ONAP sends DEPLOY for deploy, STATE_CHANGE for the others), addressed to
  * every participant of the instance: each acts only on its elements of that start phase.
  */
@@ -364,7 +380,7 @@ export function phaseMessage(input: PhaseMessageInput): ParticipantMessage {
     startPhase: input.phase,
     firstStartPhase: input.firstPhase,
     // Only elements that still have work are described: a retry redoes what failed, nothing else.
-    participantDtoList: participantDtos(instance, info, elements.filter(described), plain),
+    participantDtoList: participantDtos(instance, info, asDeployed(input, elements.filter(described)), plain),
   };
   if (input.order === 'DEPLOY') {
     const deploy: AutomationCompositionDeploy = {

@@ -1,5 +1,5 @@
 import type { CompositionDefinition, InstanceElement, JsonObject } from '@acm/domain';
-import { DomainError } from '@acm/domain';
+import { DomainError, MASKED_VALUE } from '@acm/domain';
 import type { SensitiveProperties, ServiceTemplate } from '@acm/tosca';
 import { sensitivePropertiesOf } from '@acm/tosca';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -8,7 +8,7 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import { ENCRYPTED_PREFIX, PropertyCipher, UndecryptableValueError, isEncrypted } from './property-cipher';
 
 /** What REST answers and history show in place of a sensitive value. */
-export const SENSITIVE_MASK = '******';
+export const SENSITIVE_MASK = MASKED_VALUE;
 
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -60,6 +60,18 @@ export type PropertyProblem = {
 export type HistoryEventDetails = {
   /** An order started an operation (instance or definition). */
   readonly ORDERED: { readonly order: HistoryOrder };
+  /**
+   * An UPDATE replaces an element (a changed property its definition marks non-updatable: `forcedBy`) or removes an
+   * orphan (left out of the body of a definition with `removeOrphans`).
+   */
+  readonly REPLACE_PLANNED: {
+    readonly elementId: string;
+    readonly change: 'REPLACE' | 'ORPHAN';
+    /** The changed properties that cannot change in place; empty for an orphan. */
+    readonly forcedBy: readonly string[];
+    /** A create-before-destroy replace: the id of the new element; null otherwise. */
+    readonly replacementId: string | null;
+  };
   /** A running operation was replaced by a newer order of the same target (`supersede`, or a retry after TIMEOUT). */
   readonly SUPERSEDED: {
     readonly operationId: string;
@@ -171,6 +183,7 @@ export type HistoryEventOf<K extends HistoryEventKind> = Extract<HistoryEventBod
 
 const KINDS: { readonly [K in HistoryEventKind]: true } = {
   ORDERED: true,
+  REPLACE_PLANNED: true,
   SUPERSEDED: true,
   PHASE_STARTED: true,
   ELEMENTS_DISPATCHED: true,

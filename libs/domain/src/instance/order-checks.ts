@@ -15,6 +15,14 @@ export function assertNoMigrationPending(instance: AutomationComposition): void 
   }
 }
 
+/** Marks a failed replacing UPDATE left: elements REMOVED (no NEW one) on an instance still UPDATING. */
+function isReplaceLeftover(instance: AutomationComposition): boolean {
+  return (
+    instance.deployState === 'UPDATING' &&
+    Object.values(instance.elements).every((element) => element.migrationState !== 'NEW')
+  );
+}
+
 /** A deploy needs every element at its definition: none NEW or REMOVED from a migration. */
 export function assertDeployable(instance: AutomationComposition): void {
   if (Object.values(instance.elements).some((element) => element.migrationState !== 'DEFAULT')) {
@@ -48,7 +56,11 @@ export function checkOrderMayStart(order: InstanceOrder, instance: AutomationCom
   }
   switch (order) {
     case 'UPDATE':
-      assertNoMigrationPending(instance);
+      // A replacing UPDATE that failed leaves its orphans REMOVED (an UPDATING instance has no migration marks
+      // otherwise, with ONAP's files never): the UPDATE sent again finishes them.
+      if (!isReplaceLeftover(instance)) {
+        assertNoMigrationPending(instance);
+      }
       if (instance.deployState === 'UNDEPLOYED' && instance.subState === 'NONE') {
         return false;
       }

@@ -10,6 +10,7 @@ import type { IgnoreEffect, OperationEffect } from './effects';
 import { ignore, recordEvent } from './effects';
 import { phaseLookup, waitsOf } from './topology';
 import { nextDispatch } from './dispatch';
+import { nextReplaceStates } from './replace-steps';
 import type {
   AnsweredMessage,
   InputOf,
@@ -118,7 +119,10 @@ export function applyInstanceAck(
       }),
     );
   }
-  const updated: AutomationComposition = { ...target, elements: application.elements, lastMsg: now };
+  // A replacing UPDATE moves an element whose undeploy is done on to its deploy or its delete.
+  const elementsAfter =
+    order === 'UPDATE' ? nextReplaceStates(target.elements, application.elements) : application.elements;
+  const updated: AutomationComposition = { ...target, elements: elementsAfter, lastMsg: now };
   if (application.failed && !precheckFailed && operation.state === 'RUNNING' && target.stateChangeResult !== 'FAILED') {
     const reportedFailed = new Set(
       ack.reports.filter((report) => report.result === false).map((report) => report.elementId),
@@ -152,8 +156,8 @@ export function applyInstanceAck(
     };
   }
   const openPhase = operation.phase ?? phase;
-  const decision = decideNextPhase(order, openPhase, application.elements, startPhaseOf);
-  const waits = waitsOf(order, application.elements, context.templates);
+  const decision = decideNextPhase(order, openPhase, elementsAfter, startPhaseOf);
+  const waits = waitsOf(order, elementsAfter, context.templates);
   // A paused operation records answers but dispatches nothing new; its resume picks up from here.
   const paused = operation.control.pausedAt !== null;
   if (paused && decision.kind !== 'COMPLETE') {
@@ -163,14 +167,22 @@ export function applyInstanceAck(
     case 'WAIT': {
       // What this ACK completed may unblock elements of the open phase (dependsOn, or a parallelism limit).
       const { dispatch } = nextDispatch({
-        elements: application.elements,
+        elements: elementsAfter,
         phase: openPhase,
         startPhaseOf,
         waits,
-        inFlight: inFlightAfter(target.elements, application.elements, openPhase, startPhaseOf, waits, {
-          dispatched: input.dispatched,
-          limit: context.maxParallelElements,
-        }),
+        // What was dispatched before this ACK follows the waits before it (a replace step's waits change with it).
+        inFlight: inFlightAfter(
+          target.elements,
+          elementsAfter,
+          openPhase,
+          startPhaseOf,
+          waitsOf(order, target.elements, context.templates),
+          {
+            dispatched: input.dispatched,
+            limit: context.maxParallelElements,
+          },
+        ),
         limit: context.maxParallelElements,
         budget: context.runtimeSlots ?? null,
       });

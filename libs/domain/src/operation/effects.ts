@@ -46,6 +46,11 @@ export interface SendPhaseEffect {
    * of the open phase it sets going is run by the runtime itself (a wait condition); absent: published.
    */
   readonly publish?: boolean;
+  /**
+   * A step of a replacing UPDATE (replace-steps.ts): the ONAP order the message carries and the start phase of its
+   * elements; absent: the operation's own order and `phase`.
+   */
+  readonly step?: { readonly order: 'UNDEPLOY' | 'DELETE' | 'DEPLOY'; readonly startPhase: number };
 }
 
 /** Send the definition's PRIME or DEPRIME message. */

@@ -9,6 +9,7 @@ import type { StateChangeResult } from '../states';
 import type { ElementReport } from '../planners/phase-planner';
 import type { OperationEffect } from './effects';
 import type { OperationTemplates } from './topology';
+import type { ReplaceUpdate } from './replace-steps';
 
 /** One element of an ACK as the participant reported it; `result` null when the participant left it out. */
 export type ReportedElement = Omit<ElementReport, 'result'> & { readonly result: boolean | null };
@@ -52,7 +53,15 @@ export type LostReplicas =
  * instance-operation.ts names them); a new kind needs a case there and in the passes' table.
  */
 export type InstanceInput =
-  | { readonly kind: 'ORDER'; readonly order: InstanceOrder }
+  | {
+      readonly kind: 'ORDER';
+      readonly order: InstanceOrder;
+      /**
+       * An UPDATE of a deployed instance whose definition replaces or removes elements (replace-steps.ts): the new
+       * properties and the orphans rule. Absent: the order runs as ONAP's.
+       */
+      readonly replace?: ReplaceUpdate;
+    }
   | {
       readonly kind: 'ACK';
       readonly ack: InstanceAck;

@@ -12,6 +12,8 @@ import { recordEvent, supersededEvent } from './effects';
 import { phaseLookup, waitsOf } from './topology';
 import type { InputOf, InstanceStep, InstanceStepContext, OperationWrite } from './instance-types';
 import { complete, phaseOpening } from './step-parts';
+import type { ReplaceStart } from './replace-steps';
+import { startReplaceUpdate } from './replace-steps';
 
 /** ORDER: a user's order opens an operation (ONAP's orders are checked against the state before they get here). */
 export function decideOrder(
@@ -21,7 +23,30 @@ export function decideOrder(
   now: number,
   context: InstanceStepContext,
 ): InstanceStep {
-  return startOrder(target, running, input.order, now, context);
+  if (input.order !== 'UPDATE' || input.replace === undefined) {
+    return startOrder(target, running, input.order, now, context);
+  }
+  const start = startReplaceUpdate(target.elements, input.replace, context.templates.own, context.newId);
+  const step = startOrder(target, running, 'UPDATE', now, context, start.elements);
+  // The history names each replace (and the property that forces it) and each orphan, right after the order.
+  const ordered = step.effects.findIndex((effect) => effect.kind === 'RECORD_EVENT' && effect.event === 'ORDERED');
+  const effects = [...step.effects];
+  effects.splice(ordered + 1, 0, ...plannedEvents(start));
+  return { ...step, effects };
+}
+
+function plannedEvents(start: ReplaceStart): OperationEffect[] {
+  const replacements = new Map(start.created.map((created) => [created.replaced, created.by]));
+  return start.classification.changes
+    .filter((change) => change.kind === 'REPLACE' || change.kind === 'ORPHAN')
+    .map((change) =>
+      recordEvent('REPLACE_PLANNED', {
+        elementId: change.elementId,
+        change: change.kind === 'REPLACE' ? 'REPLACE' : 'ORPHAN',
+        forcedBy: change.forcedBy,
+        replacementId: replacements.get(change.elementId) ?? null,
+      }),
+    );
 }
 
 /**

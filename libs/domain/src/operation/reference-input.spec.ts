@@ -1,7 +1,7 @@
 import type { ControlSettings } from './instance-types';
 import type { InstanceAck, InstanceStep } from './instance-types';
 import { decideInstance } from './instance-operation';
-import { MASKED_VALUE } from './reference-input';
+import { MASKED_VALUE } from '../plan/instance-diff';
 import { KNOWN_AFTER_DEPLOY } from '../instance/element-references';
 import { planInstanceOrder } from '../plan/order-plan';
 import type { ElementTemplate } from './topology';

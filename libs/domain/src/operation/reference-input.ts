@@ -16,9 +16,7 @@ import { runtimeAnswer } from './ack-input';
 import type { ElementTemplate } from './topology';
 import type { InstanceStep, InstanceStepContext, ReportedElement } from './instance-types';
 import { chained } from './step-parts';
-
-/** What the history shows in place of a resolved value that is sensitive. */
-export const MASKED_VALUE = '******';
+import { MASKED_VALUE } from '../plan/instance-diff';
 
 /**
  * The orders whose participants act on the properties they receive: a reference that cannot be resolved when one

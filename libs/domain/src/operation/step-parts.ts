@@ -9,6 +9,7 @@ import type { OperationEffect, SendPhaseEffect } from './effects';
 import { recordEvent } from './effects';
 import { describedWith, nextDispatch } from './dispatch';
 import type { InstanceStep, InstanceStepContext } from './instance-types';
+import { isNewReplaceStep, replaceStepOf } from './replace-steps';
 
 /** The parts the input modules build their steps from: phase messages, completion, and step arithmetic. */
 
@@ -74,18 +75,21 @@ export function sendPhase(
     resentMessageId?: string;
   },
 ): SendPhaseEffect {
-  const { describe } = options;
+  const dispatched = Object.values(instance.elements)
+    .filter((element) => options.describe.has(element.id) && startPhaseOf(element) === phase)
+    .map((element) => element.id);
+  const step = replaceStepOf(phase);
   return {
     kind: 'SEND_PHASE',
     instance,
     phase,
     firstPhase: options.firstPhase ?? false,
-    describe,
-    dispatched: Object.values(instance.elements)
-      .filter((element) => describe.has(element.id) && startPhaseOf(element) === phase)
-      .map((element) => element.id),
+    // A step of a replace describes only its own elements: the others are in other steps, with other orders.
+    describe: step === null ? options.describe : new Set(dispatched),
+    dispatched,
     event: options.resentMessageId !== undefined ? 'PHASE_RESENT' : (options.event ?? 'PHASE_STARTED'),
     resentMessageId: options.resentMessageId ?? null,
+    ...(step === null ? {} : { step: { order: step.order, startPhase: step.startPhase } }),
   };
 }
 
@@ -120,7 +124,10 @@ export function closeOpenPhase(
     // A new phase is progress: its resends count from zero.
     control: { ...operation.control, progressAt: now, resent: 0 },
   };
-  const opening = phaseOpening(advanced, decision.phase, startPhaseOf, waits, context);
+  // The first message of each step of a replace is its first start phase (a DEPLOY's participant then takes the
+  // elements' new properties, as on a deploy's first phase).
+  const firstPhase = replaceStepOf(decision.phase) !== null && isNewReplaceStep(operation.phase, decision.phase);
+  const opening = phaseOpening(advanced, decision.phase, startPhaseOf, waits, context, { firstPhase });
   if (opening) {
     effects.push(opening);
   }

@@ -1,38 +1,16 @@
+import type { StageSets } from '../planners/stage-planner';
 import type { InstanceElement } from '../model';
 import { SELF_REFERENCE, hasReferences, referencesIn } from '../instance/element-references';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { StartPhaseOf } from '../planners/phase-planner';
 import { dependencyWaits } from '../planners/dependency-planner';
-import type { StageSets } from '../planners/stage-planner';
 import { isStagedOrder, stagePhaseOf } from '../planners/stage-planner';
 import type { WaitConditionSettings } from '../control/wait-condition';
 import { WAIT_CONDITION_TYPE, waitConditionSettingsOf } from '../control/wait-condition';
+import { updatePhaseOf } from './replace-steps';
+import type { ElementTemplate, OperationTemplates } from './element-template';
 
-/** What an operation needs to know about one element node template (a definition's, read by the TOSCA library). */
-export interface ElementTemplate {
-  readonly name: string;
-  readonly version: string;
-  readonly startPhase: number;
-  readonly stage: StageSets;
-  readonly dependsOn: readonly string[];
-  /** The node type and those it derives from, nearest first; absent: only its own type is known. */
-  readonly types?: readonly string[];
-  /** The node template's properties (a wait condition's `count` and `timeout`). */
-  readonly properties?: Readonly<Record<string, unknown>>;
-  /** The names of its sensitive properties (their values are masked where the history shows them). */
-  readonly sensitive?: readonly string[];
-}
-
-/** The element templates of the compositions an instance operation involves. */
-export interface OperationTemplates {
-  /** The instance's own composition. */
-  readonly own: readonly ElementTemplate[];
-  /**
-   * The other composition: the migration target (MIGRATE, MIGRATE_PRECHECK) or the composition a migration
-   * rollback leaves (MIGRATION_REVERT); null for every other order or when it is gone.
-   */
-  readonly other: readonly ElementTemplate[] | null;
-}
+export type { ElementTemplate, OperationTemplates } from './element-template';
 
 /** Orders that walk start phases; the others are staged (see isStagedOrder) or single-message. */
 const PHASED_ORDERS: ReadonlySet<InstanceOrder> = new Set(['DEPLOY', 'UNDEPLOY', 'DELETE', 'LOCK', 'UNLOCK']);
@@ -53,6 +31,12 @@ export function phaseLookup(order: InstanceOrder, templates: OperationTemplates)
       templates.own.map((template) => [keyOf(template.name, template.version), template.startPhase]),
     );
     return (element) => phases.get(keyOf(element.definition.name, element.definition.version)) ?? 0;
+  }
+  if (order === 'UPDATE') {
+    // ONAP's UPDATE is one message (phase 0); the steps of a replace have phases of their own (replace-steps.ts).
+    const templatesByKey = new Map(templates.own.map((template) => [keyOf(template.name, template.version), template]));
+    return (element) =>
+      updatePhaseOf(element, templatesByKey.get(keyOf(element.definition.name, element.definition.version)));
   }
   if (!isStagedOrder(order)) {
     return () => 0;
@@ -90,7 +74,40 @@ export function waitsOf(
       dependsOn.set(name, [...new Set([...(dependsOn.get(name) ?? []), ...referenced])]);
     }
   }
-  return dependencyWaits(order, elements, (name) => dependsOn.get(name) ?? []);
+  const dependsOnOf = (name: string): readonly string[] => dependsOn.get(name) ?? [];
+  return order === 'UPDATE'
+    ? replaceWaits(elements, templates, dependsOnOf)
+    : dependencyWaits(order, elements, dependsOnOf);
+}
+
+/**
+ * The waits of a replacing UPDATE: a create waits for what it depends on, a destroy for what depends on it, each
+ * only for elements of the same step (the same phase); ONAP's in-place update waits for nothing.
+ */
+function replaceWaits(
+  elements: Readonly<Record<string, InstanceElement>>,
+  templates: OperationTemplates,
+  dependsOnOf: (name: string) => readonly string[],
+): ReadonlyMap<string, readonly string[]> {
+  const phaseOf = phaseLookup('UPDATE', templates);
+  const forward = dependencyWaits('DEPLOY', elements, dependsOnOf);
+  const reverse = dependencyWaits('UNDEPLOY', elements, dependsOnOf);
+  const waits = new Map<string, readonly string[]>();
+  for (const element of Object.values(elements)) {
+    const phase = phaseOf(element);
+    if (phase >= 0) {
+      continue;
+    }
+    const awaited = (element.deployState === 'DEPLOYING' ? forward : reverse).get(element.id) ?? [];
+    const sameStep = awaited.filter((id) => {
+      const other = elements[id];
+      return other !== undefined && phaseOf(other) === phase;
+    });
+    if (sameStep.length > 0) {
+      waits.set(element.id, sameStep);
+    }
+  }
+  return waits;
 }
 
 /** The wait conditions of the own composition, by element node template name, with their settings. */

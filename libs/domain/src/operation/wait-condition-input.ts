@@ -149,7 +149,8 @@ export function settleWaitConditions(
     if (waits.length === 0) {
       continue;
     }
-    if (operation.order !== 'DEPLOY') {
+    // A replacing UPDATE's DEPLOY step starts the wait of a replaced wait condition, as a deploy does.
+    if ((effect.step?.order ?? operation.order) !== 'DEPLOY') {
       finishNow.set(effect.phase, [...(finishNow.get(effect.phase) ?? []), ...waits]);
       continue;
     }

@@ -1,7 +1,8 @@
 import type { JsonObject } from '../model';
 import type { MigrationState } from '../states';
 import type { DiffElement } from './instance-diff';
-import { KNOWN_AFTER_DEPLOY, MASKED_VALUE, diffInstance } from './instance-diff';
+import { KNOWN_AFTER_DEPLOY } from '../instance/element-references';
+import { MASKED_VALUE, diffInstance } from './instance-diff';
 
 function element(
   id: string,

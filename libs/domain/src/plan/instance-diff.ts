@@ -1,12 +1,11 @@
 import type { ConceptId, JsonObject } from '../model';
 import type { MigrationState } from '../states';
+import { KNOWN_AFTER_DEPLOY } from '../instance/element-references';
 
 /** What an order does to one element, as `tofu plan` marks it (`+`, `~`, `-/+`, `-`). */
 export const ELEMENT_ACTIONS = ['create', 'update', 'replace', 'delete', 'unchanged'] as const;
 export type ElementAction = (typeof ELEMENT_ACTIONS)[number];
 
-/** How a value that exists only once the order ran (a reference to another element's result) is shown. */
-export const KNOWN_AFTER_DEPLOY = '(known after deploy)';
 /** How a sensitive value is shown: the mask REST answers and the history use. */
 export const MASKED_VALUE = '******';
 /** How the side of a change where the property does not exist is shown. */

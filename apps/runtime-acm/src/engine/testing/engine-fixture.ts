@@ -267,8 +267,9 @@ export class EngineFixture {
     examplePath: string,
     participantOf: (name: string) => string | null,
     metadata: JsonObject = {},
+    edit: (template: ServiceTemplate) => ServiceTemplate = (template) => template,
   ): Promise<CompositionDefinition> {
-    const example = exampleTemplate(examplePath);
+    const example = edit(exampleTemplate(examplePath));
     const template = { ...example, metadata: { ...(example.metadata ?? {}), ...metadata } };
     const info = this.templates.read(template);
     // Drawn in the order they always were, so every id a spec has seen stays the same.

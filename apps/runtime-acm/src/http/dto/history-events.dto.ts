@@ -82,6 +82,27 @@ export class OrderedDetail {
   readonly order!: HistoryOrder;
 }
 
+export class ReplacePlannedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ enum: ['REPLACE', 'ORPHAN'] })
+  readonly change!: 'REPLACE' | 'ORPHAN';
+
+  @ApiProperty({
+    type: [String],
+    description: 'The changed properties its definition marks `updatable: false`; empty for an orphan',
+  })
+  readonly forcedBy!: readonly string[];
+
+  @ApiProperty({
+    ...UUID,
+    nullable: true,
+    description: 'A create-before-destroy replace: the id of the new element',
+  })
+  readonly replacementId!: string | null;
+}
+
 export class SupersededDetail {
   @ApiProperty({ ...UUID, description: 'The operation that ended SUPERSEDED' })
   readonly operationId!: string;
@@ -339,6 +360,7 @@ export class ReferencesResolvedDetail {
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
+  REPLACE_PLANNED: [ReplacePlannedDetail],
   SUPERSEDED: [SupersededDetail],
   PHASE_STARTED: [DispatchDetailView],
   ELEMENTS_DISPATCHED: [DispatchDetailView],
@@ -381,6 +403,7 @@ const SAME: {
 } = {
   details: {
     ORDERED: true,
+    REPLACE_PLANNED: true,
     SUPERSEDED: true,
     PHASE_STARTED: true,
     ELEMENTS_DISPATCHED: true,

@@ -1,0 +1,31 @@
+import type { StageSets } from '../planners/stage-planner';
+
+/** What an operation needs to know about one element node template (a definition's, read by the TOSCA library). */
+export interface ElementTemplate {
+  readonly name: string;
+  readonly version: string;
+  readonly startPhase: number;
+  readonly stage: StageSets;
+  readonly dependsOn: readonly string[];
+  /** The node type and those it derives from, nearest first; absent: only its own type is known. */
+  readonly types?: readonly string[];
+  /** The node template's properties (a wait condition's `count` and `timeout`). */
+  readonly properties?: Readonly<Record<string, unknown>>;
+  /** The names of its sensitive properties (their values are masked where the history shows them). */
+  readonly sensitive?: readonly string[];
+  /** The properties an UPDATE cannot change in place (`metadata.updatable: false`): a change replaces the element. */
+  readonly replaceOn?: readonly string[];
+  /** A replace deploys the new element before it undeploys the old one (`metadata.createBeforeDestroy: true`). */
+  readonly createBeforeDestroy?: boolean;
+}
+
+/** The element templates of the compositions an instance operation involves. */
+export interface OperationTemplates {
+  /** The instance's own composition. */
+  readonly own: readonly ElementTemplate[];
+  /**
+   * The other composition: the migration target (MIGRATE, MIGRATE_PRECHECK) or the composition a migration
+   * rollback leaves (MIGRATION_REVERT); null for every other order or when it is gone.
+   */
+  readonly other: readonly ElementTemplate[] | null;
+}

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
+import type { ProductProcess } from '../support/processes';
+import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
+import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
+import { eventually } from '../support/scripted-participant';
+
+const API = '/onap/policy/clamp/acm/v2';
+const SIM_API = '/onap/policy/simparticipant/v2';
+const SIM_TYPES = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0';
+
+interface Element {
+  deployState: string;
+  properties: Record<string, unknown>;
+}
+
+interface Instance {
+  name: string;
+  version: string;
+  deployState: string;
+  lockState: string;
+  phase?: number;
+  elements: Record<string, Element & { id: string; definition: { name: string; version: string } }>;
+}
+
+interface HistoryEvent {
+  event: string;
+  operationId: string | null;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * tosca/examples/sim-replace.yaml over Kafka and PostgreSQL with the simulator participant as a process: an UPDATE
+ * that changes the non-updatable `zone` of Database replaces it (the history shows its undeploy, then its deploy,
+ * in one UPDATE operation), while the changed `baseUrl` of Frontend is updated in place.
+ */
+describe('replace in an UPDATE over Kafka (runtime + simulator processes)', () => {
+  const suffix = randomUUID().slice(0, 8);
+  const schema = `e2e_replace_${suffix}`;
+  const topics = { op: `acm-e2e-op-replace-${suffix}`, sync: `acm-e2e-sync-replace-${suffix}` };
+  const participantId = randomUUID();
+  let runtimeUrl = '';
+  let simUrl = '';
+  let runtime: ProductProcess;
+  let simulator: ProductProcess;
+
+  const api = (): request.Agent => request.agent(runtimeUrl).auth(USER, PASSWORD);
+  const sim = (): request.Agent => request.agent(simUrl).auth('participantUser', 'zb!XztG34');
+
+  beforeAll(async () => {
+    const [runtimePort, simPort] = await Promise.all([freePort(), freePort()]);
+    runtimeUrl = `http://127.0.0.1:${runtimePort}`;
+    simUrl = `http://127.0.0.1:${simPort}`;
+    runtime = runtimeProcess(`runtime-replace-${suffix}`, {
+      port: runtimePort,
+      schema,
+      groupId: `acm-runtime-replace-${suffix}`,
+      topics,
+    });
+    runtime.start();
+    await runtimeAnswering(api);
+    simulator = simulatorProcess(`sim-replace-${suffix}`, { port: simPort, participantId, types: SIM_TYPES, topics });
+    simulator.start();
+    await participantKnown(api, participantId);
+  }, 120_000);
+
+  afterAll(async () => {
+    await simulator?.stop();
+    await runtime?.stop();
+    await dropSchema(schema);
+  });
+
+  async function deployedInstance(compositionId: string, instanceId: string): Promise<Instance> {
+    return eventually('the instance to be DEPLOYED with no phase open', async () => {
+      const current = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+        .body as Instance;
+      return current.deployState === 'DEPLOYED' && current.phase === undefined ? current : undefined;
+    });
+  }
+
+  /** Commissions the replace example, edited by `edit`, under another name so each test has its own definition. */
+  async function commissioned(name: string, edit: (yaml: string) => string = (yaml) => yaml): Promise<string> {
+    const yaml = edit(readRepoFile('tosca/examples/sim-replace.yaml')).replace(
+      'name: acm.example.SimReplace\n',
+      `name: acm.example.${name}\n`,
+    );
+    return commissionedAndPrimed(api, yaml);
+  }
+
+  /** A deployed instance of the example body, with fresh element ids; its element ids by short node template name. */
+  async function deployedFrom(compositionId: string): Promise<{ instanceId: string; ids: Record<string, string> }> {
+    const parsed = JSON.parse(
+      readRepoFile('tosca/examples/instances/sim-replace.json').replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId),
+    ) as { name: string; elements: Record<string, { id: string; definition: { name: string } }> };
+    const ids: Record<string, string> = {};
+    const elements = Object.fromEntries(
+      Object.values(parsed.elements).map((element) => {
+        const id = randomUUID();
+        ids[element.definition.name.split('.').at(-1)!] = id;
+        return [id, { ...element, id }];
+      }),
+    );
+    const created = await api()
+      .post(`${API}/compositions/${compositionId}/instances`)
+      .send({ ...parsed, name: `${parsed.name}-${randomUUID().slice(0, 8)}`, elements })
+      .expect(201);
+    const instanceId = (created.body as { instanceId: string }).instanceId;
+    await api()
+      .put(`${API}/compositions/${compositionId}/instances/${instanceId}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(202);
+    await deployedInstance(compositionId, instanceId);
+    return { instanceId, ids };
+  }
+
+  async function historyOfUpdate(compositionId: string, instanceId: string): Promise<HistoryEvent[]> {
+    const history = (
+      (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)).body as {
+        events: HistoryEvent[];
+      }
+    ).events;
+    const ordered = history.filter((entry) => entry.event === 'ORDERED' && entry.detail['order'] === 'UPDATE');
+    expect(ordered).toHaveLength(1);
+    return history.filter((entry) => entry.operationId === ordered[0]!.operationId);
+  }
+
+  it('with removeOrphans, undeploys and deletes the elements an UPDATE leaves out', async () => {
+    const compositionId = await commissioned('SimReplaceOrphans', (yaml) =>
+      yaml.replace(
+        '      description: Composition whose elements are replaced when their zone changes.\n',
+        '      description: Composition whose elements are replaced when their zone changes.\n      metadata:\n        removeOrphans: true\n',
+      ),
+    );
+    const { instanceId, ids } = await deployedFrom(compositionId);
+    const before = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+      .body as Instance;
+
+    await api()
+      .post(`${API}/compositions/${compositionId}/instances`)
+      .send({
+        instanceId,
+        compositionId,
+        name: before.name,
+        version: before.version,
+        elements: {
+          [ids['Database']!]: { ...before.elements[ids['Database']!], properties: { baseUrl: 'http://db-2' } },
+        },
+      })
+      .expect(200);
+    await eventually('the orphans gone and the instance DEPLOYED', async () => {
+      const current = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+        .body as Instance;
+      return current.deployState === 'DEPLOYED' && current.phase === undefined ? current : undefined;
+    });
+    const after = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
+      .body as Instance;
+    expect(Object.keys(after.elements)).toEqual([ids['Database']]);
+    expect(after.elements[ids['Database']!]?.properties['baseUrl']).toBe('http://db-2');
+
+    const ofUpdate = await historyOfUpdate(compositionId, instanceId);
+    expect(
+      ofUpdate
+        .filter((entry) => entry.event === 'REPLACE_PLANNED')
+        .map((entry) => [entry.detail['elementId'], entry.detail['change']])
+        .sort(),
+    ).toEqual(
+      [
+        [ids['Backend'], 'ORPHAN'],
+        [ids['Frontend'], 'ORPHAN'],
+      ].sort(),
+    );
+    for (const orphan of [ids['Backend'], ids['Frontend']]) {
+      expect(
+        ofUpdate
+          .filter((entry) => entry.event === 'ELEMENT_RESULT' && entry.detail['elementId'] === orphan)
+          .map((entry) => entry.detail['deployState']),
+      ).toEqual(['UNDEPLOYED', 'DELETED']);
+    }
+  }, 120_000);
+
+  it('refuses at commissioning a flag that is not a boolean, naming it', async () => {
+    const yaml = readRepoFile('tosca/examples/sim-replace.yaml')
+      .replace('name: acm.example.SimReplace\n', 'name: acm.example.SimReplaceBad\n')
+      .replace('          updatable: false', '          updatable: "no"');
+    const refused = await api()
+      .post(`${API}/compositions`)
+      .set('Content-Type', 'application/yaml')
+      .send(yaml)
+      .expect(400);
+    expect((refused.body as { errorDetails: string }).errorDetails).toContain(
+      'node_types["org.onap.policy.clamp.acm.SimAutomationCompositionElement"].properties.zone.metadata.updatable',
+    );
+    expect((refused.body as { errorDetails: string }).errorDetails).toContain('must be a boolean');
+  });
+
+  it('undeploys then deploys the element whose non-updatable property changed, and updates the other in place', async () => {
+    const compositionId = await commissionedAndPrimed(api, readRepoFile('tosca/examples/sim-replace.yaml'));
+    const body = readRepoFile('tosca/examples/instances/sim-replace.json').replace(
+      /COMPOSITIONIDPLACEHOLDER/g,
+      compositionId,
+    );
+    const created = await api()
+      .post(`${API}/compositions/${compositionId}/instances`)
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(201);
+    const instanceId = (created.body as { instanceId: string }).instanceId;
+    await api()
+      .put(`${API}/compositions/${compositionId}/instances/${instanceId}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(202);
+    const before = await deployedInstance(compositionId, instanceId);
+    const idOf = (name: string): string =>
+      Object.values(before.elements).find((element) => element.definition.name === `acm.example.replace.${name}`)!.id;
+    const [database, backend, frontend] = [idOf('Database'), idOf('Backend'), idOf('Frontend')];
+
+    const update = {
+      instanceId,
+      compositionId,
+      name: before.name,
+      version: before.version,
+      elements: {
+        [database]: { ...before.elements[database], properties: { zone: 'zone-b' } },
+        [frontend]: { ...before.elements[frontend], properties: { baseUrl: 'http://sim.example:30800/frontend-2' } },
+      },
+    };
+    await api().post(`${API}/compositions/${compositionId}/instances`).send(update).expect(200);
+    const after = await deployedInstance(compositionId, instanceId);
+    expect(after.elements[database]?.properties['zone']).toBe('zone-b');
+    expect(after.elements[frontend]?.properties['baseUrl']).toBe('http://sim.example:30800/frontend-2');
+
+    const history = (
+      (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)).body as {
+        events: HistoryEvent[];
+      }
+    ).events;
+    const ordered = history.filter((entry) => entry.event === 'ORDERED' && entry.detail['order'] === 'UPDATE');
+    expect(ordered).toHaveLength(1);
+    const ofUpdate = history.filter((entry) => entry.operationId === ordered[0]!.operationId);
+    expect(ofUpdate.filter((entry) => entry.event === 'REPLACE_PLANNED').map((entry) => entry.detail)).toEqual([
+      { elementId: database, change: 'REPLACE', forcedBy: ['zone'], replacementId: null },
+    ]);
+    const resultsOf = (id: string): unknown[] =>
+      ofUpdate
+        .filter((entry) => entry.event === 'ELEMENT_RESULT' && entry.detail['elementId'] === id)
+        .map((entry) => entry.detail['deployState']);
+    expect(resultsOf(database)).toEqual(['UNDEPLOYED', 'DEPLOYED']);
+    expect(resultsOf(frontend)).toEqual(['DEPLOYED']);
+    expect(resultsOf(backend)).toEqual([]);
+    expect(ofUpdate.at(-1)?.event).toBe('COMPLETED');
+
+    // The participant deployed the new Database: it holds the new zone.
+    const atSimulator = (await sim().get(`${SIM_API}/instances/${instanceId}`).expect(200)).body as Instance;
+    expect(atSimulator.elements[database]?.properties['zone']).toBe('zone-b');
+    expect(atSimulator.elements[frontend]?.properties['baseUrl']).toBe('http://sim.example:30800/frontend-2');
+  }, 120_000);
+});
