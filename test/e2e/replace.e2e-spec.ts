@@ -24,6 +24,16 @@ interface Instance {
   elements: Record<string, Element & { id: string; definition: { name: string; version: string } }>;
 }
 
+interface PlanAnswer {
+  planId: string;
+  changes: Array<{ elementId: string; action: string; forcedBy?: string[] }>;
+  summary: Record<string, number>;
+}
+
+function actionsOf(plan: PlanAnswer): Record<string, string> {
+  return Object.fromEntries(plan.changes.map((change) => [change.elementId, change.action]));
+}
+
 interface HistoryEvent {
   event: string;
   operationId: string | null;
@@ -136,18 +146,27 @@ describe('replace in an UPDATE over Kafka (runtime + simulator processes)', () =
     const before = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
       .body as Instance;
 
-    await api()
-      .post(`${API}/compositions/${compositionId}/instances`)
-      .send({
-        instanceId,
-        compositionId,
-        name: before.name,
-        version: before.version,
-        elements: {
-          [ids['Database']!]: { ...before.elements[ids['Database']!], properties: { baseUrl: 'http://db-2' } },
-        },
-      })
-      .expect(200);
+    const update = {
+      instanceId,
+      compositionId,
+      name: before.name,
+      version: before.version,
+      elements: {
+        [ids['Database']!]: { ...before.elements[ids['Database']!], properties: { baseUrl: 'http://db-2' } },
+      },
+    };
+    const plan = (
+      await api()
+        .post(`${API}/compositions/${compositionId}/instances/${instanceId}/plan`)
+        .send({ order: 'UPDATE', instance: update })
+        .expect(200)
+    ).body as PlanAnswer;
+    expect(actionsOf(plan)).toEqual({
+      [ids['Database']!]: 'update',
+      [ids['Backend']!]: 'delete',
+      [ids['Frontend']!]: 'delete',
+    });
+    await api().post(`${API}/compositions/${compositionId}/instances`).send(update).expect(200);
     await eventually('the orphans gone and the instance DEPLOYED', async () => {
       const current = (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
         .body as Instance;
@@ -225,7 +244,22 @@ describe('replace in an UPDATE over Kafka (runtime + simulator processes)', () =
         [frontend]: { ...before.elements[frontend], properties: { baseUrl: 'http://sim.example:30800/frontend-2' } },
       },
     };
-    await api().post(`${API}/compositions/${compositionId}/instances`).send(update).expect(200);
+    // The plan of that body shows the replace, and why, before anything runs.
+    const plan = (
+      await api()
+        .post(`${API}/compositions/${compositionId}/instances/${instanceId}/plan`)
+        .send({ order: 'UPDATE', instance: update })
+        .expect(200)
+    ).body as PlanAnswer;
+    expect(actionsOf(plan)).toEqual({ [database]: 'replace', [frontend]: 'update', [backend]: 'unchanged' });
+    expect(plan.changes.find((change) => change.elementId === database)?.forcedBy).toEqual(['zone']);
+    expect(plan.summary).toMatchObject({ create: 0, update: 1, replace: 1, delete: 0, unchanged: 1 });
+
+    await api()
+      .post(`${API}/compositions/${compositionId}/instances`)
+      .query({ planId: plan.planId })
+      .send(update)
+      .expect(200);
     const after = await deployedInstance(compositionId, instanceId);
     expect(after.elements[database]?.properties['zone']).toBe('zone-b');
     expect(after.elements[frontend]?.properties['baseUrl']).toBe('http://sim.example:30800/frontend-2');

@@ -8,6 +8,7 @@ import type {
   JsonObject,
   OperationSession,
   ReplaceUpdate,
+  UpdateClassification,
   Store,
   Versioned,
 } from '@acm/domain';
@@ -84,6 +85,8 @@ export interface PreparedUpdate {
   readonly replaced?: AutomationComposition;
   /** What an UPDATE of a deployed instance replaces or removes, when its definition opts in (see replaceOf). */
   readonly replace?: ReplaceUpdate;
+  /** How that UPDATE classified each element: what a plan's diff marks as replaced (and why) or deleted. */
+  readonly classification?: UpdateClassification;
   readonly problems: readonly ToscaProblem[];
 }
 
@@ -381,13 +384,13 @@ export class InstantiationService {
       ),
       current.elements,
     );
-    const replace = this.replaceOf(definition, current, elements, request);
+    const replacing = this.replaceOf(definition, current, elements, request);
     return {
       order: 'UPDATE',
       source: definition,
       elements,
       problems: checked.problems,
-      ...(replace === undefined ? {} : { replace }),
+      ...(replacing === undefined ? {} : replacing),
     };
   }
 
@@ -401,7 +404,7 @@ export class InstantiationService {
     current: AutomationComposition,
     merged: Readonly<Record<string, InstanceElement>>,
     request: InstanceRequest,
-  ): ReplaceUpdate | undefined {
+  ): { replace: ReplaceUpdate; classification: UpdateClassification } | undefined {
     const info = this.templates.readDefinition(definition);
     const next = Object.fromEntries(
       request.elements.map((element): [string, JsonObject] => [element.id, merged[element.id]?.properties ?? {}]),
@@ -420,7 +423,7 @@ export class InstantiationService {
     if (problems.length > 0) {
       throw new DomainError('VALIDATION_FAILED', problems.join('\n'));
     }
-    return replace;
+    return { replace, classification };
   }
 
   /**

@@ -1,9 +1,9 @@
-import type { CompositionDefinition, InstanceDiff, InstanceElement } from '@acm/domain';
-import { UnitOfWork, diffInstance } from '@acm/domain';
+import type { CompositionDefinition, InstanceDiff, InstanceElement, UpdateClassification } from '@acm/domain';
+import { UnitOfWork, asReference, diffInstance } from '@acm/domain';
 import { Injectable } from '@nestjs/common';
 import { SensitiveValues } from '../security/sensitive-values';
 import { InstantiationService, digestInputOf } from './instantiation.service';
-import type { InstanceRequest } from './instantiation.service';
+import type { InstanceRequest, PreparedUpdate } from './instantiation.service';
 import { definitionNotFound } from './not-found';
 import { planIdOf, sensitiveNamesIn } from './plan-digest';
 import type { InstancePlan, PlannedOrder } from './plan.service';
@@ -13,6 +13,15 @@ import { PlanService } from './plan.service';
 export interface InstanceDiffPlan extends InstancePlan, InstanceDiff {
   /** Send it as `?planId=` with the order: refused (409) if the instance, its definitions or the body changed. */
   readonly planId: string;
+}
+
+/** The elements an order leaves: an UPDATE's orphans (`removeOrphans`) are deleted, the rest as prepared. */
+function nextElementsOf(prepared: PreparedUpdate): Readonly<Record<string, InstanceElement>> {
+  const orphans = new Set(prepared.classification?.orphans ?? []);
+  if (orphans.size === 0) {
+    return prepared.elements;
+  }
+  return Object.fromEntries(Object.entries(prepared.elements).filter(([id]) => !orphans.has(id)));
 }
 
 /**
@@ -55,7 +64,7 @@ export class OrderPlanService {
         return {
           ...steps,
           planId: planIdOf(digestInputOf(current, prepared, body)),
-          ...this.diff(current.elements, prepared.elements, definitions),
+          ...this.diff(current.elements, nextElementsOf(prepared), definitions, prepared.classification),
         };
       }
       const instance = await this.plans.matchingInstance(store, compositionId, instanceId);
@@ -77,6 +86,7 @@ export class OrderPlanService {
     current: Readonly<Record<string, InstanceElement>>,
     next: Readonly<Record<string, InstanceElement>>,
     definitions: readonly CompositionDefinition[],
+    classification?: UpdateClassification,
   ): InstanceDiff {
     const names = (elementId: string): ReadonlySet<string> =>
       new Set(
@@ -88,6 +98,11 @@ export class OrderPlanService {
       current: this.sensitive.inClearForComparison(current),
       next: this.sensitive.inClearForComparison(next),
       sensitiveNames: names,
+      // A reference's value is read when its element is dispatched.
+      isKnownAfterDeploy: (_elementId, _path, value) => asReference(value) !== null,
+      replacementForcedBy: (elementId) =>
+        classification?.changes.find((change) => change.elementId === elementId && change.kind === 'REPLACE')
+          ?.forcedBy ?? [],
     });
   }
 }
