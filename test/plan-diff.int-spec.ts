@@ -152,6 +152,24 @@ describe('a plan with a diff and saved plans (PostgreSQL, in-process bus)', () =
     expect(after.deployState).toBe('DEPLOYED');
   });
 
+  it('shows a property that becomes a reference to another element as known after deploy', async () => {
+    const reference = { get_attribute: ['acm.example.diamond.Database', 'url'] };
+    const body = updateBody(instance, (element) =>
+      element.definition.name.endsWith('Worker') ? { ...element.properties, baseUrl: reference } : element.properties,
+    );
+    const planned = (await plan({ order: 'UPDATE', instance: body }).expect(200)).body as DiffPlan;
+
+    const worker = planned.changes.find((change) => change.name.endsWith('Worker'));
+    expect(worker?.action).toBe('update');
+    expect(worker?.changes).toEqual([
+      expect.objectContaining({
+        path: 'baseUrl',
+        knownAfterDeploy: true,
+        text: expect.stringMatching(/→ \(known after deploy\)$/),
+      }),
+    ]);
+    expect(worker?.changes[0]).not.toHaveProperty('new');
+  });
   it('plans a migration body: an element it drops is a delete, one it adds a create, a changed one an update', async () => {
     const added = randomUUID();
     const body: Record<string, unknown> = { ...updateBody(instance, newUrl), compositionTargetId: compositionId };
