@@ -26,6 +26,7 @@ interface Instance {
 
 interface PlanAnswer {
   planId: string;
+  steps: Array<{ phase: number; elements: Array<{ elementId: string }> }>;
   changes: Array<{ elementId: string; action: string; forcedBy?: string[] }>;
   summary: Record<string, number>;
 }
@@ -280,6 +281,14 @@ describe('replace in an UPDATE over Kafka (runtime + simulator processes)', () =
         .filter((entry) => entry.event === 'ELEMENT_RESULT' && entry.detail['elementId'] === id)
         .map((entry) => entry.detail['deployState']);
     expect(resultsOf(database)).toEqual(['UNDEPLOYED', 'DEPLOYED']);
+    // The plan listed the steps the operation then ran: the undeploy, the deploy, the update in place.
+    const dispatched = ofUpdate
+      .filter((entry) => ['PHASE_STARTED', 'ELEMENTS_DISPATCHED'].includes(entry.event))
+      .map((entry) => [entry.detail['phase'], [...(entry.detail['elementIds'] as string[])].sort()]);
+    expect(plan.steps.map((step) => [step.phase, step.elements.map((element) => element.elementId).sort()])).toEqual(
+      dispatched,
+    );
+    expect(dispatched.map(([, ids]) => ids)).toEqual([[database], [database], [frontend]]);
     expect(resultsOf(frontend)).toEqual(['DEPLOYED']);
     expect(resultsOf(backend)).toEqual([]);
     expect(ofUpdate.at(-1)?.event).toBe('COMPLETED');

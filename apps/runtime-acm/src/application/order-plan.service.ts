@@ -59,6 +59,7 @@ export class OrderPlanService {
             ? null
             : { compositionTargetId: prepared.target.compositionId, planned: prepared.elements },
           { ...current, elements: prepared.elements },
+          prepared.replace,
         );
         const definitions = prepared.target === undefined ? [prepared.source] : [prepared.source, prepared.target];
         return {

@@ -6,6 +6,7 @@ import type {
   MigrationRequestElement,
   OrderPlan,
   ReadModel,
+  ReplaceUpdate,
 } from '@acm/domain';
 import {
   DomainError,
@@ -135,6 +136,7 @@ export class PlanService {
     order: PlannedOrder,
     migration: { compositionTargetId: string; planned?: AutomationComposition['elements'] } | null,
     planned: AutomationComposition = instance,
+    replace?: ReplaceUpdate,
   ): Promise<InstancePlan> {
     const instanceId = instance.instanceId;
     const compositionTargetId = migration?.compositionTargetId;
@@ -175,9 +177,12 @@ export class PlanService {
       ...header,
       ...planInstanceOrder({
         order,
-        instance: planned,
+        // A replacing UPDATE starts from the elements as they are, as the order does: the machine gives each its new
+        // properties in the step that sends them.
+        instance: replace === undefined ? planned : instance,
         templates: info.elements,
         maxParallelElements,
+        ...(replace === undefined ? {} : { replace }),
         ...(other ? { otherTemplates: this.templates.readDefinition(other.value).elements } : {}),
       }),
     };

@@ -11,6 +11,7 @@ import type { DeployState, LockState } from '../states';
 import type { ElementTemplate } from '../operation/topology';
 import { stageSetsOf } from './stage-sets';
 import { plannedReferenceValues } from '../operation/reference-input';
+import type { ReplaceUpdate } from '../operation/replace-steps';
 
 /** The history event that records a step when the engine runs it. */
 export type PlanStepKind = 'PHASE_STARTED' | 'ELEMENTS_DISPATCHED';
@@ -72,6 +73,8 @@ export interface PlanInput {
   readonly otherTemplates?: readonly ElementTemplate[];
   /** The operation's parallelism limit (see parallelismLimit); null or absent for none. */
   readonly maxParallelElements?: number | null;
+  /** A replacing UPDATE (replace-steps.ts): `instance` is then the instance as it is, the new properties are here. */
+  readonly replace?: ReplaceUpdate;
 }
 
 function walkOf(order: InstanceOrder): PlanWalk {
@@ -130,7 +133,8 @@ export function planInstanceOrder(input: PlanInput): OrderPlan {
       dispatchedIn.set(effect.phase, set);
     }
   };
-  let step = decideInstance(input.instance, null, { kind: 'ORDER', order }, 0, context);
+  const ordered = input.replace === undefined ? { order } : { order, replace: input.replace };
+  let step = decideInstance(input.instance, null, { kind: 'ORDER', ...ordered }, 0, context);
   take(step);
   // Every dispatch is answered once; a stage ACK may dispatch the element again, at most once per stage.
   const bound = Object.keys(input.instance.elements).length * 64 + 1;
