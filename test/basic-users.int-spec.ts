@@ -24,6 +24,8 @@ const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationComposition
 const CHEAP = { logN: 14, r: 8, p: 1 };
 const ALICE = { user: 'alice', password: `a-${randomUUID()}` };
 const BOB = { user: 'bob-ci', password: `b-${randomUUID()}` };
+/** RUNTIME_PASSWORD while the file is set: the file replaces it. */
+const ENV_ONLY_PASSWORD = `env-${randomUUID()}`;
 
 interface AuditEvent {
   subjectId: string;
@@ -51,7 +53,11 @@ describe('Basic users from a file (PostgreSQL, in-process bus, scripted particip
       ),
     );
     writeFileSync(file, `# test users\n${lines.join('\n')}\n`);
-    runtime = await startRuntime({ HEART_BEAT: '3600000', RUNTIME_USERS_FILE: file });
+    runtime = await startRuntime({
+      HEART_BEAT: '3600000',
+      RUNTIME_USERS_FILE: file,
+      RUNTIME_PASSWORD: ENV_ONLY_PASSWORD,
+    });
     participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
     await participant.start();
     await participantRegistered(runtime, participant.participantId);
@@ -96,10 +102,11 @@ describe('Basic users from a file (PostgreSQL, in-process bus, scripted particip
     expect(events.every((event) => event.actor.user === BOB.user && event.subjectId === instanceId)).toBe(true);
   });
 
-  it('refuses a wrong password, an unknown user and no credentials with 401, without echoing a secret', async () => {
+  it('refuses a wrong password, an unknown user, the env user and no credentials with 401, without echoing a secret', async () => {
     for (const who of [
       { user: ALICE.user, password: BOB.password },
       { user: 'mallory', password: ALICE.password },
+      { user: USER, password: ENV_ONLY_PASSWORD },
     ]) {
       const refused = await as(who).get(`${BASE}/compositions`).expect(401);
       expect(refused.headers['www-authenticate']).toBe('Basic realm="acm-runtime"');

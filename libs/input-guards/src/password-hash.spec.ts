@@ -15,6 +15,10 @@ describe('scrypt password hashes', () => {
     expect(await hashPassword('s3cret!', CHEAP)).not.toBe(text);
   });
 
+  it('makes ln=15, r=8, p=1 hashes by default', async () => {
+    expect(await hashPassword('x')).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$/);
+  });
+
   it.each([
     ['plain text', 'the hash must be $scrypt$'],
     ['$scrypt$ln=10,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$' + 'A'.repeat(43), 'scrypt cost out of range'],
