@@ -565,6 +565,26 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/v2/audit": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /**
+         * History events across definitions and instances, by actor, action, subject and time
+         * @description Events in time order, then in the order they were written. Every filter left out selects all; filters combine with AND. Events of deleted instances remain while history retention keeps them.
+         */
+        readonly get: operations["queryAudit"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2067,6 +2087,10 @@ export interface components {
             readonly token: string;
             /** Format: date-time */
             readonly expiresAt: string;
+        };
+        readonly AuditView: {
+            /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
         };
     };
     responses: never;
@@ -6273,6 +6297,108 @@ export interface operations {
             };
             /** @description Not Found: no such definition, instance or participant */
             readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly queryAudit: {
+        readonly parameters: {
+            readonly query?: {
+                /** @description json (default: one page, the first 1000 events without page and size) or ndjson: every matching event streamed as application/x-ndjson (also with Accept: application/x-ndjson) */
+                readonly format?: "json" | "ndjson";
+                /** @description true: sensitive properties in clear, when SHOW_SENSITIVE allows it (masked otherwise) */
+                readonly showSensitive?: boolean;
+                /** @description Zero-based page number; applies only with size */
+                readonly page?: number;
+                /** @description Page size; applies only with page */
+                readonly size?: number;
+                /** @description ISO-8601 time, exclusive */
+                readonly to?: string;
+                /** @description ISO-8601 time, inclusive */
+                readonly from?: string;
+                /** @description Events of this definition and of the instances stored under it */
+                readonly compositionId?: string;
+                /** @description Events of this instance */
+                readonly instanceId?: string;
+                /** @description Comma-separated event kinds (ORDERED, FAILED, ...) or orders (DEPLOY, PRIME, ...: their ORDERED events) */
+                readonly action?: string;
+                /** @description The user (or participant id, or runtime) */
+                readonly actor?: string;
+            };
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description The matching events; NDJSON: one event a line, every matching event, paging ignored */
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["AuditView"];
+                    readonly "application/x-ndjson": string;
+                    readonly "application/yaml": components["schemas"]["AuditView"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];

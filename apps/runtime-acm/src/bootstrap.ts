@@ -114,7 +114,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.use(requestLog(logger, `/${CONTEXT_PATH}`));
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
-    app.use(basicAuth(config.user, config.password, openPaths(config), isSignedSignal));
+    app.use(basicAuth(config.user, config.password, openPaths(config), isSignedSignal, config.users));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();

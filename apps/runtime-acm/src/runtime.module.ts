@@ -1,4 +1,12 @@
-import { Clock, IdGenerator, OperationSessions, ReadModels, RetentionStore, UnitOfWork } from '@acm/domain';
+import {
+  AuditLedger,
+  Clock,
+  IdGenerator,
+  OperationSessions,
+  ReadModels,
+  RetentionStore,
+  UnitOfWork,
+} from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
 import {
   BufferedSessions,
@@ -6,6 +14,7 @@ import {
   StoreReadModels,
   SystemClock,
   TypeOrmRetentionStore,
+  TypeOrmAuditLedger,
   TypeOrmUnitOfWork,
 } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
@@ -13,6 +22,7 @@ import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { Logger as PinoLogger } from 'pino';
 import { CommissioningService } from './application/commissioning.service';
+import { AuditService } from './application/audit.service';
 import { HistoryService } from './application/history.service';
 import { GraphService } from './application/graph.service';
 import { PlanService } from './application/plan.service';
@@ -149,6 +159,7 @@ export class RuntimeModule {
         ControlService,
         ParticipantsService,
         HistoryService,
+        AuditService,
         EffectWriter,
         OperationSteps,
         LiveEvents,
@@ -165,6 +176,7 @@ export class RuntimeModule {
         SupervisionTimer,
         SupervisionScheduler,
         { provide: RetentionStore, useValue: new TypeOrmRetentionStore(options.database.dataSource) },
+        { provide: AuditLedger, useValue: new TypeOrmAuditLedger(options.database.dataSource) },
         HistoryRetention,
         EmbeddedSimulator,
       ],

@@ -24,12 +24,18 @@ function sameSecret(given: string, expected: string): boolean {
  * after the base64 token (`Basic <valid> junk`), or whose token does not decode to `user:password`, is refused.
  */
 export function basicCredentialsMatch(header: string | undefined, expected: BasicCredentials): boolean {
+  const given = basicCredentialsOf(header);
+  const userMatches = sameSecret(given?.user ?? '', expected.user);
+  const passwordMatches = sameSecret(given?.password ?? '', expected.password);
+  return given !== null && userMatches && passwordMatches;
+}
+
+/** The user name and password of an HTTP Basic `Authorization` header, or null when it is not one. */
+export function basicCredentialsOf(header: string | undefined): BasicCredentials | null {
   const token = BASIC_HEADER.exec(header ?? '')?.[1];
   const decoded = token !== undefined && token.length % 4 !== 1 ? Buffer.from(token, 'base64').toString('utf8') : '';
   const separator = decoded.indexOf(':');
   const user = separator > 0 ? decoded.slice(0, separator) : '';
   const password = separator > 0 ? decoded.slice(separator + 1) : '';
-  const userMatches = sameSecret(user, expected.user);
-  const passwordMatches = sameSecret(password, expected.password);
-  return separator > 0 && userMatches && passwordMatches;
+  return separator > 0 ? { user, password } : null;
 }

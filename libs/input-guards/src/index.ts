@@ -8,5 +8,7 @@ export { DEFAULT_BODY_LIMITS, at as lineColumnAt, decodeBody, formatBodyPath, pa
 export { MAX_EXCERPT_CHARACTERS, excerpt, shortText } from './excerpt';
 export { forbiddenCharacterIn } from './text-rules';
 export type { BasicCredentials } from './basic-credentials';
-export { basicCredentialsMatch } from './basic-credentials';
+export { basicCredentialsMatch, basicCredentialsOf } from './basic-credentials';
 export { answerClientError } from './client-error';
+export type { ScryptHash } from './password-hash';
+export { DEFAULT_SCRYPT_COST, hashPassword, parsePasswordHash, verifyPassword } from './password-hash';

@@ -26,6 +26,7 @@ import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-Outb
 import { EventActor1764716000000 } from './migrations/1764716000000-EventActor';
 import { OperationDueAt1764720000000 } from './migrations/1764720000000-OperationDueAt';
 import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
+import { AuditIndexes1764900000000 } from './migrations/1764900000000-AuditIndexes';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   EventActor1764716000000,
   OperationDueAt1764720000000,
   RetentionIndexes1764805000000,
+  AuditIndexes1764900000000,
 ];
 
 export interface DatabaseOptions {

@@ -4,6 +4,8 @@ import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
 import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 import { readParticipantBindings } from './participant-bindings-setting';
 import type { ParticipantBindingMap } from './participant-bindings-setting';
+import { readUsersFile } from './users-file-setting';
+import type { BasicUsers } from './users-file-setting';
 
 /**
  * The runtime's settings, read from the environment once at boot. This is the only file that reads
@@ -19,6 +21,8 @@ export interface RuntimeConfig {
   /** RUNTIME_USER / RUNTIME_PASSWORD: the one user of HTTP Basic auth. */
   readonly user: string;
   readonly password: string;
+  /** RUNTIME_USERS_FILE: several HTTP Basic users (name:scrypt hash lines), instead of the one above; null: unset. */
+  readonly users: BasicUsers | null;
   /** DATABASE_URL: a PostgreSQL URL; when absent an embedded PostgreSQL (PGlite) is used. */
   readonly databaseUrl: string | null;
   /** DATABASE_SCHEMA: the PostgreSQL schema for the runtime's tables (created if missing); default public. */
@@ -275,12 +279,15 @@ export function loadRuntimeConfig(
   const publicUrl = readPublicUrl(env['PUBLIC_URL'], check.problems);
   const bindings = readParticipantBindings(env['PARTICIPANT_BINDINGS']);
   check.problems.push(...bindings.problems);
+  const usersFile = readUsersFile(env['RUNTIME_USERS_FILE']);
+  check.problems.push(...usersFile.problems);
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
     basicAuth: check.boolean(env, 'BASIC_AUTH'),
     user: check.text(env, 'RUNTIME_USER'),
     password: check.text(env, 'RUNTIME_PASSWORD'),
+    users: usersFile.users,
     databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,
     databaseSchema: schema,
     databasePoolSize: check.integer(env, 'DATABASE_POOL_SIZE', 1, 1000),

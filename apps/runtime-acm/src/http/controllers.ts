@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { AuditController } from './audit.controller';
 import { CompositionsController } from './compositions.controller';
 import { ControlController } from './control.controller';
 import { EventsController } from './events.controller';
@@ -25,4 +26,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   PlanController,
   EventsController,
   ControlController,
+  AuditController,
 ];

@@ -34,7 +34,7 @@ export function historyFormat(query: Record<string, unknown>, request: Request):
  * The lines as a streamed answer. The first line is read before the answer starts, so a failure to read (the
  * database unavailable) is answered with its status; a failure later cuts the connection.
  */
-async function ndjsonAnswer(lines: AsyncIterable<string>): Promise<StreamableFile> {
+export async function ndjsonAnswer(lines: AsyncIterable<string>): Promise<StreamableFile> {
   const iterator = lines[Symbol.asyncIterator]();
   const first = await iterator.next();
   async function* all(): AsyncGenerator<string> {

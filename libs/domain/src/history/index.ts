@@ -1,2 +1,3 @@
 export * from './actor';
 export * from './history-events';
+export * from './audit';

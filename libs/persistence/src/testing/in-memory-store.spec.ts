@@ -1,4 +1,9 @@
-import { InMemoryUnitOfWork, describeRetentionContract, describeStoreContract } from '@acm/persistence/testing';
+import {
+  InMemoryUnitOfWork,
+  describeAuditContract,
+  describeRetentionContract,
+  describeStoreContract,
+} from '@acm/persistence/testing';
 
 describeStoreContract('InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
@@ -24,4 +29,9 @@ describe('InMemoryUnitOfWork specifics', () => {
 describeRetentionContract('InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
   return Promise.resolve({ unitOfWork, retention: unitOfWork.retention(), close: () => Promise.resolve() });
+});
+
+describeAuditContract('InMemoryUnitOfWork', () => {
+  const unitOfWork = new InMemoryUnitOfWork();
+  return Promise.resolve({ unitOfWork, audit: unitOfWork.audit(), close: () => Promise.resolve() });
 });

@@ -6,8 +6,18 @@
  * one file per repository beside it. It needs nothing but the domain, so unit tests of the engine run on it with a
  * fake clock and no database.
  */
-import { RetentionStore, UnitOfWork, rankOperations, saveWritesOneByOne } from '@acm/domain';
+import {
+  AuditLedger,
+  RetentionStore,
+  UnitOfWork,
+  compareAudit,
+  matchesAudit,
+  rankOperations,
+  saveWritesOneByOne,
+} from '@acm/domain';
 import type {
+  AuditCursor,
+  AuditFilter,
   CompositionDefinition,
   ContextQuery,
   DefinitionRepository,
@@ -106,6 +116,10 @@ export class InMemoryUnitOfWork extends UnitOfWork {
   /** The retention store over the same tables (its own port, as on PostgreSQL). */
   retention(): RetentionStore {
     return new InMemoryRetentionStore(this.db);
+  }
+
+  audit(): AuditLedger {
+    return new InMemoryAuditLedger(this.db);
   }
 
   /** Every committed outbox row not yet deleted, oldest first. */
@@ -239,5 +253,41 @@ class InMemoryRetentionStore extends RetentionStore {
     const removed = this.db.events.length - kept.length;
     this.db.events.splice(0, this.db.events.length, ...kept);
     return removed;
+  }
+}
+
+/** The audit port over the in-memory tables: committed events, filtered and ordered as the SQL adapter does. */
+class InMemoryAuditLedger extends AuditLedger {
+  private readonly session: AutocommitSession;
+
+  constructor(private readonly db: Database) {
+    super();
+    this.session = new AutocommitSession(db);
+  }
+
+  events(filter: AuditFilter, after: AuditCursor | null, offset: number, limit: number): Promise<StoredEvent[]> {
+    return this.session.run((tx) => {
+      const compositionId = filter.compositionId;
+      const subjects =
+        compositionId === undefined
+          ? null
+          : new Set([
+              compositionId,
+              ...this.db
+                .scan(tx, 'instance')
+                .filter(([, row]) => row.value.compositionId === compositionId)
+                .map(([instanceId]) => instanceId),
+            ]);
+      return this.db.events
+        .filter(
+          (event) =>
+            matchesAudit(event, filter) &&
+            (subjects === null || subjects.has(event.subjectId)) &&
+            (after === null || compareAudit(event, after) > 0),
+        )
+        .sort(compareAudit)
+        .slice(offset, offset + limit)
+        .map(copy);
+    });
   }
 }

@@ -9,3 +9,5 @@ export type { StoreContractFixture, StoreContractOptions } from './store.contrac
 export { NOT_DUE, definitionOf, elementOf, instanceOf, operationOf, participantOf, token } from './builders';
 export { describeRetentionContract } from './retention.contract';
 export type { RetentionContractFixture } from './retention.contract';
+export { describeAuditContract } from './contracts/audit.contract';
+export type { AuditContractFixture } from './contracts/audit.contract';
