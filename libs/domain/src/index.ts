@@ -39,3 +39,4 @@ export * from './plan/order-plan';
 export * from './plan/stage-sets';
 export * from './retention/retention';
 export * from './onap-import';
+export * from './rollout/rollout';
