@@ -40,3 +40,4 @@ export * from './plan/stage-sets';
 export * from './retention/retention';
 export * from './onap-import';
 export * from './rollout/rollout';
+export * from './ports/rollout-store.port';

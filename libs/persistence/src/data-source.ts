@@ -26,6 +26,7 @@ import { OutboxTraceContext1764710000000 } from './migrations/1764710000000-Outb
 import { EventActor1764716000000 } from './migrations/1764716000000-EventActor';
 import { OperationDueAt1764720000000 } from './migrations/1764720000000-OperationDueAt';
 import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
+import { Rollouts1765500000000 } from './migrations/1765500000000-Rollouts';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   EventActor1764716000000,
   OperationDueAt1764720000000,
   RetentionIndexes1764805000000,
+  Rollouts1765500000000,
 ];
 
 export interface DatabaseOptions {

@@ -3,6 +3,7 @@ export { asStoreUnavailable, describeStoreFailure, isDatabaseUnavailable } from 
 export type { StoreFailure, StoreFailureCause } from './database-unavailable';
 export { TypeOrmStore } from './typeorm-store';
 export { TypeOrmRetentionStore } from './retention-store';
+export { TypeOrmRolloutStore } from './rollout-store';
 export type { QueuedRecord } from './engine-repositories';
 export { isTransientDatabaseError } from './transient-errors';
 export { readEngineGauges } from './engine-gauges';

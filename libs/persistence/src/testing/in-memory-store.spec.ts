@@ -1,4 +1,9 @@
-import { InMemoryUnitOfWork, describeRetentionContract, describeStoreContract } from '@acm/persistence/testing';
+import {
+  InMemoryUnitOfWork,
+  describeRetentionContract,
+  describeRolloutContract,
+  describeStoreContract,
+} from '@acm/persistence/testing';
 
 describeStoreContract('InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
@@ -24,4 +29,9 @@ describe('InMemoryUnitOfWork specifics', () => {
 describeRetentionContract('InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
   return Promise.resolve({ unitOfWork, retention: unitOfWork.retention(), close: () => Promise.resolve() });
+});
+
+describeRolloutContract('InMemoryUnitOfWork', () => {
+  const unitOfWork = new InMemoryUnitOfWork();
+  return Promise.resolve({ unitOfWork, rollouts: unitOfWork.rollouts(), close: () => Promise.resolve() });
 });

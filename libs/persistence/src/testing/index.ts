@@ -9,3 +9,6 @@ export type { StoreContractFixture, StoreContractOptions } from './store.contrac
 export { NOT_DUE, definitionOf, elementOf, instanceOf, operationOf, participantOf, token } from './builders';
 export { describeRetentionContract } from './retention.contract';
 export type { RetentionContractFixture } from './retention.contract';
+export { describeRolloutContract } from './rollout.contract';
+export type { RolloutContractFixture } from './rollout.contract';
+export { InMemoryRolloutStore } from './in-memory/rollouts';
