@@ -1,4 +1,12 @@
-import { Clock, IdGenerator, OperationSessions, ReadModels, RetentionStore, UnitOfWork } from '@acm/domain';
+import {
+  Clock,
+  IdGenerator,
+  OperationSessions,
+  ReadModels,
+  RetentionStore,
+  RolloutStore,
+  UnitOfWork,
+} from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
 import {
   BufferedSessions,
@@ -6,6 +14,7 @@ import {
   StoreReadModels,
   SystemClock,
   TypeOrmRetentionStore,
+  TypeOrmRolloutStore,
   TypeOrmUnitOfWork,
 } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
@@ -50,6 +59,8 @@ import { OutboxRelay } from './messaging/outbox-relay';
 import { ParticipantInboxListener } from './messaging/participant-inbox.listener';
 import { SensitiveValues } from './security/sensitive-values';
 import { HistoryRetention } from './supervision/history-retention';
+import { RolloutService } from './application/rollout.service';
+import { RolloutSweep } from './supervision/rollout-sweep';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
 import { DueTimeNudge, SupervisionTimer } from './supervision/supervision-timer';
 
@@ -71,10 +82,12 @@ class ShutdownSequence implements OnApplicationShutdown {
     private readonly relay: OutboxRelay,
     private readonly slots: ParallelSlots,
     private readonly retention: HistoryRetention,
+    private readonly rollouts: RolloutSweep,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.supervision.stop();
+    await this.rollouts.stop();
     await this.retention.stop();
     await this.simulator.stop();
     if (this.bus instanceof InMemoryMessageBus) {
@@ -164,6 +177,9 @@ export class RuntimeModule {
         SupervisionScheduler,
         { provide: RetentionStore, useValue: new TypeOrmRetentionStore(options.database.dataSource) },
         HistoryRetention,
+        { provide: RolloutStore, useValue: new TypeOrmRolloutStore(options.database.dataSource) },
+        RolloutService,
+        RolloutSweep,
         EmbeddedSimulator,
       ],
     };

@@ -34,6 +34,10 @@ export class TypeOrmRolloutStore extends RolloutStore {
   override async create(stored: StoredRollout): Promise<RolloutConflict | null> {
     const { rollout } = stored;
     const instanceIds = rollout.instances.map((item) => item.instanceId);
+    const held = await this.holdersIn(this.dataSource.manager, instanceIds);
+    if (held !== null) {
+      return held;
+    }
     try {
       await this.dataSource.transaction(async (manager) => {
         await manager.query(
@@ -118,11 +122,9 @@ export class TypeOrmRolloutStore extends RolloutStore {
     return this.dataSource.transaction(async (manager) => {
       const finished = isRolloutFinished(rollout.state);
       const [rows]: [unknown[], number] = await manager.query(
-        `UPDATE acm_rollout SET state = $3, body = $4::jsonb,
-           driver_id = CASE WHEN $5 THEN NULL ELSE driver_id END,
-           lease_until = CASE WHEN $5 THEN NULL ELSE lease_until END
+        `UPDATE acm_rollout SET state = $3, body = $4::jsonb
          WHERE rollout_id = $1 AND driver_id = $2 RETURNING rollout_id`,
-        [rollout.rolloutId, driverId, rollout.state, JSON.stringify(stored), finished],
+        [rollout.rolloutId, driverId, rollout.state, JSON.stringify(stored)],
       );
       if (rows.length === 0) {
         return false;

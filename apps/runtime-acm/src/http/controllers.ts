@@ -8,6 +8,7 @@ import { HistoryController, RuntimeHistoryController } from './history.controlle
 import { CompositionInstancesController, InstancesController } from './instances.controller';
 import { ParticipantsController } from './participants.controller';
 import { PlanController } from './plan.controller';
+import { RolloutsController } from './rollouts.controller';
 
 /**
  * Every REST controller of the runtime. The runtime module serves them and the OpenAPI document describes them, so
@@ -25,4 +26,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   PlanController,
   EventsController,
   ControlController,
+  RolloutsController,
 ];

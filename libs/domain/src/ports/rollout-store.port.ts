@@ -51,7 +51,7 @@ export abstract class RolloutStore {
   abstract lease(rolloutId: string, driverId: string, now: number, until: number): Promise<StoredRollout | null>;
   /**
    * Saves the rollout if `driverId` still holds its lease (answers false otherwise, writing nothing); a finished
-   * rollout frees its instances and its lease.
+   * rollout frees its instances.
    */
   abstract save(stored: StoredRollout, driverId: string): Promise<boolean>;
   /** Gives the lease back (only the holder's). */

@@ -85,8 +85,6 @@ export class InMemoryRolloutStore extends RolloutStore {
     }
     row.stored = copy(stored);
     if (isRolloutFinished(stored.rollout.state)) {
-      row.driverId = null;
-      row.leaseUntil = null;
       for (const [instanceId, rolloutId] of [...this.claims]) {
         if (rolloutId === stored.rollout.rolloutId) {
           this.claims.delete(instanceId);
