@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { RolloutStore, decideRollout, isRefusal, newRollout, parseRolloutRequest } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
+import { RolloutService } from '../apps/runtime-acm/src/application/rollout.service';
 import type { RuntimeHarness } from './support/runtime-harness';
 import {
   BASE,
@@ -224,5 +226,49 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
       .send({ order: 'DEPLOY', compositionId, instanceIds: [], strategy: { batchSize: 1 } })
       .expect(400);
     expect(JSON.stringify(empty.body)).toContain('instanceIds: the selection is empty');
+  });
+
+  it('resumes after a crash between marking a batch and ordering it: no instance is ordered twice', async () => {
+    const fleet = await instances(2);
+    const [given, notGiven] = fleet.map((item) => item.instanceId) as [string, string];
+    participant.autoAnswer = false;
+    try {
+      // What a runtime killed mid-step leaves: batch 1 marked ORDERED (neither had an operation before), the order of
+      // one instance committed, the other's never given, and the rollout's record not updated since the mark.
+      const request = parseRolloutRequest({
+        order: 'DEPLOY',
+        compositionId,
+        instanceIds: [given, notGiven],
+        strategy: { batchSize: 2 },
+      });
+      const started = decideRollout(newRollout(randomUUID(), request, [given, notGiven], Date.now()), {
+        kind: 'START',
+      });
+      if (isRefusal(started)) {
+        throw new Error(started.message);
+      }
+      await orderInstance(runtime, compositionId, given, { deployOrder: 'DEPLOY' });
+      const store = runtime.app.get(RolloutStore);
+      const tracking = {
+        [given]: { baselineOperationId: null, operationId: null },
+        [notGiven]: { baselineOperationId: null, operationId: null },
+      };
+      expect(await store.create({ rollout: started.rollout, tracking })).toBeNull();
+
+      // The sweep of the restarted runtime.
+      await runtime.app.get(RolloutService).sweep();
+      await answerHeld([given, notGiven]);
+      const done = await rolloutIn(started.rollout.rolloutId, 'COMPLETED');
+      expect(done.counts.DONE).toBe(2);
+      for (const id of [given, notGiven]) {
+        const orders = (await historyOf<HistoryEvent>(runtime, compositionId, id)).filter(
+          (event) => event.event === 'ORDERED',
+        );
+        expect(orders).toHaveLength(1);
+        expect(participant.phaseMessages(id)).toHaveLength(1);
+      }
+    } finally {
+      participant.autoAnswer = true;
+    }
   });
 });
