@@ -74,6 +74,13 @@ export class RolloutService {
   /** Steps in progress in this process, by rollout, and those asked again meanwhile. */
   private readonly driving = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
+  /**
+   * Whether an unfinished rollout may exist (this process created one, or the last sweep found one): without any,
+   * an ending operation costs no query. A rollout another replica creates is seen by the next sweep.
+   */
+  private unfinishedKnown = true;
+  /** Creations started by this process: a sweep that overlapped one keeps `unfinishedKnown`. */
+  private creations = 0;
 
   constructor(
     private readonly rollouts: RolloutStore,
@@ -121,6 +128,8 @@ export class RolloutService {
       );
     }
     const rollout = newRollout(this.ids.uuid(), request, instanceIds, this.clock.now());
+    this.creations += 1;
+    this.unfinishedKnown = true;
     const conflict = await this.rollouts.create({ rollout, tracking: {} });
     if (conflict !== null) {
       throw new DomainError(
@@ -159,6 +168,9 @@ export class RolloutService {
 
   /** An operation of these instances ended: step the rollouts that hold them. */
   async operationsEnded(instanceIds: readonly string[]): Promise<void> {
+    if (!this.unfinishedKnown) {
+      return;
+    }
     for (const rolloutId of await this.rollouts.holding(instanceIds)) {
       this.nudge(rolloutId);
     }
@@ -166,7 +178,10 @@ export class RolloutService {
 
   /** Steps every unfinished rollout (the sweep: a lost event or a restart cannot wedge one). */
   async sweep(): Promise<void> {
-    for (const rolloutId of await this.rollouts.unfinished(1000)) {
+    const creations = this.creations;
+    const unfinished = await this.rollouts.unfinished(1000);
+    this.unfinishedKnown = unfinished.length > 0 || this.driving.size > 0 || this.creations !== creations;
+    for (const rolloutId of unfinished) {
       this.nudge(rolloutId);
     }
     await Promise.all([...this.driving.values()]);
