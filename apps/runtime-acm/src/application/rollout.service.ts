@@ -39,6 +39,8 @@ const MAX_SELECTION = 10_000;
 /** Control requests wait this long for another driver of the same rollout to finish its step. */
 const CONTROL_ATTEMPTS = 100;
 const CONTROL_RETRY_MS = 50;
+/** A nudge waits this many times for a lease another replica holds, then leaves the rollout to the sweep. */
+const NUDGE_ATTEMPTS = 20;
 
 /** What ended an operation the rollout started, as the rules take it; null while it runs. */
 function outcomeOf(operation: RolloutOperation): { outcome: 'DONE' | 'FAILED'; reason?: string } | null {
@@ -71,9 +73,9 @@ export class RolloutService {
   /** This process's name as a lease holder. */
   private readonly driverId: string;
   private readonly leaseMs: number;
-  /** Steps in progress in this process, by rollout, and those asked again meanwhile. */
+  /** The last step queued in this process, by rollout, and the rollouts with a nudge not started yet. */
   private readonly driving = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+  private readonly queued = new Set<string>();
   /**
    * Whether an unfinished rollout may exist (this process created one, or the last sweep found one): without any,
    * an ending operation costs no query. A rollout another replica creates is seen by the next sweep.
@@ -194,31 +196,53 @@ export class RolloutService {
     }
   }
 
-  /** Steps the rollout soon; a step already running here is followed by one more. */
+  /**
+   * Steps the rollout soon, after the steps this process has queued for it; an event that arrives while a step runs
+   * queues one more, so no ending is missed. Another replica holding the lease is waited for a little, then left to
+   * the sweep.
+   */
   private nudge(rolloutId: string): void {
-    if (this.driving.has(rolloutId)) {
-      this.again.add(rolloutId);
+    if (this.queued.has(rolloutId)) {
       return;
     }
-    const run = (async () => {
-      do {
-        this.again.delete(rolloutId);
-        try {
-          await this.step(rolloutId, null);
-        } catch (error) {
-          this.logger.warn(
-            `Rollout ${rolloutId}: step failed, the sweep retries: ${error instanceof Error ? error.message : String(error)}`,
-          );
+    this.queued.add(rolloutId);
+    void this.serially(rolloutId, async () => {
+      this.queued.delete(rolloutId);
+      try {
+        for (let attempt = 0; attempt < NUDGE_ATTEMPTS; attempt += 1) {
+          if (await this.step(rolloutId, null)) {
+            return;
+          }
+          await sleep(CONTROL_RETRY_MS);
         }
-      } while (this.again.has(rolloutId));
-    })().finally(() => this.driving.delete(rolloutId));
-    this.driving.set(rolloutId, run);
+      } catch (error) {
+        this.logger.warn(
+          `Rollout ${rolloutId}: step failed, the sweep retries: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    });
   }
 
-  /** One step with an input, after any step of this process; false when another driver holds the lease. */
-  private async drive(rolloutId: string, input: RolloutInput | null): Promise<boolean> {
-    await this.driving.get(rolloutId);
-    return this.step(rolloutId, input);
+  /** One step with an input, after the steps queued here; false when another driver holds the lease. */
+  private drive(rolloutId: string, input: RolloutInput | null): Promise<boolean> {
+    return this.serially(rolloutId, () => this.step(rolloutId, input));
+  }
+
+  /** Runs `work` after every step this process queued for the rollout: one step at a time per rollout here. */
+  private serially<T>(rolloutId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.driving.get(rolloutId) ?? Promise.resolve();
+    const result = previous.then(work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.driving.set(rolloutId, tail);
+    void tail.then(() => {
+      if (this.driving.get(rolloutId) === tail) {
+        this.driving.delete(rolloutId);
+      }
+    });
+    return result;
   }
 
   private async step(rolloutId: string, input: RolloutInput | null): Promise<boolean> {
