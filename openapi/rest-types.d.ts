@@ -585,6 +585,95 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/v2/rollouts": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** List rollouts, newest first */
+        readonly get: operations["queryRollouts"];
+        readonly put?: never;
+        /**
+         * Start a rollout: one order given to the selected instances in batches
+         * @description The selection is resolved once and stored. 400 lists the selected instances that would refuse the order, with the reason; 409 names the unfinished rollout that already holds a selected instance.
+         */
+        readonly post: operations["createRollout"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/rollouts/{rolloutId}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A rollout: its state, and each batch with its instances */
+        readonly get: operations["getRollout"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/rollouts/{rolloutId}/pause": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Pause a running rollout: no batch starts; the operations already ordered go on */
+        readonly post: operations["pauseRollout"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/rollouts/{rolloutId}/resume": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Resume a paused rollout: the next batch starts when due */
+        readonly post: operations["resumeRollout"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/rollouts/{rolloutId}/cancel": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Cancel a rollout: no instance is ordered after it; operations already ordered go on */
+        readonly post: operations["cancelRollout"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2090,7 +2179,103 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
+        };
+        readonly RolloutStrategyDto: {
+            /**
+             * @description Instances per batch: a count (2) or a percentage of the selection ("25%", at least one instance)
+             * @example 2
+             */
+            readonly batchSize: number | string;
+            /**
+             * @description Failures a batch may have; one more and the batch fails (at most the batch size)
+             * @default 0
+             */
+            readonly failureThreshold: number;
+            /**
+             * @description pause: a failed batch pauses the rollout until resume; continue: the next batch starts
+             * @default pause
+             * @enum {string}
+             */
+            readonly onFailure: "pause" | "continue";
+        };
+        readonly RolloutRequestDto: {
+            /**
+             * @description The order every selected instance is given
+             * @enum {string}
+             */
+            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK";
+            /**
+             * Format: uuid
+             * @description The composition definition of the selected instances
+             */
+            readonly compositionId: string;
+            /** @description The instances, in the order they run; absent: every instance of the composition, by id */
+            readonly instanceIds?: readonly string[];
+            readonly strategy: components["schemas"]["RolloutStrategyDto"];
+        };
+        readonly RolloutStrategyViewDto: {
+            /**
+             * @description Instances per batch: a count (2) or a percentage of the selection ("25%", at least one instance)
+             * @example 2
+             */
+            readonly batchSize: number | string;
+            readonly failureThreshold: number;
+            /** @enum {string} */
+            readonly onFailure: "pause" | "continue";
+        };
+        readonly RolloutCountsDto: {
+            readonly PENDING: number;
+            readonly ORDERED: number;
+            readonly DONE: number;
+            readonly FAILED: number;
+            readonly REFUSED: number;
+        };
+        readonly RolloutInstanceDto: {
+            /** Format: uuid */
+            readonly instanceId: string;
+            /**
+             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused
+             * @enum {string}
+             */
+            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED";
+            /** @description Why it failed or was refused */
+            readonly reason: string | null;
+        };
+        readonly RolloutBatchDto: {
+            /** @description From 1, in the order the batches run */
+            readonly batch: number;
+            /** @enum {string} */
+            readonly state: "PENDING" | "RUNNING" | "ENDED";
+            /** @description Instances FAILED or REFUSED */
+            readonly failures: number;
+            /** @description Its failures went over the failure threshold */
+            readonly overThreshold: boolean;
+            readonly instances: readonly components["schemas"]["RolloutInstanceDto"][];
+        };
+        readonly RolloutDto: {
+            /** Format: uuid */
+            readonly rolloutId: string;
+            /** @enum {string} */
+            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK";
+            /** Format: uuid */
+            readonly compositionId: string;
+            /** @enum {string} */
+            readonly state: "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED";
+            /** @description Why it paused, failed or was cancelled */
+            readonly reason: string | null;
+            readonly strategy: components["schemas"]["RolloutStrategyViewDto"];
+            /** @description Instances per state */
+            readonly counts: components["schemas"]["RolloutCountsDto"];
+            /** Format: date-time */
+            readonly createdAt: string;
+            /** Format: date-time */
+            readonly updatedAt: string;
+            readonly batches: readonly components["schemas"]["RolloutBatchDto"][];
+        };
+        readonly RolloutsDto: {
+            /** @description Newest first */
+            readonly rollouts: readonly components["schemas"]["RolloutDto"][];
         };
     };
     responses: never;
@@ -6399,6 +6584,689 @@ export interface operations {
             };
             /** @description Unauthorized: HTTP Basic credentials missing or wrong */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly queryRollouts: {
+        readonly parameters: {
+            readonly query?: {
+                readonly limit?: number;
+            };
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutsDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutsDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly createRollout: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** @description The order, the selection and the strategy */
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["RolloutRequestDto"];
+                readonly "application/yaml": components["schemas"]["RolloutRequestDto"];
+            };
+        };
+        readonly responses: {
+            /** @description Started: the rollout with its first batch ordered */
+            readonly 201: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutDto"];
+                };
+            };
+            /**
+             * @description Bad Request: a path, query or body field broke a rule; errorDetails names each one
+             *
+             *     Bad Request: a path, query or body field broke a rule; errorDetails names each one
+             */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Payload Too Large: the body is over MAX_BODY_BYTES */
+            readonly 413: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: send application/json or application/yaml */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly getRollout: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The rolloutId the creation answered */
+                readonly rolloutId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly pauseRollout: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
+            };
+            readonly path: {
+                /** @description The rolloutId the creation answered */
+                readonly rolloutId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly resumeRollout: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
+            };
+            readonly path: {
+                /** @description The rolloutId the creation answered */
+                readonly rolloutId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly cancelRollout: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
+            };
+            readonly path: {
+                /** @description The rolloutId the creation answered */
+                readonly rolloutId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];

@@ -5,6 +5,7 @@ import {
   OperationSessions,
   ReadModels,
   RetentionStore,
+  RolloutStore,
   UnitOfWork,
 } from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
@@ -15,6 +16,7 @@ import {
   SystemClock,
   TypeOrmRetentionStore,
   TypeOrmAuditLedger,
+  TypeOrmRolloutStore,
   TypeOrmUnitOfWork,
 } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
@@ -61,6 +63,8 @@ import { OutboxRelay } from './messaging/outbox-relay';
 import { ParticipantInboxListener } from './messaging/participant-inbox.listener';
 import { SensitiveValues } from './security/sensitive-values';
 import { HistoryRetention } from './supervision/history-retention';
+import { RolloutService } from './application/rollout.service';
+import { RolloutSweep } from './supervision/rollout-sweep';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
 import { DueTimeNudge, SupervisionTimer } from './supervision/supervision-timer';
 
@@ -82,10 +86,12 @@ class ShutdownSequence implements OnApplicationShutdown {
     private readonly relay: OutboxRelay,
     private readonly slots: ParallelSlots,
     private readonly retention: HistoryRetention,
+    private readonly rollouts: RolloutSweep,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.supervision.stop();
+    await this.rollouts.stop();
     await this.retention.stop();
     await this.simulator.stop();
     if (this.bus instanceof InMemoryMessageBus) {
@@ -178,6 +184,9 @@ export class RuntimeModule {
         { provide: RetentionStore, useValue: new TypeOrmRetentionStore(options.database.dataSource) },
         { provide: AuditLedger, useValue: new TypeOrmAuditLedger(options.database.dataSource) },
         HistoryRetention,
+        { provide: RolloutStore, useValue: new TypeOrmRolloutStore(options.database.dataSource) },
+        RolloutService,
+        RolloutSweep,
         EmbeddedSimulator,
       ],
     };

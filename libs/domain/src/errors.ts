@@ -27,6 +27,8 @@ export const DOMAIN_ERROR_CODES = [
   'STORE_UNAVAILABLE',
   /** The store cannot write for lack of space (disk full); nothing was changed and the caller may retry later. */
   'STORE_FULL',
+  /** An instance a rollout selects already belongs to another rollout that has not finished. */
+  'SELECTION_TAKEN',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

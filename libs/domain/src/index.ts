@@ -43,3 +43,5 @@ export * from './retention/retention';
 export * from './onap-import';
 export * from './instance/update-classification';
 export * from './operation/replace-steps';
+export * from './rollout/rollout';
+export * from './ports/rollout-store.port';

@@ -27,6 +27,7 @@ import { EventActor1764716000000 } from './migrations/1764716000000-EventActor';
 import { OperationDueAt1764720000000 } from './migrations/1764720000000-OperationDueAt';
 import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
 import { AuditIndexes1764900000000 } from './migrations/1764900000000-AuditIndexes';
+import { Rollouts1765500000000 } from './migrations/1765500000000-Rollouts';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -54,6 +55,7 @@ export const MIGRATIONS = [
   OperationDueAt1764720000000,
   RetentionIndexes1764805000000,
   AuditIndexes1764900000000,
+  Rollouts1765500000000,
 ];
 
 export interface DatabaseOptions {

@@ -4,6 +4,7 @@ export type { StoreFailure, StoreFailureCause } from './database-unavailable';
 export { TypeOrmStore } from './typeorm-store';
 export { TypeOrmRetentionStore } from './retention-store';
 export { TypeOrmAuditLedger } from './audit-ledger';
+export { TypeOrmRolloutStore } from './rollout-store';
 export type { QueuedRecord } from './engine-repositories';
 export { isTransientDatabaseError } from './transient-errors';
 export { readEngineGauges } from './engine-gauges';

@@ -9,6 +9,7 @@ import { HistoryController, RuntimeHistoryController } from './history.controlle
 import { CompositionInstancesController, InstancesController } from './instances.controller';
 import { ParticipantsController } from './participants.controller';
 import { PlanController } from './plan.controller';
+import { RolloutsController } from './rollouts.controller';
 
 /**
  * Every REST controller of the runtime. The runtime module serves them and the OpenAPI document describes them, so
@@ -27,4 +28,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   EventsController,
   ControlController,
   AuditController,
+  RolloutsController,
 ];

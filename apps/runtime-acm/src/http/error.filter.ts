@@ -18,6 +18,7 @@ export function statusOf(code: DomainErrorCode): number {
     case 'PARTICIPANT_OFFLINE':
     case 'CONCURRENT_MODIFICATION':
     case 'NOTHING_RUNNING':
+    case 'SELECTION_TAKEN':
       return HttpStatus.CONFLICT;
     case 'UNAUTHENTICATED':
       return HttpStatus.UNAUTHORIZED;

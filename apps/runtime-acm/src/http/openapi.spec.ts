@@ -56,6 +56,7 @@ describe('the OpenAPI document', () => {
       'POST /v2/compositions/{compositionId}/instances',
       'POST /v2/compositions/{compositionId}/instances/{instanceId}/elements/{elementId}/signal',
       'POST /v2/compositions/{compositionId}/instances/{instanceId}/plan',
+      'POST /v2/rollouts',
       'PUT /v2/compositions/{compositionId}',
       'PUT /v2/compositions/{compositionId}/instances/{instanceId}',
     ]);

@@ -49,6 +49,10 @@ export const TAGS = {
     name: 'Control',
     description: 'Beyond ONAP: cancel, pause and resume running work, and what the running operation waits for',
   },
+  rollout: {
+    name: 'Rollout',
+    description: 'Beyond ONAP: one order given to many instances in batches, with a failure threshold',
+  },
   actuator: { name: 'Actuator', description: "Probes at ONAP's actuator paths" },
 } as const;
 

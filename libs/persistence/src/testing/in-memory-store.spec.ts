@@ -2,6 +2,7 @@ import {
   InMemoryUnitOfWork,
   describeAuditContract,
   describeRetentionContract,
+  describeRolloutContract,
   describeStoreContract,
 } from '@acm/persistence/testing';
 
@@ -34,4 +35,9 @@ describeRetentionContract('InMemoryUnitOfWork', () => {
 describeAuditContract('InMemoryUnitOfWork', () => {
   const unitOfWork = new InMemoryUnitOfWork();
   return Promise.resolve({ unitOfWork, audit: unitOfWork.audit(), close: () => Promise.resolve() });
+});
+
+describeRolloutContract('InMemoryUnitOfWork', () => {
+  const unitOfWork = new InMemoryUnitOfWork();
+  return Promise.resolve({ unitOfWork, rollouts: unitOfWork.rollouts(), close: () => Promise.resolve() });
 });

@@ -45,6 +45,7 @@ import { InMemoryInstanceRepository } from './in-memory/instances';
 import { InMemoryParticipantRepository } from './in-memory/participants';
 import { InMemoryOperationRepository } from './in-memory/operations';
 import { InMemoryRollbackRepository, InMemoryOutboxRepository, InMemoryEventRepository } from './in-memory/records';
+import { InMemoryRolloutStore } from './in-memory/rollouts';
 
 class InMemoryRepositories implements Store {
   readonly definitions: DefinitionRepository;
@@ -111,6 +112,14 @@ export class InMemoryUnitOfWork extends UnitOfWork {
 
   override ping(): Promise<void> {
     return Promise.resolve();
+  }
+
+  private rolloutStore: InMemoryRolloutStore | null = null;
+
+  /** The rollout store over the same operations (its own port, as on PostgreSQL); one per unit of work. */
+  rollouts(): InMemoryRolloutStore {
+    this.rolloutStore ??= new InMemoryRolloutStore(this.db);
+    return this.rolloutStore;
   }
 
   /** The retention store over the same tables (its own port, as on PostgreSQL). */

@@ -11,3 +11,6 @@ export { describeRetentionContract } from './retention.contract';
 export type { RetentionContractFixture } from './retention.contract';
 export { describeAuditContract } from './contracts/audit.contract';
 export type { AuditContractFixture } from './contracts/audit.contract';
+export { describeRolloutContract } from './rollout.contract';
+export type { RolloutContractFixture } from './rollout.contract';
+export { InMemoryRolloutStore } from './in-memory/rollouts';

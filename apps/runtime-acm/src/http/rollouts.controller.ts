@@ -1,0 +1,116 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { RolloutService } from '../application/rollout.service';
+import { rolloutView } from '../application/rollout-view';
+import type { RolloutView, RolloutsView } from '../application/rollout-view';
+import { RolloutDto, RolloutRequestDto, RolloutsDto } from './dto/rollout.dto';
+import { ApiController, ApiJsonOrYamlBody, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
+import { invalid, parseUuid } from './request-parsing';
+
+const ROLLOUT_ID = 'The rolloutId the creation answered';
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+
+function parseLimit(value: unknown): number {
+  if (value === undefined || value === '') {
+    return DEFAULT_LIMIT;
+  }
+  const limit = typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw invalid(`limit: must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(value)}`);
+  }
+  return limit;
+}
+
+/**
+ * Rollouts, beyond ONAP: one order given to many instances of a composition in batches. A batch starts when every
+ * instance of the one before ended; a batch with more failures than the threshold pauses the rollout or goes on.
+ */
+@ApiController(TAGS.rollout)
+@Controller('v2/rollouts')
+export class RolloutsController {
+  constructor(private readonly rollouts: RolloutService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({
+    operationId: 'createRollout',
+    summary: 'Start a rollout: one order given to the selected instances in batches',
+    description:
+      'The selection is resolved once and stored. 400 lists the selected instances that would refuse the order, ' +
+      'with the reason; 409 names the unfinished rollout that already holds a selected instance.',
+  })
+  @ApiJsonOrYamlBody(RolloutRequestDto, 'The order, the selection and the strategy', {
+    deployAll: {
+      summary: 'Deploy every instance of a composition, two at a time',
+      value: {
+        order: 'DEPLOY',
+        compositionId: '709c62b3-8918-41b9-a747-d21eb79c6c20',
+        strategy: { batchSize: 2, failureThreshold: 0, onFailure: 'pause' },
+      },
+    },
+  })
+  @ApiResponse({ status: 201, type: RolloutDto, description: 'Started: the rollout with its first batch ordered' })
+  @ApiRefusals(400, 409)
+  async create(@Body() body: unknown): Promise<RolloutView> {
+    return rolloutView(await this.rollouts.create(body));
+  }
+
+  @Get()
+  @ApiOperation({ operationId: 'queryRollouts', summary: 'List rollouts, newest first' })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  })
+  @ApiOkResponse({ type: RolloutsDto })
+  @ApiRefusals(400)
+  async list(@Query('limit') limit: unknown): Promise<RolloutsView> {
+    return { rollouts: (await this.rollouts.list(parseLimit(limit))).map(rolloutView) };
+  }
+
+  @Get(':rolloutId')
+  @ApiOperation({ operationId: 'getRollout', summary: 'A rollout: its state, and each batch with its instances' })
+  @ApiUuidParam('rolloutId', ROLLOUT_ID)
+  @ApiOkResponse({ type: RolloutDto })
+  @ApiRefusals(400, 404)
+  async get(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
+    return rolloutView(await this.rollouts.get(parseUuid('rolloutId', rolloutId)));
+  }
+
+  @Post(':rolloutId/pause')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'pauseRollout',
+    summary: 'Pause a running rollout: no batch starts; the operations already ordered go on',
+  })
+  @ApiUuidParam('rolloutId', ROLLOUT_ID)
+  @ApiOkResponse({ type: RolloutDto })
+  @ApiRefusals(400, 404, 409)
+  async pause(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
+    return rolloutView(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'PAUSE' }));
+  }
+
+  @Post(':rolloutId/resume')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'resumeRollout', summary: 'Resume a paused rollout: the next batch starts when due' })
+  @ApiUuidParam('rolloutId', ROLLOUT_ID)
+  @ApiOkResponse({ type: RolloutDto })
+  @ApiRefusals(400, 404, 409)
+  async resume(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
+    return rolloutView(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'RESUME' }));
+  }
+
+  @Post(':rolloutId/cancel')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'cancelRollout',
+    summary: 'Cancel a rollout: no instance is ordered after it; operations already ordered go on',
+  })
+  @ApiUuidParam('rolloutId', ROLLOUT_ID)
+  @ApiOkResponse({ type: RolloutDto })
+  @ApiRefusals(400, 404, 409)
+  async cancel(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
+    return rolloutView(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'CANCEL' }));
+  }
+}

@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { RolloutStore, decideRollout, isRefusal, newRollout, parseRolloutRequest } from '@acm/domain';
+import { MessageBus } from '@acm/messaging';
+import { RolloutService } from '../apps/runtime-acm/src/application/rollout.service';
+import type { RuntimeHarness } from './support/runtime-harness';
+import {
+  BASE,
+  commissionAndPrime,
+  createInstanceFrom,
+  historyOf,
+  instanceOf,
+  orderInstance,
+  participantRegistered,
+  readRepoFile,
+  startRuntime,
+} from './support/runtime-harness';
+import { ScriptedParticipant, eventually } from './support/scripted-participant';
+
+const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
+const definitionYaml = readRepoFile('tosca/examples/sim-single-element.yaml');
+const instanceJson = readRepoFile('tosca/examples/instances/sim-single-element.json');
+
+interface RolloutBody {
+  rolloutId: string;
+  state: string;
+  reason: string | null;
+  counts: Record<string, number>;
+  batches: Array<{
+    batch: number;
+    state: string;
+    failures: number;
+    instances: Array<{ instanceId: string; state: string; reason: string | null }>;
+  }>;
+}
+
+interface HistoryEvent {
+  event: string;
+  sequence: number;
+}
+
+/**
+ * Rollouts on the real store (PostgreSQL), the in-process bus and a scripted participant: batches run in order, each
+ * judged on the operations the rollout started; a failing batch pauses the rollout until resume; overlapping and
+ * refused selections are answered 409 and 400.
+ */
+describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
+  let runtime: RuntimeHarness;
+  let participant: ScriptedParticipant;
+  let compositionId: string;
+
+  beforeAll(async () => {
+    // The sweep would also drive the rollouts; a long period shows the committed events alone drive them.
+    runtime = await startRuntime({ HEART_BEAT: '3600000' });
+    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
+    await participant.start();
+    await participantRegistered(runtime, participant.participantId);
+    compositionId = await commissionAndPrime(runtime, definitionYaml);
+  });
+
+  afterAll(async () => {
+    await participant.stop();
+    await runtime.close();
+  });
+
+  async function instances(count: number): Promise<Array<{ instanceId: string; elementIds: string[] }>> {
+    const created = [];
+    for (let index = 0; index < count; index += 1) {
+      created.push(await createInstanceFrom(runtime, compositionId, instanceJson));
+    }
+    return created;
+  }
+
+  /** Answers every phase message the participant holds for these instances (a repeated answer changes nothing). */
+  async function answerHeld(instanceIds: readonly string[]): Promise<void> {
+    await eventually('the phase messages', () =>
+      instanceIds.every((id) => participant.phaseMessages(id).length > 0) ? true : undefined,
+    );
+    for (const id of instanceIds) {
+      for (const message of participant.phaseMessages(id)) {
+        await participant.ack(message, participant.myElements(message));
+      }
+    }
+  }
+
+  const readRollout = async (rolloutId: string): Promise<RolloutBody> =>
+    (await runtime.http.get(`${BASE}/rollouts/${rolloutId}`).expect(200)).body as RolloutBody;
+
+  const rolloutIn = (rolloutId: string, state: string): Promise<RolloutBody> =>
+    eventually(`rollout ${state}`, async () => {
+      const rollout = await readRollout(rolloutId);
+      return rollout.state === state ? rollout : undefined;
+    });
+
+  it('deploys 6 instances in batches of 2, each batch ordered after the one before completed', async () => {
+    const fleet = await instances(6);
+    const ids = fleet.map((item) => item.instanceId);
+    const created = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy: { batchSize: 2 } })
+      .expect(201);
+    const started = created.body as RolloutBody;
+    expect(started.batches.map((batch) => batch.instances.map((item) => item.instanceId))).toEqual([
+      ids.slice(0, 2),
+      ids.slice(2, 4),
+      ids.slice(4, 6),
+    ]);
+    expect(started.batches[2]!.state).toBe('PENDING');
+
+    const done = await rolloutIn(started.rolloutId, 'COMPLETED');
+    expect(done.counts).toEqual({ PENDING: 0, ORDERED: 0, DONE: 6, FAILED: 0, REFUSED: 0 });
+    expect(done.batches.map((batch) => batch.state)).toEqual(['ENDED', 'ENDED', 'ENDED']);
+    for (const id of ids) {
+      expect((await instanceOf<{ deployState: string }>(runtime, compositionId, id)).deployState).toBe('DEPLOYED');
+    }
+    // The history: every order of batch k+1 after the last completion of batch k.
+    const sequences = await Promise.all(
+      ids.map(async (id) => {
+        const events = await historyOf<HistoryEvent>(runtime, compositionId, id);
+        return {
+          ordered: events.find((event) => event.event === 'ORDERED')!.sequence,
+          completed: events.find((event) => event.event === 'COMPLETED')!.sequence,
+        };
+      }),
+    );
+    for (const batch of [1, 2]) {
+      const lastCompletion = Math.max(...sequences.slice((batch - 1) * 2, batch * 2).map((item) => item.completed));
+      const firstOrder = Math.min(...sequences.slice(batch * 2, batch * 2 + 2).map((item) => item.ordered));
+      expect(firstOrder).toBeGreaterThan(lastCompletion);
+    }
+    expect(
+      ((await runtime.http.get(`${BASE}/rollouts`).expect(200)).body as { rollouts: RolloutBody[] }).rollouts.map(
+        (rollout) => rollout.rolloutId,
+      ),
+    ).toContain(started.rolloutId);
+  });
+
+  it('pauses on a batch over the failure threshold, and goes on after resume', async () => {
+    const fleet = await instances(4);
+    const ids = fleet.map((item) => item.instanceId);
+    participant.failing.add(fleet[1]!.elementIds[0]!);
+    const created = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy: { batchSize: '50%', onFailure: 'pause' } })
+      .expect(201);
+    const rolloutId = (created.body as RolloutBody).rolloutId;
+    const paused = await rolloutIn(rolloutId, 'PAUSED');
+    participant.failing.clear();
+    expect(paused.reason).toBe('batch 1 had 1 failures, over the threshold 0');
+    expect(paused.batches[0]!.instances.map((item) => item.state)).toEqual(['DONE', 'FAILED']);
+    expect(paused.batches[1]!.instances.map((item) => item.state)).toEqual(['PENDING', 'PENDING']);
+
+    await runtime.http.post(`${BASE}/rollouts/${rolloutId}/pause`).expect(400);
+    await runtime.http.post(`${BASE}/rollouts/${rolloutId}/resume`).expect(200);
+    const failed = await rolloutIn(rolloutId, 'FAILED');
+    expect(failed.reason).toBe('batches over the failure threshold: 1');
+    expect(failed.batches[1]!.instances.map((item) => item.state)).toEqual(['DONE', 'DONE']);
+  });
+
+  it('holds the next batch while paused by request; cancel leaves the rest untouched', async () => {
+    const fleet = await instances(4);
+    const ids = fleet.map((item) => item.instanceId);
+    participant.autoAnswer = false;
+    try {
+      const created = await runtime.http
+        .post(`${BASE}/rollouts`)
+        .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy: { batchSize: 2 } })
+        .expect(201);
+      const rolloutId = (created.body as RolloutBody).rolloutId;
+      const pausedBody = (await runtime.http.post(`${BASE}/rollouts/${rolloutId}/pause`).expect(200))
+        .body as RolloutBody;
+      expect(pausedBody.state).toBe('PAUSED');
+      participant.autoAnswer = true;
+      await answerHeld(ids.slice(0, 2));
+      await eventually('batch 1 ended', async () => {
+        const rollout = await readRollout(rolloutId);
+        return rollout.batches[0]!.state === 'ENDED' ? rollout : undefined;
+      });
+      const held = await readRollout(rolloutId);
+      expect(held.state).toBe('PAUSED');
+      expect(held.batches[1]!.state).toBe('PENDING');
+      const cancelled = (await runtime.http.post(`${BASE}/rollouts/${rolloutId}/cancel`).expect(200))
+        .body as RolloutBody;
+      expect(cancelled.state).toBe('CANCELLED');
+      expect(cancelled.counts).toMatchObject({ DONE: 2, PENDING: 2 });
+      await runtime.http.post(`${BASE}/rollouts/${rolloutId}/resume`).expect(400);
+    } finally {
+      participant.autoAnswer = true;
+    }
+  });
+
+  it('refuses a selection another unfinished rollout holds (409 naming it) and an order some instances refuse (400)', async () => {
+    const fleet = await instances(3);
+    const ids = fleet.map((item) => item.instanceId);
+    participant.autoAnswer = false;
+    try {
+      const first = (
+        await runtime.http
+          .post(`${BASE}/rollouts`)
+          .send({ order: 'DEPLOY', compositionId, instanceIds: ids.slice(0, 2), strategy: { batchSize: 1 } })
+          .expect(201)
+      ).body as RolloutBody;
+      const overlap = await runtime.http
+        .post(`${BASE}/rollouts`)
+        .send({ order: 'DEPLOY', compositionId, instanceIds: [ids[2], ids[1]], strategy: { batchSize: 1 } })
+        .expect(409);
+      expect(JSON.stringify(overlap.body)).toContain(first.rolloutId);
+      expect(JSON.stringify(overlap.body)).toContain(ids[1]);
+      await runtime.http.post(`${BASE}/rollouts/${first.rolloutId}/cancel`).expect(200);
+    } finally {
+      participant.autoAnswer = true;
+      await answerHeld(ids.slice(0, 1));
+    }
+    await orderInstance(runtime, compositionId, ids[2]!, { deployOrder: 'DEPLOY' });
+    await eventually('deployed', async () =>
+      (await instanceOf<{ deployState: string }>(runtime, compositionId, ids[2]!)).deployState === 'DEPLOYED'
+        ? true
+        : undefined,
+    );
+    const refused = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: [ids[2]], strategy: { batchSize: 1 } })
+      .expect(400);
+    expect(JSON.stringify(refused.body)).toContain(`DEPLOY is refused for 1 selected instance(s): ${ids[2]}`);
+    const empty = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: [], strategy: { batchSize: 1 } })
+      .expect(400);
+    expect(JSON.stringify(empty.body)).toContain('instanceIds: the selection is empty');
+  });
+
+  it('resumes after a crash between marking a batch and ordering it: no instance is ordered twice', async () => {
+    const fleet = await instances(2);
+    const [given, notGiven] = fleet.map((item) => item.instanceId) as [string, string];
+    participant.autoAnswer = false;
+    try {
+      // What a runtime killed mid-step leaves: batch 1 marked ORDERED (neither had an operation before), the order of
+      // one instance committed, the other's never given, and the rollout's record not updated since the mark.
+      const request = parseRolloutRequest({
+        order: 'DEPLOY',
+        compositionId,
+        instanceIds: [given, notGiven],
+        strategy: { batchSize: 2 },
+      });
+      const started = decideRollout(newRollout(randomUUID(), request, [given, notGiven], Date.now()), {
+        kind: 'START',
+      });
+      if (isRefusal(started)) {
+        throw new Error(started.message);
+      }
+      await orderInstance(runtime, compositionId, given, { deployOrder: 'DEPLOY' });
+      const store = runtime.app.get(RolloutStore);
+      const tracking = {
+        [given]: { baselineOperationId: null, operationId: null },
+        [notGiven]: { baselineOperationId: null, operationId: null },
+      };
+      expect(await store.create({ rollout: started.rollout, tracking })).toBeNull();
+
+      // The sweep of the restarted runtime.
+      await runtime.app.get(RolloutService).sweep();
+      await answerHeld([given, notGiven]);
+      const done = await rolloutIn(started.rollout.rolloutId, 'COMPLETED');
+      expect(done.counts.DONE).toBe(2);
+      for (const id of [given, notGiven]) {
+        const orders = (await historyOf<HistoryEvent>(runtime, compositionId, id)).filter(
+          (event) => event.event === 'ORDERED',
+        );
+        expect(orders).toHaveLength(1);
+        expect(participant.phaseMessages(id)).toHaveLength(1);
+      }
+    } finally {
+      participant.autoAnswer = true;
+    }
+  });
+});
