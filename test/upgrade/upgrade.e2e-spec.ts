@@ -69,6 +69,18 @@ async function startRuntime(name: string, script: string, schema: string): Promi
     },
     6000,
   );
+  // The built-in simulator registers after the health route answers: a PRIME before that is refused (no participant
+  // supports the element types yet), so the database is made only once it is known.
+  await eventually(
+    `${name}'s built-in participant to register`,
+    async () => {
+      const participants = await api.get(`${BASE}/participants`).catch(() => null);
+      return participants?.status === 200 && Array.isArray(participants.body) && participants.body.length > 0
+        ? true
+        : undefined;
+    },
+    6000,
+  );
   return { api, process: runtime };
 }
 
@@ -170,7 +182,12 @@ describe('upgrade from the previous release', () => {
     };
     const primedId = await commission('tosca/examples/sim-three-phase.yaml');
     const commissionedId = await commission('tosca/examples/sim-single-element.yaml');
-    await previous.api.put(`${BASE}/compositions/${primedId}`).send({ primeOrder: 'PRIME' }).expect(202);
+    const prime = await previous.api.put(`${BASE}/compositions/${primedId}`).send({ primeOrder: 'PRIME' });
+    // A refusal shows its errorDetails.
+    expect({ status: prime.status, refusal: prime.status === 202 ? null : prime.body }).toEqual({
+      status: 202,
+      refusal: null,
+    });
     await reaches(previous.api, `/compositions/${primedId}`, { state: 'PRIMED' });
 
     const example = readRepoFile('tosca/examples/instances/sim-three-phase.json');
