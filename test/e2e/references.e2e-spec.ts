@@ -1,14 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import request from 'supertest';
-import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
-import type { ProductProcess } from '../support/processes';
-import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
-import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
+import { commissionedAndPrimed, simulatorStack } from '../support/e2e-stack';
+import { readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
 
 const API = '/onap/policy/clamp/acm/v2';
 const SIM_API = '/onap/policy/simparticipant/v2';
-const SIM_TYPES = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0';
 const DB = 'acm.example.refs.Database';
 const WEB = 'acm.example.refs.Web';
 const KNOWN_AFTER_DEPLOY = '(known after deploy)';
@@ -38,41 +33,9 @@ interface HistoryEvent {
  * outProperties a deploy reports), and the web tier's `baseUrl` is `{ get_attribute: [Database, url] }`.
  */
 describe('references between elements over Kafka (runtime + simulator processes)', () => {
-  const suffix = randomUUID().slice(0, 8);
-  const schema = `e2e_refs_${suffix}`;
-  const topics = { op: `acm-e2e-op-refs-${suffix}`, sync: `acm-e2e-sync-refs-${suffix}` };
-  const participantId = randomUUID();
-  const dbUrl = `postgres://db-${suffix}.example:5432/app`;
-  let runtimeUrl = '';
-  let simUrl = '';
-  let runtime: ProductProcess;
-  let simulator: ProductProcess;
-
-  const api = (): request.Agent => request.agent(runtimeUrl).auth(USER, PASSWORD);
-  const sim = (): request.Agent => request.agent(simUrl).auth('participantUser', 'zb!XztG34');
-
-  beforeAll(async () => {
-    const [runtimePort, simPort] = await Promise.all([freePort(), freePort()]);
-    runtimeUrl = `http://127.0.0.1:${runtimePort}`;
-    simUrl = `http://127.0.0.1:${simPort}`;
-    runtime = runtimeProcess(`runtime-refs-${suffix}`, {
-      port: runtimePort,
-      schema,
-      groupId: `acm-runtime-refs-${suffix}`,
-      topics,
-    });
-    runtime.start();
-    await runtimeAnswering(api);
-    simulator = simulatorProcess(`sim-refs-${suffix}`, { port: simPort, participantId, types: SIM_TYPES, topics });
-    simulator.start();
-    await participantKnown(api, participantId);
-  }, 120_000);
-
-  afterAll(async () => {
-    await simulator?.stop();
-    await runtime?.stop();
-    await dropSchema(schema);
-  });
+  const stack = simulatorStack('refs');
+  const { api, sim } = stack;
+  const dbUrl = `postgres://db-${stack.suffix}.example:5432/app`;
 
   const instanceOf = async (compositionId: string, instanceId: string): Promise<Instance> =>
     (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200)).body as Instance;

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
-import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
-import type { ProductProcess } from '../support/processes';
-import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
-import { PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
+import { commissionedAndPrimed, simulatorStack } from '../support/e2e-stack';
+import { readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
 
 const API = '/onap/policy/clamp/acm/v2';
 const SIM_API = '/onap/policy/simparticipant/v2';
-const SIM_TYPES = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0';
 
 interface Element {
   deployState: string;
@@ -47,40 +43,8 @@ interface HistoryEvent {
  * in one UPDATE operation), while the changed `baseUrl` of Frontend is updated in place.
  */
 describe('replace in an UPDATE over Kafka (runtime + simulator processes)', () => {
-  const suffix = randomUUID().slice(0, 8);
-  const schema = `e2e_replace_${suffix}`;
-  const topics = { op: `acm-e2e-op-replace-${suffix}`, sync: `acm-e2e-sync-replace-${suffix}` };
-  const participantId = randomUUID();
-  let runtimeUrl = '';
-  let simUrl = '';
-  let runtime: ProductProcess;
-  let simulator: ProductProcess;
-
-  const api = (): request.Agent => request.agent(runtimeUrl).auth(USER, PASSWORD);
-  const sim = (): request.Agent => request.agent(simUrl).auth('participantUser', 'zb!XztG34');
-
-  beforeAll(async () => {
-    const [runtimePort, simPort] = await Promise.all([freePort(), freePort()]);
-    runtimeUrl = `http://127.0.0.1:${runtimePort}`;
-    simUrl = `http://127.0.0.1:${simPort}`;
-    runtime = runtimeProcess(`runtime-replace-${suffix}`, {
-      port: runtimePort,
-      schema,
-      groupId: `acm-runtime-replace-${suffix}`,
-      topics,
-    });
-    runtime.start();
-    await runtimeAnswering(api);
-    simulator = simulatorProcess(`sim-replace-${suffix}`, { port: simPort, participantId, types: SIM_TYPES, topics });
-    simulator.start();
-    await participantKnown(api, participantId);
-  }, 120_000);
-
-  afterAll(async () => {
-    await simulator?.stop();
-    await runtime?.stop();
-    await dropSchema(schema);
-  });
+  const stack = simulatorStack('replace');
+  const { api, sim } = stack;
 
   async function deployedInstance(compositionId: string, instanceId: string): Promise<Instance> {
     return eventually('the instance to be DEPLOYED with no phase open', async () => {

@@ -1,9 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type request from 'supertest';
+import supertest from 'supertest';
+import type { ProductProcess } from './processes';
+import { freePort, runtimeProcess, simulatorProcess } from './processes';
+import { PASSWORD, USER } from './runtime-harness';
 import { eventually } from './scripted-participant';
 import { testDatabaseUrl } from './services';
 
 const API = '/onap/policy/clamp/acm/v2';
+/** The simulator's element type, as its SUPPORTED_ELEMENT_TYPES setting names it. */
+const SIM_ELEMENT_TYPES = 'org.onap.policy.clamp.acm.SimAutomationCompositionElement:1.0.0';
+/** The simulator's control API credentials (ONAP's simulator defaults). */
+const SIM_USER = 'participantUser';
+const SIM_PASSWORD = 'zb!XztG34';
 /** Polls of 20 ms: about 30 s, for a process that has to start (or a participant that has to register). */
 const START_POLLS = 1500;
 
@@ -75,4 +85,66 @@ export async function dropSchema(schema: string): Promise<void> {
   await client.connect();
   await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await client.end();
+}
+
+/** The runtime and the simulator as processes over Kafka and PostgreSQL, each test file on topics and a schema of its own. */
+export interface SimulatorStack {
+  /** A short random suffix that names this file's topics, schema and processes. */
+  readonly suffix: string;
+  readonly participantId: string;
+  /** The runtime's REST API, as the default user. */
+  api(): request.Agent;
+  /** The simulator's control API. */
+  sim(): request.Agent;
+}
+
+/**
+ * Starts a runtime and a simulator participant before the file's tests (once the participant has registered) and
+ * stops both and drops the schema after them. `label` names the processes, topics and schema.
+ */
+export function simulatorStack(label: string): SimulatorStack {
+  const suffix = randomUUID().slice(0, 8);
+  const schema = `e2e_${label}_${suffix}`;
+  const topics = { op: `acm-e2e-op-${label}-${suffix}`, sync: `acm-e2e-sync-${label}-${suffix}` };
+  const participantId = randomUUID();
+  let runtimeUrl = '';
+  let simUrl = '';
+  let runtime: ProductProcess | undefined;
+  let simulator: ProductProcess | undefined;
+  const stack: SimulatorStack = {
+    suffix,
+    participantId,
+    api: () => supertest.agent(runtimeUrl).auth(USER, PASSWORD),
+    sim: () => supertest.agent(simUrl).auth(SIM_USER, SIM_PASSWORD),
+  };
+
+  beforeAll(async () => {
+    const [runtimePort, simPort] = await Promise.all([freePort(), freePort()]);
+    runtimeUrl = `http://127.0.0.1:${runtimePort}`;
+    simUrl = `http://127.0.0.1:${simPort}`;
+    runtime = runtimeProcess(`runtime-${label}-${suffix}`, {
+      port: runtimePort,
+      schema,
+      groupId: `acm-runtime-${label}-${suffix}`,
+      topics,
+    });
+    runtime.start();
+    await runtimeAnswering(stack.api);
+    simulator = simulatorProcess(`sim-${label}-${suffix}`, {
+      port: simPort,
+      participantId,
+      types: SIM_ELEMENT_TYPES,
+      topics,
+    });
+    simulator.start();
+    await participantKnown(stack.api, participantId);
+  }, 120_000);
+
+  afterAll(async () => {
+    await simulator?.stop();
+    await runtime?.stop();
+    await dropSchema(schema);
+  });
+
+  return stack;
 }
