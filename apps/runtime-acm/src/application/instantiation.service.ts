@@ -45,26 +45,13 @@ import { TemplateReader } from '../engine/template-reader';
 import { SensitiveValues } from '../security/sensitive-values';
 import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
-import type { PlanDigestInput } from './plan-digest';
+import type { PlanDigestInput, PlannedBody } from './plan-digest';
 import { assertPlanCurrent } from './plan-digest';
 
-/** An instance body after its shape was checked (http/instance-body.ts). */
-export interface InstanceRequest {
+/** An instance body after its shape was checked (http/instance-body.ts): the fields a plan hashes, and two more. */
+export interface InstanceRequest extends PlannedBody {
   readonly instanceId?: string;
-  readonly compositionId: string;
-  readonly compositionTargetId?: string;
   readonly precheck?: boolean;
-  readonly name: string;
-  readonly version: string;
-  readonly description: string | null;
-  readonly derivedFrom: string | null;
-  readonly metadata: JsonObject | null;
-  readonly elements: ReadonlyArray<{
-    readonly id: string;
-    readonly definition: { readonly name: string; readonly version: string };
-    readonly description: string | null;
-    readonly properties: JsonObject;
-  }>;
 }
 
 /** What a create would store (POST ?dryRun=true), and the property problems PROPERTY_VALIDATION=warn accepts. */
