@@ -113,8 +113,11 @@ describe('the web console', () => {
     await recordArrivals(page, 'DEPLOYED/LOCKED');
     const pageInstance = await page.evaluate('window.pageInstance');
 
+    const deployPlan = page.waitForResponse((response) => response.url().endsWith('/plan'));
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
     const dialog = page.getByRole('dialog');
+    const { planId } = (await (await deployPlan).json()) as { planId: string };
+    expect(planId).toMatch(/^[0-9a-f]{48}$/);
     // The runtime's plan, read as the dialog opens: the three phases in order.
     await dialog.locator('[data-plan-step]').nth(2).waitFor(WAIT);
     expect(await dialog.locator('[data-plan-step]').allTextContents()).toEqual([
@@ -123,7 +126,10 @@ describe('the web console', () => {
       expect.stringMatching(/^phase 2 starts: .*Phase2[AB], .*Phase2[AB]$/),
     ]);
     await page.screenshot({ path: artifactPath('console', '1-deploy-confirmation.png') });
+    // The order carries the plan's id: the runtime runs it only if nothing changed since the dialog showed the plan.
+    const deployOrder = page.waitForRequest((request) => request.method() === 'PUT');
     await dialog.getByRole('button', { name: 'Confirm deploy' }).click();
+    expect(new URL((await deployOrder).url()).searchParams.get('planId')).toBe(planId);
 
     // Mid-deploy: phase 0 is done, phase 1 runs, and phase 2 waits, queued behind phase 1 with that reason.
     await page.locator('g.node[data-phase="1"][data-running="true"]').first().waitFor(WAIT);

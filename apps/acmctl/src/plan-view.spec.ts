@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { planDiffText, useColours } from './plan-view';
+import { planDiffText, planTable, useColours } from './plan-view';
 import { buildProgram } from './program';
 
 const ANSWER = {
@@ -79,6 +79,42 @@ describe('planDiffText', () => {
     const nothing = planDiffText({ planId: 'x', summary: { unchanged: 1 }, changes: [] }, false);
     expect(nothing.split('\n')[0]).toBe('No changes to any element.');
     expect(nothing).toContain('Plan: 0 to create, 0 to update, 0 to replace, 0 to delete.');
+  });
+});
+
+describe('planTable', () => {
+  const step = (number: number, elements: readonly Record<string, unknown>[]): Record<string, unknown> => ({
+    step: number,
+    kind: 'PHASE_STARTED',
+    phase: number - 1,
+    elements,
+  });
+
+  it('shows what each reference reads, by element and property, in a READS column', () => {
+    const table = planTable({
+      steps: [
+        step(1, [{ elementId: 'd', name: 'Db', waitsFor: [] }]),
+        step(2, [
+          {
+            elementId: 'w',
+            name: 'Web',
+            waitsFor: ['d'],
+            references: { baseUrl: '(known after deploy)', replicas: 3 },
+          },
+        ]),
+      ],
+    });
+    expect(table.headers).toEqual(['STEP', 'KIND', 'PHASE', 'ELEMENTS', 'WAITS FOR', 'READS']);
+    expect(table.rows).toEqual([
+      ['1', 'PHASE_STARTED', '0', 'Db', '', ''],
+      ['2', 'PHASE_STARTED', '1', 'Web', 'Db', 'Web.baseUrl ← (known after deploy); Web.replicas ← 3'],
+    ]);
+  });
+
+  it('has no READS column when no element reads another', () => {
+    const table = planTable({ steps: [step(1, [{ elementId: 'd', name: 'Db', waitsFor: [] }])] });
+    expect(table.headers).toEqual(['STEP', 'KIND', 'PHASE', 'ELEMENTS', 'WAITS FOR']);
+    expect(table.rows).toEqual([['1', 'PHASE_STARTED', '0', 'Db', '']]);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { TableView } from './output';
 import { field, list, text } from './output';
 
 /** How `tofu plan` marks what an order does to an element; unchanged elements are not listed. */
@@ -64,4 +65,49 @@ export function planDiffText(body: unknown, colours: boolean): string {
     `planId: ${text(field(body, 'planId'))}`,
   );
   return lines.join('\n');
+}
+
+/** `web.baseUrl ← (known after deploy)`: what the references of a step's elements read, by where each is written. */
+function readsOf(elements: readonly unknown[]): string {
+  return elements
+    .flatMap((element) =>
+      Object.entries((field(element, 'references') as Record<string, unknown> | undefined) ?? {}).map(
+        ([at, value]) =>
+          `${text(field(element, 'name'))}.${at} ← ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+      ),
+    )
+    .join('; ');
+}
+
+/**
+ * One row per step of a plan: what is sent, in which phase, and what each element waits for; a READS column too
+ * when an element's properties read another's (get_attribute, get_property).
+ */
+export function planTable(body: unknown): TableView {
+  const steps = list(field(body, 'steps'));
+  const names = new Map<string, string>();
+  for (const step of steps) {
+    for (const element of list(field(step, 'elements'))) {
+      names.set(text(field(element, 'elementId')), text(field(element, 'name')));
+    }
+  }
+  const reads = steps.map((step) => readsOf(list(field(step, 'elements'))));
+  const withReads = reads.some((value) => value !== '');
+  return {
+    headers: ['STEP', 'KIND', 'PHASE', 'ELEMENTS', 'WAITS FOR', ...(withReads ? ['READS'] : [])],
+    rows: steps.map((step, index) => {
+      const elements = list(field(step, 'elements'));
+      const waits = elements.flatMap((element) =>
+        list(field(element, 'waitsFor')).map((id) => names.get(text(id)) ?? text(id)),
+      );
+      return [
+        text(field(step, 'step')),
+        text(field(step, 'kind')),
+        text(field(step, 'phase')),
+        elements.map((element) => text(field(element, 'name'))).join(', '),
+        [...new Set(waits)].join(', '),
+        ...(withReads ? [reads[index] ?? ''] : []),
+      ];
+    }),
+  };
 }

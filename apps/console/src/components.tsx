@@ -14,9 +14,13 @@ import { stateTone } from './model';
 export function OrderButton(props: {
   label: string;
   title: string;
-  /** The plan shown in the dialog; it reports a refusal so that the dialog never offers to confirm it. */
-  preview?: (onRefused: () => void) => ComponentChildren;
-  run: () => Promise<unknown>;
+  /**
+   * The plan shown in the dialog; it reports a refusal, so that the dialog never offers to confirm it, and the planId
+   * the runtime answered, so that the order runs only as planned.
+   */
+  preview?: (onRefused: () => void, onPlanned: (planId: string) => void) => ComponentChildren;
+  /** Sends the order; with the planId of the plan the dialog showed, when it has one. */
+  run: (planId: string | null) => Promise<unknown>;
   /** Why the runtime would refuse the order now; the button is then disabled, with this on hover and focus. */
   refusedBecause?: string | null;
   /** Changes whenever the subject's state changes: what the last order said is then cleared. */
@@ -28,6 +32,7 @@ export function OrderButton(props: {
   // The preview is read when the dialog opens, so it shows the plan as of now.
   const [open, setOpen] = useState(false);
   const [previewRefused, setPreviewRefused] = useState(false);
+  const [planId, setPlanId] = useState<string | null>(null);
   useEffect(() => {
     setStatus(null);
     setRefusal(null);
@@ -39,7 +44,7 @@ export function OrderButton(props: {
     setRefusal(null);
     setStatus('sending…');
     try {
-      await props.run();
+      await props.run(planId);
       setStatus('accepted');
     } catch (error) {
       setStatus(null);
@@ -60,6 +65,7 @@ export function OrderButton(props: {
           }
           setRefusal(null);
           setPreviewRefused(false);
+          setPlanId(null);
           setOpen(true);
           dialog.current?.showModal();
         }}
@@ -80,7 +86,7 @@ export function OrderButton(props: {
       <dialog ref={dialog} aria-label={props.title} onClose={() => setOpen(false)}>
         <form method="dialog">
           <h3>{props.title}</h3>
-          {open && props.preview?.(() => setPreviewRefused(true))}
+          {open && props.preview?.(() => setPreviewRefused(true), setPlanId)}
           <p class="dialog-buttons">
             {!previewRefused && (
               <button type="button" class="primary" onClick={() => void confirm()}>

@@ -5,7 +5,15 @@ import { Failure, GraphView, OrderButton, StateBadge } from './components';
 import type { HistoryEvent } from './live';
 import { useLiveEvents } from './live';
 import type { ElementChange, Graph, OperationView } from './model';
-import { STATE_CHANGING, changedElements, elementStates, operations, queuedElements, seconds } from './model';
+import {
+  STATE_CHANGING,
+  changedElements,
+  elementStates,
+  operations,
+  queuedElements,
+  referenceText,
+  seconds,
+} from './model';
 
 interface Baseline {
   readonly instance: Json;
@@ -112,8 +120,10 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
             key={order}
             label={label}
             title={`${label} ${text(instance['name']) || props.instanceId}?`}
-            preview={(onRefused) => <Preview path={path} order={order} onRefused={onRefused} />}
-            run={() => put(path, body)}
+            preview={(onRefused, onPlanned) => (
+              <Preview path={path} order={order} onRefused={onRefused} onPlanned={onPlanned} />
+            )}
+            run={(planId) => put(withPlanId(path, planId), body)}
             refusedBecause={refusals.get(order) ?? null}
             stateKey={stateKey}
           />
@@ -121,8 +131,10 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
         <OrderButton
           label="Delete"
           title={`Delete ${text(instance['name']) || props.instanceId}?`}
-          preview={(onRefused) => <Preview path={path} order="DELETE" onRefused={onRefused} />}
-          run={() => call('DELETE', path)}
+          preview={(onRefused, onPlanned) => (
+            <Preview path={path} order="DELETE" onRefused={onRefused} onPlanned={onPlanned} />
+          )}
+          run={(planId) => call('DELETE', withPlanId(path, planId))}
           refusedBecause={refusals.get('DELETE') ?? null}
           stateKey={stateKey}
         />
@@ -173,23 +185,42 @@ interface PlanStep {
   readonly step: number;
   readonly kind: string;
   readonly phase: number;
-  readonly elements: ReadonlyArray<{ elementId: string; name: string; waitsFor: readonly string[] }>;
+  readonly elements: ReadonlyArray<{
+    elementId: string;
+    name: string;
+    waitsFor: readonly string[];
+    /** What the element's references read, by where they are written: a value or "(known after deploy)". */
+    references?: Readonly<Record<string, unknown>>;
+  }>;
+}
+
+/**
+ * The order's path with the planId of the plan the dialog showed: the runtime then refuses it (409, naming what
+ * changed) if the instance, its definition or the order differ from what was planned.
+ */
+function withPlanId(path: string, planId: string | null): string {
+  return planId === null ? path : `${path}?planId=${encodeURIComponent(planId)}`;
 }
 
 /**
  * What the order would send, step by step, and what it changes in each element, as the runtime plans it
  * (`POST .../plan`), read as the dialog opens.
  */
-function Preview(props: { path: string; order: string; onRefused: () => void }) {
+function Preview(props: { path: string; order: string; onRefused: () => void; onPlanned: (planId: string) => void }) {
   const [plan, setPlan] = useState<{ steps: readonly PlanStep[]; changes: readonly ElementChange[] } | null>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
   useEffect(() => {
-    call<{ steps: PlanStep[]; changes: ElementChange[] }>(
+    call<{ steps: PlanStep[]; changes: ElementChange[]; planId?: string }>(
       'POST',
       `${props.path}/plan`,
       JSON.stringify({ order: props.order }),
     ).then(
-      (answer) => setPlan({ steps: answer.steps, changes: answer.changes }),
+      (answer) => {
+        setPlan({ steps: answer.steps, changes: answer.changes });
+        if (typeof answer.planId === 'string') {
+          props.onPlanned(answer.planId);
+        }
+      },
       (error: unknown) => {
         setRefusal(errorText(error));
         props.onRefused();
@@ -222,7 +253,8 @@ function Preview(props: { path: string; order: string; onRefused: () => void }) 
                   element.name +
                   (element.waitsFor.length > 0
                     ? ` (after ${element.waitsFor.map((id) => names.get(id) ?? id).join(', ')})`
-                    : ''),
+                    : '') +
+                  referenceText(element.references),
               )
               .join(', ')}
           </li>

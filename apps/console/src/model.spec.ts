@@ -1,5 +1,13 @@
 import type { ElementChange, EventLike, Graph } from './model';
-import { changedElements, elementStates, operations, phaseOrder, queuedElements, stateTone } from './model';
+import {
+  changedElements,
+  elementStates,
+  operations,
+  phaseOrder,
+  queuedElements,
+  referenceText,
+  stateTone,
+} from './model';
 
 const GRAPH: Graph = {
   nodes: [
@@ -182,5 +190,18 @@ describe('changedElements', () => {
       '-/+ d',
       '- e',
     ]);
+  });
+});
+
+describe('referenceText', () => {
+  it('shows what each reference of a planned element reads, by where it is written', () => {
+    expect(referenceText({ baseUrl: '(known after deploy)', 'retry.count': 3 })).toBe(
+      ' [baseUrl ← (known after deploy); retry.count ← 3]',
+    );
+  });
+
+  it('adds nothing for an element without references', () => {
+    expect(referenceText(undefined)).toBe('');
+    expect(referenceText({})).toBe('');
   });
 });

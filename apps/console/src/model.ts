@@ -245,3 +245,11 @@ export function changedElements(
     return mark === null ? [] : [{ mark, change }];
   });
 }
+
+/** `baseUrl ← (known after deploy)`: what an element's references read, as the plan shows them. */
+export function referenceText(references: Readonly<Record<string, unknown>> | undefined): string {
+  const entries = Object.entries(references ?? {});
+  return entries.length === 0
+    ? ''
+    : ` [${entries.map(([at, value]) => `${at} ← ${typeof value === 'string' ? value : JSON.stringify(value)}`).join('; ')}]`;
+}

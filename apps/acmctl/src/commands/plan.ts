@@ -1,8 +1,7 @@
 import { Option } from 'commander';
 import { readDocument } from '../input-file';
-import type { TableView } from '../output';
-import { field, formatTable, list, text } from '../output';
-import { planDiffText, useColours } from '../plan-view';
+import { formatTable } from '../output';
+import { planDiffText, planTable, useColours } from '../plan-view';
 import type { Command } from 'commander';
 import type { CommandContext } from './context';
 import { instancePath, query } from './context';
@@ -16,32 +15,6 @@ interface PlanOptions {
   file?: string;
   diff?: boolean;
 }
-
-/** One row per step of a plan: what is sent, in which phase, and what each element waits for. */
-const planTable = (body: unknown): TableView => {
-  const names = new Map<string, string>();
-  for (const step of list(field(body, 'steps'))) {
-    for (const element of list(field(step, 'elements'))) {
-      names.set(text(field(element, 'elementId')), text(field(element, 'name')));
-    }
-  }
-  return {
-    headers: ['STEP', 'KIND', 'PHASE', 'ELEMENTS', 'WAITS FOR'],
-    rows: list(field(body, 'steps')).map((step) => {
-      const elements = list(field(step, 'elements'));
-      const waits = elements.flatMap((element) =>
-        list(field(element, 'waitsFor')).map((id) => names.get(text(id)) ?? text(id)),
-      );
-      return [
-        text(field(step, 'step')),
-        text(field(step, 'kind')),
-        text(field(step, 'phase')),
-        elements.map((element) => text(field(element, 'name'))).join(', '),
-        [...new Set(waits)].join(', '),
-      ];
-    }),
-  };
-};
 
 /** `acmctl plan`: the steps an order would run; with --file or --diff, what it changes in each element too. */
 export function registerPlan(program: Command, { cli, connect, print }: CommandContext): void {
