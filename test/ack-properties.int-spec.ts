@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { MessageBus } from '@acm/messaging';
 import type { RuntimeHarness } from './support/runtime-harness';
 import {
   BASE,
@@ -8,13 +7,12 @@ import {
   createInstanceFrom,
   instanceOf,
   orderInstance,
-  participantRegistered,
   readRepoFile,
-  startRuntime,
 } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const threePhaseYaml = readRepoFile('tosca/examples/sim-three-phase.yaml');
 const threePhaseInstance = readRepoFile('tosca/examples/instances/sim-three-phase.json');
 
@@ -56,11 +54,7 @@ describe('ACK handling properties (PostgreSQL, in-process bus, fast-check)', () 
   let compositionId: string;
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    participant.autoAnswer = false;
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }, { autoAnswer: false }));
     compositionId = await commissionAndPrime(runtime, threePhaseYaml);
   });
 

@@ -1,15 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { AutomationCompositionDeployAck } from '@acm/contracts';
-import { MessageBus } from '@acm/messaging';
 import { Client } from 'pg';
 import { statementKind } from '../bench/sql-counter';
 import { OperationEngine } from '../apps/runtime-acm/src/engine/operation-engine';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import { BASE, readRepoFile, commissionAndPrime } from './support/runtime-harness';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
 import type { PhaseMessage } from './support/scripted-participant';
-
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
 /** The kinds of statement sent as named prepared statements (a `name` in pg's query config) while counted. */
 const namedKinds = new Set<string>();
@@ -59,11 +57,7 @@ describe('statements per ACK (PostgreSQL)', () => {
   let participant: ScriptedParticipant;
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    participant.autoAnswer = false;
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }, { autoAnswer: false }));
   });
 
   afterAll(async () => {

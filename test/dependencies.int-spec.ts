@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { MessageBus } from '@acm/messaging';
 import parseDot from 'dotparser';
 import type { RuntimeHarness } from './support/runtime-harness';
-import {
-  BASE,
-  commissionAndPrime,
-  historyOf,
-  instanceOf,
-  participantRegistered,
-  readRepoFile,
-  startRuntime,
-} from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import { BASE, commissionAndPrime, historyOf, instanceOf, readRepoFile } from './support/runtime-harness';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const definitionYaml = readRepoFile('tosca/examples/sim-dependencies.yaml');
 const instanceJson = readRepoFile('tosca/examples/instances/sim-dependencies.json');
 
@@ -41,10 +33,7 @@ describe('dependsOn ordering (PostgreSQL, in-process bus, scripted participant)'
   let compositionId: string;
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }));
     compositionId = await commissionAndPrime(runtime, definitionYaml);
   });
 

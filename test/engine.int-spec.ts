@@ -9,13 +9,12 @@ import {
   historyOf,
   instanceOf,
   orderInstance,
-  participantRegistered,
   readRepoFile,
-  startRuntime,
 } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const threePhaseYaml = readRepoFile('tosca/examples/sim-three-phase.yaml');
 const threePhaseInstance = readRepoFile('tosca/examples/instances/sim-three-phase.json');
 
@@ -40,10 +39,7 @@ describe('phase engine (PostgreSQL, in-process bus, scripted participant)', () =
 
   beforeAll(async () => {
     // An hour-long supervision period: every advance below is driven by ACKs alone.
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }));
     compositionId = await commissionAndPrime(runtime, threePhaseYaml);
   });
 

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { OperationSessions } from '@acm/domain';
-import { MessageBus } from '@acm/messaging';
 import { RUNTIME_CONFIG } from '../apps/runtime-acm/src/config/runtime.config';
 import type { RuntimeConfig } from '../apps/runtime-acm/src/config/runtime.config';
 import { OperationSteps } from '../apps/runtime-acm/src/engine/operation-steps';
 import { CommitNudge, ParallelSlots } from '../apps/runtime-acm/src/engine/parallel-slots';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, readRepoFile, startRuntime, commissionAndPrime, participantRegistered } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import { BASE, readRepoFile, commissionAndPrime } from './support/runtime-harness';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
 import type { PhaseMessage } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const definitionYaml = readRepoFile('tosca/examples/sim-dependencies.yaml');
 const instanceJson = readRepoFile('tosca/examples/instances/sim-dependencies.json');
 
@@ -31,10 +31,7 @@ describe('parallelism limits (PostgreSQL, in-process bus, scripted participant)'
   let compositionId: string;
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }));
     compositionId = await commissionAndPrime(runtime, definitionYaml);
   });
 
@@ -152,11 +149,10 @@ describe('runtime-wide parallelism limit (PostgreSQL, in-process bus, scripted p
   let compositionId: string;
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000', MAX_PARALLEL_ELEMENTS: String(LIMIT) });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    participant.autoAnswer = false;
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant(
+      { HEART_BEAT: '3600000', MAX_PARALLEL_ELEMENTS: String(LIMIT) },
+      { autoAnswer: false },
+    ));
     compositionId = await commissionAndPrime(runtime, definitionYaml);
   });
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { MessageBus } from '@acm/messaging';
 import parseDot from 'dotparser';
 import { load } from 'js-yaml';
 import { mermaidFlowchartProblems } from './support/mermaid-flowchart';
 import type { RuntimeHarness } from './support/runtime-harness';
-import { BASE, commissionAndPrime, participantRegistered, readRepoFile, startRuntime } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import { BASE, commissionAndPrime, readRepoFile } from './support/runtime-harness';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const definitionYaml = readRepoFile('tosca/examples/sim-diamond.yaml');
 const instanceJson = readRepoFile('tosca/examples/instances/sim-diamond.json');
 const PREFIX = 'acm.example.diamond.';
@@ -48,10 +48,7 @@ describe('plan before apply, DependsOn requirements, instance graph (PostgreSQL,
   let names: Map<string, string>;
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }));
     compositionId = await commissionAndPrime(runtime, definitionYaml);
     const created = await runtime.http
       .post(`${BASE}/compositions/${compositionId}/instances`)

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { MessageBus } from '@acm/messaging';
 import { Client } from 'pg';
 import type { Response } from 'supertest';
 import { HistoryRetention } from '../apps/runtime-acm/src/supervision/history-retention';
@@ -11,14 +10,13 @@ import {
   createInstanceFrom,
   instanceOf,
   orderInstance,
-  participantRegistered,
   readRepoFile,
-  startRuntime,
 } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
 import { testDatabaseUrl } from './support/services';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const DAY = 24 * 3600 * 1000;
 
 interface Row {
@@ -60,17 +58,14 @@ describe('history retention and export (PostgreSQL, in-process bus, scripted par
 
   beforeAll(async () => {
     // An hour-long supervision period: the test runs each pass itself.
-    runtime = await startRuntime({
+    ({ runtime, participant } = await startWithScriptedParticipant({
       HEART_BEAT: '3600000',
       RETENTION_KEEP_LAST: '1',
       RETENTION_MAX_OPERATIONS: '2',
       RETENTION_BATCH_SIZE: '2',
       // No resend: the UNDEPLOY held unanswered stays in flight however long the test takes.
       MAX_WAIT_MS: '0',
-    });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    }));
     compositionId = await commissionAndPrime(runtime, readRepoFile('tosca/examples/sim-single-element.yaml'));
     db = new Client({ connectionString: testDatabaseUrl() });
     await db.connect();
@@ -228,10 +223,7 @@ describe('history export as NDJSON', () => {
   const instances: string[] = [];
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }));
     compositionId = await commissionAndPrime(runtime, readRepoFile('tosca/examples/sim-single-element.yaml'));
     for (let index = 0; index < 2; index++) {
       const { instanceId } = await createInstanceFrom(
