@@ -31,6 +31,8 @@ export class OidcBearerVerifier implements BearerVerifier {
   constructor(
     private readonly settings: OidcSettings,
     private readonly fetchJson: (url: string) => Promise<unknown> = fetchJsonWithTimeout,
+    /** The time expiry is judged at (epoch milliseconds). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async verify(token: string): Promise<BearerVerdict> {
@@ -42,6 +44,7 @@ export class OidcBearerVerifier implements BearerVerifier {
         audience: this.settings.audience,
         clockTolerance: this.settings.clockSkewS,
         algorithms: ALGORITHMS,
+        currentDate: new Date(this.now()),
       }));
     } catch (error) {
       return { ok: false, reason: reasonOf(error) };
