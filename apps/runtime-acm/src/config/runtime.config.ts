@@ -4,7 +4,9 @@ import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
 import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 import { readParticipantBindings } from './participant-bindings-setting';
 import type { ParticipantBindingMap } from './participant-bindings-setting';
+import type { AccessPolicy } from '@acm/domain';
 import { readOidcSettings } from './oidc-setting';
+import { readPolicyFile } from './policy-file-setting';
 import type { OidcSettings } from './oidc-setting';
 import { readUsersFile } from './users-file-setting';
 import type { BasicUsers } from './users-file-setting';
@@ -27,6 +29,8 @@ export interface RuntimeConfig {
   readonly users: BasicUsers | null;
   /** OIDC_*: bearer tokens of an OpenID Connect provider, accepted besides HTTP Basic; null: OIDC_ISSUER unset. */
   readonly oidc: OidcSettings | null;
+  /** RUNTIME_POLICY_FILE: roles per project for users and groups; null: unset, every authenticated user is admin. */
+  readonly policy: AccessPolicy | null;
   /** DATABASE_URL: a PostgreSQL URL; when absent an embedded PostgreSQL (PGlite) is used. */
   readonly databaseUrl: string | null;
   /** DATABASE_SCHEMA: the PostgreSQL schema for the runtime's tables (created if missing); default public. */
@@ -287,6 +291,8 @@ export function loadRuntimeConfig(
   check.problems.push(...usersFile.problems);
   const oidc = readOidcSettings(env);
   check.problems.push(...oidc.problems);
+  const policyFile = readPolicyFile(env['RUNTIME_POLICY_FILE']);
+  check.problems.push(...policyFile.problems);
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
@@ -295,6 +301,7 @@ export function loadRuntimeConfig(
     password: check.text(env, 'RUNTIME_PASSWORD'),
     users: usersFile.users,
     oidc: oidc.settings,
+    policy: policyFile.policy,
     databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,
     databaseSchema: schema,
     databasePoolSize: check.integer(env, 'DATABASE_POOL_SIZE', 1, 1000),
