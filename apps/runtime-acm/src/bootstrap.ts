@@ -5,13 +5,17 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
+import type { Request, Response } from 'express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { openDatabase } from './database/database';
 import { AccessRefusals } from './application/access-refusals.service';
+import { accessGuard } from './http/access-guard';
+import type { ForbiddenRequest } from './http/access-guard';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
+import type { RefusedRequest } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
 import { REQUEST_HEADER, crossSiteGuard } from './http/cross-site-guard';
@@ -117,21 +121,23 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
     const refusals = app.get(AccessRefusals);
+    const onRefused = (request: Request, response: Response, refusal: RefusedRequest | ForbiddenRequest): void => {
+      const requestId = response.getHeader('X-ONAP-RequestID');
+      void refusals.record({
+        ...refusal,
+        method: request.method,
+        path: request.path,
+        source: request.socket.remoteAddress ?? null,
+        requestId: typeof requestId === 'string' ? requestId : null,
+      });
+    };
     app.use(
       basicAuth(config.user, config.password, openPaths(config), isSignedSignal, config.users, {
         bearer: config.oidc === null ? null : new OidcBearerVerifier(config.oidc),
-        onRefused: (request, response, refusal) => {
-          const requestId = response.getHeader('X-ONAP-RequestID');
-          void refusals.record({
-            ...refusal,
-            method: request.method,
-            path: request.path,
-            source: request.socket.remoteAddress ?? null,
-            requestId: typeof requestId === 'string' ? requestId : null,
-          });
-        },
+        onRefused,
       }),
     );
+    app.use(accessGuard(config.policy, `/${CONTEXT_PATH}`, onRefused));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();
