@@ -1992,6 +1992,49 @@ export interface components {
              */
             readonly at: string;
         };
+        readonly AccessRefusedDetail: {
+            /**
+             * @description 401: no or wrong credentials; 403: a role the caller lacks
+             * @enum {number}
+             */
+            readonly status: 401 | 403;
+            /** @description Why, as the answer said it (never the password or the token) */
+            readonly reason: string;
+            /** @example DELETE */
+            readonly method: string;
+            /** @example /onap/policy/clamp/acm/v2/compositions */
+            readonly path: string;
+            /**
+             * @description The client address
+             * @example 192.0.2.10
+             */
+            readonly source: string | null;
+            /** @description Refusals of the same source over the limit, not recorded, since the one recorded before this one */
+            readonly unrecorded: number;
+        };
+        readonly AccessRefusedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "ACCESS_REFUSED";
+            readonly detail: components["schemas"]["AccessRefusedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
         readonly OperationView: {
             /** Format: uuid */
             readonly operationId: string;
@@ -2030,7 +2073,7 @@ export interface components {
         readonly HistoryView: {
             readonly operations: readonly components["schemas"]["OperationView"][];
             /** @description One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; each names who caused it (actor); sensitive values in a detail are masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"])[];
         };
         readonly GraphNode: {
             readonly id: string;
@@ -2179,7 +2222,7 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"])[];
         };
         readonly RolloutStrategyDto: {
             /**
@@ -2344,8 +2387,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2474,8 +2530,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2596,8 +2665,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2695,8 +2777,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2830,8 +2925,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2926,8 +3034,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3033,8 +3154,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3159,8 +3293,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3299,8 +3446,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3403,8 +3563,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3543,8 +3716,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3656,8 +3842,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3791,8 +3990,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3876,8 +4088,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3940,8 +4165,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4004,8 +4242,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4084,8 +4335,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4185,8 +4449,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4278,8 +4555,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4379,8 +4669,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4477,8 +4780,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4557,8 +4873,21 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4625,8 +4954,21 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4693,8 +5035,21 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4760,8 +5115,21 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4850,8 +5218,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4954,8 +5335,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5051,8 +5445,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5138,8 +5545,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5240,8 +5660,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5320,8 +5753,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5390,8 +5836,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5481,8 +5940,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5602,8 +6074,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5702,8 +6187,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5826,8 +6324,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5950,8 +6461,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6069,8 +6593,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6166,8 +6703,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6316,7 +6866,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -6329,7 +6879,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Forbidden: the token of a signed URL does not grant this element, or has expired */
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
             readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -6467,8 +7017,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6582,8 +7145,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6663,8 +7239,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6753,8 +7342,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6874,8 +7476,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6974,8 +7589,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -7100,8 +7728,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -7226,8 +7867,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];

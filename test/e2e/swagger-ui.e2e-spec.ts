@@ -88,10 +88,12 @@ describe('Swagger UI "Try it out" with the examples of the OpenAPI document', ()
     pageHeaders = opened?.headers() ?? {};
     await page.locator('.scheme-container button.authorize').click();
     const dialog = page.locator('.modal-ux');
-    await dialog.locator('input[type=text]').fill(USER);
-    await dialog.locator('input[type=password]').fill(PASSWORD);
-    await dialog.locator('.auth-btn-wrapper button.authorize').click();
-    await dialog.locator('button.btn-done').click();
+    // The dialog offers HTTP Basic and a bearer token; the test logs in with Basic.
+    const basic = dialog.locator('.auth-container').filter({ hasText: 'Basic' });
+    await basic.locator('input[type=text]').fill(USER);
+    await basic.locator('input[type=password]').fill(PASSWORD);
+    await basic.locator('.auth-btn-wrapper button.authorize').click();
+    await basic.locator('button.btn-done').click();
   }, START_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -5,12 +5,17 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
+import type { Request, Response } from 'express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { RuntimeConfig } from './config/runtime.config';
 import type { Database } from './database/database';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { openDatabase } from './database/database';
+import { AccessRefusals } from './application/access-refusals.service';
+import { accessGuard } from './http/access-guard';
+import type { ForbiddenRequest } from './http/access-guard';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
+import type { RefusedRequest } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
 import { REQUEST_HEADER, crossSiteGuard } from './http/cross-site-guard';
@@ -26,6 +31,7 @@ import { createLogger, PinoNestLogger } from './observability/logging';
 import { activateRequestSpan, startRequestSpan } from './observability/http-traces';
 import { requestContext, requestLog } from './observability/request-log';
 import { RuntimeModule } from './runtime.module';
+import { OidcBearerVerifier } from './security/bearer-tokens';
 
 /** ONAP's servlet context path; controllers add /v2/... under it. */
 export const CONTEXT_PATH = 'onap/policy/clamp/acm';
@@ -114,7 +120,24 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   app.use(requestLog(logger, `/${CONTEXT_PATH}`));
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
   if (config.basicAuth) {
-    app.use(basicAuth(config.user, config.password, openPaths(config), isSignedSignal, config.users));
+    const refusals = app.get(AccessRefusals);
+    const onRefused = (request: Request, response: Response, refusal: RefusedRequest | ForbiddenRequest): void => {
+      const requestId = response.getHeader('X-ONAP-RequestID');
+      void refusals.record({
+        ...refusal,
+        method: request.method,
+        path: request.path,
+        source: request.socket.remoteAddress ?? null,
+        requestId: typeof requestId === 'string' ? requestId : null,
+      });
+    };
+    app.use(
+      basicAuth(config.user, config.password, openPaths(config), isSignedSignal, config.users, {
+        bearer: config.oidc === null ? null : new OidcBearerVerifier(config.oidc),
+        onRefused,
+      }),
+    );
+    app.use(accessGuard(config.policy, `/${CONTEXT_PATH}`, onRefused));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();

@@ -24,6 +24,7 @@ import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { Logger as PinoLogger } from 'pino';
 import { CommissioningService } from './application/commissioning.service';
+import { AccessRefusals } from './application/access-refusals.service';
 import { AuditService } from './application/audit.service';
 import { HistoryService } from './application/history.service';
 import { GraphService } from './application/graph.service';
@@ -166,6 +167,7 @@ export class RuntimeModule {
         ParticipantsService,
         HistoryService,
         AuditService,
+        AccessRefusals,
         EffectWriter,
         OperationSteps,
         LiveEvents,

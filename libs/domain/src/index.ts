@@ -45,3 +45,4 @@ export * from './instance/update-classification';
 export * from './operation/replace-steps';
 export * from './rollout/rollout';
 export * from './ports/rollout-store.port';
+export * from './access/access-policy';

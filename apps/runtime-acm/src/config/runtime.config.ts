@@ -4,6 +4,10 @@ import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
 import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 import { readParticipantBindings } from './participant-bindings-setting';
 import type { ParticipantBindingMap } from './participant-bindings-setting';
+import type { AccessPolicy } from '@acm/domain';
+import { readOidcSettings } from './oidc-setting';
+import { readPolicyFile } from './policy-file-setting';
+import type { OidcSettings } from './oidc-setting';
 import { readUsersFile } from './users-file-setting';
 import type { BasicUsers } from './users-file-setting';
 
@@ -23,6 +27,10 @@ export interface RuntimeConfig {
   readonly password: string;
   /** RUNTIME_USERS_FILE: several HTTP Basic users (name:scrypt hash lines), instead of the one above; null: unset. */
   readonly users: BasicUsers | null;
+  /** OIDC_*: bearer tokens of an OpenID Connect provider, accepted besides HTTP Basic; null: OIDC_ISSUER unset. */
+  readonly oidc: OidcSettings | null;
+  /** RUNTIME_POLICY_FILE: roles per project for users and groups; null: unset, every authenticated user is admin. */
+  readonly policy: AccessPolicy | null;
   /** DATABASE_URL: a PostgreSQL URL; when absent an embedded PostgreSQL (PGlite) is used. */
   readonly databaseUrl: string | null;
   /** DATABASE_SCHEMA: the PostgreSQL schema for the runtime's tables (created if missing); default public. */
@@ -281,6 +289,10 @@ export function loadRuntimeConfig(
   check.problems.push(...bindings.problems);
   const usersFile = readUsersFile(env['RUNTIME_USERS_FILE']);
   check.problems.push(...usersFile.problems);
+  const oidc = readOidcSettings(env);
+  check.problems.push(...oidc.problems);
+  const policyFile = readPolicyFile(env['RUNTIME_POLICY_FILE']);
+  check.problems.push(...policyFile.problems);
   const config: RuntimeConfig = {
     port: check.integer(env, 'PORT', 0, 65535),
     host: check.text(env, 'HOST'),
@@ -288,6 +300,8 @@ export function loadRuntimeConfig(
     user: check.text(env, 'RUNTIME_USER'),
     password: check.text(env, 'RUNTIME_PASSWORD'),
     users: usersFile.users,
+    oidc: oidc.settings,
+    policy: policyFile.policy,
     databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,
     databaseSchema: schema,
     databasePoolSize: check.integer(env, 'DATABASE_POOL_SIZE', 1, 1000),

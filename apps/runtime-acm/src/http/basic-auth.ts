@@ -2,7 +2,29 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { basicCredentialsMatch, basicCredentialsOf, verifyPassword } from '@acm/input-guards';
 import type { BasicUsers } from '../config/users-file-setting';
 import type { NextFunction, Request, Response } from 'express';
+import { basicUser } from '../observability/request-log';
+import type { Principal } from '../security/principal';
+import { setPrincipal } from '../security/principal';
+import type { BearerVerifier } from '../security/bearer-tokens';
+import { IdentityProviderUnavailable } from '../security/bearer-tokens';
 import { sendErrorDetails } from './error.filter';
+
+/** A refused request, handed to `onRefused` after the 401 is sent (the audit ledger records it). */
+export interface RefusedRequest {
+  readonly status: 401;
+  readonly reason: string;
+  /** The Basic user name or the token's subject, when the request gave one; never a password or a token. */
+  readonly user: string | null;
+}
+
+export interface AuthenticationOptions {
+  /** Called for every 401, after the answer is sent. */
+  readonly onRefused?: (request: Request, response: Response, refusal: RefusedRequest) => void;
+  /** Bearer tokens of an OpenID Connect provider, accepted besides Basic; null: Basic only. */
+  readonly bearer?: BearerVerifier | null;
+}
+
+const BEARER = /^bearer\s+(\S+)\s*$/i;
 
 /** A POST of a signal with a token in its URL (a signed signal URL): the signal route checks the token itself. */
 export function isSignedSignal(request: Request): boolean {
@@ -23,9 +45,20 @@ export function basicAuth(
   open: ReadonlySet<string> = new Set(),
   signed: (request: Request) => boolean = () => false,
   users: BasicUsers | null = null,
+  options: AuthenticationOptions = {},
 ) {
   const expected = { user, password };
   const verify = users === null ? null : usersVerifier(users);
+  const bearer = options.bearer ?? null;
+  const refuse = (request: Request, response: Response, header: string | undefined, reason?: string): void => {
+    const refusal = refusalOf(request, response, header, reason);
+    sendErrorDetails(response, 401, refusal.reason);
+    options.onRefused?.(request, response, refusal);
+  };
+  const grant = (response: Response, next: NextFunction, principal: Principal): void => {
+    setPrincipal(response, principal);
+    next();
+  };
   return (request: Request, response: Response, next: NextFunction): void => {
     const header = request.headers.authorization;
     if ((request.method === 'GET' || request.method === 'HEAD') && open.has(request.path)) {
@@ -37,28 +70,56 @@ export function basicAuth(
       next();
       return;
     }
+    const token = bearer === null ? undefined : BEARER.exec(header ?? '')?.[1];
+    if (bearer !== null && token !== undefined) {
+      bearer.verify(token).then(
+        (verdict) =>
+          verdict.ok
+            ? grant(response, next, verdict.principal)
+            : refuse(request, response, header, `Unauthorized: ${verdict.reason}`),
+        (error: unknown) =>
+          error instanceof IdentityProviderUnavailable
+            ? sendErrorDetails(response, 503, `Service unavailable: the OpenID Connect provider: ${error.message}`)
+            : next(error),
+      );
+      return;
+    }
+    const given = basicUser(header);
     if (verify !== null) {
       verify(header).then(
-        (granted) => (granted ? next() : refuse(response, header)),
+        (granted) =>
+          granted && given !== undefined
+            ? grant(response, next, { user: given, groups: [], scheme: 'basic' })
+            : refuse(request, response, header),
         (error: unknown) => next(error),
       );
       return;
     }
     if (basicCredentialsMatch(header, expected)) {
-      next();
+      grant(response, next, { user, groups: [], scheme: 'basic' });
       return;
     }
-    refuse(response, header);
+    refuse(request, response, header);
   };
-}
 
-function refuse(response: Response, header: string | undefined): void {
-  response.setHeader('WWW-Authenticate', 'Basic realm="acm-runtime"');
-  sendErrorDetails(
-    response,
-    401,
-    header ? 'Unauthorized: wrong user name or password' : 'Unauthorized: HTTP Basic credentials are required',
-  );
+  function refusalOf(
+    request: Request,
+    response: Response,
+    header: string | undefined,
+    reason: string | undefined,
+  ): RefusedRequest {
+    response.setHeader(
+      'WWW-Authenticate',
+      bearer === null ? 'Basic realm="acm-runtime"' : 'Basic realm="acm-runtime", Bearer realm="acm-runtime"',
+    );
+    const missing =
+      bearer === null ? 'HTTP Basic credentials are required' : 'HTTP Basic or a bearer token is required';
+    return {
+      status: 401,
+      reason: reason ?? (header ? 'Unauthorized: wrong user name or password' : `Unauthorized: ${missing}`),
+      user: basicUser(header) ?? null,
+    };
+  }
 }
 
 /** Headers granted lately, by an HMAC under a key of this process: scrypt (about 0.1 s of CPU) runs once per header. */

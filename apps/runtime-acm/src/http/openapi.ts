@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import type { INestApplication } from '@nestjs/common';
 import {
   ApiBasicAuth,
+  ApiBearerAuth,
   ApiBody,
   ApiConsumes,
   ApiExtraModels,
@@ -61,8 +62,8 @@ type Tag = (typeof TAGS)[keyof typeof TAGS];
 /** What each refusal means; every one answers ONAP's SimpleResponse as JSON. */
 const REFUSALS = {
   400: 'Bad Request: a path, query or body field broke a rule; errorDetails names each one',
-  401: 'Unauthorized: HTTP Basic credentials missing or wrong',
-  403: 'Forbidden: the token of a signed URL does not grant this element, or has expired',
+  401: 'Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed',
+  403: "Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired",
   404: 'Not Found: no such definition, instance or participant',
   409: 'Conflict: a participant it needs is off line, or a concurrent change won',
   413: 'Payload Too Large: the body is over MAX_BODY_BYTES',
@@ -87,9 +88,15 @@ export function ApiRefusals(...statuses: RefusalStatus[]): MethodDecorator & Cla
   );
 }
 
-/** A controller of the v2 API: its tag, HTTP Basic and the refusals any route may answer. */
+/** A controller of the v2 API: its tag, HTTP Basic or a bearer token, and the refusals any route may answer. */
 export function ApiController(tag: Tag): ClassDecorator {
-  return applyDecorators(ApiTags(tag.name), ApiBasicAuth(), ApiExtraModels(SimpleResponse), ApiRefusals(401, 503, 507));
+  return applyDecorators(
+    ApiTags(tag.name),
+    ApiBasicAuth(),
+    ApiBearerAuth(),
+    ApiExtraModels(SimpleResponse),
+    ApiRefusals(401, 403, 503, 507),
+  );
 }
 
 /** A request body in JSON or YAML, refused with 400, 413 or 415 when it cannot be read. */
@@ -179,7 +186,13 @@ export function openApiDocument(app: INestApplication, contextPath: string): Ope
     .setVersion(ONAP_API_VERSION)
     .setLicense('Apache 2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     .addServer(`/${contextPath}`, 'This runtime')
-    .addBasicAuth();
+    .addBasicAuth()
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'An access token of the OpenID Connect provider of OIDC_ISSUER (accepted only when it is set)',
+    });
   for (const tag of Object.values(TAGS)) {
     builder.addTag(tag.name, tag.description);
   }

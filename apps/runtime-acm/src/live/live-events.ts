@@ -21,7 +21,10 @@ export class LiveEvents implements BeforeApplicationShutdown {
   constructor(unitOfWork: TypeOrmUnitOfWork) {
     unitOfWork.onEventsCommitted((events) => {
       for (const event of events) {
-        this.events.next(presentEvent(event));
+        // Refused requests are the audit ledger's, which only an admin reads; the stream is open to every viewer.
+        if (event.event !== 'ACCESS_REFUSED') {
+          this.events.next(presentEvent(event));
+        }
       }
     });
   }

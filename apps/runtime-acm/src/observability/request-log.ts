@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { uriLabel } from './route-label';
 import { requestTraceIds } from './http-traces';
+import { principalOf } from '../security/principal';
 import { withRequestContext } from './request-context';
 
 /** The user name of an HTTP Basic header (never the password), or undefined. */
@@ -32,7 +33,7 @@ export function requestLog(logger: Logger, contextPath: string) {
         status,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
         requestId: response.getHeader('X-ONAP-RequestID'),
-        user: basicUser(request.headers.authorization),
+        user: principalOf(response)?.user ?? basicUser(request.headers.authorization),
         ...requestTraceIds(response),
       };
       const line = `${fields.method} ${request.path} ${status}`;
@@ -55,12 +56,12 @@ export function requestLog(logger: Logger, contextPath: string) {
  */
 export function requestContext(request: Request, response: Response, next: NextFunction): void {
   const requestId = response.getHeader('X-ONAP-RequestID');
+  // The authenticated principal (Basic user or token subject); without authentication, the Basic header's name.
+  const user = principalOf(response)?.user ?? basicUser(request.headers.authorization);
   withRequestContext(
     {
       ...(typeof requestId === 'string' ? { requestId } : {}),
-      ...(basicUser(request.headers.authorization) === undefined
-        ? {}
-        : { user: basicUser(request.headers.authorization) }),
+      ...(user === undefined ? {} : { user }),
     },
     next,
   );

@@ -167,6 +167,20 @@ export type HistoryEventDetails = {
     readonly mode: 'warn';
     readonly problems: readonly PropertyProblem[];
   };
+  /**
+   * A request was refused (401: no or wrong credentials; 403: a role it lacks). Never the password or the token: the
+   * user name given, if any, is the actor's. Its subject is REFUSAL_SUBJECT (it concerns no definition or instance).
+   */
+  readonly ACCESS_REFUSED: {
+    readonly status: 401 | 403;
+    readonly reason: string;
+    readonly method: string;
+    readonly path: string;
+    /** The client's address as the runtime sees it; null when the socket has none. */
+    readonly source: string | null;
+    /** Refusals of the same source left unrecorded (over the limit) since the one recorded before this one. */
+    readonly unrecorded: number;
+  };
 };
 
 export type HistoryEventKind = keyof HistoryEventDetails;
@@ -209,6 +223,7 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   WAIT_FAILED: true,
   REFERENCES_RESOLVED: true,
   PROPERTY_PROBLEMS: true,
+  ACCESS_REFUSED: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */
@@ -225,6 +240,9 @@ export const OPERATION_ENDS = {
 export function isHistoryEventKind(value: unknown): value is HistoryEventKind {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(KINDS, value);
 }
+
+/** The subject of ACCESS_REFUSED events (the nil UUID): a refused request concerns no definition or instance. */
+export const REFUSAL_SUBJECT = '00000000-0000-0000-0000-000000000000';
 
 /** One line of history: who caused what, on which subject and operation, when. */
 export type OperationEvent = HistoryEventBody & {

@@ -357,6 +357,29 @@ export class ReferencesResolvedDetail {
   readonly values!: Readonly<Record<string, unknown>>;
 }
 
+export class AccessRefusedDetail {
+  @ApiProperty({ enum: [401, 403], description: '401: no or wrong credentials; 403: a role the caller lacks' })
+  readonly status!: 401 | 403;
+
+  @ApiProperty({ description: 'Why, as the answer said it (never the password or the token)' })
+  readonly reason!: string;
+
+  @ApiProperty({ example: 'DELETE' })
+  readonly method!: string;
+
+  @ApiProperty({ example: '/onap/policy/clamp/acm/v2/compositions' })
+  readonly path!: string;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'The client address', example: '192.0.2.10' })
+  readonly source!: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Refusals of the same source over the limit, not recorded, since the one recorded before this one',
+  })
+  readonly unrecorded!: number;
+}
+
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
@@ -386,6 +409,7 @@ const DETAILS = {
   WAIT_FAILED: [WaitEndedDetail],
   REFERENCES_RESOLVED: [ReferencesResolvedDetail],
   PROPERTY_PROBLEMS: [PropertyProblemsDetail],
+  ACCESS_REFUSED: [AccessRefusedDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -429,6 +453,7 @@ const SAME: {
     WAIT_FAILED: true,
     REFERENCES_RESOLVED: true,
     PROPERTY_PROBLEMS: true,
+    ACCESS_REFUSED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };

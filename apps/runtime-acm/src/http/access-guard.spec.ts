@@ -1,0 +1,28 @@
+import { requiredRole } from './access-guard';
+
+describe('requiredRole', () => {
+  const id = '709c62b3-8918-41b9-a747-d21eb79c6c20';
+  it.each([
+    ['GET', '/v2/compositions', 'viewer'],
+    ['GET', `/v2/compositions/${id}/instances/${id}`, 'viewer'],
+    ['GET', '/v2/events', 'viewer'],
+    ['POST', `/v2/compositions/${id}/instances/${id}/plan`, 'viewer'],
+    ['POST', `/v2/compositions/${id}/instances`, 'operator'],
+    ['PUT', `/v2/compositions/${id}/instances/${id}`, 'operator'],
+    ['POST', `/v2/compositions/${id}/instances/${id}/cancel`, 'operator'],
+    ['POST', `/v2/compositions/${id}/instances/${id}/elements/${id}/signal`, 'operator'],
+    ['GET', `/v2/compositions/${id}/instances/${id}/elements/${id}/signal-url`, 'operator'],
+    ['POST', '/v2/rollouts', 'operator'],
+    ['POST', '/v2/compositions', 'admin'],
+    ['PUT', `/v2/compositions/${id}`, 'admin'],
+    ['DELETE', `/v2/compositions/${id}`, 'admin'],
+    ['DELETE', `/v2/compositions/${id}/instances/${id}`, 'admin'],
+    ['POST', `/v2/compositions/${id}/cancel`, 'admin'],
+    ['PUT', '/v2/participants', 'admin'],
+    ['GET', '/v2/audit', 'admin'],
+    ['GET', '/console/index.html', null],
+    ['GET', '/actuator/health/readiness', null],
+  ])('%s %s needs %s', (method, path, role) => {
+    expect(requiredRole(method, path)).toBe(role);
+  });
+});
