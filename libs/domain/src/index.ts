@@ -45,3 +45,6 @@ export * from './instance/update-classification';
 export * from './operation/replace-steps';
 export * from './rollout/rollout';
 export * from './ports/rollout-store.port';
+export * from './notification/subscription';
+export * from './ports/subscription-store.port';
+export * from './ports/event-feed.port';
