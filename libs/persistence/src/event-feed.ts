@@ -19,18 +19,18 @@ export class TypeOrmEventFeed extends EventFeed {
     return this.dataSource.transaction(async (manager) => {
       // The head's row lock makes stampers take turns; each statement below reads with a snapshot taken after the
       // lock was granted, so it sees every row the previous stamper numbered (READ COMMITTED).
-      const [head] = (await manager.query(`SELECT position FROM acm_event_feed_head FOR UPDATE`)) as Array<{
-        position: string;
-      }>;
+      const [head] = await manager.query<Array<{ position: string }>>(
+        `SELECT position FROM acm_event_feed_head FOR UPDATE`,
+      );
       const from = Number(head?.position ?? 0);
-      const stamped = (await manager.query(
+      const stamped = await manager.query<[unknown[], number] | unknown[]>(
         `UPDATE acm_event e SET feed_position = $1::bigint + numbered.n
          FROM (SELECT sequence, row_number() OVER (ORDER BY sequence) AS n FROM acm_event
                WHERE feed_position IS NULL ORDER BY sequence LIMIT ${STAMP_BATCH}) numbered
          WHERE e.sequence = numbered.sequence
          RETURNING e.feed_position`,
         [from],
-      )) as [unknown[], number] | unknown[];
+      );
       const count = countOf(stamped);
       if (count > 0) {
         await manager.query(`UPDATE acm_event_feed_head SET position = position + $1`, [count]);
@@ -40,7 +40,7 @@ export class TypeOrmEventFeed extends EventFeed {
   }
 
   override async after(position: number, limit: number): Promise<FeedEvent[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<FeedRow[]>(
       `SELECT e.feed_position, e.sequence, e.subject_id, e.operation_id, e.event, e.detail, e.actor, e.at,
               COALESCE(ac.composition_id, cd.composition_id) AS composition_id
        FROM acm_event e
@@ -48,7 +48,7 @@ export class TypeOrmEventFeed extends EventFeed {
        LEFT JOIN composition_definition cd ON cd.composition_id = e.subject_id
        WHERE e.feed_position > $1 ORDER BY e.feed_position LIMIT $2`,
       [position, limit],
-    )) as FeedRow[];
+    );
     return rows.map((row) => ({
       ...storedEvent(row),
       position: Number(row.feed_position),
@@ -57,9 +57,7 @@ export class TypeOrmEventFeed extends EventFeed {
   }
 
   override async head(): Promise<number> {
-    const [row] = (await this.dataSource.query(`SELECT position FROM acm_event_feed_head`)) as Array<{
-      position: string;
-    }>;
+    const [row] = await this.dataSource.query<Array<{ position: string }>>(`SELECT position FROM acm_event_feed_head`);
     return Number(row?.position ?? 0);
   }
 }

@@ -45,18 +45,18 @@ export class TypeOrmSubscriptionStore extends SubscriptionStore {
   }
 
   override async find(subscriptionId: string): Promise<StoredSubscription | null> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<SubscriptionRow[]>(
       `SELECT body, secret, delivery FROM acm_subscription WHERE subscription_id = $1`,
       [subscriptionId],
-    )) as SubscriptionRow[];
+    );
     return rows[0] === undefined ? null : storedOf(rows[0]);
   }
 
   override async list(limit: number): Promise<StoredSubscription[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<SubscriptionRow[]>(
       `SELECT body, secret, delivery FROM acm_subscription ORDER BY created_at, subscription_id LIMIT $1`,
       [limit],
-    )) as SubscriptionRow[];
+    );
     return rows.map(storedOf);
   }
 
@@ -70,12 +70,12 @@ export class TypeOrmSubscriptionStore extends SubscriptionStore {
   }
 
   override async due(now: number, limit: number): Promise<string[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<Array<{ subscription_id: string }>>(
       `SELECT subscription_id FROM acm_subscription
        WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
        ORDER BY next_attempt_at, subscription_id LIMIT $2`,
       [now, limit],
-    )) as Array<{ subscription_id: string }>;
+    );
     return rows.map((row) => row.subscription_id);
   }
 

@@ -1,7 +1,9 @@
 import { describeSubscriptionContract } from '../contracts/subscriptions.contract';
 import { InMemorySubscriptionStore } from './subscriptions';
 
-describeSubscriptionContract('InMemorySubscriptionStore', async () => ({
-  subscriptions: new InMemorySubscriptionStore(),
-  close: async () => undefined,
-}));
+describeSubscriptionContract('InMemorySubscriptionStore', () =>
+  Promise.resolve({
+    subscriptions: new InMemorySubscriptionStore(),
+    close: () => Promise.resolve(),
+  }),
+);

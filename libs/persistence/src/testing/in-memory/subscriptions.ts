@@ -13,21 +13,22 @@ const copy = <T>(value: T): T => structuredClone(value);
 export class InMemorySubscriptionStore extends SubscriptionStore {
   private readonly rows = new Map<string, Held>();
 
-  override async create(stored: StoredSubscription): Promise<void> {
+  override create(stored: StoredSubscription): Promise<void> {
     const id = stored.subscription.subscriptionId;
     if (this.rows.has(id)) {
-      throw new Error(`duplicate subscription ${id}`);
+      return Promise.reject(new Error(`duplicate subscription ${id}`));
     }
     this.rows.set(id, { stored: copy(stored), leaseOwner: null, leaseUntil: null });
+    return Promise.resolve();
   }
 
-  override async find(subscriptionId: string): Promise<StoredSubscription | null> {
+  override find(subscriptionId: string): Promise<StoredSubscription | null> {
     const held = this.rows.get(subscriptionId);
-    return held === undefined ? null : copy(held.stored);
+    return Promise.resolve(held === undefined ? null : copy(held.stored));
   }
 
-  override async list(limit: number): Promise<StoredSubscription[]> {
-    return [...this.rows.values()]
+  override list(limit: number): Promise<StoredSubscription[]> {
+    const listed = [...this.rows.values()]
       .map((held) => held.stored)
       .sort(
         (a, b) =>
@@ -36,14 +37,15 @@ export class InMemorySubscriptionStore extends SubscriptionStore {
       )
       .slice(0, limit)
       .map(copy);
+    return Promise.resolve(listed);
   }
 
-  override async delete(subscriptionId: string): Promise<boolean> {
-    return this.rows.delete(subscriptionId);
+  override delete(subscriptionId: string): Promise<boolean> {
+    return Promise.resolve(this.rows.delete(subscriptionId));
   }
 
-  override async due(now: number, limit: number): Promise<string[]> {
-    return [...this.rows.values()]
+  override due(now: number, limit: number): Promise<string[]> {
+    const due = [...this.rows.values()]
       .filter(
         (held) => held.stored.delivery.nextAttemptAt <= now && (held.leaseUntil === null || held.leaseUntil < now),
       )
@@ -54,9 +56,10 @@ export class InMemorySubscriptionStore extends SubscriptionStore {
       )
       .slice(0, limit)
       .map((held) => held.stored.subscription.subscriptionId);
+    return Promise.resolve(due);
   }
 
-  override async lease(
+  override lease(
     subscriptionId: string,
     owner: string,
     now: number,
@@ -67,27 +70,28 @@ export class InMemorySubscriptionStore extends SubscriptionStore {
       held === undefined ||
       !(held.leaseOwner === null || held.leaseOwner === owner || (held.leaseUntil !== null && held.leaseUntil < now))
     ) {
-      return null;
+      return Promise.resolve(null);
     }
     held.leaseOwner = owner;
     held.leaseUntil = until;
-    return copy(held.stored);
+    return Promise.resolve(copy(held.stored));
   }
 
-  override async saveDelivery(subscriptionId: string, owner: string, delivery: DeliveryState): Promise<boolean> {
+  override saveDelivery(subscriptionId: string, owner: string, delivery: DeliveryState): Promise<boolean> {
     const held = this.rows.get(subscriptionId);
     if (held === undefined || held.leaseOwner !== owner) {
-      return false;
+      return Promise.resolve(false);
     }
     held.stored = { ...held.stored, delivery: copy(delivery) };
-    return true;
+    return Promise.resolve(true);
   }
 
-  override async release(subscriptionId: string, owner: string): Promise<void> {
+  override release(subscriptionId: string, owner: string): Promise<void> {
     const held = this.rows.get(subscriptionId);
     if (held !== undefined && held.leaseOwner === owner) {
       held.leaseOwner = null;
       held.leaseUntil = null;
     }
+    return Promise.resolve();
   }
 }
