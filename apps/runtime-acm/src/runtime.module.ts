@@ -55,6 +55,8 @@ import { ParticipantProtocolService } from './application/participant-protocol.s
 import { HTTP_CONTROLLERS } from './http/controllers';
 import { LiveEvents } from './live/live-events';
 import { EventFeedFollower } from './live/event-feed-follower';
+import { NotificationDelivery } from './live/notification-delivery';
+import { SubscriptionsService } from './application/subscriptions.service';
 import { OperabilityMetrics } from './metrics/operability-metrics';
 import { StorageMetrics } from './metrics/storage-metrics';
 import { EventLog } from './observability/event-log';
@@ -176,6 +178,8 @@ export class RuntimeModule {
         { provide: EventFeed, useValue: new TypeOrmEventFeed(options.database.dataSource) },
         { provide: SubscriptionStore, useValue: new TypeOrmSubscriptionStore(options.database.dataSource) },
         EventFeedFollower,
+        SubscriptionsService,
+        NotificationDelivery,
         LiveEvents,
         OperationEngine,
         OperationSupervisor,
