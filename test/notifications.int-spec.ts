@@ -152,7 +152,7 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
       const events = await historyOf(instanceId, ['ORDERED', 'COMPLETED']);
       return events.length === 2 ? events : undefined;
     });
-    await eventually('both delivered', async () => (hook.accepted.length >= 2 ? true : undefined));
+    await eventually('both delivered', () => Promise.resolve(hook.accepted.length >= 2 ? true : undefined));
     expect(hook.calls.map((call) => call.body['id'])).toEqual(expected.map((event) => String(event.sequence)));
     expect(hook.calls.map(kindOf)).toEqual(['ORDERED', 'COMPLETED']);
     for (const call of hook.calls) {
@@ -176,7 +176,9 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
     );
     const created = await subscribe({ url, filter: { kinds: ['COMPLETED'], instanceId } });
     await orderInstance(runtime, compositionId, instanceId, { deployOrder: 'DEPLOY' });
-    await eventually('delivered after two failures', async () => (hook.accepted.length === 1 ? true : undefined));
+    await eventually('delivered after two failures', () =>
+      Promise.resolve(hook.accepted.length === 1 ? true : undefined),
+    );
     expect(hook.calls.map((call) => call.answered)).toEqual([500, 'no answer', 200]);
     expect(new Set(hook.calls.map((call) => call.headers['x-acm-event-id'])).size).toBe(1);
     expect(hook.calls[0]!.headers['x-acm-signature']).toBeUndefined();
@@ -211,7 +213,7 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
     expect(hook.calls).toHaveLength(MAX_ATTEMPTS);
     down = false;
     await orderInstance(runtime, compositionId, instanceId, { deployOrder: 'UNDEPLOY' });
-    await eventually('the next event delivered', async () => (hook.accepted.length === 1 ? true : undefined));
+    await eventually('the next event delivered', () => Promise.resolve(hook.accepted.length === 1 ? true : undefined));
     expect(hook.accepted[0]!.body['id']).not.toBe(String(completed!.sequence));
     expect((await subscription(created.subscriptionId)).delivery).toMatchObject({ delivered: 1, deadLetters: 1 });
   });
@@ -224,7 +226,7 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
     expect(tested.body).toEqual({ delivered: true, status: 200 });
     expect(hook.calls[0]!.body).toMatchObject({ version: '4', alerts: [{ labels: { event: 'TEST' } }] });
     await orderInstance(runtime, compositionId, instanceId, { deployOrder: 'UNDEPLOY' });
-    await eventually('the ORDERED alert', async () => (hook.calls.length === 2 ? true : undefined));
+    await eventually('the ORDERED alert', () => Promise.resolve(hook.calls.length === 2 ? true : undefined));
     expect(hook.calls[1]!.body).toMatchObject({
       version: '4',
       status: 'resolved',

@@ -54,7 +54,8 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
       baseDelayMs: config.notifyRetryBaseMs,
       maxDelayMs: config.notifyRetryMaxMs,
     };
-    this.leaseMs = Math.max(60_000, 4 * config.notifyTimeoutMs);
+    // Long enough for a few attempts; short enough that a replica's death holds a subscription up for seconds only.
+    this.leaseMs = 3 * config.notifyTimeoutMs + 5_000;
   }
 
   onApplicationBootstrap(): void {
@@ -104,12 +105,15 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
     }
     try {
       let delivery = stored.delivery;
-      while (!this.stopped && this.clock.now() - leasedAt < this.leaseMs / 2) {
+      while (!this.stopped && this.inLease(leasedAt)) {
         const events = await this.feed.after(delivery.position, EVENT_PAGE);
         if (events.length === 0) {
           return;
         }
         for (const event of events) {
+          if (!this.inLease(leasedAt)) {
+            break;
+          }
           if (!matchesFilter(stored.subscription.filter, event)) {
             delivery = afterSkipped(delivery, event.position);
             continue;
@@ -130,6 +134,11 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
     } finally {
       await this.store.release(subscriptionId, this.owner);
     }
+  }
+
+  /** Whether one more attempt (at most the timeout) ends before the lease does. */
+  private inLease(leasedAt: number): boolean {
+    return this.clock.now() + this.config.notifyTimeoutMs < leasedAt + this.leaseMs - 1_000;
   }
 
   private async attempt(
