@@ -96,4 +96,11 @@ describe('caps on open event streams (MAX_EVENT_STREAMS, MAX_EVENT_STREAMS_PER_C
     });
     expect(again.text).toContain('event: ready');
   });
+
+  it('refuses a Last-Event-ID that is no event id with 400 naming the header', async () => {
+    const response = await runtime.http.get(`${BASE}/events`).set('Last-Event-ID', 'yesterday').expect(400);
+    expect(response.body).toEqual({
+      errorDetails: 'Last-Event-ID: must be the id of an event this stream sent (a whole number)',
+    });
+  });
 });

@@ -67,6 +67,23 @@ export class FaultWorld {
     this.runtimeUrl = await this.launchRuntime(current.env);
   }
 
+  /** The URLs of the replicas started so far, oldest first (a restarted one appears again at its new URL). */
+  get runtimeUrls(): string[] {
+    return this.runtimes.map((runtime) => runtime.url);
+  }
+
+  /** Sends the next REST calls to the replica at `url`. */
+  useRuntime(url: string): void {
+    this.runtimeUrl = url;
+  }
+
+  /** Kills the replica at `url` with SIGKILL and starts a new one with its settings; answers the new URL. */
+  async restartRuntimeAt(url: string): Promise<string> {
+    const killed = this.runtimes.find((runtime) => runtime.url === url)!;
+    await killed.process.stop('SIGKILL');
+    return this.launchRuntime(killed.env);
+  }
+
   /** Kills the first runtime replica with SIGKILL; REST calls move to the next one. */
   async killFirstRuntime(): Promise<void> {
     const [first, next] = this.runtimes;

@@ -6,6 +6,8 @@ import {
   ReadModels,
   RetentionStore,
   RolloutStore,
+  EventFeed,
+  SubscriptionStore,
   UnitOfWork,
 } from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
@@ -17,6 +19,8 @@ import {
   TypeOrmRetentionStore,
   TypeOrmAuditLedger,
   TypeOrmRolloutStore,
+  TypeOrmEventFeed,
+  TypeOrmSubscriptionStore,
   TypeOrmUnitOfWork,
 } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
@@ -51,6 +55,9 @@ import { OperationSteps } from './engine/operation-steps';
 import { ParticipantProtocolService } from './application/participant-protocol.service';
 import { HTTP_CONTROLLERS } from './http/controllers';
 import { LiveEvents } from './live/live-events';
+import { EventFeedFollower } from './live/event-feed-follower';
+import { NotificationDelivery } from './live/notification-delivery';
+import { SubscriptionsService } from './application/subscriptions.service';
 import { OperabilityMetrics } from './metrics/operability-metrics';
 import { StorageMetrics } from './metrics/storage-metrics';
 import { EventLog } from './observability/event-log';
@@ -170,6 +177,11 @@ export class RuntimeModule {
         AccessRefusals,
         EffectWriter,
         OperationSteps,
+        { provide: EventFeed, useValue: new TypeOrmEventFeed(options.database.dataSource) },
+        { provide: SubscriptionStore, useValue: new TypeOrmSubscriptionStore(options.database.dataSource) },
+        EventFeedFollower,
+        SubscriptionsService,
+        NotificationDelivery,
         LiveEvents,
         OperationEngine,
         OperationSupervisor,

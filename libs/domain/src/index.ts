@@ -46,3 +46,6 @@ export * from './operation/replace-steps';
 export * from './rollout/rollout';
 export * from './ports/rollout-store.port';
 export * from './access/access-policy';
+export * from './notification/subscription';
+export * from './ports/subscription-store.port';
+export * from './ports/event-feed.port';

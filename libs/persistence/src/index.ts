@@ -11,3 +11,5 @@ export { readEngineGauges } from './engine-gauges';
 export type { EngineGauges } from './engine-gauges';
 export { BufferedSessions } from './session/buffered-sessions';
 export { StoreReadModels } from './session/store-read-models';
+export { TypeOrmEventFeed } from './event-feed';
+export { TypeOrmSubscriptionStore } from './subscription-store';

@@ -60,6 +60,15 @@ export interface RuntimeConfig {
   readonly maxEventStreams: number;
   /** MAX_EVENT_STREAMS_PER_CLIENT: open streams of one client address beyond which a new one is refused (429). */
   readonly maxEventStreamsPerClient: number;
+  /** EVENT_FEED_POLL_MS: how often a replica reads the event feed when no notification woke it. */
+  readonly eventFeedPollMs: number;
+  /** NOTIFY_TIMEOUT_MS: how long a webhook delivery waits for the receiver's answer. */
+  readonly notifyTimeoutMs: number;
+  /** NOTIFY_MAX_ATTEMPTS: attempts at one event before it is dead-lettered. */
+  readonly notifyMaxAttempts: number;
+  /** NOTIFY_RETRY_BASE_MS / NOTIFY_RETRY_MAX_MS: the first retry's wait, doubled per failure up to the maximum. */
+  readonly notifyRetryBaseMs: number;
+  readonly notifyRetryMaxMs: number;
   /** TOSCA_ELEMENT_NAME: the node type every element derives from. */
   readonly toscaElementName: string;
   /** TOSCA_COMPOSITION_NAME: the node type of the composition node template. */
@@ -178,6 +187,11 @@ export const DEFAULTS = {
   MAX_BODY_BYTES: String(5 * 1024 * 1024),
   MAX_EVENT_STREAMS: '1000',
   MAX_EVENT_STREAMS_PER_CLIENT: '20',
+  EVENT_FEED_POLL_MS: '1000',
+  NOTIFY_TIMEOUT_MS: '5000',
+  NOTIFY_MAX_ATTEMPTS: '8',
+  NOTIFY_RETRY_BASE_MS: '1000',
+  NOTIFY_RETRY_MAX_MS: '300000',
   TOSCA_ELEMENT_NAME: 'org.onap.policy.clamp.acm.AutomationCompositionElement',
   TOSCA_COMPOSITION_NAME: 'org.onap.policy.clamp.acm.AutomationComposition',
   LOG_LEVEL: 'log',
@@ -312,6 +326,11 @@ export function loadRuntimeConfig(
     publicUrl,
     maxEventStreams: check.integer(env, 'MAX_EVENT_STREAMS', 1, 1_000_000),
     maxEventStreamsPerClient: check.integer(env, 'MAX_EVENT_STREAMS_PER_CLIENT', 1, 1_000_000),
+    eventFeedPollMs: check.integer(env, 'EVENT_FEED_POLL_MS', 50, 60_000),
+    notifyTimeoutMs: check.integer(env, 'NOTIFY_TIMEOUT_MS', 100, 120_000),
+    notifyMaxAttempts: check.integer(env, 'NOTIFY_MAX_ATTEMPTS', 1, 100),
+    notifyRetryBaseMs: check.integer(env, 'NOTIFY_RETRY_BASE_MS', 10, 3_600_000),
+    notifyRetryMaxMs: check.integer(env, 'NOTIFY_RETRY_MAX_MS', 10, 86_400_000),
     toscaElementName: check.text(env, 'TOSCA_ELEMENT_NAME'),
     toscaCompositionName: check.text(env, 'TOSCA_COMPOSITION_NAME'),
     logLevel: logLevel as LogLevelName,

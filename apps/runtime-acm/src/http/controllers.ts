@@ -10,6 +10,7 @@ import { CompositionInstancesController, InstancesController } from './instances
 import { ParticipantsController } from './participants.controller';
 import { PlanController } from './plan.controller';
 import { RolloutsController } from './rollouts.controller';
+import { SubscriptionsController } from './subscriptions.controller';
 
 /**
  * Every REST controller of the runtime. The runtime module serves them and the OpenAPI document describes them, so
@@ -29,4 +30,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   ControlController,
   AuditController,
   RolloutsController,
+  SubscriptionsController,
 ];

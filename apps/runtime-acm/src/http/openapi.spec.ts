@@ -57,6 +57,7 @@ describe('the OpenAPI document', () => {
       'POST /v2/compositions/{compositionId}/instances/{instanceId}/elements/{elementId}/signal',
       'POST /v2/compositions/{compositionId}/instances/{instanceId}/plan',
       'POST /v2/rollouts',
+      'POST /v2/subscriptions',
       'PUT /v2/compositions/{compositionId}',
       'PUT /v2/compositions/{compositionId}/instances/{instanceId}',
     ]);

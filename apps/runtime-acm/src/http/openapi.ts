@@ -54,6 +54,10 @@ export const TAGS = {
     name: 'Rollout',
     description: 'Beyond ONAP: one order given to many instances in batches, with a failure threshold',
   },
+  notification: {
+    name: 'Notification',
+    description: 'Beyond ONAP: webhooks told of history events, signed, retried, dead-lettered after the last attempt',
+  },
   actuator: { name: 'Actuator', description: "Probes at ONAP's actuator paths" },
 } as const;
 

@@ -1,43 +1,93 @@
-import { TypeOrmUnitOfWork } from '@acm/persistence';
+import type { FeedEvent } from '@acm/domain';
 import type { BeforeApplicationShutdown } from '@nestjs/common';
 import { Injectable } from '@nestjs/common';
-import type { Observable } from 'rxjs';
-import { Subject, filter } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { HistoryEventView } from '../application/history.service';
 import { presentEvent } from '../application/history.service';
+import { EventFeedFollower, FEED_PAGE } from './event-feed-follower';
 
 /** A history event as the stream sends it: the shape of one `events[]` entry of `GET .../history`. */
 export type LiveEvent = HistoryEventView;
 
+/** A streamed event and its feed position (the SSE id a client resumes from). */
+export interface PositionedEvent {
+  readonly position: number;
+  readonly event: LiveEvent;
+}
+
+/** A feed event as the history shows it (its feed fields are the stream's, not the event's). */
+function viewOf(event: FeedEvent): LiveEvent {
+  const { position: _position, compositionId: _compositionId, ...stored } = event;
+  return presentEvent(stored);
+}
+
 /**
- * The history events this replica commits, as they commit. They come from the store's history write path
- * (never from the engine), so the stream says exactly what `GET .../history` will answer, in sequence order,
- * with sensitive values masked as the history masks them.
+ * Every replica's committed history events, from the event feed: the stream says exactly what `GET .../history` will
+ * answer, with sensitive values masked as the history masks them, in feed (commit) order.
  */
 @Injectable()
 export class LiveEvents implements BeforeApplicationShutdown {
-  private readonly events = new Subject<LiveEvent>();
+  private readonly open = new Set<() => void>();
 
-  constructor(unitOfWork: TypeOrmUnitOfWork) {
-    unitOfWork.onEventsCommitted((events) => {
-      for (const event of events) {
-        // Refused requests are the audit ledger's, which only an admin reads; the stream is open to every viewer.
-        if (event.event !== 'ACCESS_REFUSED') {
-          this.events.next(presentEvent(event));
+  constructor(private readonly follower: EventFeedFollower) {}
+
+  /**
+   * Every event from now on, or, given `after` (a client's Last-Event-ID), every event after that position first;
+   * optionally only those of the given subjects (definition or instance ids). While the backlog is read the live
+   * events are held, then those not yet sent follow: none missed, none twice.
+   */
+  stream(subjectIds?: ReadonlySet<string>, after?: number): Observable<PositionedEvent> {
+    return new Observable<PositionedEvent>((subscriber) => {
+      // Refused requests are the audit ledger's, which only an admin reads; the stream is open to every viewer.
+      const wanted = (event: FeedEvent): boolean =>
+        event.event !== 'ACCESS_REFUSED' && (subjectIds === undefined || subjectIds.has(event.subjectId));
+      let sent = after ?? this.follower.emitted;
+      let held: FeedEvent[] | null = after === undefined ? null : [];
+      const send = (event: FeedEvent): void => {
+        if (event.position <= sent) {
+          return;
         }
+        sent = event.position;
+        if (wanted(event)) {
+          subscriber.next({ position: event.position, event: viewOf(event) });
+        }
+      };
+      const live = this.follower.live().subscribe({
+        next: (event) => (held === null ? send(event) : held.push(event)),
+        complete: () => subscriber.complete(),
+      });
+      const close = (): void => subscriber.complete();
+      this.open.add(close);
+      if (held !== null) {
+        void this.catchUp(send, () => sent)
+          .then(() => {
+            const waiting = held ?? [];
+            held = null;
+            waiting.forEach(send);
+          })
+          .catch((error: unknown) => subscriber.error(error));
       }
+      return () => {
+        this.open.delete(close);
+        live.unsubscribe();
+      };
     });
   }
 
-  /** Every event, or those of the given subjects (definition or instance ids). */
-  stream(subjectIds?: ReadonlySet<string>): Observable<LiveEvent> {
-    return subjectIds === undefined
-      ? this.events.asObservable()
-      : this.events.pipe(filter((event) => subjectIds.has(event.subjectId)));
+  private async catchUp(send: (event: FeedEvent) => void, sent: () => number): Promise<void> {
+    for (;;) {
+      const page = await this.follower.after(sent(), FEED_PAGE);
+      page.forEach(send);
+      if (page.length < FEED_PAGE) {
+        return;
+      }
+    }
   }
 
   /** Open streams end before the HTTP server closes, so they never hold a stop up. */
   beforeApplicationShutdown(): void {
-    this.events.complete();
+    for (const close of [...this.open]) {
+      close();
+    }
   }
 }

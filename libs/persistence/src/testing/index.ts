@@ -14,3 +14,6 @@ export type { AuditContractFixture } from './contracts/audit.contract';
 export { describeRolloutContract } from './rollout.contract';
 export type { RolloutContractFixture } from './rollout.contract';
 export { InMemoryRolloutStore } from './in-memory/rollouts';
+export { describeSubscriptionContract } from './contracts/subscriptions.contract';
+export type { SubscriptionContractFixture } from './contracts/subscriptions.contract';
+export { InMemorySubscriptionStore } from './in-memory/subscriptions';
