@@ -28,6 +28,7 @@ import { OperationDueAt1764720000000 } from './migrations/1764720000000-Operatio
 import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
 import { AuditIndexes1764900000000 } from './migrations/1764900000000-AuditIndexes';
 import { Rollouts1765500000000 } from './migrations/1765500000000-Rollouts';
+import { RolloutStates1765600000000 } from './migrations/1765600000000-RolloutStates';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   RetentionIndexes1764805000000,
   AuditIndexes1764900000000,
   Rollouts1765500000000,
+  RolloutStates1765600000000,
 ];
 
 export interface DatabaseOptions {

@@ -92,7 +92,8 @@ export class TypeOrmRolloutStore extends RolloutStore {
 
   override async unfinished(limit: number): Promise<string[]> {
     const rows: Array<{ rollout_id: string }> = await this.dataSource.query(
-      `SELECT rollout_id FROM acm_rollout WHERE state IN ('RUNNING', 'PAUSED') ORDER BY created_at, rollout_id LIMIT $1`,
+      `SELECT rollout_id FROM acm_rollout WHERE state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')
+       ORDER BY created_at, rollout_id LIMIT $1`,
       [limit],
     );
     return rows.map((row) => row.rollout_id);

@@ -66,7 +66,7 @@ export class RolloutSweep implements OnApplicationBootstrap {
       this.scheduler.deleteInterval(ROLLOUT_SWEEP);
     }
     await this.sweeping;
-    await this.rollouts.idle();
+    await this.rollouts.stop();
   }
 
   private failed(error: unknown): void {

@@ -1,4 +1,6 @@
+import type { JsonObject } from '../model';
 import type { Rollout } from '../rollout/rollout';
+import type { RolloutEvent } from '../rollout/rollout-history';
 import type { OperationState } from './engine.port';
 
 /** An instance's operation as a rollout judges it: its id, state and whether its deadline passed. */
@@ -13,14 +15,18 @@ export interface RolloutOperation {
 export interface RolloutTracking {
   /** The instance's latest operation when the rollout marked it ORDERED (null: it had none). */
   readonly baselineOperationId: string | null;
-  /** The operation the rollout's order started, once known. */
+  /** The operation the rollout's order (or its rollback) started, once known. */
   readonly operationId: string | null;
+  /** UPDATE: each element's properties when the instance was marked ORDERED, by element id (what a rollback restores). */
+  readonly previousProperties?: Readonly<Record<string, JsonObject>>;
 }
 
 export interface StoredRollout {
   readonly rollout: Rollout;
   /** By instance id: present for every instance the rollout marked ORDERED. */
   readonly tracking: Readonly<Record<string, RolloutTracking>>;
+  /** The rollout's own history, oldest first (absent in a rollout stored before it was kept). */
+  readonly history?: readonly RolloutEvent[];
 }
 
 /** The rollout that already holds some of the instances a new rollout selects. */
@@ -40,7 +46,7 @@ export abstract class RolloutStore {
   abstract find(rolloutId: string): Promise<StoredRollout | null>;
   /** Every rollout, newest first. */
   abstract list(limit: number): Promise<Rollout[]>;
-  /** The rollouts not finished (RUNNING or PAUSED), oldest first: what a sweep drives. */
+  /** The rollouts not finished (not COMPLETED, FAILED or CANCELLED), oldest first: what a sweep drives. */
   abstract unfinished(limit: number): Promise<string[]>;
   /** The unfinished rollouts that hold any of these instances. */
   abstract holding(instanceIds: readonly string[]): Promise<string[]>;
