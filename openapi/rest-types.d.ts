@@ -597,7 +597,7 @@ export interface paths {
         readonly put?: never;
         /**
          * Start a rollout: one order given to the selected instances in batches
-         * @description The selection is resolved once and stored. 400 lists the selected instances that would refuse the order, with the reason; 409 names the unfinished rollout that already holds a selected instance.
+         * @description The selection is resolved once and stored. 400 lists the selected instances that would refuse the order, with the reason (unless strategy.skipRefused); 409 names the unfinished rollout that already holds a selected instance. With ?dryRun=true: 200 with the batches and the refused instances, nothing written.
          */
         readonly post: operations["createRollout"];
         readonly delete?: never;
@@ -617,6 +617,40 @@ export interface paths {
         readonly get: operations["getRollout"];
         readonly put?: never;
         readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/rollouts/{rolloutId}/history": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A rollout's own history: batches started and ended, instances ordered and ended, controls, rollbacks */
+        readonly get: operations["getRolloutHistory"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/rollouts/{rolloutId}/promote": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Promote a rollout whose canary batch succeeded: the next batches start */
+        readonly post: operations["promoteRollout"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -2181,30 +2215,79 @@ export interface components {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
             readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
         };
+        readonly RolloutUpdateDto: {
+            /**
+             * @description By element definition name: the properties merged into each such element of every instance
+             * @example {
+             *       "onap.policy.clamp.ac.element.Sim_StarterAutomationCompositionElement": {
+             *         "baseUrl": "http://x"
+             *       }
+             *     }
+             */
+            readonly elements: {
+                readonly [key: string]: {
+                    readonly [key: string]: unknown;
+                };
+            };
+        };
         readonly RolloutStrategyDto: {
             /**
              * @description Instances per batch: a count (2) or a percentage of the selection ("25%", at least one instance)
              * @example 2
              */
             readonly batchSize: number | string;
+            /** @description Instances with an operation in flight at once, over the rollout; absent: a whole batch at once */
+            readonly maxInFlight?: number;
             /**
-             * @description Failures a batch may have; one more and the batch fails (at most the batch size)
+             * @description Failures a batch may have, a count (at most the batch size) or a percentage of the batch; one more and the batch fails
              * @default 0
              */
-            readonly failureThreshold: number;
+            readonly failureThreshold: number | string;
+            /** @description Failures the whole rollout may have, a count or a percentage of the selection; one more and it stops */
+            readonly totalFailureThreshold?: number | string;
             /**
-             * @description pause: a failed batch pauses the rollout until resume; continue: the next batch starts
+             * @description pause: a failed batch pauses the rollout until resume; continue: the next batch starts; rollback: the completed instances of the failed batch get the reverse order, and the rollout ends FAILED
              * @default pause
              * @enum {string}
              */
-            readonly onFailure: "pause" | "continue";
+            readonly onFailure: "pause" | "continue" | "rollback";
+            /**
+             * @description With onFailure rollback: also roll back the batches that succeeded, newest first
+             * @default false
+             */
+            readonly rollbackAll: boolean;
+            /** @description Instances of a first batch that must succeed and then waits for POST .../promote */
+            readonly canary?: number;
+            /**
+             * @description Milliseconds between the end of a batch and the start of the next
+             * @default 0
+             */
+            readonly pauseBetweenBatches: number;
+            /**
+             * @description A key of the instances' metadata: batches never mix its values and run in batchOrder
+             * @example site
+             */
+            readonly batchBy?: string;
+            /**
+             * @description With batchBy: its values in the order they run; an instance with another value is refused
+             * @example [
+             *       "dev",
+             *       "prod"
+             *     ]
+             */
+            readonly batchOrder?: readonly string[];
+            /**
+             * @description Start without the selected instances that refuse the order (listed in refused)
+             * @default false
+             */
+            readonly skipRefused: boolean;
         };
         readonly RolloutRequestDto: {
             /**
              * @description The order every selected instance is given
              * @enum {string}
              */
-            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK";
+            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK" | "UPDATE" | "MIGRATE";
             /**
              * Format: uuid
              * @description The composition definition of the selected instances
@@ -2212,7 +2295,38 @@ export interface components {
             readonly compositionId: string;
             /** @description The instances, in the order they run; absent: every instance of the composition, by id */
             readonly instanceIds?: readonly string[];
+            /**
+             * Format: uuid
+             * @description MIGRATE: the composition the instances migrate to
+             */
+            readonly compositionTargetId?: string;
+            /** @description UPDATE: the property patch */
+            readonly update?: components["schemas"]["RolloutUpdateDto"];
             readonly strategy: components["schemas"]["RolloutStrategyDto"];
+        };
+        readonly RolloutPlanBatchDto: {
+            /** @description From 1, in the order the batches would run */
+            readonly batch: number;
+            readonly instanceIds: readonly string[];
+        };
+        readonly RolloutRefusedDto: {
+            /** Format: uuid */
+            readonly instanceId: string;
+            /** @description Why the instance refuses the order */
+            readonly reason: string;
+        };
+        readonly RolloutPlanDto: {
+            /** @enum {string} */
+            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK" | "UPDATE" | "MIGRATE";
+            /** Format: uuid */
+            readonly compositionId: string;
+            readonly batches: readonly components["schemas"]["RolloutPlanBatchDto"][];
+            /** @description Selected instances that refuse the order, with the reason */
+            readonly refused: readonly components["schemas"]["RolloutRefusedDto"][];
+            /** @description Unfinished rollouts holding selected instances (409) */
+            readonly heldBy: readonly string[];
+            /** @description Whether a creation would start (no refused instance, or skipRefused) */
+            readonly wouldStart: boolean;
         };
         readonly RolloutStrategyViewDto: {
             /**
@@ -2220,9 +2334,17 @@ export interface components {
              * @example 2
              */
             readonly batchSize: number | string;
-            readonly failureThreshold: number;
+            readonly maxInFlight: number | null;
+            readonly failureThreshold: number | string;
+            readonly totalFailureThreshold: (number | string) | null;
             /** @enum {string} */
-            readonly onFailure: "pause" | "continue";
+            readonly onFailure: "pause" | "continue" | "rollback";
+            readonly rollbackAll: boolean;
+            readonly canary: number | null;
+            readonly pauseBetweenBatches: number;
+            readonly batchBy: string | null;
+            readonly batchOrder: readonly string[];
+            readonly skipRefused: boolean;
         };
         readonly RolloutCountsDto: {
             readonly PENDING: number;
@@ -2230,15 +2352,18 @@ export interface components {
             readonly DONE: number;
             readonly FAILED: number;
             readonly REFUSED: number;
+            readonly ROLLING_BACK: number;
+            readonly ROLLED_BACK: number;
+            readonly ROLLBACK_FAILED: number;
         };
         readonly RolloutInstanceDto: {
             /** Format: uuid */
             readonly instanceId: string;
             /**
-             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused
+             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused; ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED
              * @enum {string}
              */
-            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED";
+            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED" | "ROLLING_BACK" | "ROLLED_BACK" | "ROLLBACK_FAILED";
             /** @description Why it failed or was refused */
             readonly reason: string | null;
         };
@@ -2257,14 +2382,24 @@ export interface components {
             /** Format: uuid */
             readonly rolloutId: string;
             /** @enum {string} */
-            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK";
+            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK" | "UPDATE" | "MIGRATE";
             /** Format: uuid */
             readonly compositionId: string;
             /** @enum {string} */
-            readonly state: "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED";
+            readonly state: "RUNNING" | "PAUSED" | "WAITING_PROMOTION" | "ROLLING_BACK" | "COMPLETED" | "FAILED" | "CANCELLED";
             /** @description Why it paused, failed or was cancelled */
             readonly reason: string | null;
+            /** Format: uuid */
+            readonly compositionTargetId: string | null;
+            readonly update: components["schemas"]["RolloutUpdateDto"] | null;
             readonly strategy: components["schemas"]["RolloutStrategyViewDto"];
+            /**
+             * Format: date-time
+             * @description When the next batch starts, while a pause between batches runs
+             */
+            readonly nextBatchAt: string | null;
+            /** @description Selected instances left out (skipRefused) */
+            readonly refused: readonly components["schemas"]["RolloutRefusedDto"][];
             /** @description Instances per state */
             readonly counts: components["schemas"]["RolloutCountsDto"];
             /** Format: date-time */
@@ -2276,6 +2411,29 @@ export interface components {
         readonly RolloutsDto: {
             /** @description Newest first */
             readonly rollouts: readonly components["schemas"]["RolloutDto"][];
+        };
+        readonly RolloutEventDto: {
+            /** Format: date-time */
+            readonly at: string;
+            /** @enum {string} */
+            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED";
+            /** @description The batch, from 1 */
+            readonly batch: number | null;
+            /** Format: uuid */
+            readonly instanceId: string | null;
+            /** @description STATE_CHANGED: the rollout's new state; INSTANCE_ENDED, ROLLBACK_ENDED: the instance's */
+            readonly state: string | null;
+            readonly reason: string | null;
+            /** @description {kind: 'request', user, requestId} or {kind: 'runtime', rule: 'rollout'} */
+            readonly actor: {
+                readonly [key: string]: unknown;
+            };
+        };
+        readonly RolloutHistoryDto: {
+            /** Format: uuid */
+            readonly rolloutId: string;
+            /** @description Oldest first */
+            readonly events: readonly components["schemas"]["RolloutEventDto"][];
         };
     };
     responses: never;
@@ -6706,7 +6864,10 @@ export interface operations {
     };
     readonly createRollout: {
         readonly parameters: {
-            readonly query?: never;
+            readonly query?: {
+                /** @description true: answer the batches and the refused instances, writing nothing */
+                readonly dryRun?: boolean;
+            };
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
@@ -6722,6 +6883,20 @@ export interface operations {
             };
         };
         readonly responses: {
+            /** @description dryRun: what a creation would run */
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutPlanDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutPlanDto"];
+                };
+            };
             /** @description Started: the rollout with its first batch ordered */
             readonly 201: {
                 headers: {
@@ -6889,6 +7064,227 @@ export interface operations {
             };
             /** @description Not Found: no such definition, instance or participant */
             readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly getRolloutHistory: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The rolloutId the creation answered */
+                readonly rolloutId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutHistoryDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutHistoryDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly promoteRollout: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
+            };
+            readonly path: {
+                /** @description The rolloutId the creation answered */
+                readonly rolloutId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
