@@ -477,4 +477,92 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
     expect(await baseUrlOf(1)).toBe('http://sim.example:30999');
     expect(await baseUrlOf(2)).toBe('http://sim.example:30800');
   });
+
+  it('migrates instances to another composition, and migrates the failing batch back to the source', async () => {
+    const targetYaml = definitionYaml
+      .replace('name: acm.example.SimSingleElement', 'name: acm.example.SimSingleElementNext')
+      .replace(
+        /acm\.example\.single\.SimElement:\n {6}version: 1\.0\.0/,
+        'acm.example.single.SimElement:\n      version: 2.0.0',
+      )
+      .replace(
+        /- name: acm\.example\.single\.SimElement\n {12}version: 1\.0\.0/,
+        '- name: acm.example.single.SimElement\n            version: 2.0.0',
+      );
+    expect(targetYaml).toContain('version: 2.0.0');
+    const targetId = await commissionAndPrime(runtime, targetYaml);
+    const fleet = await instances(4);
+    const ids = fleet.map((item) => item.instanceId);
+    for (const id of ids) {
+      await orderInstance(runtime, compositionId, id, { deployOrder: 'DEPLOY' });
+    }
+    await eventually('deployed', async () =>
+      (await Promise.all(ids.map(deployedStateOf))).every((state) => state === 'DEPLOYED') ? true : undefined,
+    );
+    participant.failing.add(fleet[3]!.elementIds[0]!);
+    try {
+      const created = await runtime.http
+        .post(`${BASE}/rollouts`)
+        .send({
+          order: 'MIGRATE',
+          compositionId,
+          compositionTargetId: targetId,
+          instanceIds: ids,
+          strategy: { batchSize: 2, onFailure: 'rollback' },
+        })
+        .expect(201);
+      const failed = await rolloutIn((created.body as RolloutBody).rolloutId, 'FAILED');
+      expect(failed.batches.map((batch) => batch.instances.map((item) => item.state))).toEqual([
+        ['DONE', 'DONE'],
+        ['ROLLED_BACK', 'FAILED'],
+      ]);
+    } finally {
+      participant.failing.clear();
+    }
+    const compositionOf = async (id: string, path: string): Promise<{ compositionId: string; version: string }> => {
+      const found = await instanceOf<{
+        compositionId: string;
+        elements: Record<string, { definition: { version: string } }>;
+      }>(runtime, path, id);
+      return { compositionId: found.compositionId, version: Object.values(found.elements)[0]!.definition.version };
+    };
+    expect(await compositionOf(ids[0]!, targetId)).toEqual({ compositionId: targetId, version: '2.0.0' });
+    expect(await compositionOf(ids[1]!, targetId)).toEqual({ compositionId: targetId, version: '2.0.0' });
+    expect(await compositionOf(ids[2]!, compositionId)).toEqual({ compositionId, version: '1.0.0' });
+  });
+
+  it('orders batches by a metadata key (dev before prod) and starts the next batch after pauseBetweenBatches', async () => {
+    const atSite = (site: string): string =>
+      JSON.stringify({ ...(JSON.parse(instanceJson) as Record<string, unknown>), metadata: { site } });
+    const prod = await createInstanceFrom(runtime, compositionId, atSite('prod'));
+    const devs = [
+      await createInstanceFrom(runtime, compositionId, atSite('dev')),
+      await createInstanceFrom(runtime, compositionId, atSite('dev')),
+    ];
+    const lab = await createInstanceFrom(runtime, compositionId, atSite('lab'));
+    const ids = [prod, ...devs, lab].map((item) => item.instanceId);
+    const strategy = { batchSize: 5, batchBy: 'site', batchOrder: ['dev', 'prod'], pauseBetweenBatches: 300 };
+    const refused = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy })
+      .expect(400);
+    expect(JSON.stringify(refused.body)).toContain(
+      `${lab.instanceId}: metadata.site is \\"lab\\", not in strategy.batchOrder`,
+    );
+    const created = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy: { ...strategy, skipRefused: true } })
+      .expect(201);
+    const rolloutId = (created.body as RolloutBody).rolloutId;
+    // The sweep runs once an hour here: the end of the pause alone starts batch 2.
+    const done = await rolloutIn(rolloutId, 'COMPLETED');
+    expect(done.batches.map((batch) => batch.instances.map((item) => item.instanceId))).toEqual([
+      devs.map((item) => item.instanceId).sort(),
+      [prod.instanceId],
+    ]);
+    const events = await eventsOf(rolloutId);
+    const endOfFirst = events.find((event) => event.kind === 'BATCH_ENDED' && event.batch === 1)!;
+    const startOfSecond = events.find((event) => event.kind === 'BATCH_STARTED' && event.batch === 2)!;
+    expect(Date.parse(startOfSecond.at) - Date.parse(endOfFirst.at)).toBeGreaterThanOrEqual(300);
+  });
 });
