@@ -293,6 +293,15 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
     }
   });
 
+  const scrape = async (): Promise<string> =>
+    (await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200)).text;
+
+  /** The value of one sample (its name with labels, as exposed); NaN when absent. */
+  const sample = (text: string, name: string): number => {
+    const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+    return line === undefined ? Number.NaN : Number(line.slice(name.length + 1));
+  };
+
   const deployedStateOf = async (id: string): Promise<string> =>
     (await instanceOf<{ deployState: string }>(runtime, compositionId, id)).deployState;
 
@@ -350,6 +359,9 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
         actor: { kind: 'runtime', rule: 'rollout' },
       });
       expect(events.at(-1)).toMatchObject({ kind: 'STATE_CHANGED', state: 'FAILED' });
+      const metrics = await scrape();
+      expect(sample(metrics, 'acm_rollouts{state="FAILED"}')).toBeGreaterThanOrEqual(1);
+      expect(sample(metrics, 'acm_rollout_batch_duration_seconds_count{order="DEPLOY"}')).toBeGreaterThanOrEqual(2);
       expect(events[0]!.actor).toMatchObject({ kind: 'request' });
       for (const event of events) {
         expect(Number.isNaN(Date.parse(event.at))).toBe(false);
@@ -414,6 +426,9 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
     expect(waiting.batches.map((batch) => batch.instances.length)).toEqual([1, 3]);
     expect(waiting.counts).toMatchObject({ DONE: 1, PENDING: 3 });
     await runtime.http.post(`${BASE}/rollouts/${rolloutId}/resume`).expect(400);
+    const waitingScrape = await scrape();
+    expect(sample(waitingScrape, 'acm_rollouts{state="WAITING_PROMOTION"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(waitingScrape, 'acm_rollout_instances{state="PENDING"}')).toBeGreaterThanOrEqual(3);
     const promoted = (await runtime.http.post(`${BASE}/rollouts/${rolloutId}/promote`).expect(200)).body as RolloutBody;
     expect(promoted.state).not.toBe('WAITING_PROMOTION');
     await rolloutIn(rolloutId, 'COMPLETED');

@@ -51,6 +51,7 @@ import { ParticipantProtocolService } from './application/participant-protocol.s
 import { HTTP_CONTROLLERS } from './http/controllers';
 import { LiveEvents } from './live/live-events';
 import { OperabilityMetrics } from './metrics/operability-metrics';
+import { RolloutMetrics } from './metrics/rollout-metrics';
 import { StorageMetrics } from './metrics/storage-metrics';
 import { EventLog } from './observability/event-log';
 import { ROOT_LOGGER } from './observability/logging';
@@ -147,6 +148,7 @@ export class RuntimeModule {
         { provide: ROOT_LOGGER, useValue: options.logger },
         OperabilityMetrics,
         StorageMetrics,
+        RolloutMetrics,
         { provide: Clock, useClass: SystemClock },
         { provide: IdGenerator, useClass: RandomIdGenerator },
         messageBusProvider,

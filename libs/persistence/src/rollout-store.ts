@@ -161,3 +161,25 @@ export class TypeOrmRolloutStore extends RolloutStore {
     return new Map(rows.map((row) => [row.operation_id, operationOf(row)]));
   }
 }
+
+/** Rollouts by state, and the instances of unfinished rollouts by their state in the rollout (for the gauges). */
+export interface RolloutGauges {
+  readonly rollouts: ReadonlyArray<{ readonly state: string; readonly count: number }>;
+  readonly instances: ReadonlyArray<{ readonly state: string; readonly count: number }>;
+}
+
+/** Two aggregate queries; the instances are counted in unfinished rollouts only (read through their partial index). */
+export async function readRolloutGauges(dataSource: DataSource): Promise<RolloutGauges> {
+  const rollouts: Array<{ state: string; count: string }> = await dataSource.query(
+    `SELECT state, count(*) AS count FROM acm_rollout GROUP BY state`,
+  );
+  const instances: Array<{ state: string; count: string }> = await dataSource.query(
+    `SELECT item->>'state' AS state, count(*) AS count
+     FROM acm_rollout, jsonb_array_elements(body->'rollout'->'instances') AS item
+     WHERE acm_rollout.state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')
+     GROUP BY item->>'state'`,
+  );
+  const counted = (rows: Array<{ state: string; count: string }>) =>
+    rows.map((row) => ({ state: row.state, count: Number(row.count) }));
+  return { rollouts: counted(rollouts), instances: counted(instances) };
+}

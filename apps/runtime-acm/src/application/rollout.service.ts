@@ -188,6 +188,7 @@ export class RolloutService {
   /** By rollout: the timer that steps it when its pause between batches ends. */
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
+  private readonly batchListeners: Array<(order: RolloutOrder, seconds: number) => void> = [];
 
   constructor(
     private readonly rollouts: RolloutStore,
@@ -275,6 +276,11 @@ export class RolloutService {
     }
     await this.drive(rollout.rolloutId, { kind: 'START' });
     return this.get(rollout.rolloutId);
+  }
+
+  /** Calls `listener` with each batch this process saw end: the rollout's order and the batch's duration. */
+  onBatchEnded(listener: (order: RolloutOrder, seconds: number) => void): void {
+    this.batchListeners.push(listener);
   }
 
   /** The rollout's own history, oldest first. */
@@ -535,12 +541,19 @@ export class RolloutService {
       }
     }
     const now = this.clock.now();
-    const history = [...(stored.history ?? []), ...rolloutEvents(before, rollout, now, actor)].slice(-MAX_HISTORY);
+    const events = rolloutEvents(before, rollout, now, actor);
+    const history = [...(stored.history ?? []), ...events].slice(-MAX_HISTORY);
     const next: StoredRollout = { rollout: { ...rollout, updatedAt: now }, tracking, history };
     if (!(await this.rollouts.save(next, this.driverId))) {
       throw new DomainError('CONCURRENT_MODIFICATION', `Rollout ${rollout.rolloutId}: another replica took it over`, {
         rolloutId: rollout.rolloutId,
       });
+    }
+    for (const ended of events.filter((event) => event.kind === 'BATCH_ENDED')) {
+      const started = history.find((event) => event.kind === 'BATCH_STARTED' && event.batch === ended.batch);
+      if (started !== undefined) {
+        this.batchListeners.forEach((listener) => listener(rollout.order, (ended.at - started.at) / 1000));
+      }
     }
     if (isRolloutFinished(next.rollout.state) && !isRolloutFinished(before.state)) {
       this.logger.log(
