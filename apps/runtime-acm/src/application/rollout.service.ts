@@ -77,7 +77,9 @@ function templateVersions(definition: CompositionDefinition): Map<string, string
   const topology = definition.serviceTemplate['topology_template'] as
     { node_templates?: Record<string, { version?: unknown }> } | undefined;
   return new Map(
-    Object.entries(topology?.node_templates ?? {}).map(([name, template]) => [name, String(template.version ?? '')]),
+    Object.entries(topology?.node_templates ?? {}).flatMap(([name, template]) =>
+      typeof template.version === 'string' ? [[name, template.version] as const] : [],
+    ),
   );
 }
 

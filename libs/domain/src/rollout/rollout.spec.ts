@@ -366,7 +366,9 @@ describe('decideRollout', () => {
     const [a, b] = ids(2) as [string, string];
     const started = step(rolloutOf(2, { batchSize: 1, pauseBetweenBatches: 5_000 }), { kind: 'START' });
     const ended = decideRollout(started.rollout, { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }, 10_000);
-    if (isRefusal(ended)) throw new Error('refused');
+    if (isRefusal(ended)) {
+      throw new Error('refused');
+    }
     expect(ended.orders).toEqual([]);
     expect(ended.dueAt).toBe(15_000);
     const early = decideRollout(ended.rollout, { kind: 'TICK' }, 14_999);
