@@ -29,6 +29,7 @@ import { RetentionIndexes1764805000000 } from './migrations/1764805000000-Retent
 import { AuditIndexes1764900000000 } from './migrations/1764900000000-AuditIndexes';
 import { Rollouts1765500000000 } from './migrations/1765500000000-Rollouts';
 import { RolloutStates1765600000000 } from './migrations/1765600000000-RolloutStates';
+import { RolloutEvents1765600001000 } from './migrations/1765600001000-RolloutEvents';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -58,6 +59,7 @@ export const MIGRATIONS = [
   AuditIndexes1764900000000,
   Rollouts1765500000000,
   RolloutStates1765600000000,
+  RolloutEvents1765600001000,
 ];
 
 export interface DatabaseOptions {

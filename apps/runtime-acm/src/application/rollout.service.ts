@@ -57,8 +57,6 @@ const CONTROL_ATTEMPTS = 100;
 const CONTROL_RETRY_MS = 50;
 /** A nudge waits this many times for a lease another replica holds, then leaves the rollout to the sweep. */
 const NUDGE_ATTEMPTS = 20;
-/** The rollout's own history keeps this many events, the newest. */
-const MAX_HISTORY = 20_000;
 const RULES_ACTOR: RolloutActor = { kind: 'runtime', rule: 'rollout' };
 
 /** What a dry run answers: the batches, the instances left out with the reason, and whether it would start. */
@@ -264,11 +262,10 @@ export class RolloutService {
     const rollout = newRollout(this.ids.uuid(), request, selection, now);
     this.creations += 1;
     this.unfinishedKnown = true;
-    const conflict = await this.rollouts.create({
-      rollout,
-      tracking: {},
-      history: rolloutEvents(null, rollout, now, requestActor() ?? RULES_ACTOR),
-    });
+    const conflict = await this.rollouts.create(
+      { rollout, tracking: {} },
+      rolloutEvents(null, rollout, now, requestActor() ?? RULES_ACTOR),
+    );
     if (conflict !== null) {
       throw new DomainError(
         'SELECTION_TAKEN',
@@ -287,11 +284,8 @@ export class RolloutService {
 
   /** The rollout's own history, oldest first. */
   async history(rolloutId: string): Promise<readonly RolloutEvent[]> {
-    const stored = await this.rollouts.find(rolloutId);
-    if (stored === null) {
-      throw new DomainError('NOT_FOUND', `Rollout ${rolloutId} not found`, { rolloutId });
-    }
-    return stored.history ?? [];
+    await this.get(rolloutId);
+    return this.rollouts.history(rolloutId);
   }
 
   async get(rolloutId: string): Promise<Rollout> {
@@ -544,17 +538,20 @@ export class RolloutService {
     }
     const now = this.clock.now();
     const events = rolloutEvents(before, rollout, now, actor);
-    const history = [...(stored.history ?? []), ...events].slice(-MAX_HISTORY);
-    const next: StoredRollout = { rollout: { ...rollout, updatedAt: now }, tracking, history };
-    if (!(await this.rollouts.save(next, this.driverId))) {
+    const next: StoredRollout = { rollout: { ...rollout, updatedAt: now }, tracking };
+    if (!(await this.rollouts.save(next, this.driverId, events))) {
       throw new DomainError('CONCURRENT_MODIFICATION', `Rollout ${rollout.rolloutId}: another replica took it over`, {
         rolloutId: rollout.rolloutId,
       });
     }
-    for (const ended of events.filter((event) => event.kind === 'BATCH_ENDED')) {
-      const started = history.find((event) => event.kind === 'BATCH_STARTED' && event.batch === ended.batch);
-      if (started !== undefined) {
-        this.batchListeners.forEach((listener) => listener(rollout.order, (ended.at - started.at) / 1000));
+    const endedBatches = events.filter((event) => event.kind === 'BATCH_ENDED');
+    if (endedBatches.length > 0 && this.batchListeners.length > 0) {
+      const history = await this.rollouts.history(rollout.rolloutId);
+      for (const ended of endedBatches) {
+        const started = history.find((event) => event.kind === 'BATCH_STARTED' && event.batch === ended.batch);
+        if (started !== undefined) {
+          this.batchListeners.forEach((listener) => listener(rollout.order, (ended.at - started.at) / 1000));
+        }
       }
     }
     if (isRolloutFinished(next.rollout.state) && !isRolloutFinished(before.state)) {

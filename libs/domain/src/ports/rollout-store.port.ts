@@ -25,8 +25,6 @@ export interface StoredRollout {
   readonly rollout: Rollout;
   /** By instance id: present for every instance the rollout marked ORDERED. */
   readonly tracking: Readonly<Record<string, RolloutTracking>>;
-  /** The rollout's own history, oldest first (absent in a rollout stored before it was kept). */
-  readonly history?: readonly RolloutEvent[];
 }
 
 /** The rollout that already holds some of the instances a new rollout selects. */
@@ -41,8 +39,11 @@ export interface RolloutConflict {
  * only the holder may save it, so replicas never drive one rollout twice.
  */
 export abstract class RolloutStore {
-  /** Stores a new rollout and claims its instances, or answers the rollout that holds some of them already. */
-  abstract create(stored: StoredRollout): Promise<RolloutConflict | null>;
+  /**
+   * Stores a new rollout with its first history events and claims its instances, or answers the rollout that holds
+   * some of them already (writing nothing).
+   */
+  abstract create(stored: StoredRollout, events?: readonly RolloutEvent[]): Promise<RolloutConflict | null>;
   abstract find(rolloutId: string): Promise<StoredRollout | null>;
   /** Every rollout, newest first. */
   abstract list(limit: number): Promise<Rollout[]>;
@@ -56,10 +57,12 @@ export abstract class RolloutStore {
    */
   abstract lease(rolloutId: string, driverId: string, now: number, until: number): Promise<StoredRollout | null>;
   /**
-   * Saves the rollout if `driverId` still holds its lease (answers false otherwise, writing nothing); a finished
-   * rollout frees its instances.
+   * Saves the rollout and appends `events` to its history if `driverId` still holds its lease (answers false
+   * otherwise, writing nothing); a finished rollout frees its instances.
    */
-  abstract save(stored: StoredRollout, driverId: string): Promise<boolean>;
+  abstract save(stored: StoredRollout, driverId: string, events?: readonly RolloutEvent[]): Promise<boolean>;
+  /** The rollout's history events, oldest first (appended by `create` and `save` with what they saved). */
+  abstract history(rolloutId: string): Promise<RolloutEvent[]>;
   /** Gives the lease back (only the holder's). */
   abstract release(rolloutId: string, driverId: string): Promise<void>;
   /** The latest operation of each instance (by start), by instance id; an instance with none is absent. */
