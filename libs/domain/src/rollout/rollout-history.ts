@@ -54,31 +54,32 @@ export function rolloutEvents(before: Rollout | null, after: Rollout, at: number
     event({ kind: 'CREATED', batch: null, instanceId: null, state: after.state, reason: null });
   }
   const previous = new Map((before?.instances ?? []).map((item) => [item.instanceId, item]));
-  for (let batch = 0; batch < after.batchCount; batch += 1) {
-    if (batchStarted(after, batch) && (before === null || !batchStarted(before, batch))) {
-      event({ kind: 'BATCH_STARTED', batch: batch + 1, instanceId: null, state: null, reason: null });
-    }
-  }
-  for (const item of after.instances) {
-    const was = previous.get(item.instanceId)?.state ?? 'PENDING';
-    if (was === item.state) {
-      continue;
-    }
-    const common = { batch: item.batch + 1, instanceId: item.instanceId };
-    if (item.state === 'ORDERED') {
-      event({ kind: 'INSTANCE_ORDERED', ...common, state: item.state, reason: null });
-    } else if (item.state === 'ROLLING_BACK') {
-      event({ kind: 'ROLLBACK_ORDERED', ...common, state: item.state, reason: null });
-    } else if (item.state === 'ROLLED_BACK' || item.state === 'ROLLBACK_FAILED') {
-      event({ kind: 'ROLLBACK_ENDED', ...common, state: item.state, reason: item.reason });
-    } else {
-      event({ kind: 'INSTANCE_ENDED', ...common, state: item.state, reason: item.reason });
-    }
+  const changed = after.instances.filter((item) => (previous.get(item.instanceId)?.state ?? 'PENDING') !== item.state);
+  const started = (state: string): boolean => state === 'ORDERED' || state === 'ROLLING_BACK';
+  // In the order things happened within one step: ends, the batch they ended, the next batch, its orders.
+  for (const item of changed.filter((candidate) => !started(candidate.state))) {
+    const common = { batch: item.batch + 1, instanceId: item.instanceId, state: item.state, reason: item.reason };
+    const rolledBack = item.state === 'ROLLED_BACK' || item.state === 'ROLLBACK_FAILED';
+    event({ kind: rolledBack ? 'ROLLBACK_ENDED' : 'INSTANCE_ENDED', ...common });
   }
   for (let batch = 0; batch < after.batchCount; batch += 1) {
     if (batchEnded(after, batch) && (before === null || !batchEnded(before, batch))) {
       event({ kind: 'BATCH_ENDED', batch: batch + 1, instanceId: null, state: null, reason: null });
     }
+  }
+  for (let batch = 0; batch < after.batchCount; batch += 1) {
+    if (batchStarted(after, batch) && (before === null || !batchStarted(before, batch))) {
+      event({ kind: 'BATCH_STARTED', batch: batch + 1, instanceId: null, state: null, reason: null });
+    }
+  }
+  for (const item of changed.filter((candidate) => started(candidate.state))) {
+    event({
+      kind: item.state === 'ORDERED' ? 'INSTANCE_ORDERED' : 'ROLLBACK_ORDERED',
+      batch: item.batch + 1,
+      instanceId: item.instanceId,
+      state: item.state,
+      reason: null,
+    });
   }
   if (before !== null && before.state !== after.state) {
     event({ kind: 'STATE_CHANGED', batch: null, instanceId: null, state: after.state, reason: after.reason });
