@@ -62,7 +62,7 @@ describe('a rollout over every instance of a composition', () => {
       },
       1500,
     );
-    expect(done.counts).toEqual({ PENDING: 0, ORDERED: 0, DONE: FLEET, FAILED: 0, REFUSED: 0 });
+    expect(done.counts).toMatchObject({ PENDING: 0, ORDERED: 0, DONE: FLEET, FAILED: 0, REFUSED: 0, ROLLED_BACK: 0 });
     expect(done.batches).toHaveLength(10);
     expect(done.batches.flatMap((batch) => batch.instances.map((item) => item.instanceId))).toEqual([...ids].sort());
     for (const id of ids) {

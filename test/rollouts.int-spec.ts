@@ -33,6 +33,27 @@ interface RolloutBody {
   }>;
 }
 
+const NO_INSTANCES = {
+  PENDING: 0,
+  ORDERED: 0,
+  DONE: 0,
+  FAILED: 0,
+  REFUSED: 0,
+  ROLLING_BACK: 0,
+  ROLLED_BACK: 0,
+  ROLLBACK_FAILED: 0,
+};
+
+interface RolloutEventBody {
+  at: string;
+  kind: string;
+  batch: number | null;
+  instanceId: string | null;
+  state: string | null;
+  reason: string | null;
+  actor: Record<string, unknown>;
+}
+
 interface HistoryEvent {
   event: string;
   sequence: number;
@@ -107,7 +128,7 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
     expect(started.batches[2]!.state).toBe('PENDING');
 
     const done = await rolloutIn(started.rolloutId, 'COMPLETED');
-    expect(done.counts).toEqual({ PENDING: 0, ORDERED: 0, DONE: 6, FAILED: 0, REFUSED: 0 });
+    expect(done.counts).toEqual({ ...NO_INSTANCES, DONE: 6 });
     expect(done.batches.map((batch) => batch.state)).toEqual(['ENDED', 'ENDED', 'ENDED']);
     for (const id of ids) {
       expect((await instanceOf<{ deployState: string }>(runtime, compositionId, id)).deployState).toBe('DEPLOYED');
@@ -270,5 +291,293 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
     } finally {
       participant.autoAnswer = true;
     }
+  });
+
+  const scrape = async (): Promise<string> =>
+    (await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200)).text;
+
+  /** The value of one sample (its name with labels, as exposed); NaN when absent. */
+  const sample = (text: string, name: string): number => {
+    const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+    return line === undefined ? Number.NaN : Number(line.slice(name.length + 1));
+  };
+
+  const deployedStateOf = async (id: string): Promise<string> =>
+    (await instanceOf<{ deployState: string }>(runtime, compositionId, id)).deployState;
+
+  const eventsOf = async (rolloutId: string): Promise<RolloutEventBody[]> =>
+    (
+      (await runtime.http.get(`${BASE}/rollouts/${rolloutId}/history`).expect(200)).body as {
+        events: RolloutEventBody[];
+      }
+    ).events;
+
+  it('with onFailure rollback undeploys the completed instances of the failing batch, leaves the next untouched, ends FAILED', async () => {
+    const fleet = await instances(6);
+    const ids = fleet.map((item) => item.instanceId);
+    participant.failing.add(fleet[3]!.elementIds[0]!);
+    try {
+      const created = await runtime.http
+        .post(`${BASE}/rollouts`)
+        .send({
+          order: 'DEPLOY',
+          compositionId,
+          instanceIds: ids,
+          strategy: { batchSize: 2, onFailure: 'rollback' },
+        })
+        .expect(201);
+      const rolloutId = (created.body as RolloutBody).rolloutId;
+      const failed = await rolloutIn(rolloutId, 'FAILED');
+      expect(failed.reason).toBe('batch 2 had 1 failures, over the threshold 0; rolled back');
+      expect(failed.batches.map((batch) => batch.instances.map((item) => item.state))).toEqual([
+        ['DONE', 'DONE'],
+        ['ROLLED_BACK', 'FAILED'],
+        ['PENDING', 'PENDING'],
+      ]);
+      expect(await deployedStateOf(ids[0]!)).toBe('DEPLOYED');
+      expect(await deployedStateOf(ids[2]!)).toBe('UNDEPLOYED');
+      for (const id of ids.slice(4)) {
+        expect(await deployedStateOf(id)).toBe('UNDEPLOYED');
+        expect(participant.phaseMessages(id)).toHaveLength(0);
+      }
+      const undeploys = (await historyOf<HistoryEvent>(runtime, compositionId, ids[2]!)).filter(
+        (event) => event.event === 'ORDERED',
+      );
+      expect(undeploys).toHaveLength(2);
+
+      const events = await eventsOf(rolloutId);
+      const kinds = events.map((event) => `${event.kind}${event.batch === null ? '' : ` ${event.batch}`}`);
+      expect(kinds[0]).toBe('CREATED');
+      expect(kinds).toEqual(
+        expect.arrayContaining(['BATCH_STARTED 1', 'BATCH_ENDED 1', 'BATCH_STARTED 2', 'ROLLBACK_ORDERED 2']),
+      );
+      expect(kinds).not.toContain('BATCH_STARTED 3');
+      const batchTwo = events.filter((event) => event.batch === 2);
+      expect(batchTwo.find((event) => event.kind === 'ROLLBACK_ENDED')).toMatchObject({
+        instanceId: ids[2],
+        state: 'ROLLED_BACK',
+        actor: { kind: 'runtime', rule: 'rollout' },
+      });
+      expect(events.at(-1)).toMatchObject({ kind: 'STATE_CHANGED', state: 'FAILED' });
+      const metrics = await scrape();
+      expect(sample(metrics, 'acm_rollouts{state="FAILED"}')).toBeGreaterThanOrEqual(1);
+      expect(sample(metrics, 'acm_rollout_batch_duration_seconds_count{order="DEPLOY"}')).toBeGreaterThanOrEqual(2);
+      expect(events[0]!.actor).toMatchObject({ kind: 'request' });
+      for (const event of events) {
+        expect(Number.isNaN(Date.parse(event.at))).toBe(false);
+      }
+    } finally {
+      participant.failing.clear();
+    }
+  });
+
+  it('answers a dry run with the batches and the refused instances, writing nothing; skipRefused starts without them', async () => {
+    const fleet = await instances(3);
+    const ids = fleet.map((item) => item.instanceId);
+    await orderInstance(runtime, compositionId, ids[0]!, { deployOrder: 'DEPLOY' });
+    await eventually('deployed', async () => ((await deployedStateOf(ids[0]!)) === 'DEPLOYED' ? true : undefined));
+    const before = ((await runtime.http.get(`${BASE}/rollouts`).expect(200)).body as { rollouts: RolloutBody[] })
+      .rollouts.length;
+    const body = { order: 'DEPLOY', compositionId, instanceIds: ids, strategy: { batchSize: 1 } };
+    const plan = (await runtime.http.post(`${BASE}/rollouts?dryRun=true`).send(body).expect(200)).body as {
+      batches: Array<{ batch: number; instanceIds: string[] }>;
+      refused: Array<{ instanceId: string; reason: string }>;
+      heldBy: string[];
+      wouldStart: boolean;
+    };
+    expect(plan.batches).toEqual([
+      { batch: 1, instanceIds: [ids[1]] },
+      { batch: 2, instanceIds: [ids[2]] },
+    ]);
+    expect(plan.refused.map((item) => item.instanceId)).toEqual([ids[0]]);
+    expect(plan.refused[0]!.reason.length).toBeGreaterThan(0);
+    expect(plan.wouldStart).toBe(false);
+    expect(plan.heldBy).toEqual([]);
+    expect(
+      ((await runtime.http.get(`${BASE}/rollouts`).expect(200)).body as { rollouts: RolloutBody[] }).rollouts,
+    ).toHaveLength(before);
+    await runtime.http
+      .post(`${BASE}/rollouts?dryRun=true`)
+      .send({ ...body, strategy: { batchSize: 1, failureThreshold: 2 } })
+      .expect(400);
+
+    const refused = await runtime.http.post(`${BASE}/rollouts`).send(body).expect(400);
+    expect(JSON.stringify(refused.body)).toContain('set strategy.skipRefused to start without them');
+    const created = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ ...body, strategy: { batchSize: 1, skipRefused: true } })
+      .expect(201);
+    const done = await rolloutIn((created.body as RolloutBody & { rolloutId: string }).rolloutId, 'COMPLETED');
+    expect((done as RolloutBody & { refused: unknown[] }).refused).toEqual([
+      { instanceId: ids[0], reason: plan.refused[0]!.reason },
+    ]);
+    expect(done.counts).toEqual({ ...NO_INSTANCES, DONE: 2 });
+  });
+
+  it('runs a canary batch, waits for promote, then keeps at most maxInFlight instances in flight', async () => {
+    const fleet = await instances(4);
+    const ids = fleet.map((item) => item.instanceId);
+    const created = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy: { batchSize: 3, canary: 1, maxInFlight: 1 } })
+      .expect(201);
+    const rolloutId = (created.body as RolloutBody).rolloutId;
+    const waiting = await rolloutIn(rolloutId, 'WAITING_PROMOTION');
+    expect(waiting.batches.map((batch) => batch.instances.length)).toEqual([1, 3]);
+    expect(waiting.counts).toMatchObject({ DONE: 1, PENDING: 3 });
+    await runtime.http.post(`${BASE}/rollouts/${rolloutId}/resume`).expect(400);
+    const waitingScrape = await scrape();
+    expect(sample(waitingScrape, 'acm_rollouts{state="WAITING_PROMOTION"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(waitingScrape, 'acm_rollout_instances{state="PENDING"}')).toBeGreaterThanOrEqual(3);
+    const promoted = (await runtime.http.post(`${BASE}/rollouts/${rolloutId}/promote`).expect(200)).body as RolloutBody;
+    expect(promoted.state).not.toBe('WAITING_PROMOTION');
+    await rolloutIn(rolloutId, 'COMPLETED');
+    // One in flight at a time: each instance was ordered after the one before it completed.
+    const sequences = await Promise.all(
+      ids.map(async (id) => {
+        const events = await historyOf<HistoryEvent>(runtime, compositionId, id);
+        return {
+          ordered: events.find((event) => event.event === 'ORDERED')!.sequence,
+          completed: events.find((event) => event.event === 'COMPLETED')!.sequence,
+        };
+      }),
+    );
+    for (let index = 1; index < ids.length; index += 1) {
+      expect(sequences[index]!.ordered).toBeGreaterThan(sequences[index - 1]!.completed);
+    }
+    const promotedEvent = (await eventsOf(rolloutId)).find(
+      (event) => event.kind === 'STATE_CHANGED' && event.state === 'RUNNING',
+    );
+    expect(promotedEvent?.actor).toMatchObject({ kind: 'request' });
+  });
+
+  it('updates a property of every deployed instance through the ordinary update, and rolls it back on failure', async () => {
+    const fleet = await instances(4);
+    const ids = fleet.map((item) => item.instanceId);
+    for (const id of ids) {
+      await orderInstance(runtime, compositionId, id, { deployOrder: 'DEPLOY' });
+    }
+    await eventually('deployed', async () =>
+      (await Promise.all(ids.map(deployedStateOf))).every((state) => state === 'DEPLOYED') ? true : undefined,
+    );
+    const baseUrlOf = async (index: number): Promise<unknown> =>
+      (
+        await instanceOf<{ elements: Record<string, { properties: Record<string, unknown> }> }>(
+          runtime,
+          compositionId,
+          ids[index]!,
+        )
+      ).elements[fleet[index]!.elementIds[0]!]!.properties['baseUrl'];
+    participant.failing.add(fleet[3]!.elementIds[0]!);
+    try {
+      const created = await runtime.http
+        .post(`${BASE}/rollouts`)
+        .send({
+          order: 'UPDATE',
+          compositionId,
+          instanceIds: ids,
+          update: { elements: { 'acm.example.single.SimElement': { baseUrl: 'http://sim.example:30999' } } },
+          strategy: { batchSize: 2, onFailure: 'rollback' },
+        })
+        .expect(201);
+      const failed = await rolloutIn((created.body as RolloutBody).rolloutId, 'FAILED');
+      expect(failed.batches.map((batch) => batch.instances.map((item) => item.state))).toEqual([
+        ['DONE', 'DONE'],
+        ['ROLLED_BACK', 'FAILED'],
+      ]);
+    } finally {
+      participant.failing.clear();
+    }
+    expect(await baseUrlOf(0)).toBe('http://sim.example:30999');
+    expect(await baseUrlOf(1)).toBe('http://sim.example:30999');
+    expect(await baseUrlOf(2)).toBe('http://sim.example:30800');
+  });
+
+  it('migrates instances to another composition, and migrates the failing batch back to the source', async () => {
+    const targetYaml = definitionYaml
+      .replace('name: acm.example.SimSingleElement', 'name: acm.example.SimSingleElementNext')
+      .replace(
+        /acm\.example\.single\.SimElement:\n {6}version: 1\.0\.0/,
+        'acm.example.single.SimElement:\n      version: 2.0.0',
+      )
+      .replace(
+        /- name: acm\.example\.single\.SimElement\n {12}version: 1\.0\.0/,
+        '- name: acm.example.single.SimElement\n            version: 2.0.0',
+      );
+    expect(targetYaml).toContain('version: 2.0.0');
+    const targetId = await commissionAndPrime(runtime, targetYaml);
+    const fleet = await instances(4);
+    const ids = fleet.map((item) => item.instanceId);
+    for (const id of ids) {
+      await orderInstance(runtime, compositionId, id, { deployOrder: 'DEPLOY' });
+    }
+    await eventually('deployed', async () =>
+      (await Promise.all(ids.map(deployedStateOf))).every((state) => state === 'DEPLOYED') ? true : undefined,
+    );
+    participant.failing.add(fleet[3]!.elementIds[0]!);
+    try {
+      const created = await runtime.http
+        .post(`${BASE}/rollouts`)
+        .send({
+          order: 'MIGRATE',
+          compositionId,
+          compositionTargetId: targetId,
+          instanceIds: ids,
+          strategy: { batchSize: 2, onFailure: 'rollback' },
+        })
+        .expect(201);
+      const failed = await rolloutIn((created.body as RolloutBody).rolloutId, 'FAILED');
+      expect(failed.batches.map((batch) => batch.instances.map((item) => item.state))).toEqual([
+        ['DONE', 'DONE'],
+        ['ROLLED_BACK', 'FAILED'],
+      ]);
+    } finally {
+      participant.failing.clear();
+    }
+    const compositionOf = async (id: string, path: string): Promise<{ compositionId: string; version: string }> => {
+      const found = await instanceOf<{
+        compositionId: string;
+        elements: Record<string, { definition: { version: string } }>;
+      }>(runtime, path, id);
+      return { compositionId: found.compositionId, version: Object.values(found.elements)[0]!.definition.version };
+    };
+    expect(await compositionOf(ids[0]!, targetId)).toEqual({ compositionId: targetId, version: '2.0.0' });
+    expect(await compositionOf(ids[1]!, targetId)).toEqual({ compositionId: targetId, version: '2.0.0' });
+    expect(await compositionOf(ids[2]!, compositionId)).toEqual({ compositionId, version: '1.0.0' });
+  });
+
+  it('orders batches by a metadata key (dev before prod) and starts the next batch after pauseBetweenBatches', async () => {
+    const atSite = (site: string): string =>
+      JSON.stringify({ ...(JSON.parse(instanceJson) as Record<string, unknown>), metadata: { site } });
+    const prod = await createInstanceFrom(runtime, compositionId, atSite('prod'));
+    const devs = [
+      await createInstanceFrom(runtime, compositionId, atSite('dev')),
+      await createInstanceFrom(runtime, compositionId, atSite('dev')),
+    ];
+    const lab = await createInstanceFrom(runtime, compositionId, atSite('lab'));
+    const ids = [prod, ...devs, lab].map((item) => item.instanceId);
+    const strategy = { batchSize: 5, batchBy: 'site', batchOrder: ['dev', 'prod'], pauseBetweenBatches: 300 };
+    const refused = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy })
+      .expect(400);
+    expect(JSON.stringify(refused.body)).toContain(
+      `${lab.instanceId}: metadata.site is \\"lab\\", not in strategy.batchOrder`,
+    );
+    const created = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy: { ...strategy, skipRefused: true } })
+      .expect(201);
+    const rolloutId = (created.body as RolloutBody).rolloutId;
+    // The sweep runs once an hour here: the end of the pause alone starts batch 2.
+    const done = await rolloutIn(rolloutId, 'COMPLETED');
+    expect(done.batches.map((batch) => batch.instances.map((item) => item.instanceId))).toEqual([
+      devs.map((item) => item.instanceId),
+      [prod.instanceId],
+    ]);
+    const events = await eventsOf(rolloutId);
+    const endOfFirst = events.find((event) => event.kind === 'BATCH_ENDED' && event.batch === 1)!;
+    const startOfSecond = events.find((event) => event.kind === 'BATCH_STARTED' && event.batch === 2)!;
+    expect(Date.parse(startOfSecond.at) - Date.parse(endOfFirst.at)).toBeGreaterThanOrEqual(300);
   });
 });

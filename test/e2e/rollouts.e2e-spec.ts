@@ -184,4 +184,61 @@ describe('rollouts: runtime + simulator as processes over Kafka', () => {
       await sim().put(`${SIM_API}/parameters`).send({}).expect(200);
     }
   }, 120_000);
+
+  it('rolls back the completed instances of a failing batch when the simulator fails its deploys, batch 3 untouched', async () => {
+    const ids = await instantiate(6);
+    // One deploy at a time, slow enough to switch the simulator to failing while batch 2's second deploy runs.
+    await sim().put(`${SIM_API}/parameters`).send({ deployTimerMs: 1000, undeployTimerMs: 100 }).expect(200);
+    try {
+      const created = await api()
+        .post(`${API}/rollouts`)
+        .send({
+          order: 'DEPLOY',
+          compositionId,
+          instanceIds: ids,
+          strategy: { batchSize: 2, maxInFlight: 1, onFailure: 'rollback' },
+        })
+        .expect(201);
+      const current = (created.body as RolloutBody).rolloutId;
+      await rolloutWhere(
+        current,
+        "batch 2's second instance ordered",
+        (rollout) => rollout.batches[1]!.instances.map((item) => item.state).join() === 'DONE,ORDERED',
+      );
+      // The simulator's control API: the deploy in flight (and any after it) fails.
+      await sim()
+        .put(`${SIM_API}/parameters`)
+        .send({ deploySuccess: false, deployTimerMs: 1000, undeployTimerMs: 100 })
+        .expect(200);
+      const failed = await rolloutWhere(current, 'FAILED', (rollout) => rollout.state === 'FAILED');
+      expect(failed.batches.map((batch) => batch.instances.map((item) => item.state))).toEqual([
+        ['DONE', 'DONE'],
+        ['ROLLED_BACK', 'FAILED'],
+        ['PENDING', 'PENDING'],
+      ]);
+      const deployState = async (id: string): Promise<string> =>
+        (
+          (await api().get(`${API}/compositions/${compositionId}/instances/${id}`).expect(200)).body as {
+            deployState: string;
+          }
+        ).deployState;
+      expect(await deployState(ids[0]!)).toBe('DEPLOYED');
+      expect(await deployState(ids[2]!)).toBe('UNDEPLOYED');
+      for (const id of ids.slice(4)) {
+        expect(await deployState(id)).toBe('UNDEPLOYED');
+        expect((await history(id)).filter((event) => event.event === 'ORDERED')).toHaveLength(0);
+      }
+      const events = (
+        (await api().get(`${API}/rollouts/${current}/history`).expect(200)).body as {
+          events: Array<{ kind: string; batch: number | null; instanceId: string | null }>;
+        }
+      ).events;
+      expect(events.filter((event) => event.kind === 'ROLLBACK_ENDED').map((event) => event.instanceId)).toEqual([
+        ids[2],
+      ]);
+      expect(events.some((event) => event.kind === 'BATCH_STARTED' && event.batch === 3)).toBe(false);
+    } finally {
+      await sim().put(`${SIM_API}/parameters`).send({}).expect(200);
+    }
+  }, 120_000);
 });

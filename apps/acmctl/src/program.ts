@@ -10,6 +10,7 @@ import { registerInstances } from './commands/instances';
 import { registerLogin } from './commands/login';
 import { registerParticipants } from './commands/participants';
 import { registerPlan } from './commands/plan';
+import { registerRollouts } from './commands/rollouts';
 import { OUTPUT_FORMATS } from './output';
 import { productVersion } from './version';
 
@@ -39,6 +40,8 @@ Examples:
   $ acmctl history export --file history.ndjson
   $ acmctl plan COMPOSITION INSTANCE --order UNDEPLOY
   $ acmctl graph COMPOSITION --format mermaid
+  $ acmctl rollouts create rollout.yaml --dry-run
+  $ acmctl rollouts watch ROLLOUT
   $ acmctl docs COMPOSITION --html > composition.html
   $ source <(acmctl completion bash)
 
@@ -66,6 +69,7 @@ export function buildProgram(cli: CliEnvironment): Command {
   registerHistory(program, context);
   registerParticipants(program, context);
   registerPlan(program, context);
+  registerRollouts(program, context);
   registerDocs(program, context);
   registerCompletion(program, context);
   return program;

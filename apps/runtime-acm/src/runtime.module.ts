@@ -59,6 +59,7 @@ import { EventFeedFollower } from './live/event-feed-follower';
 import { NotificationDelivery } from './live/notification-delivery';
 import { SubscriptionsService } from './application/subscriptions.service';
 import { OperabilityMetrics } from './metrics/operability-metrics';
+import { RolloutMetrics } from './metrics/rollout-metrics';
 import { StorageMetrics } from './metrics/storage-metrics';
 import { EventLog } from './observability/event-log';
 import { ROOT_LOGGER } from './observability/logging';
@@ -155,6 +156,7 @@ export class RuntimeModule {
         { provide: ROOT_LOGGER, useValue: options.logger },
         OperabilityMetrics,
         StorageMetrics,
+        RolloutMetrics,
         { provide: Clock, useClass: SystemClock },
         { provide: IdGenerator, useClass: RandomIdGenerator },
         messageBusProvider,

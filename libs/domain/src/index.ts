@@ -44,6 +44,7 @@ export * from './onap-import';
 export * from './instance/update-classification';
 export * from './operation/replace-steps';
 export * from './rollout/rollout';
+export * from './rollout/rollout-history';
 export * from './ports/rollout-store.port';
 export * from './access/access-policy';
 export * from './notification/subscription';

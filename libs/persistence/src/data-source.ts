@@ -28,7 +28,9 @@ import { OperationDueAt1764720000000 } from './migrations/1764720000000-Operatio
 import { RetentionIndexes1764805000000 } from './migrations/1764805000000-RetentionIndexes';
 import { AuditIndexes1764900000000 } from './migrations/1764900000000-AuditIndexes';
 import { Rollouts1765500000000 } from './migrations/1765500000000-Rollouts';
-import { EventFeed1765600000000 } from './migrations/1765600000000-EventFeed';
+import { RolloutStates1765600000000 } from './migrations/1765600000000-RolloutStates';
+import { RolloutEvents1765600001000 } from './migrations/1765600001000-RolloutEvents';
+import { EventFeed1765700000000 } from './migrations/1765700000000-EventFeed';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -57,7 +59,9 @@ export const MIGRATIONS = [
   RetentionIndexes1764805000000,
   AuditIndexes1764900000000,
   Rollouts1765500000000,
-  EventFeed1765600000000,
+  RolloutStates1765600000000,
+  RolloutEvents1765600001000,
+  EventFeed1765700000000,
 ];
 
 export interface DatabaseOptions {

@@ -1,5 +1,12 @@
 import { RolloutStore } from '@acm/domain';
-import type { OperationState, Rollout, RolloutConflict, RolloutOperation, StoredRollout } from '@acm/domain';
+import type {
+  OperationState,
+  Rollout,
+  RolloutConflict,
+  RolloutEvent,
+  RolloutOperation,
+  StoredRollout,
+} from '@acm/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isRolloutFinished } from '@acm/domain';
 
@@ -25,13 +32,25 @@ function isUniqueViolation(error: unknown): boolean {
   return driverError?.code === UNIQUE_VIOLATION || (error as { code?: unknown }).code === UNIQUE_VIOLATION;
 }
 
+/** Appends events in their order, in one statement (a bigserial assigned in the order of the rows inserted). */
+async function appendEvents(manager: EntityManager, rolloutId: string, events: readonly RolloutEvent[]): Promise<void> {
+  if (events.length === 0) {
+    return;
+  }
+  await manager.query(
+    `INSERT INTO acm_rollout_event (rollout_id, body)
+     SELECT $1, event FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS item (event, position) ORDER BY position`,
+    [rolloutId, JSON.stringify(events)],
+  );
+}
+
 /** The rollout port on PostgreSQL: `acm_rollout` (one jsonb document each) and `acm_rollout_claim`. */
 export class TypeOrmRolloutStore extends RolloutStore {
   constructor(private readonly dataSource: DataSource) {
     super();
   }
 
-  override async create(stored: StoredRollout): Promise<RolloutConflict | null> {
+  override async create(stored: StoredRollout, events: readonly RolloutEvent[] = []): Promise<RolloutConflict | null> {
     const { rollout } = stored;
     const instanceIds = rollout.instances.map((item) => item.instanceId);
     const held = await this.holdersIn(this.dataSource.manager, instanceIds);
@@ -49,6 +68,7 @@ export class TypeOrmRolloutStore extends RolloutStore {
           instanceIds,
           rollout.rolloutId,
         ]);
+        await appendEvents(manager, rollout.rolloutId, events);
       });
       return null;
     } catch (error) {
@@ -92,7 +112,8 @@ export class TypeOrmRolloutStore extends RolloutStore {
 
   override async unfinished(limit: number): Promise<string[]> {
     const rows: Array<{ rollout_id: string }> = await this.dataSource.query(
-      `SELECT rollout_id FROM acm_rollout WHERE state IN ('RUNNING', 'PAUSED') ORDER BY created_at, rollout_id LIMIT $1`,
+      `SELECT rollout_id FROM acm_rollout WHERE state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')
+       ORDER BY created_at, rollout_id LIMIT $1`,
       [limit],
     );
     return rows.map((row) => row.rollout_id);
@@ -117,7 +138,15 @@ export class TypeOrmRolloutStore extends RolloutStore {
     return rows[0]?.body ?? null;
   }
 
-  override save(stored: StoredRollout, driverId: string): Promise<boolean> {
+  override async history(rolloutId: string): Promise<RolloutEvent[]> {
+    const rows: Array<{ body: RolloutEvent }> = await this.dataSource.query(
+      `SELECT body FROM acm_rollout_event WHERE rollout_id = $1 ORDER BY sequence`,
+      [rolloutId],
+    );
+    return rows.map((row) => row.body);
+  }
+
+  override save(stored: StoredRollout, driverId: string, events: readonly RolloutEvent[] = []): Promise<boolean> {
     const { rollout } = stored;
     return this.dataSource.transaction(async (manager) => {
       const finished = isRolloutFinished(rollout.state);
@@ -132,6 +161,7 @@ export class TypeOrmRolloutStore extends RolloutStore {
       if (finished) {
         await manager.query(`DELETE FROM acm_rollout_claim WHERE rollout_id = $1`, [rollout.rolloutId]);
       }
+      await appendEvents(manager, rollout.rolloutId, events);
       return true;
     });
   }
@@ -159,4 +189,26 @@ export class TypeOrmRolloutStore extends RolloutStore {
     );
     return new Map(rows.map((row) => [row.operation_id, operationOf(row)]));
   }
+}
+
+/** Rollouts by state, and the instances of unfinished rollouts by their state in the rollout (for the gauges). */
+export interface RolloutGauges {
+  readonly rollouts: ReadonlyArray<{ readonly state: string; readonly count: number }>;
+  readonly instances: ReadonlyArray<{ readonly state: string; readonly count: number }>;
+}
+
+/** Two aggregate queries; the instances are counted in unfinished rollouts only (read through their partial index). */
+export async function readRolloutGauges(dataSource: DataSource): Promise<RolloutGauges> {
+  const rollouts: Array<{ state: string; count: string }> = await dataSource.query(
+    `SELECT state, count(*) AS count FROM acm_rollout GROUP BY state`,
+  );
+  const instances: Array<{ state: string; count: string }> = await dataSource.query(
+    `SELECT item->>'state' AS state, count(*) AS count
+     FROM acm_rollout, jsonb_array_elements(body->'rollout'->'instances') AS item
+     WHERE acm_rollout.state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')
+     GROUP BY item->>'state'`,
+  );
+  const counted = (rows: Array<{ state: string; count: string }>) =>
+    rows.map((row) => ({ state: row.state, count: Number(row.count) }));
+  return { rollouts: counted(rollouts), instances: counted(instances) };
 }

@@ -1,4 +1,13 @@
-import type { Rollout, RolloutInstanceState, RolloutOnFailure, RolloutOrder, RolloutState } from '@acm/domain';
+import { ROLLOUT_INSTANCE_STATES } from '@acm/domain';
+import type {
+  FailureThreshold,
+  RefusedInstance,
+  Rollout,
+  RolloutInstanceState,
+  RolloutOnFailure,
+  RolloutOrder,
+  RolloutState,
+} from '@acm/domain';
 
 export type RolloutBatchState = 'PENDING' | 'RUNNING' | 'ENDED';
 
@@ -23,11 +32,27 @@ export interface RolloutView {
   readonly compositionId: string;
   readonly state: RolloutState;
   readonly reason: string | null;
+  /** MIGRATE's target composition; null for the other orders. */
+  readonly compositionTargetId: string | null;
+  /** UPDATE's property patch, by element definition name; null for the other orders. */
+  readonly update: { readonly elements: Readonly<Record<string, Readonly<Record<string, unknown>>>> } | null;
   readonly strategy: {
     readonly batchSize: number | string;
-    readonly failureThreshold: number;
+    readonly maxInFlight: number | null;
+    readonly failureThreshold: number | string;
+    readonly totalFailureThreshold: number | string | null;
     readonly onFailure: RolloutOnFailure;
+    readonly rollbackAll: boolean;
+    readonly canary: number | null;
+    readonly pauseBetweenBatches: number;
+    readonly batchBy: string | null;
+    readonly batchOrder: readonly string[];
+    readonly skipRefused: boolean;
   };
+  /** When the next batch starts, while a pause between batches runs; null otherwise. */
+  readonly nextBatchAt: string | null;
+  /** Selected instances left out because they refuse the order (skipRefused). */
+  readonly refused: readonly RefusedInstance[];
   /** Instances per state, over every batch. */
   readonly counts: Record<RolloutInstanceState, number>;
   readonly createdAt: string;
@@ -43,7 +68,11 @@ function batchState(instances: readonly RolloutInstanceView[]): RolloutBatchStat
   if (instances.every((item) => item.state === 'PENDING')) {
     return 'PENDING';
   }
-  return instances.some((item) => item.state === 'ORDERED' || item.state === 'PENDING') ? 'RUNNING' : 'ENDED';
+  return instances.some((item) => ['ORDERED', 'PENDING', 'ROLLING_BACK'].includes(item.state)) ? 'RUNNING' : 'ENDED';
+}
+
+function thresholdView(threshold: FailureThreshold): number | string {
+  return threshold.kind === 'count' ? threshold.count : `${threshold.percent}%`;
 }
 
 /** A rollout as REST shows it: its batches in order, each with its instances and failures. */
@@ -61,22 +90,39 @@ export function rolloutView(rollout: Rollout): RolloutView {
       instances,
     });
   }
-  const counts: Record<RolloutInstanceState, number> = { PENDING: 0, ORDERED: 0, DONE: 0, FAILED: 0, REFUSED: 0 };
+  const counts = Object.fromEntries(ROLLOUT_INSTANCE_STATES.map((state) => [state, 0])) as Record<
+    RolloutInstanceState,
+    number
+  >;
   for (const item of rollout.instances) {
     counts[item.state] += 1;
   }
-  const { batchSize } = rollout.strategy;
+  const { strategy } = rollout;
+  const { batchSize } = strategy;
   return {
     rolloutId: rollout.rolloutId,
     order: rollout.order,
     compositionId: rollout.compositionId,
     state: rollout.state,
     reason: rollout.reason,
+    compositionTargetId: rollout.compositionTargetId,
+    update: rollout.patch === null ? null : { elements: rollout.patch },
     strategy: {
       batchSize: batchSize.kind === 'count' ? batchSize.count : `${batchSize.percent}%`,
-      failureThreshold: rollout.strategy.failureThreshold,
-      onFailure: rollout.strategy.onFailure,
+      maxInFlight: strategy.maxInFlight,
+      failureThreshold: thresholdView(strategy.failureThreshold),
+      totalFailureThreshold:
+        strategy.totalFailureThreshold === null ? null : thresholdView(strategy.totalFailureThreshold),
+      onFailure: strategy.onFailure,
+      rollbackAll: strategy.rollbackAll,
+      canary: strategy.canary,
+      pauseBetweenBatches: strategy.pauseBetweenBatches,
+      batchBy: strategy.batchBy,
+      batchOrder: strategy.batchOrder,
+      skipRefused: strategy.skipRefused,
     },
+    nextBatchAt: rollout.nextBatchAt === null ? null : new Date(rollout.nextBatchAt).toISOString(),
+    refused: rollout.refused,
     counts,
     createdAt: new Date(rollout.createdAt).toISOString(),
     updatedAt: new Date(rollout.updatedAt).toISOString(),

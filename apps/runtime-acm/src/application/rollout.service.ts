@@ -2,7 +2,10 @@ import {
   Clock,
   DomainError,
   IdGenerator,
+  ROLLBACK_ORDERS,
+  ReadModels,
   RolloutStore,
+  checkOrderMayStart,
   decideRollout,
   isDomainError,
   isRefusal,
@@ -10,24 +13,37 @@ import {
   newRollout,
   orderAvailability,
   parseRolloutRequest,
+  planRollout,
   refusalError,
+  rolloutEvents,
+  upgradeRollout,
 } from '@acm/domain';
 import type {
+  AutomationComposition,
+  CompositionDefinition,
   InstanceStateUpdate,
+  JsonObject,
+  RefusedInstance,
   Rollout,
+  RolloutActor,
+  RolloutEvent,
   RolloutInput,
   RolloutOperation,
   RolloutOrder,
+  RolloutRequest,
   RolloutTracking,
+  SelectedInstance,
   StoredRollout,
 } from '@acm/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
+import { requestActor } from '../observability/request-context';
 import { InstantiationService } from './instantiation.service';
+import type { InstanceRequest } from './instantiation.service';
 
-/** The instance order each rollout order is given as: ONAP's AcInstanceStateUpdate. */
-const STATE_UPDATES: Readonly<Record<RolloutOrder, InstanceStateUpdate>> = {
+/** The instance order each state-changing rollout order is given as: ONAP's AcInstanceStateUpdate. */
+const STATE_UPDATES: Readonly<Partial<Record<RolloutOrder, InstanceStateUpdate>>> = {
   DEPLOY: { deployOrder: 'DEPLOY', lockOrder: 'NONE', subOrder: 'NONE' },
   UNDEPLOY: { deployOrder: 'UNDEPLOY', lockOrder: 'NONE', subOrder: 'NONE' },
   LOCK: { deployOrder: 'NONE', lockOrder: 'LOCK', subOrder: 'NONE' },
@@ -41,6 +57,92 @@ const CONTROL_ATTEMPTS = 100;
 const CONTROL_RETRY_MS = 50;
 /** A nudge waits this many times for a lease another replica holds, then leaves the rollout to the sweep. */
 const NUDGE_ATTEMPTS = 20;
+const RULES_ACTOR: RolloutActor = { kind: 'runtime', rule: 'rollout' };
+
+/** What a dry run answers: the batches, the instances left out with the reason, and whether it would start. */
+export interface RolloutPlanResult {
+  readonly order: RolloutOrder;
+  readonly compositionId: string;
+  readonly batches: ReadonlyArray<{ readonly batch: number; readonly instanceIds: readonly string[] }>;
+  readonly refused: readonly RefusedInstance[];
+  /** Unfinished rollouts already holding some selected instances (a creation would answer 409). */
+  readonly heldBy: readonly string[];
+  readonly wouldStart: boolean;
+}
+
+/** The version of each node template in a definition's service template, by name. */
+function templateVersions(definition: CompositionDefinition): Map<string, string> {
+  const topology = definition.serviceTemplate['topology_template'] as
+    { node_templates?: Record<string, { version?: unknown }> } | undefined;
+  return new Map(
+    Object.entries(topology?.node_templates ?? {}).flatMap(([name, template]) =>
+      typeof template.version === 'string' ? [[name, template.version] as const] : [],
+    ),
+  );
+}
+
+/** Why an instance refuses the rollout's order now; null when it allows it. */
+function refusalOf(request: RolloutRequest, instance: AutomationComposition): string | null {
+  const stateUpdate = STATE_UPDATES[request.order];
+  if (stateUpdate !== undefined) {
+    return orderAvailability(instance).refusedOrders.find((item) => item.order === request.order)?.reason ?? null;
+  }
+  try {
+    const operates = checkOrderMayStart(request.order === 'UPDATE' ? 'UPDATE' : 'MIGRATE', instance);
+    if (request.order === 'UPDATE' && !operates) {
+      return `UPDATE in a rollout needs a deployed instance; it is ${instance.deployState} (its elements would be replaced without an operation)`;
+    }
+  } catch (error) {
+    if (isDomainError(error)) {
+      return error.message;
+    }
+    throw error;
+  }
+  if (request.patch !== null) {
+    const names = new Set(Object.values(instance.elements).map((element) => element.definition.name));
+    const unknown = Object.keys(request.patch).filter((name) => !names.has(name));
+    if (unknown.length > 0) {
+      return `update.elements: the instance has no element of ${unknown.join(', ')}`;
+    }
+  }
+  return null;
+}
+
+/** An instance's current body as an update or migration request, with these elements' properties. */
+function bodyOf(
+  instance: AutomationComposition,
+  elementIds: readonly string[],
+  propertiesOf: (elementId: string) => JsonObject,
+  versionOf: (name: string, current: string) => string = (_, current) => current,
+  compositionTargetId?: string,
+): InstanceRequest & { instanceId: string } {
+  return {
+    instanceId: instance.instanceId,
+    compositionId: instance.compositionId,
+    ...(compositionTargetId === undefined ? {} : { compositionTargetId }),
+    name: instance.name,
+    version: instance.version,
+    description: instance.description,
+    derivedFrom: instance.derivedFrom,
+    metadata: instance.metadata,
+    elements: elementIds.flatMap((id) => {
+      const element = instance.elements[id];
+      return element === undefined
+        ? []
+        : [
+            {
+              id,
+              definition: {
+                name: element.definition.name,
+                version: versionOf(element.definition.name, element.definition.version),
+              },
+              description: element.description,
+              properties: propertiesOf(id),
+            },
+          ];
+    }),
+  };
+}
 
 /** What ended an operation the rollout started, as the rules take it; null while it runs. */
 function outcomeOf(operation: RolloutOperation): { outcome: 'DONE' | 'FAILED'; reason?: string } | null {
@@ -83,10 +185,15 @@ export class RolloutService {
   private unfinishedKnown = true;
   /** Creations started by this process: a sweep that overlapped one keeps `unfinishedKnown`. */
   private creations = 0;
+  /** By rollout: the timer that steps it when its pause between batches ends. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
+  private readonly batchListeners: Array<(order: RolloutOrder, seconds: number) => void> = [];
 
   constructor(
     private readonly rollouts: RolloutStore,
     private readonly instantiation: InstantiationService,
+    private readonly reads: ReadModels,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
@@ -95,7 +202,8 @@ export class RolloutService {
     this.leaseMs = Math.max(30_000, config.heartBeatMs * 3);
   }
 
-  async create(body: unknown): Promise<Rollout> {
+  /** The request and its selection resolved: every selected instance with its metadata and refusal. */
+  private async resolve(body: unknown): Promise<{ request: RolloutRequest; selection: SelectedInstance[] }> {
     const request = parseRolloutRequest(body);
     const selected = await this.instantiation.list({
       compositionId: request.compositionId,
@@ -115,24 +223,49 @@ export class RolloutService {
         { missing },
       );
     }
-    const refused = instanceIds.flatMap((instanceId) => {
-      const reason = orderAvailability(found.get(instanceId)!).refusedOrders.find(
-        (item) => item.order === request.order,
-      )?.reason;
-      return reason === undefined ? [] : [{ instanceId, reason }];
-    });
-    if (refused.length > 0) {
-      throw new DomainError(
-        'ORDER_NOT_ALLOWED',
-        `order: ${request.order} is refused for ${refused.length} selected instance(s): ` +
-          refused.map((item) => `${item.instanceId}: ${item.reason}`).join('; '),
-        { refused },
-      );
+    if (request.compositionTargetId !== null) {
+      const target = await this.reads.read((model) => model.definitions.find(request.compositionTargetId!));
+      if (target === null) {
+        throw new DomainError(
+          'VALIDATION_FAILED',
+          `compositionTargetId: composition ${request.compositionTargetId} does not exist`,
+          { compositionTargetId: request.compositionTargetId },
+        );
+      }
     }
-    const rollout = newRollout(this.ids.uuid(), request, instanceIds, this.clock.now());
+    const selection = instanceIds.map((instanceId): SelectedInstance => {
+      const instance = found.get(instanceId)!;
+      return { instanceId, metadata: instance.metadata, refusal: refusalOf(request, instance) };
+    });
+    return { request, selection };
+  }
+
+  /** POST ?dryRun=true: the batches the rollout would run and the instances it would leave out; writes nothing. */
+  async plan(body: unknown): Promise<RolloutPlanResult> {
+    const { request, selection } = await this.resolve(body);
+    // The same checks as a creation (thresholds, an empty selection), refused instances aside.
+    newRollout('dry-run', { ...request, strategy: { ...request.strategy, skipRefused: true } }, selection, 0);
+    const plan = planRollout(request, selection);
+    return {
+      order: request.order,
+      compositionId: request.compositionId,
+      batches: plan.batches.map((instanceIds, index) => ({ batch: index + 1, instanceIds })),
+      refused: plan.refused,
+      heldBy: await this.rollouts.holding(selection.map((item) => item.instanceId)),
+      wouldStart: plan.refused.length === 0 || request.strategy.skipRefused,
+    };
+  }
+
+  async create(body: unknown): Promise<Rollout> {
+    const { request, selection } = await this.resolve(body);
+    const now = this.clock.now();
+    const rollout = newRollout(this.ids.uuid(), request, selection, now);
     this.creations += 1;
     this.unfinishedKnown = true;
-    const conflict = await this.rollouts.create({ rollout, tracking: {} });
+    const conflict = await this.rollouts.create(
+      { rollout, tracking: {} },
+      rolloutEvents(null, rollout, now, requestActor() ?? RULES_ACTOR),
+    );
     if (conflict !== null) {
       throw new DomainError(
         'SELECTION_TAKEN',
@@ -144,20 +277,34 @@ export class RolloutService {
     return this.get(rollout.rolloutId);
   }
 
+  /** Calls `listener` with each batch this process saw end: the rollout's order and the batch's duration. */
+  onBatchEnded(listener: (order: RolloutOrder, seconds: number) => void): void {
+    this.batchListeners.push(listener);
+  }
+
+  /** The rollout's own history, oldest first. */
+  async history(rolloutId: string): Promise<readonly RolloutEvent[]> {
+    await this.get(rolloutId);
+    return this.rollouts.history(rolloutId);
+  }
+
   async get(rolloutId: string): Promise<Rollout> {
     const stored = await this.rollouts.find(rolloutId);
     if (stored === null) {
       throw new DomainError('NOT_FOUND', `Rollout ${rolloutId} not found`, { rolloutId });
     }
-    return stored.rollout;
+    return upgradeRollout(stored.rollout);
   }
 
-  list(limit: number): Promise<Rollout[]> {
-    return this.rollouts.list(limit);
+  async list(limit: number): Promise<Rollout[]> {
+    return (await this.rollouts.list(limit)).map(upgradeRollout);
   }
 
-  /** Pause, resume or cancel: applied under the lease, waiting briefly for a step of another driver. */
-  async control(rolloutId: string, input: Extract<RolloutInput, { kind: 'PAUSE' | 'RESUME' | 'CANCEL' }>) {
+  /** Pause, resume, promote or cancel: applied under the lease, waiting briefly for a step of another driver. */
+  async control(
+    rolloutId: string,
+    input: Extract<RolloutInput, { kind: 'PAUSE' | 'RESUME' | 'PROMOTE' | 'CANCEL' }>,
+  ): Promise<Rollout> {
     await this.get(rolloutId);
     for (let attempt = 0; attempt < CONTROL_ATTEMPTS; attempt += 1) {
       if (await this.drive(rolloutId, input)) {
@@ -251,14 +398,15 @@ export class RolloutService {
     if (leased === null) {
       return false;
     }
+    let stored: StoredRollout = { ...leased, rollout: upgradeRollout(leased.rollout) };
     try {
-      let stored = leased;
       if (input !== null) {
-        const decision = decideRollout(stored.rollout, input);
+        const decision = decideRollout(stored.rollout, input, now);
         if (isRefusal(decision)) {
           throw refusalError(decision);
         }
-        stored = await this.saveStep(stored, decision.rollout, decision.orders);
+        const actor = input.kind === 'START' || input.kind === 'TICK' ? RULES_ACTOR : (requestActor() ?? RULES_ACTOR);
+        stored = await this.saveStep(stored, decision.rollout, decision.orders, decision.rollbacks, actor);
       }
       for (;;) {
         const { next, pendingOrders } = await this.settle(stored);
@@ -270,39 +418,74 @@ export class RolloutService {
     } finally {
       await this.rollouts.release(rolloutId, this.driverId);
     }
+    this.wakeAt(rolloutId, isRolloutFinished(stored.rollout.state) ? null : stored.rollout.nextBatchAt);
     return true;
   }
 
+  /** A pause between batches ends at `dueAt`: step the rollout then (the sweep is the safety net). */
+  private wakeAt(rolloutId: string, dueAt: number | null): void {
+    const previous = this.timers.get(rolloutId);
+    if (previous !== undefined) {
+      clearTimeout(previous);
+      this.timers.delete(rolloutId);
+    }
+    if (dueAt === null || this.stopped) {
+      return;
+    }
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(rolloutId);
+        this.nudge(rolloutId);
+      },
+      Math.max(0, dueAt - this.clock.now()),
+    );
+    timer.unref();
+    this.timers.set(rolloutId, timer);
+  }
+
+  /** Stops the timers of pauses between batches and waits for the steps in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) {
+      clearTimeout(timer);
+    }
+    this.timers.clear();
+    await this.idle();
+  }
+
   /**
-   * Gives the orders not given yet, reads the operations of the ordered instances, and feeds each outcome to the
-   * rules; answers whether the rules ordered more instances (another round gives their orders).
+   * Gives the orders (and rollback orders) not given yet, reads the operations of the instances in flight, and feeds
+   * each outcome to the rules, then the time; answers whether the rules ordered more instances (another round gives
+   * their orders).
    */
   private async settle(stored: StoredRollout): Promise<{ next: StoredRollout; pendingOrders: boolean }> {
+    const now = this.clock.now();
     const tracking: Record<string, RolloutTracking> = { ...stored.tracking };
-    const ordered = stored.rollout.instances.filter((item) => item.state === 'ORDERED');
-    const unknown = ordered.filter((item) => (tracking[item.instanceId]?.operationId ?? null) === null);
+    const flying = stored.rollout.instances.filter((item) => item.state === 'ORDERED' || item.state === 'ROLLING_BACK');
+    const unknown = flying.filter((item) => (tracking[item.instanceId]?.operationId ?? null) === null);
     const inputs: RolloutInput[] = [];
     if (unknown.length > 0) {
       const latest = await this.rollouts.latestOperations(unknown.map((item) => item.instanceId));
-      for (const { instanceId } of unknown) {
-        const baseline = tracking[instanceId]?.baselineOperationId ?? null;
+      for (const { instanceId, state } of unknown) {
+        const known = tracking[instanceId];
+        const baseline = known?.baselineOperationId ?? null;
         const current = latest.get(instanceId)?.operationId ?? null;
         if (current !== null && current !== baseline) {
-          tracking[instanceId] = { baselineOperationId: baseline, operationId: current };
+          tracking[instanceId] = { ...known, baselineOperationId: baseline, operationId: current };
           continue;
         }
-        const given = await this.giveOrder(stored.rollout, instanceId, baseline);
+        const given = await this.giveOrder(stored.rollout, instanceId, baseline, state === 'ROLLING_BACK', known);
         if (typeof given === 'string') {
-          tracking[instanceId] = { baselineOperationId: baseline, operationId: given };
+          tracking[instanceId] = { ...known, baselineOperationId: baseline, operationId: given };
         } else {
           inputs.push(given);
         }
       }
     }
-    const operationIds = ordered.flatMap((item) => tracking[item.instanceId]?.operationId ?? []);
+    const operationIds = flying.flatMap((item) => tracking[item.instanceId]?.operationId ?? []);
     const operations =
       operationIds.length === 0 ? new Map<string, RolloutOperation>() : await this.rollouts.operations(operationIds);
-    for (const item of ordered) {
+    for (const item of flying) {
       const operationId = tracking[item.instanceId]?.operationId ?? null;
       const operation = operationId === null ? undefined : operations.get(operationId);
       const outcome = operation === undefined ? null : outcomeOf(operation);
@@ -310,35 +493,68 @@ export class RolloutService {
         inputs.push({ kind: 'OPERATION_ENDED', instanceId: item.instanceId, ...outcome });
       }
     }
+    inputs.push({ kind: 'TICK' });
     let rollout = stored.rollout;
     const orders: string[] = [];
+    const rollbacks: string[] = [];
     for (const input of inputs) {
-      const decision = decideRollout(rollout, input);
+      const decision = decideRollout(rollout, input, now);
       if (!isRefusal(decision)) {
         rollout = decision.rollout;
         orders.push(...decision.orders);
+        rollbacks.push(...decision.rollbacks);
       }
     }
-    const next = await this.saveStep({ rollout: stored.rollout, tracking }, rollout, orders);
-    return { next, pendingOrders: orders.length > 0 };
+    const next = await this.saveStep({ ...stored, tracking }, rollout, orders, rollbacks, RULES_ACTOR, stored.rollout);
+    return { next, pendingOrders: orders.length > 0 || rollbacks.length > 0 };
   }
 
-  /** Saves a step; instances it ordered get their baseline first, so a crash after the save loses nothing. */
-  private async saveStep(stored: StoredRollout, rollout: Rollout, orders: readonly string[]): Promise<StoredRollout> {
+  /**
+   * Saves a step and its history; instances it ordered (or rolls back) get their baseline first, and an UPDATE's
+   * instances their properties before it, so a crash after the save loses nothing.
+   */
+  private async saveStep(
+    stored: StoredRollout,
+    rollout: Rollout,
+    orders: readonly string[],
+    rollbacks: readonly string[],
+    actor: RolloutActor,
+    before: Rollout = stored.rollout,
+  ): Promise<StoredRollout> {
     const tracking: Record<string, RolloutTracking> = { ...stored.tracking };
-    if (orders.length > 0) {
-      const latest = await this.rollouts.latestOperations(orders);
-      for (const instanceId of orders) {
-        tracking[instanceId] = { baselineOperationId: latest.get(instanceId)?.operationId ?? null, operationId: null };
+    const started = [...orders, ...rollbacks];
+    if (started.length > 0) {
+      const latest = await this.rollouts.latestOperations(started);
+      const previous =
+        rollout.order === 'UPDATE' && orders.length > 0 ? await this.propertiesOf(rollout, orders) : null;
+      for (const instanceId of started) {
+        const properties = previous?.get(instanceId) ?? tracking[instanceId]?.previousProperties;
+        tracking[instanceId] = {
+          baselineOperationId: latest.get(instanceId)?.operationId ?? null,
+          operationId: null,
+          ...(properties === undefined ? {} : { previousProperties: properties }),
+        };
       }
     }
-    const next: StoredRollout = { rollout: { ...rollout, updatedAt: this.clock.now() }, tracking };
-    if (!(await this.rollouts.save(next, this.driverId))) {
+    const now = this.clock.now();
+    const events = rolloutEvents(before, rollout, now, actor);
+    const next: StoredRollout = { rollout: { ...rollout, updatedAt: now }, tracking };
+    if (!(await this.rollouts.save(next, this.driverId, events))) {
       throw new DomainError('CONCURRENT_MODIFICATION', `Rollout ${rollout.rolloutId}: another replica took it over`, {
         rolloutId: rollout.rolloutId,
       });
     }
-    if (isRolloutFinished(next.rollout.state) && !isRolloutFinished(stored.rollout.state)) {
+    const endedBatches = events.filter((event) => event.kind === 'BATCH_ENDED');
+    if (endedBatches.length > 0 && this.batchListeners.length > 0) {
+      const history = await this.rollouts.history(rollout.rolloutId);
+      for (const ended of endedBatches) {
+        const started = history.find((event) => event.kind === 'BATCH_STARTED' && event.batch === ended.batch);
+        if (started !== undefined) {
+          this.batchListeners.forEach((listener) => listener(rollout.order, (ended.at - started.at) / 1000));
+        }
+      }
+    }
+    if (isRolloutFinished(next.rollout.state) && !isRolloutFinished(before.state)) {
       this.logger.log(
         `Rollout ${rollout.rolloutId} ${next.rollout.state}${next.rollout.reason === null ? '' : `: ${next.rollout.reason}`}`,
       );
@@ -346,14 +562,48 @@ export class RolloutService {
     return next;
   }
 
-  /** Gives the rollout's order to one instance: the operation it started, or the refusal as the rules' input. */
+  /** The properties of each element of these instances now, by instance and element id. */
+  private async propertiesOf(
+    rollout: Rollout,
+    instanceIds: readonly string[],
+  ): Promise<Map<string, Record<string, JsonObject>>> {
+    const instances = await this.instantiation.list({
+      compositionId: rollout.compositionId,
+      instanceIds,
+      sort: 'instanceId',
+      sortOrder: 'ASC',
+      page: 0,
+      size: instanceIds.length,
+    });
+    return new Map(
+      instances.map((instance) => [
+        instance.instanceId,
+        Object.fromEntries(Object.entries(instance.elements).map(([id, element]) => [id, element.properties])),
+      ]),
+    );
+  }
+
+  /**
+   * Gives the rollout's order (or, rolling back, its reverse) to one instance: the operation it started, or the
+   * refusal as the rules' input.
+   */
   private async giveOrder(
     rollout: Rollout,
     instanceId: string,
     baseline: string | null,
+    rollback: boolean,
+    tracking: RolloutTracking | undefined,
   ): Promise<string | RolloutInput> {
+    const order = rollback ? ROLLBACK_ORDERS[rollout.order] : rollout.order;
     try {
-      await this.instantiation.changeState(rollout.compositionId, instanceId, STATE_UPDATES[rollout.order]);
+      const stateUpdate = STATE_UPDATES[order];
+      if (stateUpdate !== undefined) {
+        await this.instantiation.changeState(rollout.compositionId, instanceId, stateUpdate);
+      } else if (rollout.order === 'UPDATE') {
+        await this.giveUpdate(rollout, instanceId, rollback, tracking);
+      } else {
+        await this.giveMigration(rollout, instanceId, rollback);
+      }
     } catch (error) {
       if (isDomainError(error) && error.code !== 'STORE_UNAVAILABLE' && error.code !== 'STORE_FULL') {
         return { kind: 'ORDER_REFUSED', instanceId, reason: error.message };
@@ -365,5 +615,58 @@ export class RolloutService {
       return { kind: 'ORDER_REFUSED', instanceId, reason: 'the order started no operation' };
     }
     return started;
+  }
+
+  /** UPDATE: the patch merged into the elements it names; its rollback gives those properties their values before. */
+  private async giveUpdate(
+    rollout: Rollout,
+    instanceId: string,
+    rollback: boolean,
+    tracking: RolloutTracking | undefined,
+  ): Promise<void> {
+    const patch = rollout.patch ?? {};
+    const instance = await this.instantiation.get(rollout.compositionId, instanceId);
+    const patched = Object.entries(instance.elements)
+      .filter(([, element]) => patch[element.definition.name] !== undefined)
+      .map(([id]) => id);
+    const previous = tracking?.previousProperties;
+    if (rollback && previous === undefined) {
+      throw new DomainError(
+        'ORDER_NOT_ALLOWED',
+        `no properties were saved for instance ${instanceId} before its UPDATE`,
+      );
+    }
+    const propertiesOf = (elementId: string): JsonObject => {
+      const changed = patch[instance.elements[elementId]!.definition.name] ?? {};
+      if (!rollback) {
+        return { ...changed };
+      }
+      const before = previous?.[elementId] ?? {};
+      return Object.fromEntries(Object.keys(changed).flatMap((key) => (key in before ? [[key, before[key]]] : [])));
+    };
+    await this.instantiation.update(rollout.compositionId, bodyOf(instance, patched, propertiesOf));
+  }
+
+  /** MIGRATE to the target composition; its rollback migrates back to the source, where ONAP's rules allow. */
+  private async giveMigration(rollout: Rollout, instanceId: string, rollback: boolean): Promise<void> {
+    const source = rollout.compositionId;
+    const target = rollout.compositionTargetId!;
+    const [from, to] = rollback ? [target, source] : [source, target];
+    const instance = await this.instantiation.get(from, instanceId);
+    const definition = await this.reads.read((model) => model.definitions.find(to));
+    if (definition === null) {
+      throw new DomainError('ORDER_NOT_ALLOWED', `composition ${to} no longer exists`);
+    }
+    const versions = templateVersions(definition.value);
+    await this.instantiation.update(
+      from,
+      bodyOf(
+        instance,
+        Object.keys(instance.elements),
+        (elementId) => instance.elements[elementId]!.properties,
+        (name, current) => versions.get(name) ?? current,
+        to,
+      ),
+    );
   }
 }

@@ -1,15 +1,33 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { RolloutService } from '../application/rollout.service';
+import type { RolloutPlanResult } from '../application/rollout.service';
 import { rolloutView } from '../application/rollout-view';
 import type { RolloutView, RolloutsView } from '../application/rollout-view';
-import { RolloutDto, RolloutRequestDto, RolloutsDto } from './dto/rollout.dto';
+import { RolloutDto, RolloutHistoryDto, RolloutPlanDto, RolloutRequestDto, RolloutsDto } from './dto/rollout.dto';
 import { ApiController, ApiJsonOrYamlBody, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
 import { invalid, parseUuid } from './request-parsing';
 
 const ROLLOUT_ID = 'The rolloutId the creation answered';
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
+
+function parseDryRun(value: unknown): boolean {
+  if (value === undefined || value === 'false') {
+    return false;
+  }
+  if (value === 'true' || value === '') {
+    return true;
+  }
+  throw invalid(`dryRun: must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/** A rollout's history as REST shows it: times as ISO 8601. */
+export interface RolloutHistoryView {
+  readonly rolloutId: string;
+  readonly events: RolloutHistoryDto['events'];
+}
 
 function parseLimit(value: unknown): number {
   if (value === undefined || value === '') {
@@ -38,7 +56,14 @@ export class RolloutsController {
     summary: 'Start a rollout: one order given to the selected instances in batches',
     description:
       'The selection is resolved once and stored. 400 lists the selected instances that would refuse the order, ' +
-      'with the reason; 409 names the unfinished rollout that already holds a selected instance.',
+      'with the reason (unless strategy.skipRefused); 409 names the unfinished rollout that already holds a ' +
+      'selected instance. With ?dryRun=true: 200 with the batches and the refused instances, nothing written.',
+  })
+  @ApiQuery({
+    name: 'dryRun',
+    required: false,
+    schema: { type: 'boolean', default: false },
+    description: 'true: answer the batches and the refused instances, writing nothing',
   })
   @ApiJsonOrYamlBody(RolloutRequestDto, 'The order, the selection and the strategy', {
     deployAll: {
@@ -51,8 +76,17 @@ export class RolloutsController {
     },
   })
   @ApiResponse({ status: 201, type: RolloutDto, description: 'Started: the rollout with its first batch ordered' })
+  @ApiResponse({ status: 200, type: RolloutPlanDto, description: 'dryRun: what a creation would run' })
   @ApiRefusals(400, 409)
-  async create(@Body() body: unknown): Promise<RolloutView> {
+  async create(
+    @Query('dryRun') dryRun: unknown,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<RolloutView | RolloutPlanResult> {
+    if (parseDryRun(dryRun)) {
+      response.status(200);
+      return this.rollouts.plan(body);
+    }
     return rolloutView(await this.rollouts.create(body));
   }
 
@@ -76,6 +110,33 @@ export class RolloutsController {
   @ApiRefusals(400, 404)
   async get(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
     return rolloutView(await this.rollouts.get(parseUuid('rolloutId', rolloutId)));
+  }
+
+  @Get(':rolloutId/history')
+  @ApiOperation({
+    operationId: 'getRolloutHistory',
+    summary: "A rollout's own history: batches started and ended, instances ordered and ended, controls, rollbacks",
+  })
+  @ApiUuidParam('rolloutId', ROLLOUT_ID)
+  @ApiOkResponse({ type: RolloutHistoryDto })
+  @ApiRefusals(400, 404)
+  async history(@Param('rolloutId') rolloutId: string): Promise<RolloutHistoryView> {
+    const id = parseUuid('rolloutId', rolloutId);
+    const events = await this.rollouts.history(id);
+    return { rolloutId: id, events: events.map((event) => ({ ...event, at: new Date(event.at).toISOString() })) };
+  }
+
+  @Post(':rolloutId/promote')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'promoteRollout',
+    summary: 'Promote a rollout whose canary batch succeeded: the next batches start',
+  })
+  @ApiUuidParam('rolloutId', ROLLOUT_ID)
+  @ApiOkResponse({ type: RolloutDto })
+  @ApiRefusals(400, 404, 409)
+  async promote(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
+    return rolloutView(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'PROMOTE' }));
   }
 
   @Post(':rolloutId/pause')

@@ -4,6 +4,7 @@ import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { RolloutService } from '../application/rollout.service';
+import { RolloutMetrics } from '../metrics/rollout-metrics';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 
@@ -28,9 +29,11 @@ export class RolloutSweep implements OnApplicationBootstrap {
     private readonly scheduler: SchedulerRegistry,
     private readonly rollouts: RolloutService,
     private readonly unitOfWork: TypeOrmUnitOfWork,
+    private readonly metrics: RolloutMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.rollouts.onBatchEnded((order, seconds) => this.metrics.batchEnded(order, seconds));
     this.unitOfWork.onEventsCommitted((events) => {
       if (this.stopped) {
         return;
@@ -66,7 +69,7 @@ export class RolloutSweep implements OnApplicationBootstrap {
       this.scheduler.deleteInterval(ROLLOUT_SWEEP);
     }
     await this.sweeping;
-    await this.rollouts.idle();
+    await this.rollouts.stop();
   }
 
   private failed(error: unknown): void {

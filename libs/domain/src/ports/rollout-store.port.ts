@@ -1,4 +1,6 @@
+import type { JsonObject } from '../model';
 import type { Rollout } from '../rollout/rollout';
+import type { RolloutEvent } from '../rollout/rollout-history';
 import type { OperationState } from './engine.port';
 
 /** An instance's operation as a rollout judges it: its id, state and whether its deadline passed. */
@@ -13,8 +15,10 @@ export interface RolloutOperation {
 export interface RolloutTracking {
   /** The instance's latest operation when the rollout marked it ORDERED (null: it had none). */
   readonly baselineOperationId: string | null;
-  /** The operation the rollout's order started, once known. */
+  /** The operation the rollout's order (or its rollback) started, once known. */
   readonly operationId: string | null;
+  /** UPDATE: each element's properties when the instance was marked ORDERED, by element id (what a rollback restores). */
+  readonly previousProperties?: Readonly<Record<string, JsonObject>>;
 }
 
 export interface StoredRollout {
@@ -35,12 +39,15 @@ export interface RolloutConflict {
  * only the holder may save it, so replicas never drive one rollout twice.
  */
 export abstract class RolloutStore {
-  /** Stores a new rollout and claims its instances, or answers the rollout that holds some of them already. */
-  abstract create(stored: StoredRollout): Promise<RolloutConflict | null>;
+  /**
+   * Stores a new rollout with its first history events and claims its instances, or answers the rollout that holds
+   * some of them already (writing nothing).
+   */
+  abstract create(stored: StoredRollout, events?: readonly RolloutEvent[]): Promise<RolloutConflict | null>;
   abstract find(rolloutId: string): Promise<StoredRollout | null>;
   /** Every rollout, newest first. */
   abstract list(limit: number): Promise<Rollout[]>;
-  /** The rollouts not finished (RUNNING or PAUSED), oldest first: what a sweep drives. */
+  /** The rollouts not finished (not COMPLETED, FAILED or CANCELLED), oldest first: what a sweep drives. */
   abstract unfinished(limit: number): Promise<string[]>;
   /** The unfinished rollouts that hold any of these instances. */
   abstract holding(instanceIds: readonly string[]): Promise<string[]>;
@@ -50,10 +57,12 @@ export abstract class RolloutStore {
    */
   abstract lease(rolloutId: string, driverId: string, now: number, until: number): Promise<StoredRollout | null>;
   /**
-   * Saves the rollout if `driverId` still holds its lease (answers false otherwise, writing nothing); a finished
-   * rollout frees its instances.
+   * Saves the rollout and appends `events` to its history if `driverId` still holds its lease (answers false
+   * otherwise, writing nothing); a finished rollout frees its instances.
    */
-  abstract save(stored: StoredRollout, driverId: string): Promise<boolean>;
+  abstract save(stored: StoredRollout, driverId: string, events?: readonly RolloutEvent[]): Promise<boolean>;
+  /** The rollout's history events, oldest first (appended by `create` and `save` with what they saved). */
+  abstract history(rolloutId: string): Promise<RolloutEvent[]>;
   /** Gives the lease back (only the holder's). */
   abstract release(rolloutId: string, driverId: string): Promise<void>;
   /** The latest operation of each instance (by start), by instance id; an instance with none is absent. */

@@ -39,17 +39,80 @@ describe('parseRolloutRequest', () => {
       order: 'DEPLOY',
       compositionId: COMPOSITION,
       instanceIds: null,
-      strategy: { batchSize: { kind: 'count', count: 2 }, failureThreshold: 0, onFailure: 'pause' },
+      compositionTargetId: null,
+      patch: null,
+      strategy: {
+        batchSize: { kind: 'count', count: 2 },
+        maxInFlight: null,
+        failureThreshold: { kind: 'count', count: 0 },
+        totalFailureThreshold: null,
+        onFailure: 'pause',
+        rollbackAll: false,
+        canary: null,
+        pauseBetweenBatches: 0,
+        batchBy: null,
+        batchOrder: [],
+        skipRefused: false,
+      },
     });
-    expect(parseRolloutRequest({ ...valid, strategy: { batchSize: '25%', onFailure: 'continue' } }).strategy).toEqual({
+    expect(
+      parseRolloutRequest({ ...valid, strategy: { batchSize: '25%', onFailure: 'continue', failureThreshold: '10%' } })
+        .strategy,
+    ).toMatchObject({
       batchSize: { kind: 'percent', percent: 25 },
-      failureThreshold: 0,
+      failureThreshold: { kind: 'percent', percent: 10 },
       onFailure: 'continue',
     });
   });
 
   it.each([
-    [{ ...valid, order: 'MIGRATE' }, /^order: must be one of DEPLOY, UNDEPLOY, LOCK, UNLOCK/],
+    [{ ...valid, order: 'PRIME' }, /^order: must be one of DEPLOY, UNDEPLOY, LOCK, UNLOCK, UPDATE, MIGRATE/],
+    [{ ...valid, order: 'MIGRATE' }, /^compositionTargetId: MIGRATE needs the target composition's uuid/],
+    [{ ...valid, compositionTargetId: COMPOSITION }, /^compositionTargetId: only MIGRATE takes a target/],
+    [{ ...valid, order: 'UPDATE' }, /^update: UPDATE needs \{ "elements"/],
+    [
+      { ...valid, order: 'UPDATE', update: { elements: { Db: {} } } },
+      /^update.elements.Db: must be an object of at least one/,
+    ],
+    [{ ...valid, update: { elements: { Db: { a: 1 } } } }, /^update: only UPDATE takes a property patch/],
+    [
+      { ...valid, strategy: { batchSize: 2, failureThreshold: '101%' } },
+      /^strategy.failureThreshold: a percentage must be from 0% to 100%/,
+    ],
+    [
+      { ...valid, strategy: { batchSize: 2, totalFailureThreshold: '150%' } },
+      /^strategy.totalFailureThreshold: a percentage/,
+    ],
+    [
+      { ...valid, strategy: { batchSize: 2, failureThreshold: -1 } },
+      /^strategy.failureThreshold: must be a whole number of failures per batch/,
+    ],
+    [
+      { ...valid, strategy: { batchSize: 2, maxInFlight: 0 } },
+      /^strategy.maxInFlight: must be a whole number of instances in flight from 1/,
+    ],
+    [
+      { ...valid, strategy: { batchSize: 2, canary: 0 } },
+      /^strategy.canary: must be a whole number of instances from 1/,
+    ],
+    [
+      { ...valid, strategy: { batchSize: 2, pauseBetweenBatches: -5 } },
+      /^strategy.pauseBetweenBatches: must be a whole number of milliseconds/,
+    ],
+    [
+      { ...valid, strategy: { batchSize: 2, rollbackAll: true } },
+      /^strategy.rollbackAll: applies only with onFailure rollback/,
+    ],
+    [{ ...valid, strategy: { batchSize: 2, batchOrder: ['dev'] } }, /^strategy.batchOrder: needs strategy.batchBy/],
+    [
+      { ...valid, strategy: { batchSize: 2, batchBy: 'site' } },
+      /^strategy.batchOrder: with batchBy, must list the values of metadata.site/,
+    ],
+    [
+      { ...valid, strategy: { batchSize: 2, batchBy: 'site', batchOrder: ['a', 'a'] } },
+      /^strategy.batchOrder\[1\]: "a" is listed twice/,
+    ],
+    [{ ...valid, strategy: { batchSize: 2, skipRefused: 'yes' } }, /^strategy.skipRefused: must be true or false/],
     [{ ...valid, compositionId: 'x' }, /^compositionId: must be a uuid/],
     [{ ...valid, instanceIds: [] }, /^instanceIds: the selection is empty/],
     [{ ...valid, instanceIds: [ids(1)[0], ids(1)[0]] }, /^instanceIds\[1\]: .* selected twice/],
@@ -61,8 +124,8 @@ describe('parseRolloutRequest', () => {
       /^strategy.failureThreshold: 3 is above the batch size 2/,
     ],
     [
-      { ...valid, strategy: { batchSize: 2, onFailure: 'rollback' } },
-      /^strategy.onFailure: must be one of pause, continue/,
+      { ...valid, strategy: { batchSize: 2, onFailure: 'undo' } },
+      /^strategy.onFailure: must be one of pause, continue, rollback/,
     ],
     [{ ...valid, strategy: undefined }, /^strategy: is required/],
   ])('refuses %j naming the field and the rule', (body, message) => {
@@ -173,5 +236,184 @@ describe('decideRollout', () => {
     const cancelled = step(started, { kind: 'CANCEL' }).rollout;
     expect(isRefusal(decideRollout(cancelled, { kind: 'PAUSE' }))).toBe(true);
     expect(isRefusal(decideRollout(cancelled, { kind: 'CANCEL' }))).toBe(true);
+  });
+
+  it('never has more than maxInFlight instances in flight, and fills the batch as instances end', () => {
+    const [a, b, c, d] = ids(4) as [string, string, string, string];
+    const started = step(rolloutOf(4, { batchSize: 3, maxInFlight: 2 }), { kind: 'START' });
+    expect(started.orders).toEqual([a, b]);
+    const next = step(started.rollout, { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' });
+    expect(next.orders).toEqual([c]);
+    let rollout = step(next.rollout, { kind: 'OPERATION_ENDED', instanceId: b, outcome: 'DONE' }).rollout;
+    const last = step(rollout, { kind: 'OPERATION_ENDED', instanceId: c, outcome: 'DONE' });
+    expect(last.orders).toEqual([d]);
+    rollout = step(last.rollout, { kind: 'OPERATION_ENDED', instanceId: d, outcome: 'DONE' }).rollout;
+    expect(rollout.state).toBe('COMPLETED');
+  });
+
+  it('judges a percentage threshold on the batch size, and a total threshold over the rollout', () => {
+    const all = ids(6);
+    // 50% of a batch of 2 allows 1 failure per batch; the total allows 1.
+    let rollout = step(
+      rolloutOf(6, { batchSize: 2, failureThreshold: '50%', totalFailureThreshold: 1, onFailure: 'continue' }),
+      { kind: 'START' },
+    ).rollout;
+    rollout = step(rollout, { kind: 'OPERATION_ENDED', instanceId: all[0]!, outcome: 'FAILED' }).rollout;
+    const second = step(rollout, { kind: 'OPERATION_ENDED', instanceId: all[1]!, outcome: 'DONE' });
+    expect(second.orders).toEqual([all[2], all[3]]);
+    rollout = step(second.rollout, { kind: 'OPERATION_ENDED', instanceId: all[2]!, outcome: 'FAILED' }).rollout;
+    const stopped = step(rollout, { kind: 'OPERATION_ENDED', instanceId: all[3]!, outcome: 'DONE' });
+    expect(stopped.orders).toEqual([]);
+    expect(stopped.rollout.state).toBe('FAILED');
+    expect(stopped.rollout.reason).toBe('the rollout had 2 failures, over the total threshold 1');
+    expect(stopped.rollout.instances.slice(4).map((item) => item.state)).toEqual(['PENDING', 'PENDING']);
+  });
+
+  it('stops ordering a batch over its threshold, and rolls back its completed instances with onFailure rollback', () => {
+    const [a, b, c, d, e] = ids(5) as [string, string, string, string, string];
+    let rollout = step(rolloutOf(5, { batchSize: 2, maxInFlight: 1, onFailure: 'rollback' }), {
+      kind: 'START',
+    }).rollout;
+    rollout = step(rollout, { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }).rollout;
+    rollout = step(rollout, { kind: 'OPERATION_ENDED', instanceId: b, outcome: 'DONE' }).rollout;
+    // batch 2: c fails, so d is never ordered; c's batch has nothing DONE to roll back: FAILED at once
+    const failed = step(rollout, { kind: 'OPERATION_ENDED', instanceId: c, outcome: 'FAILED', reason: 'boom' });
+    expect(failed.orders).toEqual([]);
+    expect(failed.rollbacks).toEqual([]);
+    expect(failed.rollout.state).toBe('FAILED');
+    expect(failed.rollout.reason).toBe('batch 2 had 1 failures, over the threshold 0; rolled back');
+    expect(failed.rollout.instances.map((item) => item.state)).toEqual([
+      'DONE',
+      'DONE',
+      'FAILED',
+      'PENDING',
+      'PENDING',
+    ]);
+    expect(e).toBeDefined();
+    void d;
+  });
+
+  it('rolls back the failing batch, then with rollbackAll the batches before it, newest first, within maxInFlight', () => {
+    const all = ids(6);
+    const start = (rollbackAll: boolean): Rollout =>
+      step(rolloutOf(6, { batchSize: 3, failureThreshold: 1, maxInFlight: 2, onFailure: 'rollback', rollbackAll }), {
+        kind: 'START',
+      }).rollout;
+    const endBatches = (rollout: Rollout): RolloutStep => {
+      let current = rollout;
+      for (const id of all.slice(0, 3)) {
+        current = step(current, { kind: 'OPERATION_ENDED', instanceId: id, outcome: 'DONE' }).rollout;
+      }
+      current = step(current, { kind: 'OPERATION_ENDED', instanceId: all[3]!, outcome: 'FAILED' }).rollout;
+      current = step(current, { kind: 'OPERATION_ENDED', instanceId: all[4]!, outcome: 'DONE' }).rollout;
+      return step(current, { kind: 'OPERATION_ENDED', instanceId: all[5]!, outcome: 'FAILED' });
+    };
+    const only = endBatches(start(false));
+    expect(only.rollout.state).toBe('ROLLING_BACK');
+    expect(only.rollbacks).toEqual([all[4]]);
+    const onlyDone = step(only.rollout, { kind: 'OPERATION_ENDED', instanceId: all[4]!, outcome: 'DONE' }).rollout;
+    expect(onlyDone.state).toBe('FAILED');
+    expect(onlyDone.instances.map((item) => item.state)).toEqual([
+      'DONE',
+      'DONE',
+      'DONE',
+      'FAILED',
+      'ROLLED_BACK',
+      'FAILED',
+    ]);
+
+    const every = endBatches(start(true));
+    expect(every.rollbacks).toEqual([all[4]]);
+    const batchOne = step(every.rollout, { kind: 'OPERATION_ENDED', instanceId: all[4]!, outcome: 'DONE' });
+    expect(batchOne.rollbacks).toEqual([all[0], all[1]]);
+    let rollout = step(batchOne.rollout, { kind: 'OPERATION_ENDED', instanceId: all[0]!, outcome: 'FAILED' });
+    expect(rollout.rollbacks).toEqual([all[2]]);
+    rollout = step(rollout.rollout, { kind: 'OPERATION_ENDED', instanceId: all[1]!, outcome: 'DONE' });
+    rollout = step(rollout.rollout, { kind: 'OPERATION_ENDED', instanceId: all[2]!, outcome: 'DONE' });
+    expect(rollout.rollout.state).toBe('FAILED');
+    expect(rollout.rollout.reason).toBe(
+      'batch 2 had 2 failures, over the threshold 1; rolled back, 1 rollback(s) failed',
+    );
+    expect(rollout.rollout.instances.map((item) => item.state)).toEqual([
+      'ROLLBACK_FAILED',
+      'ROLLED_BACK',
+      'ROLLED_BACK',
+      'FAILED',
+      'ROLLED_BACK',
+      'FAILED',
+    ]);
+  });
+
+  it('waits for promote after a successful canary batch', () => {
+    const all = ids(5);
+    const started = step(rolloutOf(5, { batchSize: 2, canary: 1 }), { kind: 'START' });
+    expect(started.rollout.batchCount).toBe(3);
+    expect(started.orders).toEqual([all[0]]);
+    const canary = step(started.rollout, { kind: 'OPERATION_ENDED', instanceId: all[0]!, outcome: 'DONE' });
+    expect(canary.orders).toEqual([]);
+    expect(canary.rollout.state).toBe('WAITING_PROMOTION');
+    expect(isRefusal(decideRollout(canary.rollout, { kind: 'RESUME' }))).toBe(true);
+    const promoted = step(canary.rollout, { kind: 'PROMOTE' });
+    expect(promoted.rollout.state).toBe('RUNNING');
+    expect(promoted.orders).toEqual([all[1], all[2]]);
+    const again = decideRollout(promoted.rollout, { kind: 'PROMOTE' });
+    expect(isRefusal(again) && again.message).toBe(
+      'Rollout r-1 is RUNNING: promote is allowed only when WAITING_PROMOTION',
+    );
+  });
+
+  it('answers when the next batch is due after pauseBetweenBatches and starts it only at that time', () => {
+    const [a, b] = ids(2) as [string, string];
+    const started = step(rolloutOf(2, { batchSize: 1, pauseBetweenBatches: 5_000 }), { kind: 'START' });
+    const ended = decideRollout(started.rollout, { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }, 10_000);
+    if (isRefusal(ended)) {
+      throw new Error('refused');
+    }
+    expect(ended.orders).toEqual([]);
+    expect(ended.dueAt).toBe(15_000);
+    const early = decideRollout(ended.rollout, { kind: 'TICK' }, 14_999);
+    expect(!isRefusal(early) && early.orders).toEqual([]);
+    const due = decideRollout(ended.rollout, { kind: 'TICK' }, 15_000);
+    expect(!isRefusal(due) && due.orders).toEqual([b]);
+  });
+
+  it('orders batches by a metadata key in batchOrder, never mixing groups, and refuses other values', () => {
+    const all = ids(5);
+    const request = parseRolloutRequest({
+      order: 'DEPLOY',
+      compositionId: COMPOSITION,
+      strategy: { batchSize: 2, batchBy: 'site', batchOrder: ['dev', 'prod'], skipRefused: true },
+    });
+    const sites = ['prod', 'dev', 'prod', 'lab', 'dev'];
+    const rollout = newRollout(
+      'r',
+      request,
+      all.map((instanceId, index) => ({ instanceId, metadata: { site: sites[index] }, refusal: null })),
+      0,
+    );
+    expect(rollout.instances.map((item) => [item.instanceId, item.batch])).toEqual([
+      [all[1], 0],
+      [all[4], 0],
+      [all[0], 1],
+      [all[2], 1],
+    ]);
+    expect(rollout.refused).toEqual([
+      { instanceId: all[3], reason: 'metadata.site is "lab", not in strategy.batchOrder' },
+    ]);
+  });
+
+  it('refuses a selection with instances that refuse the order unless skipRefused, listing each', () => {
+    const all = ids(2);
+    const selection = [
+      { instanceId: all[0]!, metadata: null, refusal: null },
+      { instanceId: all[1]!, metadata: null, refusal: 'it is DEPLOYED' },
+    ];
+    const strict = parseRolloutRequest({ order: 'DEPLOY', compositionId: COMPOSITION, strategy: { batchSize: 1 } });
+    expect(() => newRollout('r', strict, selection, 0)).toThrow(
+      `order: DEPLOY is refused for 1 selected instance(s): ${all[1]}: it is DEPLOYED; set strategy.skipRefused to start without them`,
+    );
+    const lenient = { ...strict, strategy: { ...strict.strategy, skipRefused: true } };
+    expect(newRollout('r', lenient, selection, 0).instances.map((item) => item.instanceId)).toEqual([all[0]]);
+    expect(() => newRollout('r', lenient, [selection[1]!], 0)).toThrow(/every selected instance refuses the order/);
   });
 });

@@ -9,28 +9,77 @@ import { refusal } from '../refusal';
  * arrive as OPERATION_ENDED), never on a status read.
  */
 
-export const ROLLOUT_ORDERS = ['DEPLOY', 'UNDEPLOY', 'LOCK', 'UNLOCK'] as const;
+export const ROLLOUT_ORDERS = ['DEPLOY', 'UNDEPLOY', 'LOCK', 'UNLOCK', 'UPDATE', 'MIGRATE'] as const;
 export type RolloutOrder = (typeof ROLLOUT_ORDERS)[number];
 
-export const ROLLOUT_STATES = ['RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export const ROLLOUT_STATES = [
+  'RUNNING',
+  'PAUSED',
+  'WAITING_PROMOTION',
+  'ROLLING_BACK',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+] as const;
 export type RolloutState = (typeof ROLLOUT_STATES)[number];
 
-export const ROLLOUT_INSTANCE_STATES = ['PENDING', 'ORDERED', 'DONE', 'FAILED', 'REFUSED'] as const;
+export const ROLLOUT_INSTANCE_STATES = [
+  'PENDING',
+  'ORDERED',
+  'DONE',
+  'FAILED',
+  'REFUSED',
+  'ROLLING_BACK',
+  'ROLLED_BACK',
+  'ROLLBACK_FAILED',
+] as const;
 export type RolloutInstanceState = (typeof ROLLOUT_INSTANCE_STATES)[number];
 
-export const ROLLOUT_ON_FAILURE = ['pause', 'continue'] as const;
+export const ROLLOUT_ON_FAILURE = ['pause', 'continue', 'rollback'] as const;
 export type RolloutOnFailure = (typeof ROLLOUT_ON_FAILURE)[number];
+
+/** The order that undoes each order (UPDATE and MIGRATE undo themselves with the body saved before them). */
+export const ROLLBACK_ORDERS: Readonly<Record<RolloutOrder, RolloutOrder>> = {
+  DEPLOY: 'UNDEPLOY',
+  UNDEPLOY: 'DEPLOY',
+  LOCK: 'UNLOCK',
+  UNLOCK: 'LOCK',
+  UPDATE: 'UPDATE',
+  MIGRATE: 'MIGRATE',
+};
 
 /** A batch size as a count of instances or a percentage of the selection (at least one instance a batch). */
 export type BatchSize =
   { readonly kind: 'count'; readonly count: number } | { readonly kind: 'percent'; readonly percent: number };
 
+/** Failures allowed: a count, or a percentage of the instances counted (a batch's, or the whole selection's). */
+export type FailureThreshold =
+  { readonly kind: 'count'; readonly count: number } | { readonly kind: 'percent'; readonly percent: number };
+
 export interface RolloutStrategy {
   readonly batchSize: BatchSize;
+  /** Instances with an operation in flight at once, over the rollout; null: the whole batch at once. */
+  readonly maxInFlight: number | null;
   /** Failures a batch may have; one more and the batch fails (onFailure says what then). */
-  readonly failureThreshold: number;
+  readonly failureThreshold: FailureThreshold;
+  /** Failures the whole rollout may have; one more and it stops (onFailure pause or rollback; continue: FAILED). */
+  readonly totalFailureThreshold: FailureThreshold | null;
   readonly onFailure: RolloutOnFailure;
+  /** With onFailure rollback: also roll back the batches that succeeded, newest first. */
+  readonly rollbackAll: boolean;
+  /** Instances of a first batch that waits for PROMOTE once it succeeded; null: no canary. */
+  readonly canary: number | null;
+  /** Milliseconds between the end of a batch and the start of the next. */
+  readonly pauseBetweenBatches: number;
+  /** A metadata key grouping the instances into batches; the groups run in batchOrder. */
+  readonly batchBy: string | null;
+  readonly batchOrder: readonly string[];
+  /** Start without the selected instances that would refuse the order (listed in `refused`). */
+  readonly skipRefused: boolean;
 }
+
+/** UPDATE's patch: by element definition name, the properties merged into each such element's current ones. */
+export type PropertyPatch = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 /** What a client asks for, validated; the selection is resolved to instance ids by the application. */
 export interface RolloutRequest {
@@ -38,7 +87,24 @@ export interface RolloutRequest {
   readonly compositionId: string;
   /** The instances to order, in the order given; null selects every instance of the composition. */
   readonly instanceIds: readonly string[] | null;
+  /** MIGRATE's target composition; null for the other orders. */
+  readonly compositionTargetId: string | null;
+  /** UPDATE's property patch; null for the other orders. */
+  readonly patch: PropertyPatch | null;
   readonly strategy: RolloutStrategy;
+}
+
+/** One selected instance as the application resolved it: its metadata and why it would refuse the order. */
+export interface SelectedInstance {
+  readonly instanceId: string;
+  readonly metadata: Readonly<Record<string, unknown>> | null;
+  /** Why the instance's state refuses the order now; null when it allows it. */
+  readonly refusal: string | null;
+}
+
+export interface RefusedInstance {
+  readonly instanceId: string;
+  readonly reason: string;
 }
 
 export interface RolloutInstance {
@@ -46,7 +112,7 @@ export interface RolloutInstance {
   /** The batch the instance belongs to, from 0. */
   readonly batch: number;
   readonly state: RolloutInstanceState;
-  /** Why the instance failed or was refused; null otherwise. */
+  /** Why the instance failed, was refused or its rollback failed; null otherwise. */
   readonly reason: string | null;
 }
 
@@ -54,6 +120,8 @@ export interface Rollout {
   readonly rolloutId: string;
   readonly order: RolloutOrder;
   readonly compositionId: string;
+  readonly compositionTargetId: string | null;
+  readonly patch: PropertyPatch | null;
   readonly strategy: RolloutStrategy;
   readonly state: RolloutState;
   /** The batch started last (from 0); batches after it have not started. */
@@ -61,38 +129,89 @@ export interface Rollout {
   readonly batchCount: number;
   /** The batches whose failures went over the threshold. */
   readonly failedBatches: readonly number[];
+  /** Batches whose failures a RESUME accepted, and the rollout's failures at the last such RESUME. */
+  readonly waivedBatches: readonly number[];
+  readonly waivedFailures: number;
+  /** The canary batch was promoted. */
+  readonly promoted: boolean;
+  /** When the next batch may start (epoch ms, the inputs' time); null when no pause between batches runs. */
+  readonly nextBatchAt: number | null;
+  /** While ROLLING_BACK: the batches still to roll back, in the order they are rolled back. */
+  readonly rollbackBatches: readonly number[];
   /** Why the rollout paused, failed or was cancelled; null while nothing stopped it. */
   readonly reason: string | null;
   readonly instances: readonly RolloutInstance[];
+  /** Selected instances left out because they refuse the order (skipRefused). */
+  readonly refused: readonly RefusedInstance[];
   readonly createdAt: number;
   readonly updatedAt: number;
 }
 
 export type RolloutInput =
   | { readonly kind: 'START' }
+  /** Time passed: a batch due after pauseBetweenBatches may start. */
+  | { readonly kind: 'TICK' }
   | {
       readonly kind: 'OPERATION_ENDED';
       readonly instanceId: string;
       readonly outcome: 'DONE' | 'FAILED';
       readonly reason?: string;
     }
-  /** The order could not be given to an instance when its batch started (its state changed meanwhile). */
+  /** The order (or its rollback) could not be given to an instance (its state changed meanwhile). */
   | { readonly kind: 'ORDER_REFUSED'; readonly instanceId: string; readonly reason: string }
   | { readonly kind: 'PAUSE' }
   | { readonly kind: 'RESUME' }
+  | { readonly kind: 'PROMOTE' }
   | { readonly kind: 'CANCEL' };
 
 export interface RolloutStep {
   readonly rollout: Rollout;
   /** The instances to give the rollout's order now (already ORDERED in `rollout`). */
   readonly orders: readonly string[];
+  /** The instances to give the rollback order now (already ROLLING_BACK in `rollout`). */
+  readonly rollbacks: readonly string[];
+  /** When the next batch is due (a pause between batches runs): feed a TICK at or after it. */
+  readonly dueAt: number | null;
 }
 
 const TERMINAL: ReadonlySet<RolloutState> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
-const INSTANCE_ENDED: ReadonlySet<RolloutInstanceState> = new Set(['DONE', 'FAILED', 'REFUSED']);
+const IN_FLIGHT: ReadonlySet<RolloutInstanceState> = new Set(['ORDERED', 'ROLLING_BACK']);
+const FAILURE: ReadonlySet<RolloutInstanceState> = new Set(['FAILED', 'REFUSED']);
 
 export function isRolloutFinished(state: RolloutState): boolean {
   return TERMINAL.has(state);
+}
+
+/**
+ * A rollout stored by an earlier version, with the fields added since at their defaults (a number threshold is a
+ * count); a current one is answered as it is.
+ */
+export function upgradeRollout(stored: Rollout): Rollout {
+  const strategy = stored.strategy as RolloutStrategy & { failureThreshold: FailureThreshold | number };
+  const threshold = strategy.failureThreshold;
+  return {
+    ...stored,
+    compositionTargetId: stored.compositionTargetId ?? null,
+    patch: stored.patch ?? null,
+    strategy: {
+      ...strategy,
+      maxInFlight: strategy.maxInFlight ?? null,
+      failureThreshold: typeof threshold === 'number' ? { kind: 'count', count: threshold } : threshold,
+      totalFailureThreshold: strategy.totalFailureThreshold ?? null,
+      rollbackAll: strategy.rollbackAll ?? false,
+      canary: strategy.canary ?? null,
+      pauseBetweenBatches: strategy.pauseBetweenBatches ?? 0,
+      batchBy: strategy.batchBy ?? null,
+      batchOrder: strategy.batchOrder ?? [],
+      skipRefused: strategy.skipRefused ?? false,
+    },
+    waivedBatches: stored.waivedBatches ?? [],
+    waivedFailures: stored.waivedFailures ?? 0,
+    promoted: stored.promoted ?? false,
+    nextBatchAt: stored.nextBatchAt ?? null,
+    rollbackBatches: stored.rollbackBatches ?? [],
+    refused: stored.refused ?? [],
+  };
 }
 
 // ---------------------------------------------------------------- request validation
@@ -107,6 +226,20 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PERCENT = /^(\d{1,3})%$/;
+/** Longest pause between batches: a day. */
+const MAX_PAUSE_MS = 86_400_000;
+
+function parsePercent(field: string, value: string, min: number): number | null {
+  const match = PERCENT.exec(value.trim());
+  if (match === null) {
+    return null;
+  }
+  const percent = Number(match[1]);
+  if (percent < min || percent > 100) {
+    throw invalid(`${field}: a percentage must be from ${min}% to 100%, got ${JSON.stringify(value)}`);
+  }
+  return percent;
+}
 
 function parseBatchSize(value: unknown): BatchSize {
   if (typeof value === 'number') {
@@ -116,18 +249,67 @@ function parseBatchSize(value: unknown): BatchSize {
     return { kind: 'count', count: value };
   }
   if (typeof value === 'string') {
-    const match = PERCENT.exec(value.trim());
-    if (match !== null) {
-      const percent = Number(match[1]);
-      if (percent < 1 || percent > 100) {
-        throw invalid(`strategy.batchSize: a percentage must be from 1% to 100%, got ${JSON.stringify(value)}`);
-      }
+    const percent = parsePercent('strategy.batchSize', value, 1);
+    if (percent !== null) {
       return { kind: 'percent', percent };
     }
   }
   throw invalid(
     `strategy.batchSize: must be a count of instances (e.g. 2) or a percentage (e.g. "25%"), got ${JSON.stringify(value)}`,
   );
+}
+
+function parseThreshold(field: string, value: unknown, per: string): FailureThreshold {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) {
+    return { kind: 'count', count: value };
+  }
+  if (typeof value === 'string') {
+    const percent = parsePercent(field, value, 0);
+    if (percent !== null) {
+      return { kind: 'percent', percent };
+    }
+  }
+  throw invalid(
+    `${field}: must be a whole number of failures ${per}, 0 or more, or a percentage (e.g. "10%"), got ${JSON.stringify(value)}`,
+  );
+}
+
+function parseWholeNumber(field: string, value: unknown, min: number, max: number, what: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(`${field}: must be a whole number of ${what} from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function parseBatchOrder(value: Readonly<Record<string, unknown>>): { batchBy: string | null; batchOrder: string[] } {
+  const batchBy = value['batchBy'] ?? null;
+  const batchOrder = value['batchOrder'] ?? null;
+  if (batchBy === null) {
+    if (batchOrder !== null) {
+      throw invalid('strategy.batchOrder: needs strategy.batchBy, the metadata key whose values it orders');
+    }
+    return { batchBy: null, batchOrder: [] };
+  }
+  if (typeof batchBy !== 'string' || batchBy.trim() === '' || batchBy.length > 200) {
+    throw invalid(`strategy.batchBy: must be a metadata key (1 to 200 characters), got ${JSON.stringify(batchBy)}`);
+  }
+  if (!Array.isArray(batchOrder) || batchOrder.length === 0) {
+    throw invalid(
+      `strategy.batchOrder: with batchBy, must list the values of metadata.${batchBy} in the order they run`,
+    );
+  }
+  const seen = new Set<string>();
+  const order = batchOrder.map((item: unknown, index) => {
+    if (typeof item !== 'string' || item === '') {
+      throw invalid(`strategy.batchOrder[${index}]: must be a non-empty string, got ${JSON.stringify(item)}`);
+    }
+    if (seen.has(item)) {
+      throw invalid(`strategy.batchOrder[${index}]: ${JSON.stringify(item)} is listed twice`);
+    }
+    seen.add(item);
+    return item;
+  });
+  return { batchBy, batchOrder: order };
 }
 
 function parseStrategy(value: unknown): RolloutStrategy {
@@ -138,24 +320,70 @@ function parseStrategy(value: unknown): RolloutStrategy {
     throw invalid('strategy: must be an object with batchSize, failureThreshold and onFailure');
   }
   const batchSize = parseBatchSize(value['batchSize']);
-  const threshold = value['failureThreshold'] ?? 0;
-  if (typeof threshold !== 'number' || !Number.isInteger(threshold) || threshold < 0) {
+  const threshold = parseThreshold('strategy.failureThreshold', value['failureThreshold'] ?? 0, 'per batch');
+  if (batchSize.kind === 'count' && threshold.kind === 'count' && threshold.count > batchSize.count) {
     throw invalid(
-      `strategy.failureThreshold: must be a whole number of failures per batch, 0 or more, got ${JSON.stringify(threshold)}`,
+      `strategy.failureThreshold: ${threshold.count} is above the batch size ${batchSize.count}; a batch could never fail`,
     );
   }
-  if (batchSize.kind === 'count' && threshold > batchSize.count) {
-    throw invalid(
-      `strategy.failureThreshold: ${threshold} is above the batch size ${batchSize.count}; a batch could never fail`,
-    );
-  }
+  const total = value['totalFailureThreshold'] ?? null;
   const onFailure = value['onFailure'] ?? 'pause';
   if (!(ROLLOUT_ON_FAILURE as readonly unknown[]).includes(onFailure)) {
     throw invalid(
       `strategy.onFailure: must be one of ${ROLLOUT_ON_FAILURE.join(', ')}, got ${JSON.stringify(onFailure)}`,
     );
   }
-  return { batchSize, failureThreshold: threshold, onFailure: onFailure as RolloutOnFailure };
+  const rollbackAll = value['rollbackAll'] ?? false;
+  if (typeof rollbackAll !== 'boolean') {
+    throw invalid(`strategy.rollbackAll: must be true or false, got ${JSON.stringify(rollbackAll)}`);
+  }
+  if (rollbackAll && onFailure !== 'rollback') {
+    throw invalid('strategy.rollbackAll: applies only with onFailure rollback');
+  }
+  const maxInFlight = value['maxInFlight'] ?? null;
+  const canary = value['canary'] ?? null;
+  const skipRefused = value['skipRefused'] ?? false;
+  if (typeof skipRefused !== 'boolean') {
+    throw invalid(`strategy.skipRefused: must be true or false, got ${JSON.stringify(skipRefused)}`);
+  }
+  return {
+    batchSize,
+    maxInFlight:
+      maxInFlight === null
+        ? null
+        : parseWholeNumber('strategy.maxInFlight', maxInFlight, 1, 10_000, 'instances in flight'),
+    failureThreshold: threshold,
+    totalFailureThreshold:
+      total === null ? null : parseThreshold('strategy.totalFailureThreshold', total, 'over the rollout'),
+    onFailure: onFailure as RolloutOnFailure,
+    rollbackAll,
+    canary: canary === null ? null : parseWholeNumber('strategy.canary', canary, 1, 10_000, 'instances'),
+    pauseBetweenBatches: parseWholeNumber(
+      'strategy.pauseBetweenBatches',
+      value['pauseBetweenBatches'] ?? 0,
+      0,
+      MAX_PAUSE_MS,
+      'milliseconds',
+    ),
+    ...parseBatchOrder(value),
+    skipRefused,
+  };
+}
+
+function parsePatch(value: unknown): PropertyPatch {
+  if (!isRecord(value) || !isRecord(value['elements']) || Object.keys(value['elements']).length === 0) {
+    throw invalid(
+      'update: UPDATE needs { "elements": { "<element definition name>": { "<property>": <value> } } }, with at least one element',
+    );
+  }
+  const patch: Record<string, Readonly<Record<string, unknown>>> = {};
+  for (const [name, properties] of Object.entries(value['elements'])) {
+    if (!isRecord(properties) || Object.keys(properties).length === 0) {
+      throw invalid(`update.elements.${name}: must be an object of at least one property and its new value`);
+    }
+    patch[name] = properties;
+  }
+  return patch;
 }
 
 /** Reads a rollout request body; every refusal names the field and the rule. */
@@ -194,10 +422,29 @@ export function parseRolloutRequest(body: unknown): RolloutRequest {
       return id.toLowerCase();
     });
   }
+  const target = body['compositionTargetId'] ?? null;
+  let compositionTargetId: string | null = null;
+  if (order === 'MIGRATE') {
+    if (typeof target !== 'string' || !UUID.test(target)) {
+      throw invalid(`compositionTargetId: MIGRATE needs the target composition's uuid, got ${JSON.stringify(target)}`);
+    }
+    compositionTargetId = target.toLowerCase();
+    if (compositionTargetId === compositionId.toLowerCase()) {
+      throw invalid('compositionTargetId: must differ from compositionId');
+    }
+  } else if (target !== null) {
+    throw invalid(`compositionTargetId: only MIGRATE takes a target composition, not ${String(order)}`);
+  }
+  const update = body['update'] ?? null;
+  if (order !== 'UPDATE' && update !== null) {
+    throw invalid(`update: only UPDATE takes a property patch, not ${String(order)}`);
+  }
   return {
     order: order as RolloutOrder,
     compositionId: compositionId.toLowerCase(),
     instanceIds,
+    compositionTargetId,
+    patch: order === 'UPDATE' ? parsePatch(update) : null,
     strategy: parseStrategy(body['strategy']),
   };
 }
@@ -212,46 +459,138 @@ export function batchCapacity(batchSize: BatchSize, total: number): number {
   return Math.max(1, Math.ceil((total * batchSize.percent) / 100));
 }
 
+/** The failures a threshold allows among `counted` instances. */
+export function allowedFailures(threshold: FailureThreshold, counted: number): number {
+  return threshold.kind === 'count' ? threshold.count : Math.floor((counted * threshold.percent) / 100);
+}
+
+/** The batches a selection splits into, and the selected instances left out with the reason. */
+export interface RolloutPlan {
+  readonly batches: readonly (readonly string[])[];
+  readonly refused: readonly RefusedInstance[];
+}
+
+function groupOf(strategy: RolloutStrategy, selected: SelectedInstance): string | null {
+  const value = strategy.batchBy === null ? null : selected.metadata?.[strategy.batchBy];
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+}
+
 /**
- * A new rollout over the resolved selection, in the order given: instance i is in batch floor(i / capacity).
- * Nothing is ordered yet (START does that). Refuses an empty selection and, for a percentage, a threshold above the
- * batch size it resolves to.
+ * Splits the selection into batches: the canary first (from the first group), then each group of batchBy in
+ * batchOrder, each split by batchSize (a percentage of the whole selection); a batch never mixes two groups. An
+ * instance whose state refuses the order, or whose group is not in batchOrder, is refused with the reason.
+ */
+export function planRollout(request: RolloutRequest, selection: readonly SelectedInstance[]): RolloutPlan {
+  const { strategy } = request;
+  const refused: RefusedInstance[] = [];
+  const groups = new Map<string, string[]>(
+    (strategy.batchBy === null ? [''] : strategy.batchOrder).map((group) => [group, []]),
+  );
+  for (const selected of selection) {
+    if (selected.refusal !== null) {
+      refused.push({ instanceId: selected.instanceId, reason: selected.refusal });
+      continue;
+    }
+    const group = strategy.batchBy === null ? '' : groupOf(strategy, selected);
+    const members = group === null ? undefined : groups.get(group);
+    if (members === undefined) {
+      refused.push({
+        instanceId: selected.instanceId,
+        reason: `metadata.${strategy.batchBy} is ${group === null ? 'not set' : JSON.stringify(group)}, not in strategy.batchOrder`,
+      });
+      continue;
+    }
+    members.push(selected.instanceId);
+  }
+  const capacity = batchCapacity(strategy.batchSize, selection.length - refused.length);
+  const batches: string[][] = [];
+  let canary = strategy.canary ?? 0;
+  for (const members of groups.values()) {
+    let rest = members;
+    if (canary > 0 && rest.length > 0) {
+      batches.push(rest.slice(0, canary));
+      rest = rest.slice(canary);
+      canary = 0;
+    }
+    for (let from = 0; from < rest.length; from += capacity) {
+      batches.push(rest.slice(from, from + capacity));
+    }
+  }
+  return { batches, refused };
+}
+
+function asSelection(selection: readonly (string | SelectedInstance)[]): SelectedInstance[] {
+  return selection.map((item) =>
+    typeof item === 'string' ? { instanceId: item, metadata: null, refusal: null } : item,
+  );
+}
+
+/**
+ * A new rollout over the resolved selection (instance ids, or instances with their metadata and refusals).
+ * Nothing is ordered yet (START does that). Refuses an empty selection, refused instances without skipRefused
+ * (ORDER_NOT_ALLOWED listing each with its reason), and thresholds above what they count.
  */
 export function newRollout(
   rolloutId: string,
   request: RolloutRequest,
-  instanceIds: readonly string[],
+  selection: readonly (string | SelectedInstance)[],
   createdAt: number,
 ): Rollout {
-  if (instanceIds.length === 0) {
+  if (selection.length === 0) {
     throw invalid(
       request.instanceIds === null
         ? `compositionId: the selection is empty; composition ${request.compositionId} has no instances`
         : 'instanceIds: the selection is empty',
     );
   }
-  const capacity = batchCapacity(request.strategy.batchSize, instanceIds.length);
-  if (request.strategy.failureThreshold > capacity) {
+  const plan = planRollout(request, asSelection(selection));
+  const { strategy } = request;
+  if (plan.refused.length > 0 && !strategy.skipRefused) {
+    throw new DomainError(
+      'ORDER_NOT_ALLOWED',
+      `order: ${request.order} is refused for ${plan.refused.length} selected instance(s): ` +
+        plan.refused.map((item) => `${item.instanceId}: ${item.reason}`).join('; ') +
+        '; set strategy.skipRefused to start without them',
+      { refused: plan.refused },
+    );
+  }
+  if (plan.batches.length === 0) {
+    throw invalid('strategy.skipRefused: every selected instance refuses the order; the selection is empty');
+  }
+  const capacity = batchCapacity(strategy.batchSize, selection.length - plan.refused.length);
+  if (strategy.failureThreshold.kind === 'count' && strategy.failureThreshold.count > capacity) {
     throw invalid(
-      `strategy.failureThreshold: ${request.strategy.failureThreshold} is above the batch size ${capacity}; a batch could never fail`,
+      `strategy.failureThreshold: ${strategy.failureThreshold.count} is above the batch size ${capacity}; a batch could never fail`,
+    );
+  }
+  const total = strategy.totalFailureThreshold;
+  const counted = selection.length - plan.refused.length;
+  if (total?.kind === 'count' && total.count > counted) {
+    throw invalid(
+      `strategy.totalFailureThreshold: ${total.count} is above the ${counted} instance(s) selected; the rollout could never fail`,
     );
   }
   return {
     rolloutId,
     order: request.order,
     compositionId: request.compositionId,
-    strategy: request.strategy,
+    compositionTargetId: request.compositionTargetId,
+    patch: request.patch,
+    strategy,
     state: 'RUNNING',
     currentBatch: -1,
-    batchCount: Math.ceil(instanceIds.length / capacity),
+    batchCount: plan.batches.length,
     failedBatches: [],
+    waivedBatches: [],
+    waivedFailures: 0,
+    promoted: false,
+    nextBatchAt: null,
+    rollbackBatches: [],
     reason: null,
-    instances: instanceIds.map((instanceId, index) => ({
-      instanceId,
-      batch: Math.floor(index / capacity),
-      state: 'PENDING',
-      reason: null,
-    })),
+    instances: plan.batches.flatMap((members, batch) =>
+      members.map((instanceId) => ({ instanceId, batch, state: 'PENDING' as const, reason: null })),
+    ),
+    refused: plan.refused,
     createdAt,
     updatedAt: createdAt,
   };
@@ -259,74 +598,183 @@ export function newRollout(
 
 // ---------------------------------------------------------------- decide
 
-function withInstance(rollout: Rollout, instanceId: string, change: Partial<RolloutInstance>): Rollout {
+interface Draft {
+  rollout: Rollout;
+  orders: string[];
+  rollbacks: string[];
+  dueAt: number | null;
+}
+
+function withInstances(rollout: Rollout, change: ReadonlyMap<string, Partial<RolloutInstance>>): Rollout {
+  if (change.size === 0) {
+    return rollout;
+  }
   return {
     ...rollout,
-    instances: rollout.instances.map((item) => (item.instanceId === instanceId ? { ...item, ...change } : item)),
+    instances: rollout.instances.map((item) => {
+      const patch = change.get(item.instanceId);
+      return patch === undefined ? item : { ...item, ...patch };
+    }),
   };
 }
 
-function batchFinished(rollout: Rollout, batch: number): boolean {
-  return rollout.instances.every((item) => item.batch !== batch || INSTANCE_ENDED.has(item.state));
+function membersOf(rollout: Rollout, batch: number): RolloutInstance[] {
+  return rollout.instances.filter((item) => item.batch === batch);
 }
 
-function failuresOf(rollout: Rollout, batch: number): number {
-  return rollout.instances.filter(
-    (item) => item.batch === batch && (item.state === 'FAILED' || item.state === 'REFUSED'),
-  ).length;
+function inFlight(rollout: Rollout): number {
+  return rollout.instances.filter((item) => IN_FLIGHT.has(item.state)).length;
 }
 
-/** Starts the batch after the current one, or ends the rollout when there is none. */
-function startNextBatch(rollout: Rollout): RolloutStep {
-  const next = rollout.currentBatch + 1;
-  if (next >= rollout.batchCount) {
-    const failed = rollout.failedBatches.length > 0;
-    return {
-      rollout: {
+function totalFailures(rollout: Rollout): number {
+  return rollout.instances.filter((item) => FAILURE.has(item.state)).length;
+}
+
+function batchOverThreshold(rollout: Rollout, batch: number): { failures: number; allowed: number } | null {
+  const members = membersOf(rollout, batch);
+  const failures = members.filter((item) => FAILURE.has(item.state)).length;
+  const allowed = allowedFailures(rollout.strategy.failureThreshold, members.length);
+  return failures > allowed ? { failures, allowed } : null;
+}
+
+function totalOverThreshold(rollout: Rollout): { failures: number; allowed: number } | null {
+  const threshold = rollout.strategy.totalFailureThreshold;
+  if (threshold === null) {
+    return null;
+  }
+  const failures = totalFailures(rollout);
+  const allowed = allowedFailures(threshold, rollout.instances.length);
+  return failures - rollout.waivedFailures > allowed ? { failures, allowed } : null;
+}
+
+/** Why the current batch must stop (and not order more); null while it may go on. */
+function stopReason(rollout: Rollout, batch: number): string | null {
+  const total = totalOverThreshold(rollout);
+  if (total !== null) {
+    return `the rollout had ${total.failures} failures, over the total threshold ${total.allowed}`;
+  }
+  if (rollout.strategy.onFailure === 'continue' || rollout.waivedBatches.includes(batch)) {
+    return null;
+  }
+  const over = batchOverThreshold(rollout, batch);
+  return over === null ? null : `batch ${batch + 1} had ${over.failures} failures, over the threshold ${over.allowed}`;
+}
+
+/** Orders pending instances of `batch` (to give `order` or roll back), up to maxInFlight over the rollout. */
+function fill(draft: Draft, batch: number, from: RolloutInstanceState, to: RolloutInstanceState): void {
+  const limit = draft.rollout.strategy.maxInFlight ?? Number.MAX_SAFE_INTEGER;
+  const room = Math.max(0, limit - inFlight(draft.rollout));
+  const picked = membersOf(draft.rollout, batch)
+    .filter((item) => item.state === from)
+    .slice(0, room)
+    .map((item) => item.instanceId);
+  draft.rollout = withInstances(draft.rollout, new Map(picked.map((id) => [id, { state: to, reason: null }])));
+  (to === 'ROLLING_BACK' ? draft.rollbacks : draft.orders).push(...picked);
+}
+
+/** Rolls back the batches in rollbackBatches, one after the other, then ends FAILED. */
+function advanceRollback(draft: Draft): void {
+  for (;;) {
+    const rollout = draft.rollout;
+    const batch = rollout.rollbackBatches[0];
+    if (batch === undefined) {
+      const failed = rollout.instances.filter((item) => item.state === 'ROLLBACK_FAILED').length;
+      draft.rollout = {
         ...rollout,
-        state: failed ? 'FAILED' : 'COMPLETED',
-        reason: failed
-          ? `batches over the failure threshold: ${rollout.failedBatches.map((b) => b + 1).join(', ')}`
-          : null,
-      },
-      orders: [],
-    };
+        state: 'FAILED',
+        reason: `${rollout.reason ?? 'failed'}; rolled back${failed > 0 ? `, ${failed} rollback(s) failed` : ''}`,
+      };
+      return;
+    }
+    fill(draft, batch, 'DONE', 'ROLLING_BACK');
+    const members = membersOf(draft.rollout, batch);
+    if (members.some((item) => item.state === 'ROLLING_BACK' || item.state === 'DONE')) {
+      return;
+    }
+    draft.rollout = { ...draft.rollout, rollbackBatches: draft.rollout.rollbackBatches.slice(1) };
   }
-  const orders = rollout.instances.filter((item) => item.batch === next).map((item) => item.instanceId);
-  return {
-    rollout: {
-      ...rollout,
-      currentBatch: next,
-      instances: rollout.instances.map((item) => (item.batch === next ? { ...item, state: 'ORDERED' } : item)),
-    },
-    orders,
-  };
 }
 
-/** After an instance of the current batch ended: close the batch if it is finished, judge it, go on or pause. */
-function afterInstanceEnded(rollout: Rollout): RolloutStep {
-  if (rollout.currentBatch < 0 || !batchFinished(rollout, rollout.currentBatch)) {
-    return { rollout, orders: [] };
-  }
-  const failures = failuresOf(rollout, rollout.currentBatch);
-  let judged = rollout;
-  if (failures > rollout.strategy.failureThreshold && !rollout.failedBatches.includes(rollout.currentBatch)) {
-    judged = { ...rollout, failedBatches: [...rollout.failedBatches, rollout.currentBatch] };
-    if (rollout.strategy.onFailure === 'pause' && rollout.state === 'RUNNING') {
-      return {
-        rollout: {
-          ...judged,
-          state: 'PAUSED',
-          reason: `batch ${rollout.currentBatch + 1} had ${failures} failures, over the threshold ${rollout.strategy.failureThreshold}`,
-        },
-        orders: [],
-      };
+/** What onFailure does once the current batch stopped and nothing of it is in flight. */
+function stop(draft: Draft, batch: number, reason: string): void {
+  const rollout = draft.rollout;
+  switch (rollout.strategy.onFailure) {
+    case 'pause':
+      draft.rollout = { ...rollout, state: 'PAUSED', reason };
+      return;
+    case 'continue':
+      draft.rollout = { ...rollout, state: 'FAILED', reason };
+      return;
+    case 'rollback': {
+      const batches = rollout.strategy.rollbackAll
+        ? Array.from({ length: batch + 1 }, (_, index) => batch - index)
+        : [batch];
+      draft.rollout = { ...rollout, state: 'ROLLING_BACK', reason, rollbackBatches: batches };
+      advanceRollback(draft);
+      return;
     }
   }
-  if (judged.state !== 'RUNNING') {
-    return { rollout: judged, orders: [] };
+}
+
+/** Moves a RUNNING rollout as far as it goes now: orders, judges, starts batches, waits or ends. */
+function advance(draft: Draft, now: number): void {
+  for (;;) {
+    const rollout = draft.rollout;
+    if (rollout.state === 'ROLLING_BACK') {
+      advanceRollback(draft);
+      return;
+    }
+    if (rollout.state !== 'RUNNING' || rollout.currentBatch < 0) {
+      return;
+    }
+    const batch = rollout.currentBatch;
+    const stopping = stopReason(rollout, batch);
+    if (stopping === null) {
+      fill(draft, batch, 'PENDING', 'ORDERED');
+    }
+    const members = membersOf(draft.rollout, batch);
+    if (members.some((item) => IN_FLIGHT.has(item.state) || (stopping === null && item.state === 'PENDING'))) {
+      return;
+    }
+    // The batch ended (or stopped): judge it.
+    const over = batchOverThreshold(draft.rollout, batch) !== null;
+    if (over && !draft.rollout.failedBatches.includes(batch)) {
+      draft.rollout = { ...draft.rollout, failedBatches: [...draft.rollout.failedBatches, batch] };
+    }
+    if (stopping !== null) {
+      stop(draft, batch, stopping);
+      return;
+    }
+    const judged = draft.rollout;
+    if (batch + 1 >= judged.batchCount) {
+      const failed = judged.failedBatches.length > 0;
+      draft.rollout = {
+        ...judged,
+        state: failed ? 'FAILED' : 'COMPLETED',
+        reason: failed
+          ? `batches over the failure threshold: ${judged.failedBatches.map((b) => b + 1).join(', ')}`
+          : null,
+      };
+      return;
+    }
+    if (batch === 0 && judged.strategy.canary !== null && !judged.promoted) {
+      draft.rollout = {
+        ...judged,
+        state: 'WAITING_PROMOTION',
+        reason: 'the canary batch succeeded; waiting for promote',
+      };
+      return;
+    }
+    if (judged.strategy.pauseBetweenBatches > 0) {
+      const dueAt = judged.nextBatchAt ?? now + judged.strategy.pauseBetweenBatches;
+      if (now < dueAt) {
+        draft.rollout = { ...judged, nextBatchAt: dueAt };
+        draft.dueAt = dueAt;
+        return;
+      }
+    }
+    draft.rollout = { ...judged, currentBatch: batch + 1, nextBatchAt: null };
   }
-  return startNextBatch(judged);
 }
 
 function refused(rollout: Rollout, action: string, allowedIn: string): Refusal {
@@ -340,51 +788,92 @@ function refused(rollout: Rollout, action: string, allowedIn: string): Refusal {
   );
 }
 
+function stepOf(rollout: Rollout, now: number, change: (draft: Draft) => void): RolloutStep {
+  const draft: Draft = { rollout, orders: [], rollbacks: [], dueAt: null };
+  change(draft);
+  advance(draft, now);
+  return draft;
+}
+
+function recordEnd(rollout: Rollout, input: Extract<RolloutInput, { instanceId: string }>): Rollout | null {
+  const item = rollout.instances.find((candidate) => candidate.instanceId === input.instanceId);
+  if (item === undefined || !IN_FLIGHT.has(item.state)) {
+    return null;
+  }
+  const failed = input.kind === 'ORDER_REFUSED' || input.outcome === 'FAILED';
+  const reason = input.kind === 'ORDER_REFUSED' ? input.reason : (input.reason ?? null);
+  let state: RolloutInstanceState;
+  if (item.state === 'ROLLING_BACK') {
+    state = failed ? 'ROLLBACK_FAILED' : 'ROLLED_BACK';
+  } else {
+    state = input.kind === 'ORDER_REFUSED' ? 'REFUSED' : failed ? 'FAILED' : 'DONE';
+  }
+  return withInstances(rollout, new Map([[input.instanceId, { state, reason: failed ? reason : null }]]));
+}
+
 /**
- * The rollout's answer to one input: its new state and the instances to order now. Outcomes of instances the
- * rollout did not order (or already recorded) change nothing, so a replayed or late event is harmless.
+ * The rollout's answer to one input at `now` (the caller's clock, epoch ms): its new state, the instances to order
+ * or roll back now, and when the next batch is due. Outcomes of instances the rollout did not order (or already
+ * recorded) change nothing, so a replayed or late event is harmless.
  */
-export function decideRollout(rollout: Rollout, input: RolloutInput): RolloutStep | Refusal {
+export function decideRollout(
+  rollout: Rollout,
+  input: RolloutInput,
+  now: number = rollout.updatedAt,
+): RolloutStep | Refusal {
+  const none: RolloutStep = { rollout, orders: [], rollbacks: [], dueAt: rollout.nextBatchAt };
   switch (input.kind) {
     case 'START':
       if (rollout.state !== 'RUNNING' || rollout.currentBatch >= 0) {
-        return { rollout, orders: [] };
+        return none;
       }
-      return startNextBatch(rollout);
+      return stepOf(rollout, now, (draft) => {
+        draft.rollout = { ...draft.rollout, currentBatch: 0 };
+      });
+    case 'TICK':
+      return stepOf(rollout, now, () => undefined);
     case 'OPERATION_ENDED':
     case 'ORDER_REFUSED': {
-      const item = rollout.instances.find((candidate) => candidate.instanceId === input.instanceId);
-      if (item === undefined || item.state !== 'ORDERED') {
-        return { rollout, orders: [] };
+      const recorded = recordEnd(rollout, input);
+      if (recorded === null) {
+        return none;
       }
-      const state: RolloutInstanceState =
-        input.kind === 'ORDER_REFUSED' ? 'REFUSED' : input.outcome === 'DONE' ? 'DONE' : 'FAILED';
-      const reason = input.kind === 'ORDER_REFUSED' ? input.reason : (input.reason ?? null);
-      const recorded = withInstance(rollout, input.instanceId, { state, reason: state === 'DONE' ? null : reason });
-      if (isRolloutFinished(rollout.state)) {
-        return { rollout: recorded, orders: [] };
-      }
-      return afterInstanceEnded(recorded);
+      return stepOf(recorded, now, () => undefined);
     }
     case 'PAUSE':
       if (rollout.state !== 'RUNNING') {
         return refused(rollout, 'pause', 'RUNNING');
       }
-      return { rollout: { ...rollout, state: 'PAUSED', reason: 'paused by request' }, orders: [] };
-    case 'RESUME': {
+      return { ...none, rollout: { ...rollout, state: 'PAUSED', reason: 'paused by request' } };
+    case 'RESUME':
       if (rollout.state !== 'PAUSED') {
         return refused(rollout, 'resume', 'PAUSED');
       }
-      const resumed: Rollout = { ...rollout, state: 'RUNNING', reason: null };
-      if (resumed.currentBatch >= 0 && batchFinished(resumed, resumed.currentBatch)) {
-        return startNextBatch(resumed);
+      // A resume accepts the failures that paused the rollout: the batch goes on, the total counts afresh.
+      return stepOf(rollout, now, (draft) => {
+        const batch = rollout.currentBatch;
+        draft.rollout = {
+          ...rollout,
+          state: 'RUNNING',
+          reason: null,
+          waivedBatches:
+            batch >= 0 && !rollout.waivedBatches.includes(batch)
+              ? [...rollout.waivedBatches, batch]
+              : rollout.waivedBatches,
+          waivedFailures: totalFailures(rollout),
+        };
+      });
+    case 'PROMOTE':
+      if (rollout.state !== 'WAITING_PROMOTION') {
+        return refused(rollout, 'promote', 'WAITING_PROMOTION');
       }
-      return { rollout: resumed, orders: [] };
-    }
+      return stepOf(rollout, now, (draft) => {
+        draft.rollout = { ...rollout, state: 'RUNNING', reason: null, promoted: true };
+      });
     case 'CANCEL':
       if (isRolloutFinished(rollout.state)) {
-        return refused(rollout, 'cancel', 'RUNNING or PAUSED');
+        return refused(rollout, 'cancel', 'not finished');
       }
-      return { rollout: { ...rollout, state: 'CANCELLED', reason: 'cancelled by request' }, orders: [] };
+      return { ...none, rollout: { ...rollout, state: 'CANCELLED', reason: 'cancelled by request' }, dueAt: null };
   }
 }

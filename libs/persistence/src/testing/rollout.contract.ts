@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { newRollout, parseRolloutRequest } from '@acm/domain';
-import type { RolloutStore, StoredRollout, UnitOfWork } from '@acm/domain';
+import type { RolloutEvent, RolloutStore, StoredRollout, UnitOfWork } from '@acm/domain';
 
 import { operationOf } from './builders';
 
@@ -72,6 +72,32 @@ export function describeRolloutContract(name: string, open: () => Promise<Rollou
       expect(await rollouts.holding([shared])).toEqual([]);
       expect(await rollouts.unfinished(1000)).not.toContain(first.rollout.rolloutId);
       expect(await rollouts.create(second)).toBeNull();
+    });
+
+    it("appends the history events a creation and the holder's saves carry, in order; a refused save appends none", async () => {
+      const stored = storedRollout([randomUUID(), randomUUID()]);
+      const id = stored.rollout.rolloutId;
+      const event = (kind: RolloutEvent['kind'], batch: number | null): RolloutEvent => ({
+        at: clock,
+        kind,
+        batch,
+        instanceId: null,
+        state: null,
+        reason: null,
+        actor: { kind: 'runtime', rule: 'rollout' },
+      });
+      expect(await rollouts.create(stored, [event('CREATED', null)])).toBeNull();
+      const driver = randomUUID();
+      await rollouts.lease(id, driver, clock, clock + 5_000);
+      expect(await rollouts.save(stored, driver, [event('BATCH_STARTED', 1), event('BATCH_ENDED', 1)])).toBe(true);
+      expect(await rollouts.save(stored, randomUUID(), [event('BATCH_STARTED', 2)])).toBe(false);
+      expect(await rollouts.save(stored, driver)).toBe(true);
+      expect((await rollouts.history(id)).map((item) => `${item.kind} ${item.batch}`)).toEqual([
+        'CREATED null',
+        'BATCH_STARTED 1',
+        'BATCH_ENDED 1',
+      ]);
+      expect(await rollouts.history(randomUUID())).toEqual([]);
     });
 
     it('lets one driver hold a rollout until its lease ends; only the holder saves', async () => {

@@ -1,5 +1,19 @@
-import { ROLLOUT_INSTANCE_STATES, ROLLOUT_ON_FAILURE, ROLLOUT_ORDERS, ROLLOUT_STATES } from '@acm/domain';
-import type { RolloutInstanceState, RolloutOnFailure, RolloutOrder, RolloutState } from '@acm/domain';
+import {
+  ROLLOUT_EVENT_KINDS,
+  ROLLOUT_INSTANCE_STATES,
+  ROLLOUT_ON_FAILURE,
+  ROLLOUT_ORDERS,
+  ROLLOUT_STATES,
+} from '@acm/domain';
+import type {
+  RolloutActor,
+  RolloutEvent,
+  RolloutEventKind,
+  RolloutInstanceState,
+  RolloutOnFailure,
+  RolloutOrder,
+  RolloutState,
+} from '@acm/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type {
   RolloutBatchState,
@@ -8,6 +22,14 @@ import type {
   RolloutView,
   RolloutsView,
 } from '../../application/rollout-view';
+import type { RolloutPlanResult } from '../../application/rollout.service';
+
+const THRESHOLD = {
+  oneOf: [
+    { type: 'integer', minimum: 0 },
+    { type: 'string', pattern: '^\\d{1,3}%$' },
+  ],
+};
 
 const BATCH_SIZE = {
   oneOf: [
@@ -24,18 +46,84 @@ export class RolloutStrategyDto {
 
   @ApiPropertyOptional({
     type: 'integer',
-    minimum: 0,
-    default: 0,
-    description: 'Failures a batch may have; one more and the batch fails (at most the batch size)',
+    minimum: 1,
+    description: 'Instances with an operation in flight at once, over the rollout; absent: a whole batch at once',
   })
-  failureThreshold?: number;
+  maxInFlight?: number;
+
+  @ApiPropertyOptional({
+    ...THRESHOLD,
+    default: 0,
+    description:
+      'Failures a batch may have, a count (at most the batch size) or a percentage of the batch; one more and the batch fails',
+  })
+  failureThreshold?: number | string;
+
+  @ApiPropertyOptional({
+    ...THRESHOLD,
+    description: 'Failures the whole rollout may have, a count or a percentage of the selection; one more and it stops',
+  })
+  totalFailureThreshold?: number | string;
 
   @ApiPropertyOptional({
     enum: ROLLOUT_ON_FAILURE,
     default: 'pause',
-    description: 'pause: a failed batch pauses the rollout until resume; continue: the next batch starts',
+    description:
+      'pause: a failed batch pauses the rollout until resume; continue: the next batch starts; rollback: the ' +
+      'completed instances of the failed batch get the reverse order, and the rollout ends FAILED',
   })
   onFailure?: RolloutOnFailure;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'With onFailure rollback: also roll back the batches that succeeded, newest first',
+  })
+  rollbackAll?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'Instances of a first batch that must succeed and then waits for POST .../promote',
+  })
+  canary?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 86_400_000,
+    default: 0,
+    description: 'Milliseconds between the end of a batch and the start of the next',
+  })
+  pauseBetweenBatches?: number;
+
+  @ApiPropertyOptional({
+    description: "A key of the instances' metadata: batches never mix its values and run in batchOrder",
+    example: 'site',
+  })
+  batchBy?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'With batchBy: its values in the order they run; an instance with another value is refused',
+    example: ['dev', 'prod'],
+  })
+  batchOrder?: string[];
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'Start without the selected instances that refuse the order (listed in refused)',
+  })
+  skipRefused?: boolean;
+}
+
+export class RolloutUpdateDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'object', additionalProperties: true },
+    description: 'By element definition name: the properties merged into each such element of every instance',
+    example: { 'onap.policy.clamp.ac.element.Sim_StarterAutomationCompositionElement': { baseUrl: 'http://x' } },
+  })
+  elements!: Record<string, Record<string, unknown>>;
 }
 
 /** The body of POST .../v2/rollouts. */
@@ -53,6 +141,12 @@ export class RolloutRequestDto {
   })
   instanceIds?: string[];
 
+  @ApiPropertyOptional({ format: 'uuid', description: 'MIGRATE: the composition the instances migrate to' })
+  compositionTargetId?: string;
+
+  @ApiPropertyOptional({ type: RolloutUpdateDto, description: 'UPDATE: the property patch' })
+  update?: RolloutUpdateDto;
+
   @ApiProperty({ type: RolloutStrategyDto })
   strategy!: RolloutStrategyDto;
 }
@@ -61,11 +155,43 @@ export class RolloutStrategyViewDto {
   @ApiProperty(BATCH_SIZE)
   batchSize!: number | string;
 
-  @ApiProperty({ type: 'integer' })
-  failureThreshold!: number;
+  @ApiProperty({ type: 'integer', nullable: true })
+  maxInFlight!: number | null;
+
+  @ApiProperty(THRESHOLD)
+  failureThreshold!: number | string;
+
+  @ApiProperty({ ...THRESHOLD, nullable: true })
+  totalFailureThreshold!: number | string | null;
 
   @ApiProperty({ enum: ROLLOUT_ON_FAILURE })
   onFailure!: RolloutOnFailure;
+
+  @ApiProperty()
+  rollbackAll!: boolean;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  canary!: number | null;
+
+  @ApiProperty({ type: 'integer' })
+  pauseBetweenBatches!: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  batchBy!: string | null;
+
+  @ApiProperty({ type: [String] })
+  batchOrder!: string[];
+
+  @ApiProperty()
+  skipRefused!: boolean;
+}
+
+export class RolloutRefusedDto {
+  @ApiProperty({ format: 'uuid' })
+  instanceId!: string;
+
+  @ApiProperty({ description: 'Why the instance refuses the order' })
+  reason!: string;
 }
 
 export class RolloutInstanceDto implements RolloutInstanceView {
@@ -74,7 +200,9 @@ export class RolloutInstanceDto implements RolloutInstanceView {
 
   @ApiProperty({
     enum: ROLLOUT_INSTANCE_STATES,
-    description: 'PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused',
+    description:
+      'PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused; ' +
+      'ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED',
   })
   state!: RolloutInstanceState;
 
@@ -114,6 +242,15 @@ export class RolloutCountsDto implements Record<RolloutInstanceState, number> {
 
   @ApiProperty({ type: 'integer' })
   REFUSED!: number;
+
+  @ApiProperty({ type: 'integer' })
+  ROLLING_BACK!: number;
+
+  @ApiProperty({ type: 'integer' })
+  ROLLED_BACK!: number;
+
+  @ApiProperty({ type: 'integer' })
+  ROLLBACK_FAILED!: number;
 }
 
 export class RolloutDto implements RolloutView {
@@ -132,8 +269,25 @@ export class RolloutDto implements RolloutView {
   @ApiProperty({ type: String, nullable: true, description: 'Why it paused, failed or was cancelled' })
   reason!: string | null;
 
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  compositionTargetId!: string | null;
+
+  @ApiProperty({ type: RolloutUpdateDto, nullable: true })
+  update!: RolloutUpdateDto | null;
+
   @ApiProperty({ type: RolloutStrategyViewDto })
   strategy!: RolloutStrategyViewDto;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the next batch starts, while a pause between batches runs',
+  })
+  nextBatchAt!: string | null;
+
+  @ApiProperty({ type: [RolloutRefusedDto], description: 'Selected instances left out (skipRefused)' })
+  refused!: RolloutRefusedDto[];
 
   @ApiProperty({ type: RolloutCountsDto, description: 'Instances per state' })
   counts!: RolloutCountsDto;
@@ -151,4 +305,71 @@ export class RolloutDto implements RolloutView {
 export class RolloutsDto implements RolloutsView {
   @ApiProperty({ type: [RolloutDto], description: 'Newest first' })
   rollouts!: RolloutDto[];
+}
+
+export class RolloutPlanBatchDto {
+  @ApiProperty({ type: 'integer', description: 'From 1, in the order the batches would run' })
+  batch!: number;
+
+  @ApiProperty({ type: [String], format: 'uuid' })
+  instanceIds!: string[];
+}
+
+export class RolloutPlanDto implements RolloutPlanResult {
+  @ApiProperty({ enum: ROLLOUT_ORDERS })
+  order!: RolloutOrder;
+
+  @ApiProperty({ format: 'uuid' })
+  compositionId!: string;
+
+  @ApiProperty({ type: [RolloutPlanBatchDto] })
+  batches!: RolloutPlanBatchDto[];
+
+  @ApiProperty({ type: [RolloutRefusedDto], description: 'Selected instances that refuse the order, with the reason' })
+  refused!: RolloutRefusedDto[];
+
+  @ApiProperty({ type: [String], format: 'uuid', description: 'Unfinished rollouts holding selected instances (409)' })
+  heldBy!: string[];
+
+  @ApiProperty({ description: 'Whether a creation would start (no refused instance, or skipRefused)' })
+  wouldStart!: boolean;
+}
+
+export class RolloutEventDto implements Omit<RolloutEvent, 'at' | 'actor'> {
+  @ApiProperty({ format: 'date-time' })
+  at!: string;
+
+  @ApiProperty({ enum: ROLLOUT_EVENT_KINDS })
+  kind!: RolloutEventKind;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The batch, from 1' })
+  batch!: number | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  instanceId!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "STATE_CHANGED: the rollout's new state; INSTANCE_ENDED, ROLLBACK_ENDED: the instance's",
+  })
+  state!: RolloutState | RolloutInstanceState | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  reason!: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: "{kind: 'request', user, requestId} or {kind: 'runtime', rule: 'rollout'}",
+  })
+  actor!: RolloutActor;
+}
+
+export class RolloutHistoryDto {
+  @ApiProperty({ format: 'uuid' })
+  rolloutId!: string;
+
+  @ApiProperty({ type: [RolloutEventDto], description: 'Oldest first' })
+  events!: RolloutEventDto[];
 }

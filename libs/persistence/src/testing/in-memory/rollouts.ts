@@ -1,5 +1,5 @@
 import { RolloutStore, isRolloutFinished } from '@acm/domain';
-import type { Rollout, RolloutConflict, RolloutOperation, StoredRollout } from '@acm/domain';
+import type { Rollout, RolloutConflict, RolloutEvent, RolloutOperation, StoredRollout } from '@acm/domain';
 import type { Database } from './database';
 import { AutocommitSession, copy } from './database';
 
@@ -22,6 +22,7 @@ function operationOf(row: {
 export class InMemoryRolloutStore extends RolloutStore {
   private readonly rollouts = new Map<string, RolloutRow>();
   private readonly claims = new Map<string, string>();
+  private readonly events = new Map<string, RolloutEvent[]>();
   private readonly session: AutocommitSession;
 
   constructor(private readonly db: Database) {
@@ -29,7 +30,7 @@ export class InMemoryRolloutStore extends RolloutStore {
     this.session = new AutocommitSession(db);
   }
 
-  override create(stored: StoredRollout): Promise<RolloutConflict | null> {
+  override create(stored: StoredRollout, events: readonly RolloutEvent[] = []): Promise<RolloutConflict | null> {
     const instanceIds = stored.rollout.instances.map((item) => item.instanceId);
     const held = instanceIds.filter((id) => this.claims.has(id)).sort();
     if (held.length > 0) {
@@ -38,6 +39,7 @@ export class InMemoryRolloutStore extends RolloutStore {
       return Promise.resolve({ rolloutId, instanceIds: held.filter((id) => this.claims.get(id) === rolloutId) });
     }
     this.rollouts.set(stored.rollout.rolloutId, { stored: copy(stored), driverId: null, leaseUntil: null });
+    this.events.set(stored.rollout.rolloutId, copy([...events]));
     for (const id of instanceIds) {
       this.claims.set(id, stored.rollout.rolloutId);
     }
@@ -78,12 +80,20 @@ export class InMemoryRolloutStore extends RolloutStore {
     return Promise.resolve(copy(row.stored));
   }
 
-  override save(stored: StoredRollout, driverId: string): Promise<boolean> {
+  override history(rolloutId: string): Promise<RolloutEvent[]> {
+    return Promise.resolve(copy(this.events.get(rolloutId) ?? []));
+  }
+
+  override save(stored: StoredRollout, driverId: string, events: readonly RolloutEvent[] = []): Promise<boolean> {
     const row = this.rollouts.get(stored.rollout.rolloutId);
     if (row === undefined || row.driverId !== driverId) {
       return Promise.resolve(false);
     }
     row.stored = copy(stored);
+    this.events.set(stored.rollout.rolloutId, [
+      ...(this.events.get(stored.rollout.rolloutId) ?? []),
+      ...copy([...events]),
+    ]);
     if (isRolloutFinished(stored.rollout.state)) {
       for (const [instanceId, rolloutId] of [...this.claims]) {
         if (rolloutId === stored.rollout.rolloutId) {

@@ -13,8 +13,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * An insert into `acm_event` notifies the channel `acm_event_feed` (payload: the schema), so the replicas listening
  * stamp and read at once instead of at their next poll.
  */
-export class EventFeed1765600000000 implements MigrationInterface {
-  name = 'EventFeed1765600000000';
+export class EventFeed1765700000000 implements MigrationInterface {
+  name = 'EventFeed1765700000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE acm_event ADD COLUMN feed_position bigint NULL`);
