@@ -92,6 +92,8 @@ export async function runIdle(stack: Stack, sizes: IdleSizes, logDir: string): P
           ...first.env,
           SIM_PORT: '0',
           PARTICIPANT_ID: participantId,
+          // An element type belongs to one participant: each gets one of its own.
+          PARTICIPANT_SUPPORTED_ELEMENT_TYPES: `org.onap.policy.clamp.acm.IdleBenchElement${index}:1.0.0`,
           PARTICIPANT_GROUP_ID: `${first.env['PARTICIPANT_GROUP_ID'] ?? 'acm-bench-idle'}-${index}`,
         },
         logDir,
