@@ -11,8 +11,12 @@ describe('the supervision scan period', () => {
     expect(nextScanDelayMs(defaults, false)).toBe(30_000);
   });
 
+  it('never sleeps longer than six heartbeats', () => {
+    expect(idleScanPeriodMs({ heartBeatMs: 100, maxStatusWaitMs: 150_000 })).toBe(600);
+  });
+
   it('never sleeps longer than the cap, nor shorter than the heartbeat', () => {
-    expect(idleScanPeriodMs({ heartBeatMs: 5_000, maxStatusWaitMs: 3_600_000 })).toBe(IDLE_SCAN_CAP_MS);
+    expect(idleScanPeriodMs({ heartBeatMs: 20_000, maxStatusWaitMs: 3_600_000 })).toBe(IDLE_SCAN_CAP_MS);
     expect(idleScanPeriodMs({ heartBeatMs: 5_000, maxStatusWaitMs: 2_000 })).toBe(5_000);
     expect(idleScanPeriodMs({ heartBeatMs: 3_600_000, maxStatusWaitMs: 150_000 })).toBe(3_600_000);
   });
