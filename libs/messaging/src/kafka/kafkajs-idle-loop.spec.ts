@@ -123,6 +123,22 @@ describe("kafkajs RequestQueue's idle timer loop", () => {
     });
   });
 
+  it('is applied by building a KafkaMessageBus, as the runtime and every SDK participant do', () => {
+    let RequestQueue: KafkajsRequestQueueClass | undefined;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { KafkaMessageBus } = require('./kafka-message-bus') as typeof import('./kafka-message-bus');
+      // Built, not connected: the producer and consumers connect on first use.
+      new KafkaMessageBus({ brokers: ['127.0.0.1:1'], logger: () => undefined });
+      RequestQueue = loadKafkajsRequestQueue().RequestQueue;
+    });
+    const queue = queueOf(RequestQueue!);
+
+    answerOneRequest(queue);
+
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('fixes the kafkajs this process loads', () => {
     expect(installKafkajsIdleLoopFix()).toEqual({ applied: true, version: '2.2.4' });
   });
