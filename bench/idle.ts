@@ -14,7 +14,7 @@ import type { Stack } from './lib/stack';
 import { API } from './lib/stack';
 import { round } from './lib/stats';
 import { log, sleep, until } from './lib/util';
-import type { Failure } from './report';
+import type { IdleFailure, IdleResult, IdleWindow } from './idle-result';
 
 /** ONAP's participants heartbeat every reportingTimeIntervalMs: 120000 in every participant ONAP ships. */
 export const ONAP_HEARTBEAT_MS = 120_000;
@@ -30,24 +30,6 @@ export interface IdleSizes {
 
 export const IDLE_FULL: IdleSizes = { participants: 4, windowS: 60, settleS: 10 };
 export const IDLE_QUICK: IdleSizes = { participants: 2, windowS: 20, settleS: 5 };
-
-export interface IdleWindow {
-  windowS: number;
-  /** CPU seconds of the process over the window ÷ the window's seconds, in % of one core. */
-  cpuPctOfCore: number;
-  cpuMs: number;
-  /** Both CPUs' busy share over the window (other work on the machine included). */
-  machineBusyPct: number;
-}
-
-export interface IdleResult {
-  participants: number;
-  heartbeatMs: number;
-  runtime: IdleWindow;
-  /** The simulators' CPU over the same window, mean per process (the participant SDK's idle cost). */
-  simulatorCpuPctOfCore: number;
-  embedded: IdleWindow | Failure;
-}
 
 /** CPU of the given processes over a window of `seconds`: the first pid's own figure, the others' mean. */
 async function measureWindow(
@@ -128,7 +110,7 @@ export async function runIdle(stack: Stack, sizes: IdleSizes, logDir: string): P
 }
 
 /** The embedded default's figure: its own runtime process, built-in participant, no work. */
-export async function runIdleEmbedded(sizes: IdleSizes, logDir: string): Promise<IdleWindow | Failure> {
+export async function runIdleEmbedded(sizes: IdleSizes, logDir: string): Promise<IdleWindow | IdleFailure> {
   const stack = new EmbeddedStack('idle-embedded', logDir, { simulatorTimersMs: 0 });
   try {
     await stack.start();

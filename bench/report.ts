@@ -5,7 +5,7 @@ import type { B3Result } from './b3-s3p';
 import type { B4Result } from './b4-scale';
 import type { FloorPattern, FloorResult } from './floor';
 import type { StartupResult } from './startup';
-import type { IdleResult } from './idle';
+import type { IdleResult } from './idle-result';
 import type { MachineInfo, SourceState } from './lib/machine';
 import type { Summary } from './lib/stats';
 import type { ProfileSummary } from './profile-summary';
