@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP] [-- --keep] [-- --embedded]`: the performance benchmarks of
+ * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP,IDLE] [-- --keep] [-- --embedded]`: the performance benchmarks of
  * docs/performance.md. Starts (or reuses) PostgreSQL and Kafka with scripts/services-up.sh, then for
  * each benchmark a fresh stack (runtime + instant simulator as processes, fresh schema and topics),
  * and writes bench/results/latest.json and latest.md. Measures only: nothing here asserts on time.
@@ -17,6 +17,7 @@ import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
 import { runStartup } from './startup';
 import { runFloor } from './floor';
+import { IDLE_FULL, IDLE_QUICK, ONAP_HEARTBEAT_MS, runIdle, runIdleEmbedded } from './idle';
 import type { EmbeddedSuite } from './embedded';
 import { embeddedSuiteMarkdown, runEmbeddedSuite } from './embedded';
 import { machineInfo, sourceState } from './lib/machine';
@@ -50,7 +51,7 @@ const QUICK: Sizes = {
   profileInstances: 100,
 };
 
-const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP'] as const;
+const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
 interface Arguments {
@@ -84,7 +85,7 @@ function parseArguments(argv: string[]): Arguments {
       }
     } else {
       throw new Error(
-        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP, --keep, --embedded)`,
+        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE, --keep, --embedded)`,
       );
     }
   }
@@ -239,6 +240,19 @@ async function main(): Promise<void> {
     results.b4 = await withStack('b4', runId, logDir, args.keep, {}, (stack) =>
       runB4(stack, serviceAddresses, runId, sizes.b4Instances),
     );
+  }
+
+  if (args.only.has('IDLE') && !args.embedded && !interrupted) {
+    const idleSizes = args.quick ? IDLE_QUICK : IDLE_FULL;
+    const idle = await withStack(
+      'idle',
+      runId,
+      logDir,
+      args.keep,
+      { simulatorEnv: { HEARTBEAT_MS: String(ONAP_HEARTBEAT_MS) } },
+      (stack) => runIdle(stack, idleSizes, logDir),
+    );
+    results.idle = 'error' in idle ? idle : { ...idle, embedded: await runIdleEmbedded(idleSizes, logDir) };
   }
 
   // After the others: a broker that just started answers slower for a while, which would be charged to the floor.

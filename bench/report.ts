@@ -5,6 +5,7 @@ import type { B3Result } from './b3-s3p';
 import type { B4Result } from './b4-scale';
 import type { FloorPattern, FloorResult } from './floor';
 import type { StartupResult } from './startup';
+import type { IdleResult } from './idle-result';
 import type { MachineInfo, SourceState } from './lib/machine';
 import type { Summary } from './lib/stats';
 import type { ProfileSummary } from './profile-summary';
@@ -51,6 +52,7 @@ export interface Results {
   b4?: B4Result | Failure;
   startup?: StartupResult | Failure;
   profile?: ProfileRun | Failure;
+  idle?: IdleResult | Failure;
 }
 
 export function isFailure(value: unknown): value is Failure {
@@ -271,6 +273,44 @@ function startupRows(startup: StartupResult): Row[] {
   ];
 }
 
+/** ONAP's runtime beside ours on the same machine, idle with its participants heartbeating: 0.33 % of a core. */
+const ONAP_IDLE_PCT_OF_CORE = 0.33;
+
+function idleRows(idle: IdleResult): Row[] {
+  return [
+    [
+      'IDLE',
+      `runtime CPU, no work, ${idle.participants} participants heartbeating every ${idle.heartbeatMs / 1000} s (CPU time over ${idle.runtime.windowS} s)`,
+      `${idle.runtime.cpuPctOfCore} % of a core`,
+      `≤ ${ONAP_IDLE_PCT_OF_CORE} % (ONAP)`,
+      status(idle.runtime.cpuPctOfCore, ONAP_IDLE_PCT_OF_CORE, 'lower'),
+    ],
+    [
+      'IDLE',
+      'simulator participant CPU, same window, mean per process',
+      `${idle.simulatorCpuPctOfCore} % of a core`,
+      '',
+      '',
+    ],
+    isFailure(idle.embedded)
+      ? ['IDLE', 'embedded default runtime CPU, no work', `failed: ${idle.embedded.error}`, '', '']
+      : [
+          'IDLE',
+          `embedded default runtime CPU, no work (built-in participant; over ${idle.embedded.windowS} s)`,
+          `${idle.embedded.cpuPctOfCore} % of a core`,
+          '',
+          '',
+        ],
+    [
+      'IDLE',
+      'machine busy during the window (both CPUs, other work included)',
+      `${idle.runtime.machineBusyPct} %`,
+      '',
+      '',
+    ],
+  ];
+}
+
 function floorPatternRows(label: string, pattern: FloorPattern): Row[] {
   return [
     ['FLOOR transport', `${label}: deploy p50 / p95 / p99 (n=${pattern.deployMs.n})`, pcts(pattern.deployMs), '', ''],
@@ -335,6 +375,7 @@ export function resultsMarkdown(results: Results): string {
   add('B4', results.b4, b4Rows);
   add('FLOOR', results.floor, floorRows);
   add('STARTUP', results.startup, startupRows);
+  add('IDLE', results.idle, idleRows);
   const m = results.machine;
   const parts = [
     `# Benchmark results (${results.mode} run ${results.runId}, ${results.startedAt})`,

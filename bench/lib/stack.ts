@@ -43,6 +43,8 @@ export interface StackOptions {
   simulators?: number;
   /** Extra node flags for each simulator; `{index}` is replaced by the replica's index (a profile per replica). */
   simulatorNodeArgs?: readonly string[];
+  /** Simulator environment overrides (e.g. HEARTBEAT_MS). */
+  simulatorEnv?: Record<string, string>;
 }
 
 export class Stack {
@@ -98,6 +100,7 @@ export class Stack {
           PARTICIPANT_GROUP_ID: `acm-bench-${this.runId}-${this.name}-participant`,
           HEARTBEAT_MS: '5000',
           SIM_TIMERS_MS: '0',
+          ...this.options.simulatorEnv,
         },
         this.logDir,
         (this.options.simulatorNodeArgs ?? []).map((arg) => arg.replaceAll('{index}', String(index))),

@@ -33,6 +33,7 @@ export * from './refusal';
 export * from './operation/definition-operation';
 export * from './operation/supervision-memory';
 export * from './operation/supervision-due';
+export * from './operation/supervision-scan';
 export * from './operation/input-actor';
 export * from './instance/order-checks';
 export * from './instance/allowed-orders';

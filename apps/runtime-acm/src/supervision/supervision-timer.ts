@@ -11,15 +11,18 @@ import type { CommitObserver } from '../observability/observed-unit-of-work';
  */
 @Injectable()
 export class DueTimeNudge implements CommitObserver {
-  private listener: ((dueAt: number) => void) | null = null;
+  private readonly listeners: Array<(dueAt: number) => void> = [];
 
   listen(listener: (dueAt: number) => void): void {
-    this.listener = listener;
+    this.listeners.push(listener);
   }
 
   committed(_events: readonly unknown[], _replicas: readonly unknown[], dueTimes: readonly number[]): void {
-    if (dueTimes.length > 0 && this.listener !== null) {
-      this.listener(dueTimes.reduce((first, time) => (time < first ? time : first)));
+    if (dueTimes.length > 0) {
+      const earliest = dueTimes.reduce((first, time) => (time < first ? time : first));
+      for (const listener of this.listeners) {
+        listener(earliest);
+      }
     }
   }
 }
@@ -90,18 +93,23 @@ export class SupervisionTimer {
     }
   }
 
-  /** Reads the earliest due time of the database and arms for it (at start and on every scan). */
-  async refresh(): Promise<void> {
+  /**
+   * Reads the earliest due time of the database and arms for it (at start and on every scan). Resolves whether an
+   * operation is in flight (true when the read failed: unknown counts as in flight).
+   */
+  async refresh(): Promise<boolean> {
     if (this.stopped) {
-      return;
+      return true;
     }
     try {
       const next = await this.supervisor.nextDue();
       if (next !== null && !this.isStuck(next)) {
         this.expect(next.control.dueAt!);
       }
+      return next !== null;
     } catch (error) {
       this.logger.error(`Reading the next due time failed: ${error instanceof Error ? error.message : String(error)}`);
+      return true;
     }
   }
 

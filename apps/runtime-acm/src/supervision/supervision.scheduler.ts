@@ -1,7 +1,7 @@
+import { nextScanDelayMs } from '@acm/domain';
 import { MessageBus } from '@acm/messaging';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { ParallelSlots } from '../engine/parallel-slots';
@@ -9,12 +9,11 @@ import { OperationSupervisor } from '../engine/operation-supervisor';
 import { ParticipantProtocolService } from '../application/participant-protocol.service';
 import { OutboxRelay } from '../messaging/outbox-relay';
 import { HistoryRetention } from './history-retention';
-import { SupervisionTimer } from './supervision-timer';
-
-const SUPERVISION = 'supervision';
+import { DueTimeNudge, SupervisionTimer } from './supervision-timer';
 
 /**
- * The safety net, every HEART_BEAT ms: flag overdue operations TIMEOUT, start due retries, resend silent phases,
+ * The safety net, every HEART_BEAT ms while an operation is in flight (and less often with none: `nextScanDelayMs`,
+ * woken back at once by a commit that writes a due time): flag overdue operations TIMEOUT, start due retries, resend silent phases,
  * report stuck elements, mark silent replicas OFF_LINE and hand their work over, send messages a crash left in
  * the outbox, and start pruning the history that retention lets go. Phases never wait for it: ACKs advance
  * them, and deadlines, retries, resends and no-progress reports fire when they fall due (`SupervisionTimer`,
@@ -31,10 +30,14 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
   /** The resend after a loss failed in this tick (the database is down): the next period tries again. */
   private resendFailed = false;
   private stopWatchingBus: (() => void) | null = null;
+  private scanTimer: NodeJS.Timeout | undefined;
+  /** performance.now() at which the armed scan runs. */
+  private scanAt = 0;
+  /** Whether the last pass saw an operation in flight (unknown until the first pass: counted as in flight). */
+  private workInFlight = true;
 
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
-    private readonly scheduler: SchedulerRegistry,
     private readonly supervisor: OperationSupervisor,
     private readonly participants: ParticipantProtocolService,
     private readonly relay: OutboxRelay,
@@ -42,6 +45,7 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
     private readonly slots: ParallelSlots,
     private readonly retention: HistoryRetention,
     private readonly timer: SupervisionTimer,
+    private readonly dueTimes: DueTimeNudge,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -50,10 +54,8 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       this.recordsLost = true;
       void this.tick();
     });
-    this.scheduler.addInterval(
-      SUPERVISION,
-      setInterval(() => void this.tick(), this.config.heartBeatMs),
-    );
+    this.dueTimes.listen(() => this.workStarted());
+    this.scheduleScan(this.config.heartBeatMs);
     void this.timer.refresh();
   }
 
@@ -61,11 +63,32 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopWatchingBus?.();
-    if (this.scheduler.doesExist('interval', SUPERVISION)) {
-      this.scheduler.deleteInterval(SUPERVISION);
-    }
+    clearTimeout(this.scanTimer);
+    this.scanTimer = undefined;
     await this.timer.stop();
     await this.ticking;
+  }
+
+  /** Arms the next scan `delayMs` from now (replacing the one armed), unless stopped. */
+  private scheduleScan(delayMs: number): void {
+    clearTimeout(this.scanTimer);
+    this.scanTimer = undefined;
+    if (this.stopped) {
+      return;
+    }
+    this.scanAt = performance.now() + delayMs;
+    this.scanTimer = setTimeout(() => {
+      this.scanTimer = undefined;
+      void this.tick().finally(() => this.scheduleScan(nextScanDelayMs(this.config, this.workInFlight)));
+    }, delayMs);
+  }
+
+  /** A commit wrote a due time: work is in flight, so an idle scan's long sleep ends within a heartbeat. */
+  private workStarted(): void {
+    this.workInFlight = true;
+    if (this.scanTimer !== undefined && this.scanAt - performance.now() > this.config.heartBeatMs) {
+      this.scheduleScan(this.config.heartBeatMs);
+    }
   }
 
   /**
@@ -117,8 +140,9 @@ export class SupervisionScheduler implements OnApplicationBootstrap {
       // Retention runs beside the passes (never inside one), in small batches of its own.
       this.retention.kick();
       // What other replicas wrote since: the timer arms for the earliest due time of the database.
-      await this.timer.refresh();
+      this.workInFlight = await this.timer.refresh();
     } catch (error) {
+      this.workInFlight = true;
       this.logger.error(`Supervision tick failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }

@@ -25,6 +25,7 @@ import { MessageBus, assertTopicName, consoleBusLogger, describeError } from '..
 import { clusterIdReader } from './cluster-id';
 import type { ClusterIdReader } from './cluster-id';
 import { OffsetCommitter } from './offset-committer';
+import { installKafkajsIdleLoopFix } from './kafkajs-idle-loop';
 import { DEFAULT_REDELIVERY_BACKOFF, deliverBatchUntilSettled, deliverUntilSettled } from '../redelivery';
 import type { RedeliveryBackoff } from '../redelivery';
 import type {
@@ -173,6 +174,9 @@ const TOPIC_READY_TIMEOUT_MS = 10_000;
 /** How long a readiness ping waits for the cluster to answer. */
 const PING_TIMEOUT_MS = 3_000;
 
+/** The unfixed idle loop is reported once per process, not per bus. */
+let idleLoopFixWarned = false;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -274,6 +278,11 @@ export class KafkaMessageBus extends MessageBus {
   constructor(options: KafkaMessageBusOptions) {
     super();
     this.logger = options.logger ?? consoleBusLogger;
+    const idleLoopFix = installKafkajsIdleLoopFix();
+    if (!idleLoopFix.applied && !idleLoopFixWarned) {
+      idleLoopFixWarned = true;
+      this.logger('warn', 'kafkajs idle-connection timer loop left unfixed', { ...idleLoopFix });
+    }
     this.tuning = { ...DEFAULT_KAFKA_CONSUMER_TUNING, ...options.consumer };
     this.allowAutoTopicCreation = options.allowAutoTopicCreation ?? true;
     this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 30_000;
