@@ -14,6 +14,7 @@ import type { ConceptIdentifier, ElementDefinitionInfo } from './service-templat
 import type { NodeTemplateEntry } from './validate-topology';
 import { findCycles } from './validate-types';
 import { replaceRulesOf } from './replace-rules';
+import { readGroupDefinition } from './group-rules';
 
 /** Node type names that make a node template an AC element or the AC composition (ONAP's runtime settings). */
 export interface CompositionTypeNames {
@@ -230,7 +231,9 @@ export function readElements(
     const dependsOn = readDependsOn(properties.value, propertiesPath);
     const requirements = readDependencyRequirements(entry, types);
     const references = readElementReferences(entry.name, properties.value, propertiesPath);
+    const group = readGroupDefinition(entry.definition, entry.path);
     problems.push(
+      ...group.problems,
       ...properties.problems,
       ...startPhase.problems,
       ...stage.problems,
@@ -263,6 +266,7 @@ export function readElements(
       properties: properties.value,
       dependsOn: [...new Set(dependencies.map((dependency) => dependency.name))],
       ...replaceFields(types.nodeTypes, entry.type?.name ?? ''),
+      ...(group.value === undefined ? {} : { group: group.value }),
     };
     return info;
   });
