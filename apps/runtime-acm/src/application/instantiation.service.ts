@@ -164,7 +164,7 @@ export class InstantiationService {
       store,
       Object.values(definition.elementStateMap).map((state) => state.participantId),
     );
-    this.validateAgainstDefinition(definition, request);
+    this.validateAgainstDefinition(definition, body, request);
     assertControlSettings(request.metadata, 'metadata');
     const checked = this.properties.check(definition, request.elements);
     await this.assertFree(store, request);
@@ -315,7 +315,7 @@ export class InstantiationService {
   ): Promise<PreparedUpdate> {
     const definition = await this.primedDefinition(store, current.compositionId);
     const request = expandedRequest(body, this.templates.readDefinition(definition).elements);
-    this.validateAgainstDefinition(definition, request);
+    this.validateAgainstDefinition(definition, body, request);
     const checked = this.properties.check(definition, request.elements);
     await this.assertFree(store, request, current.instanceId);
     const elements = this.sensitive.protect(
@@ -690,10 +690,15 @@ export class InstantiationService {
     return primedDefinition(store, compositionId);
   }
 
-  private validateAgainstDefinition(definition: CompositionDefinition, request: InstanceRequest): void {
+  /** ONAP's checks on the body as sent (one element per node template), the references on its groups' members. */
+  private validateAgainstDefinition(
+    definition: CompositionDefinition,
+    body: InstanceRequest,
+    expanded: InstanceRequest,
+  ): void {
     const info = this.templates.readDefinition(definition);
-    validateInstanceElements(info.listedElements, request.elements);
-    this.assertReferences(definition, request.elements);
+    validateInstanceElements(info.listedElements, body.elements);
+    this.assertReferences(definition, expanded.elements);
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   holdsGroupTokens,
   memberDescription,
   memberIndexOf,
+  removedMemberWaits,
   resizeGroup,
   substituteGroupTokens,
 } from './groups';
@@ -189,5 +190,23 @@ describe('update classification of the members a lower count removes', () => {
 
     expect(classification.orphans).toEqual(['w-m2']);
     expect(classification.replaced).toEqual([]);
+  });
+});
+
+describe('removedMemberWaits', () => {
+  it('chains the removed members of a group from the highest index down, and nothing else', () => {
+    const elements = deployed(4);
+    const removing = Object.fromEntries(
+      Object.entries(elements).map(([id, entry]) => [
+        id,
+        ['w-m1', 'w-m3', 'w-m2'].includes(id) ? { ...entry, migrationState: 'REMOVED' as const } : entry,
+      ]),
+    );
+
+    expect([...removedMemberWaits(removing, TEMPLATES)]).toEqual([
+      ['w-m2', ['w-m3']],
+      ['w-m1', ['w-m2']],
+    ]);
+    expect(removedMemberWaits(elements, TEMPLATES).size).toBe(0);
   });
 });

@@ -235,3 +235,30 @@ export function resizeGroup(
   }
   return { added, removed: [] };
 }
+
+/**
+ * The members a lower count removes leave from the highest index down: each waits for the removed member above it
+ * (in the same step; the caller keeps only waits within one step, so an undeployed member moving on to its delete
+ * releases the next one).
+ */
+export function removedMemberWaits(
+  elements: Readonly<Record<string, InstanceElement>>,
+  templates: readonly ElementTemplate[],
+): ReadonlyMap<string, readonly string[]> {
+  const waits = new Map<string, string[]>();
+  for (const template of templates) {
+    if (template.group === undefined) {
+      continue;
+    }
+    const removed = Object.values(elements)
+      .filter((element) => element.definition.name === template.name && element.migrationState === 'REMOVED')
+      .sort((left, right) => (memberIndexOf(right) ?? 0) - (memberIndexOf(left) ?? 0));
+    removed.slice(1).forEach((member, position) => {
+      const above = removed[position];
+      if (above !== undefined) {
+        waits.set(member.id, [above.id]);
+      }
+    });
+  }
+  return waits;
+}
