@@ -1,6 +1,7 @@
-import type { InstanceElement } from '@acm/domain';
+import type { InstanceElement, JsonObject } from '@acm/domain';
 import { isDomainError } from '@acm/domain';
 import { BufferedSessions, StoreReadModels } from '@acm/persistence';
+import type { AutomationCompositionDeploy } from '@acm/contracts';
 import { Logger } from '@nestjs/common';
 
 import { CountingIds, EngineFixture } from '../engine/testing/engine-fixture';
@@ -46,7 +47,7 @@ interface Setup {
   readonly fixture: EngineFixture;
   readonly service: InstantiationService;
   readonly compositionId: string;
-  readonly body: (count?: number) => InstanceRequest;
+  readonly body: (count?: number, dispatcher?: JsonObject) => InstanceRequest;
 }
 
 async function setUp(): Promise<Setup> {
@@ -70,14 +71,14 @@ async function setUp(): Promise<Setup> {
     new BufferedSessions(fixture.unitOfWork),
     new StoreReadModels(fixture.unitOfWork),
   );
-  const element = (id: string, name: string, extra: { count?: number } = {}) => ({
+  const element = (id: string, name: string, extra: { count?: number; properties?: JsonObject } = {}) => ({
     id,
     definition: { name: `acm.example.group.${name}`, version: '1.0.0' },
     description: null,
     properties: {},
     ...extra,
   });
-  const body = (count?: number): InstanceRequest => ({
+  const body = (count?: number, dispatcher: JsonObject = {}): InstanceRequest => ({
     compositionId: definition.compositionId,
     name: 'group',
     version: '1.0.0',
@@ -87,7 +88,7 @@ async function setUp(): Promise<Setup> {
     elements: [
       element(QUEUE, 'Queue'),
       element(WORKER, 'Worker', count === undefined ? {} : { count }),
-      element(DISPATCHER, 'Dispatcher'),
+      element(DISPATCHER, 'Dispatcher', { properties: dispatcher }),
     ],
   });
   return { fixture, service, compositionId: definition.compositionId, body };
@@ -103,12 +104,20 @@ function labelOf(element: InstanceElement | undefined): string {
  * Answers every message, one element at a time in the order the messages describe them, and returns one line per
  * message: its ordered state and the elements it sets going.
  */
-async function settle(fixture: EngineFixture, instanceId: string): Promise<string[]> {
+async function settle(
+  fixture: EngineFixture,
+  instanceId: string,
+  sentProperties: Map<string, unknown> = new Map(),
+): Promise<string[]> {
   const lines: string[] = [];
   for (let queued = await fixture.take(); queued.length > 0; queued = await fixture.take()) {
     const current = (await fixture.current(instanceId))!;
     for (const sent of queued.filter((message) => message.messageType !== 'PARTICIPANT_SYNC_MSG')) {
       const ids = sent.described[P1] ?? [];
+      const deploy = sent.message as AutomationCompositionDeploy;
+      for (const element of (deploy.participantUpdatesList ?? []).flatMap((entry) => entry.acElementList)) {
+        sentProperties.set(element.id, element.properties);
+      }
       const ordered =
         (sent.message as { deployOrderedState?: string }).deployOrderedState ??
         sent.messageType.replace('AUTOMATION_COMPOSITION_', '');
@@ -190,6 +199,30 @@ describe('groups through InstantiationService and the engine (in-memory store, f
     ]);
     expect(after.deployState).toBe('DEPLOYED');
     expect(Object.keys(after.elements).sort()).toEqual([QUEUE, WORKER, DISPATCHER].sort());
+  });
+
+  it("resolves a reference to a group's member by index when the referencing element is dispatched", async () => {
+    const { fixture, service, compositionId, body } = await setUp();
+    const reference = { get_property: ['acm.example.group.Worker', 2, 'baseUrl'] };
+    const { instanceId } = await service.create(compositionId, body(3, { baseUrl: reference }));
+    await service.changeState(compositionId, instanceId, {
+      deployOrder: 'DEPLOY',
+      lockOrder: 'NONE',
+      subOrder: 'NONE',
+    });
+    const sent = new Map<string, unknown>();
+    await settle(fixture, instanceId, sent);
+
+    expect(sent.get(DISPATCHER)).toMatchObject({ baseUrl: 'http://sim.example:30800/worker-2-of-3' });
+  });
+
+  it('refuses a reference to a member index the instance does not have, naming the reference', async () => {
+    const { service, compositionId, body } = await setUp();
+    const reference = { get_attribute: ['acm.example.group.Worker', 2, 'url'] };
+
+    expect(await refusal(service.create(compositionId, body(2, { baseUrl: reference })))).toContain(
+      'get_attribute [acm.example.group.Worker, 2, url]: member index 2 is out of bounds, acm.example.group.Worker has 2 member(s) in this instance (indexes 0..1)',
+    );
   });
 
   it('refuses a count on an element that is not a group member 0', async () => {
