@@ -8,6 +8,7 @@ import { CountingIds, EngineFixture } from '../engine/testing/engine-fixture';
 import type { SentOrder } from '../engine/testing/engine-fixture';
 import { SensitiveValues } from '../security/sensitive-values';
 import { groupMemberId, uuidV5 } from './group-members';
+import { GroupScalingService } from './group-scaling.service';
 import { InstanceProperties } from './instance-properties';
 import type { InstanceRequest } from './instantiation.service';
 import { InstantiationService } from './instantiation.service';
@@ -236,6 +237,105 @@ describe('groups through InstantiationService and the engine (in-memory store, f
     ).toBe(
       `VALIDATION_FAILED: elements["${QUEUE}"].count: applies only to an element of a group (a node template with count)`,
     );
+  });
+});
+
+describe('the scaling webhook of a group (in-memory store, fake clock)', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  async function deployedGroup(count: number) {
+    const setup = await setUp();
+    const { fixture, service, compositionId, body } = setup;
+    const { instanceId } = await service.create(compositionId, body(count));
+    await service.changeState(compositionId, instanceId, {
+      deployOrder: 'DEPLOY',
+      lockOrder: 'NONE',
+      subOrder: 'NONE',
+    });
+    await settle(fixture, instanceId);
+    const scaling = new GroupScalingService(
+      new StoreReadModels(fixture.unitOfWork),
+      fixture.templates,
+      service,
+      fixture.clock,
+      fixture.config,
+    );
+    const target = { compositionId, instanceId, group: 'acm.example.group.Worker' };
+    const { token } = await scaling.scaleUrl(target, 3600, 'http://runtime');
+    return { ...setup, instanceId, scaling, target, token };
+  }
+
+  it('adds a member per call as an UPDATE naming the caller, and refuses the next call during the cooldown', async () => {
+    const { fixture, service, compositionId, instanceId, scaling, target, token } = await deployedGroup(2);
+
+    expect(await scaling.scale(target, token, '192.0.2.7')).toEqual({
+      group: target.group,
+      effect: 'SCALED',
+      from: 2,
+      to: 3,
+    });
+    expect(await settle(fixture, instanceId)).toEqual(['DEPLOY acm.example.group.Worker #2']);
+    const ordered = (await fixture.events(instanceId)).filter((event) => event.event === 'ORDERED').at(-1);
+    expect(ordered?.actor).toMatchObject({
+      kind: 'request',
+      user: 'scale-url acm.example.group.Worker from 192.0.2.7',
+    });
+
+    fixture.clock.advance(20_000);
+    expect(await refusal(scaling.scale(target, token, '192.0.2.7'))).toBe(
+      'SCALING_REFUSED: group acm.example.group.Worker: a scaling call is refused during the cooldown, 40 s left',
+    );
+
+    fixture.clock.advance(40_000);
+    await scaling.scale(target, token, '192.0.2.7');
+    await settle(fixture, instanceId);
+    expect(Object.keys((await service.get(compositionId, instanceId)).elements)).toHaveLength(6);
+  });
+
+  it('refuses a call while another operation runs on the instance, with the reason', async () => {
+    const { fixture, service, compositionId, instanceId, scaling, target, token } = await deployedGroup(2);
+    await service.changeState(compositionId, instanceId, {
+      deployOrder: 'UNDEPLOY',
+      lockOrder: 'NONE',
+      subOrder: 'NONE',
+    });
+
+    const refused = await refusal(scaling.scale(target, token, '192.0.2.7'));
+
+    expect(refused).toMatch(
+      /^SCALING_REFUSED: group acm\.example\.group\.Worker: the instance cannot scale now: .*UNDEPLOYING/,
+    );
+    await settle(fixture, instanceId);
+  });
+
+  it('refuses a malformed token (401), a token of another group or instance and an expired one (403)', async () => {
+    const { fixture, scaling, target, token } = await deployedGroup(1);
+
+    expect(await refusal(scaling.scale(target, 'nonsense', 'a'))).toMatch(/^UNAUTHENTICATED/);
+    expect(await refusal(scaling.scale({ ...target, group: 'acm.example.group.Queue' }, token, 'a'))).toMatch(
+      /^FORBIDDEN/,
+    );
+    fixture.clock.advance(3_600_000);
+    expect(await refusal(scaling.scale(target, token, 'a'))).toMatch(/^FORBIDDEN/);
+  });
+
+  it('refuses a scale URL for an element that is not a group with a policy', async () => {
+    const { scaling, target } = await deployedGroup(1);
+
+    expect(await refusal(scaling.scaleUrl({ ...target, group: 'acm.example.group.Queue' }, 60, 'http://r'))).toMatch(
+      /^NOT_FOUND: group acm\.example\.group\.Queue: no node template/,
+    );
+  });
+
+  it('changes nothing at the upper bound', async () => {
+    const { scaling, target, token } = await deployedGroup(6);
+
+    expect(await scaling.scale(target, token, 'a')).toEqual({
+      group: target.group,
+      effect: 'UNCHANGED',
+      from: 6,
+      to: 6,
+    });
   });
 });
 
