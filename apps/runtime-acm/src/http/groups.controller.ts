@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Req, Inject } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { excerpt } from '@acm/input-guards';
 import type { GroupTarget, ScaleAnswer, ScaleUrl } from '../application/group-scaling.service';
@@ -82,9 +82,7 @@ export class GroupsController {
   })
   @ApiQuery({ name: 'token', required: true, description: 'The token of the signed URL' })
   @ApiAcceptedResponse({ description: 'The UPDATE started, or nothing to change', type: ScaleAnswerDto })
-  @ApiResponse({ status: 401, description: 'No token, or a malformed one' })
-  @ApiResponse({ status: 403, description: 'A token not signed for this group, or expired' })
-  @ApiRefusals(400, 404, 409)
+  @ApiRefusals(400, 403, 404, 409)
   async scale(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
