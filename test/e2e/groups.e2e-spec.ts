@@ -87,6 +87,23 @@ describe('groups over Kafka (runtime + simulator processes)', () => {
     const deployed = await settled(compositionId, instanceId, 2);
     expect(workersOf(deployed).get(1)?.properties['baseUrl']).toBe('http://sim.example:30800/worker-1-of-2');
 
+    const growth = (
+      await api()
+        .post(`${API}/compositions/${compositionId}/instances/${instanceId}/plan`)
+        .send({
+          order: 'UPDATE',
+          instance: {
+            instanceId,
+            compositionId,
+            name: deployed.name,
+            version: deployed.version,
+            elements: { [ids['Worker']!]: { ...deployed.elements[ids['Worker']!], count: 4 } },
+          },
+        })
+        .expect(200)
+    ).body as { summary: Record<string, number> };
+    expect(growth.summary).toMatchObject({ create: 2, delete: 0, replace: 0 });
+
     const { url } = (
       await api()
         .get(`${API}/compositions/${compositionId}/instances/${instanceId}/groups/${WORKER}/scale-url`)
