@@ -96,3 +96,19 @@ describe('group rules in a service template', () => {
     ]);
   });
 });
+
+describe('unique properties of a group', () => {
+  it('carries the properties its node type marks unique, inherited, into the group', () => {
+    const template = groupExample();
+    const sim = template.node_types?.['org.onap.policy.clamp.acm.SimAutomationCompositionElement'];
+    (sim!.properties!['baseUrl'] as Record<string, unknown>)['metadata'] = { unique: true };
+    const result = validateServiceTemplate(template, OPTIONS);
+
+    expect(result.ok && result.definition.elements.find((element) => element.name === WORKER)?.group?.unique).toEqual([
+      'baseUrl',
+    ]);
+    expect(
+      result.ok && result.definition.elements.some((element) => element.group === undefined && 'unique' in element),
+    ).toBe(false);
+  });
+});

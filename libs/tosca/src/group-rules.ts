@@ -4,6 +4,7 @@ import type { Mapping } from './guards';
 import { isMapping } from './guards';
 import type { PathSegment, ToscaProblem } from './problem';
 import { problem } from './problem';
+import { ancestry } from './property-schema';
 
 /**
  * Groups (TOSCA 2.0 `count` on a node template, Heat's ResourceGroup and ScalingPolicy; an extension of this runtime,
@@ -20,6 +21,8 @@ export const COUNT_MAX_KEY = 'count_max';
 export const SCALING_ADJUSTMENT_TYPE_KEY = 'scaling_adjustment_type';
 export const SCALING_ADJUSTMENT_KEY = 'scaling_adjustment';
 export const SCALING_COOLDOWN_KEY = 'scaling_cooldown';
+/** A property definition's `metadata: { unique: true }`: the members of a group must not share its value. */
+export const UNIQUE_KEY = 'unique';
 
 export const ADJUSTMENT_TYPES = ['change_in_capacity', 'exact_capacity', 'percent_change_in_capacity'] as const;
 export type AdjustmentType = (typeof ADJUSTMENT_TYPES)[number];
@@ -40,6 +43,8 @@ export interface GroupDefinition {
   readonly max?: number;
   /** Absent: the group has no scaling webhook. */
   readonly scaling?: ScalingPolicy;
+  /** The properties whose definition says `metadata: { unique: true }` (inherited), sorted; absent when none. */
+  readonly unique?: string[];
 }
 
 function integerProblem(path: PathSegment[], what: string, value: unknown, least: number): ToscaProblem {
@@ -170,4 +175,23 @@ function readScaling(
     value: { adjustmentType: adjustmentType as AdjustmentType, adjustment: adjustment as number, cooldownSeconds },
     problems: [],
   };
+}
+
+/**
+ * The properties of a node type (inherited through `derived_from`, a child's definition over its parent's) whose
+ * definition says `metadata: { unique: true }`: each member of a group must hold its own value (write `%index%`).
+ */
+export function uniquePropertiesOf(nodeTypes: Mapping | undefined, typeName: string): string[] {
+  const unique = new Map<string, boolean>();
+  for (const { definition } of [...ancestry(nodeTypes ?? {}, typeName)].reverse()) {
+    const properties = definition['properties'];
+    for (const [name, property] of Object.entries(isMapping(properties) ? properties : {})) {
+      const metadata = isMapping(property) ? property['metadata'] : undefined;
+      unique.set(name, isMapping(metadata) && metadata[UNIQUE_KEY] === true);
+    }
+  }
+  return [...unique]
+    .filter(([, flag]) => flag)
+    .map(([name]) => name)
+    .sort();
 }

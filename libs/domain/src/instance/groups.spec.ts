@@ -210,3 +210,24 @@ describe('removedMemberWaits', () => {
     expect(removedMemberWaits(elements, TEMPLATES).size).toBe(0);
   });
 });
+
+describe('unique properties of a group', () => {
+  const UNIQUE: ElementTemplate = {
+    ...WORKER,
+    properties: { baseUrl: 'http://w/%index%', zone: 'a' },
+    group: { count: 2, min: 1, unique: ['baseUrl', 'zone'] },
+  };
+
+  it('refuses members that would share a unique value, naming the field and the rule', () => {
+    expect(expandGroups(body(2), [template('Queue', 0), UNIQUE], memberId).problems).toEqual([
+      'elements["w"].properties.zone: must be unique among the members of group Worker (its definition says metadata unique: true); write %index% in the node template\'s value',
+    ]);
+  });
+
+  it('accepts one member, and values that differ by %index%', () => {
+    const varying = { ...UNIQUE, group: { count: 2, min: 1, unique: ['baseUrl'] } };
+
+    expect(expandGroups(body(1), [template('Queue', 0), UNIQUE], memberId).problems).toEqual([]);
+    expect(expandGroups(body(3), [template('Queue', 0), varying], memberId).problems).toEqual([]);
+  });
+});

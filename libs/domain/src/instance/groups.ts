@@ -162,15 +162,18 @@ export function expandGroups<E extends GroupRequestElement>(
         );
       }
     }
+    const members: E[] = [];
     for (let index = 0; index < count; index += 1) {
       const { count: _count, ...plain } = element;
-      expanded.push({
+      members.push({
         ...plain,
         id: index === 0 ? element.id : memberId(element.id, index),
         description: memberDescription(element.description, template.name, index),
         properties: { ...templatedProperties(template, index, count), ...element.properties },
       } as E);
     }
+    problems.push(...sharedUniqueValues(members, rules.unique ?? [], field, template));
+    expanded.push(...members);
   }
   return { elements: expanded, problems };
 }
@@ -261,4 +264,23 @@ export function removedMemberWaits(
     });
   }
   return waits;
+}
+
+/** The unique properties (`metadata: { unique: true }`) two members of a group would share, each a problem. */
+function sharedUniqueValues(
+  members: readonly GroupRequestElement[],
+  unique: readonly string[],
+  field: string,
+  template: ElementTemplate,
+): string[] {
+  return unique.flatMap((name) => {
+    // A member without a value of its own holds the node template's.
+    const values = members.map((member) => JSON.stringify(member.properties[name] ?? template.properties?.[name]));
+    const shared = values.some((value, position) => value !== undefined && values.indexOf(value) !== position);
+    return shared
+      ? [
+          `${field}.properties.${name}: must be unique among the members of group ${template.name} (its definition says metadata unique: true); write ${INDEX_TOKEN} in the node template's value`,
+        ]
+      : [];
+  });
 }

@@ -38,6 +38,8 @@ export interface GroupRules {
   readonly max?: number;
   /** Absent: the group has no scaling webhook. */
   readonly scaling?: ScalingRules;
+  /** Properties each member must hold a value of its own for (`metadata: { unique: true }`); absent: none. */
+  readonly unique?: readonly string[];
 }
 
 /** The element templates of the compositions an instance operation involves. */
