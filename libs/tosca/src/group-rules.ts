@@ -1,5 +1,4 @@
 import { excerpt } from '@acm/input-guards';
-import type { Checked } from './element-properties';
 import type { Mapping } from './guards';
 import { isMapping } from './guards';
 import type { PathSegment, ToscaProblem } from './problem';
@@ -26,6 +25,12 @@ export const UNIQUE_KEY = 'unique';
 
 export const ADJUSTMENT_TYPES = ['change_in_capacity', 'exact_capacity', 'percent_change_in_capacity'] as const;
 export type AdjustmentType = (typeof ADJUSTMENT_TYPES)[number];
+
+/** A value read from the template with the problems found on the way (element-properties' shape, kept local). */
+interface Checked<T> {
+  value: T;
+  problems: ToscaProblem[];
+}
 
 /** What one scaling webhook call does to a group's count. */
 export interface ScalingPolicy {

@@ -1,7 +1,7 @@
 import type { AutomationComposition, ElementTemplate, InstanceElement, MemberIdOf } from '@acm/domain';
 import { DomainError, countProblem, expandGroups, groupMembers, memberIndexOf, resizeGroup } from '@acm/domain';
 import { createHash } from 'node:crypto';
-import type { InstanceRequest } from './instantiation.service';
+import type { PlannedBody } from './plan-digest';
 
 /**
  * A name-based UUID (RFC 4122 version 5, SHA-1) of `name` in the namespace `namespace` (itself a UUID): the same
@@ -23,7 +23,7 @@ export function uuidV5(namespace: string, name: string): string {
 export const groupMemberId: MemberIdOf = (baseId, index) => uuidV5(baseId, `member-${index}`);
 
 /** An instance body with its groups expanded into members, or VALIDATION_FAILED naming every bad field. */
-export function expandedRequest<R extends InstanceRequest>(request: R, templates: readonly ElementTemplate[]): R {
+export function expandedRequest<R extends PlannedBody>(request: R, templates: readonly ElementTemplate[]): R {
   if (!templates.some((template) => template.group !== undefined)) {
     const counted = request.elements.find((element) => element.count !== undefined);
     if (counted === undefined) {
@@ -51,7 +51,7 @@ export const NO_COUNT_CHANGE: GroupCountChange = { added: {}, removed: [] };
  */
 export function countChangeOf(
   current: AutomationComposition,
-  request: Pick<InstanceRequest, 'elements'>,
+  request: Pick<PlannedBody, 'elements'>,
   templates: readonly ElementTemplate[],
 ): GroupCountChange {
   const byName = new Map(templates.map((template) => [template.name, template]));
