@@ -39,6 +39,7 @@ import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
 import { AnswerGroupCommit } from './application/answer-group-commit';
 import { ControlService } from './application/control.service';
+import { GroupScalingService } from './application/group-scaling.service';
 import { ParticipantsService } from './application/participants.service';
 import { TemplateReader } from './engine/template-reader';
 import { RUNTIME_CONFIG } from './config/runtime.config';
@@ -173,6 +174,7 @@ export class RuntimeModule {
         DefinitionDocsService,
         InstantiationService,
         ControlService,
+        GroupScalingService,
         ParticipantsService,
         HistoryService,
         AuditService,

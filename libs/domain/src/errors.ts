@@ -29,6 +29,8 @@ export const DOMAIN_ERROR_CODES = [
   'STORE_FULL',
   /** An instance a rollout selects already belongs to another rollout that has not finished. */
   'SELECTION_TAKEN',
+  /** A group's scaling call comes during its cooldown, or while another operation runs on the instance. */
+  'SCALING_REFUSED',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -10,6 +10,8 @@ export * from './participant/registration-limit';
 export * from './participant/timeout-sync';
 export * from './instance/property-merge';
 export * from './instance/element-references';
+export * from './instance/groups';
+export * from './instance/group-scaling';
 export * from './instance/phases';
 export * from './planners/phase-planner';
 export * from './planners/dependency-planner';

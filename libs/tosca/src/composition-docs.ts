@@ -1,3 +1,5 @@
+import type { GroupDefinition } from './group-rules';
+import { boundsText } from './group-rules';
 import type { Mapping } from './guards';
 import { isMapping } from './guards';
 import type { ToscaProblem } from './problem';
@@ -105,6 +107,9 @@ function pushElement(
   }
   if (element.createBeforeDestroy === true) {
     lines.push('| Replace order | create before destroy |');
+  }
+  if (element.group !== undefined) {
+    lines.push(`| Group | ${groupText(element.group)} |`);
   }
   lines.push('');
   pushPropertyTable(lines, properties);
@@ -220,4 +225,13 @@ export function code(value: string): string {
   const fence = flat.includes('`') ? '`` ' : '`';
   const close = flat.includes('`') ? ' ``' : '`';
   return flat === '' ? '' : `${fence}${flat}${close}`;
+}
+
+/** `count 3 (bounds 1..6); scaling change_in_capacity 1, cooldown 60 s`, as the page shows a group. */
+function groupText(group: GroupDefinition): string {
+  const count = `count ${group.count} (bounds ${boundsText(group.min, group.max)})`;
+  const scaling = group.scaling;
+  return scaling === undefined
+    ? count
+    : `${count}; scaling ${scaling.adjustmentType} ${scaling.adjustment}, cooldown ${scaling.cooldownSeconds} s`;
 }

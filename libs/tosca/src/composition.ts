@@ -14,6 +14,8 @@ import type { ConceptIdentifier, ElementDefinitionInfo } from './service-templat
 import type { NodeTemplateEntry } from './validate-topology';
 import { findCycles } from './validate-types';
 import { replaceRulesOf } from './replace-rules';
+import type { GroupDefinition } from './group-rules';
+import { readGroupDefinition, uniquePropertiesOf } from './group-rules';
 
 /** Node type names that make a node template an AC element or the AC composition (ONAP's runtime settings). */
 export interface CompositionTypeNames {
@@ -230,7 +232,9 @@ export function readElements(
     const dependsOn = readDependsOn(properties.value, propertiesPath);
     const requirements = readDependencyRequirements(entry, types);
     const references = readElementReferences(entry.name, properties.value, propertiesPath);
+    const group = readGroupDefinition(entry.definition, entry.path);
     problems.push(
+      ...group.problems,
       ...properties.problems,
       ...startPhase.problems,
       ...stage.problems,
@@ -263,6 +267,7 @@ export function readElements(
       properties: properties.value,
       dependsOn: [...new Set(dependencies.map((dependency) => dependency.name))],
       ...replaceFields(types.nodeTypes, entry.type?.name ?? ''),
+      ...(group.value === undefined ? {} : { group: withUnique(group.value, types.nodeTypes, entry.type?.name ?? '') }),
     };
     return info;
   });
@@ -328,4 +333,10 @@ function checkDependencies(
     );
   }
   return problems;
+}
+
+/** A group's rules with the properties its members must not share, when its node type marks any. */
+function withUnique(group: GroupDefinition, nodeTypes: Mapping | undefined, typeName: string): GroupDefinition {
+  const unique = uniquePropertiesOf(nodeTypes, typeName);
+  return unique.length === 0 ? group : { ...group, unique };
 }

@@ -1,6 +1,6 @@
 import { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE } from './composition';
 import { compositionGraph } from './composition-graph';
-import { readReferences } from './element-references';
+import { describeReference, readReferences } from './element-references';
 import { checkInstanceReferences } from './instance-references';
 import type { NodeTemplate, ServiceTemplate } from './service-template';
 import { fixtureTemplate } from './testing/tosca-fixtures';
@@ -240,5 +240,28 @@ describe('references in instance element properties', () => {
     ]);
 
     expect(problems.map(({ rule }) => rule)).toEqual(['depends-on-later-phase']);
+  });
+});
+
+describe('references to a member of a group', () => {
+  it('read an integer second as the member index, and describe it as written', () => {
+    const read = readReferences({ url: { get_attribute: ['Worker', 2, 'url', 'host'] } }, ['properties']);
+
+    expect(read.problems).toEqual([]);
+    expect(read.value).toEqual([
+      { fn: 'get_attribute', element: 'Worker', member: 2, name: 'url', path: ['host'], at: ['properties', 'url'] },
+    ]);
+    expect(describeReference(read.value[0]!)).toBe('get_attribute [Worker, 2, url, host]');
+  });
+
+  it('refuse a member index with no name after it, naming the field', () => {
+    const read = readReferences({ url: { get_property: ['Worker', 1] } }, ['properties']);
+
+    expect(read.problems.map(({ path, message }) => [path, message])).toEqual([
+      [
+        'properties.url.get_property[1]',
+        'get_property must name a property or attribute after the member index 1, got nothing',
+      ],
+    ]);
   });
 });

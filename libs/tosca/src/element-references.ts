@@ -21,6 +21,8 @@ export interface DeclaredReference {
   /** The element node template it reads, or `SELF`. */
   readonly element: string;
   readonly name: string;
+  /** A member of a group by index (`[ Group, 2, url ]`); absent: the element itself, or member 0 of a group. */
+  readonly member?: number;
   /** Keys (strings) and list indexes (non-negative integers) below `name`. */
   readonly path: readonly (string | number)[];
   /** Where the function is written, e.g. `[..., 'properties', 'baseUrl']`. */
@@ -60,25 +62,35 @@ function readArguments(
   if (items.length < 2) {
     return refuse(argsPath, `needs at least an element and a name, got ${items.length} item(s)`);
   }
-  const [element, name, ...rest] = items;
+  const [element, second, ...afterSecond] = items;
+  // `[ Group, 2, url ]`: a non-negative integer second names a member of a group, the name follows it.
+  const member = Number.isSafeInteger(second) && (second as number) >= 0 ? (second as number) : undefined;
+  if (member !== undefined && afterSecond.length === 0) {
+    return refuse([...argsPath, 1], `must name a property or attribute after the member index ${member}, got nothing`);
+  }
+  const [name, ...rest] = member === undefined ? [second, ...afterSecond] : afterSecond;
+  const offset = member === undefined ? 0 : 1;
   if (typeof element !== 'string' || element === '') {
     return refuse([...argsPath, 0], `must name an element node template or SELF first, got ${excerpt(element)}`);
   }
   if (typeof name !== 'string' || name === '') {
-    return refuse([...argsPath, 1], `must name a property or attribute second, got ${excerpt(name)}`);
+    return refuse(
+      [...argsPath, 1 + offset],
+      `must name a property or attribute second (after a member index, if any), got ${excerpt(name)}`,
+    );
   }
   const path: (string | number)[] = [];
   for (const [position, item] of rest.entries()) {
     const valid = (typeof item === 'string' && item !== '') || (Number.isSafeInteger(item) && (item as number) >= 0);
     if (!valid) {
       return refuse(
-        [...argsPath, position + 2],
+        [...argsPath, position + 2 + offset],
         `path items must be keys (non-empty strings) or list indexes (non-negative integers), got ${excerpt(item)}`,
       );
     }
     path.push(item as string | number);
   }
-  return { reference: { fn, element, name, path, at }, problems: [] };
+  return { reference: { fn, element, name, path, at, ...(member === undefined ? {} : { member }) }, problems: [] };
 }
 
 /**
@@ -110,8 +122,11 @@ export function readReferences(value: unknown, at: readonly PathSegment[], depth
 }
 
 /** A reference as users write it, for messages: `get_attribute [db, url]`. */
-export function describeReference(reference: Pick<DeclaredReference, 'fn' | 'element' | 'name' | 'path'>): string {
-  return `${reference.fn} [${[reference.element, reference.name, ...reference.path].map(String).join(', ')}]`;
+export function describeReference(
+  reference: Pick<DeclaredReference, 'fn' | 'element' | 'name' | 'path' | 'member'>,
+): string {
+  const member = reference.member === undefined ? [] : [reference.member];
+  return `${reference.fn} [${[reference.element, ...member, reference.name, ...reference.path].map(String).join(', ')}]`;
 }
 
 /**

@@ -59,3 +59,5 @@ export {
 } from './element-references';
 export type { ReferencingElement } from './instance-references';
 export { checkInstanceReferences } from './instance-references';
+export type { AdjustmentType, GroupDefinition, ScalingPolicy } from './group-rules';
+export { ADJUSTMENT_TYPES, COUNT_KEY, boundsText, readGroupDefinition } from './group-rules';

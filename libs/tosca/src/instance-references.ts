@@ -26,13 +26,17 @@ export function checkInstanceReferences(
   const problems: ToscaProblem[] = [];
   const phaseOf = new Map(templates.map((template) => [template.name, template.startPhase]));
   const instanceNames = new Set(elements.map((element) => element.name));
+  const membersOf = new Map<string, number>();
+  for (const element of elements) {
+    membersOf.set(element.name, (membersOf.get(element.name) ?? 0) + 1);
+  }
   const edges = new Map(templates.map((template) => [template.name, new Set(template.dependsOn)]));
   const firstEdge = new Map<string, PathSegment[]>();
   for (const element of elements) {
     const read = readElementReferences(element.name, element.properties, ['elements', element.id, 'properties']);
     problems.push(...read.problems);
     for (const reference of read.value.filter((found) => found.element !== SELF)) {
-      const problem = checkTarget(reference, element.name, phaseOf, instanceNames);
+      const problem = checkTarget(reference, element.name, phaseOf, instanceNames) ?? checkMember(reference, membersOf);
       if (problem !== null) {
         problems.push(problem);
         continue;
@@ -81,4 +85,14 @@ function checkTarget(
     return problem(at, 'depends-on-later-phase', message);
   }
   return null;
+}
+
+/** A member index within the group's members in this instance (an ordinary element has member 0 only). */
+function checkMember(reference: DeclaredReference, membersOf: ReadonlyMap<string, number>): ToscaProblem | null {
+  const members = membersOf.get(reference.element) ?? 0;
+  if (reference.member === undefined || reference.member < members) {
+    return null;
+  }
+  const message = `${describeReference(reference)}: member index ${reference.member} is out of bounds, ${shortText(reference.element)} has ${members} member(s) in this instance (indexes 0..${members - 1})`;
+  return problem([...reference.at, reference.fn, 1], 'reference', message);
 }

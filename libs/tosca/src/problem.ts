@@ -35,6 +35,7 @@ export const TOSCA_RULES = [
   'property-unknown',
   'property-constraint',
   'replace-metadata',
+  'group-count',
 ] as const;
 
 /** One of {@link TOSCA_RULES}. */

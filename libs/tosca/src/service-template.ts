@@ -1,3 +1,4 @@
+import type { GroupDefinition } from './group-rules';
 /*
  * Shapes of a TOSCA service template as ONAP ACM reads it. Every interface keeps an index signature because the
  * runtime stores and returns the document exactly as the user sent it (plus `metadata.compositionId`), so keys we do
@@ -142,6 +143,8 @@ export interface ElementDefinitionInfo {
   replaceOn?: string[];
   /** The node type says `metadata.createBeforeDestroy: true`: a replace deploys the new one first. Absent: false. */
   createBeforeDestroy?: true;
+  /** The node template has a `count` (TOSCA 2.0): an instance holds that many members of it (see group-rules.ts). */
+  group?: GroupDefinition;
 }
 
 /** The parts of a valid definition that drive commissioning, priming and instance validation. */

@@ -29,6 +29,7 @@ describe('tosca/ fixtures', () => {
       'sim-approval',
       'sim-dependencies',
       'sim-diamond',
+      'sim-group',
       'sim-migration-from',
       'sim-migration-to',
       'sim-multiple-types',

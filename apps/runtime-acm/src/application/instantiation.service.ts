@@ -47,6 +47,8 @@ import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
 import type { PlanDigestInput, PlannedBody } from './plan-digest';
 import { assertPlanCurrent } from './plan-digest';
+import type { GroupCountChange } from './group-members';
+import { NO_COUNT_CHANGE, countChangeOf, expandedRequest, memberIdsOfListedGroups } from './group-members';
 
 /** An instance body after its shape was checked (http/instance-body.ts): the fields a plan hashes, and two more. */
 export interface InstanceRequest extends PlannedBody {
@@ -72,6 +74,8 @@ export interface PreparedUpdate {
   readonly replaced?: AutomationComposition;
   /** What an UPDATE of a deployed instance replaces or removes, when its definition opts in (see replaceOf). */
   readonly replace?: ReplaceUpdate;
+  /** The elements a replacing UPDATE starts from: the instance's, and the members a higher group count adds. */
+  readonly startElements?: Record<string, InstanceElement>;
   /** How that UPDATE classified each element: what a plan's diff marks as replaced (and why) or deleted. */
   readonly classification?: UpdateClassification;
   readonly problems: readonly ToscaProblem[];
@@ -152,14 +156,15 @@ export class InstantiationService {
 
   private async newInstance(
     store: Store,
-    request: InstanceRequest,
+    body: InstanceRequest,
   ): Promise<{ instance: AutomationComposition; problems: readonly ToscaProblem[] }> {
-    const definition = await this.primedDefinition(store, request.compositionId);
+    const definition = await this.primedDefinition(store, body.compositionId);
+    const request = expandedRequest(body, this.templates.readDefinition(definition).elements);
     await this.assertOnline(
       store,
       Object.values(definition.elementStateMap).map((state) => state.participantId),
     );
-    this.validateAgainstDefinition(definition, request);
+    this.validateAgainstDefinition(definition, body, request);
     assertControlSettings(request.metadata, 'metadata');
     const checked = this.properties.check(definition, request.elements);
     await this.assertFree(store, request);
@@ -287,7 +292,10 @@ export class InstantiationService {
         session,
         // A replacing UPDATE starts from the elements as they are: the machine gives each its new properties.
         {
-          value: replace === undefined ? { ...current, elements: prepared.elements } : current,
+          value:
+            replace === undefined
+              ? { ...current, elements: prepared.elements }
+              : { ...current, elements: prepared.startElements ?? current.elements },
           version: found.version,
         },
         source,
@@ -303,10 +311,11 @@ export class InstantiationService {
   private async replacedUpdate(
     store: Store,
     current: AutomationComposition,
-    request: InstanceRequest & { instanceId: string },
+    body: InstanceRequest & { instanceId: string },
   ): Promise<PreparedUpdate> {
     const definition = await this.primedDefinition(store, current.compositionId);
-    this.validateAgainstDefinition(definition, request);
+    const request = expandedRequest(body, this.templates.readDefinition(definition).elements);
+    this.validateAgainstDefinition(definition, body, request);
     const checked = this.properties.check(definition, request.elements);
     await this.assertFree(store, request, current.instanceId);
     const elements = this.sensitive.protect(
@@ -347,6 +356,7 @@ export class InstantiationService {
     );
     const given = new Map(request.elements.map((element) => [element.id, element]));
     const definition = await this.definitionOf(store, current.compositionId);
+    const counts = countChangeOf(current, request, this.templates.readDefinition(definition).elements);
     this.assertReferences(
       definition,
       Object.values(current.elements).map((element) => {
@@ -371,13 +381,21 @@ export class InstantiationService {
       ),
       current.elements,
     );
-    const replacing = this.replaceOf(definition, current, elements, request);
+    // A group's new members join the instance undeployed: the replacing UPDATE deploys them (instance/groups.ts).
+    const withMembers = { ...elements, ...counts.added };
+    const replacing = this.replaceOf(
+      definition,
+      { ...current, elements: { ...current.elements, ...counts.added } },
+      withMembers,
+      request,
+      counts,
+    );
     return {
       order: 'UPDATE',
       source: definition,
-      elements,
+      elements: withMembers,
       problems: checked.problems,
-      ...(replacing === undefined ? {} : replacing),
+      ...(replacing === undefined ? {} : { ...replacing, startElements: { ...current.elements, ...counts.added } }),
     };
   }
 
@@ -391,17 +409,27 @@ export class InstantiationService {
     current: AutomationComposition,
     merged: Readonly<Record<string, InstanceElement>>,
     request: InstanceRequest,
+    counts: GroupCountChange = NO_COUNT_CHANGE,
   ): { replace: ReplaceUpdate; classification: UpdateClassification } | undefined {
     const info = this.templates.readDefinition(definition);
+    const removed = new Set(counts.removed);
+    // The members a group keeps or adds belong to the body with their group element (the body lists member 0).
+    const listed = new Set(request.elements.map((element) => element.id));
+    const members = memberIdsOfListedGroups(current, listed, info.elements).filter((id) => !removed.has(id));
     const next = Object.fromEntries(
-      request.elements.map((element): [string, JsonObject] => [element.id, merged[element.id]?.properties ?? {}]),
+      [...new Set([...listed, ...members])].map((id): [string, JsonObject] => [id, merged[id]?.properties ?? {}]),
     );
-    const replace: ReplaceUpdate = { next, removeOrphans: info.removeOrphans === true };
+    const replace: ReplaceUpdate = {
+      next,
+      removeOrphans: info.removeOrphans === true,
+      ...(removed.size > 0 ? { orphaned: [...removed] } : {}),
+    };
     const classification = updateClassification({
       elements: current.elements,
       next: new Map(Object.entries(next)),
       templates: info.elements,
       removeOrphans: replace.removeOrphans,
+      ...(removed.size > 0 ? { orphaned: removed } : {}),
     });
     if (!isReplacingUpdate(current.elements, classification)) {
       return undefined;
@@ -662,10 +690,15 @@ export class InstantiationService {
     return primedDefinition(store, compositionId);
   }
 
-  private validateAgainstDefinition(definition: CompositionDefinition, request: InstanceRequest): void {
+  /** ONAP's checks on the body as sent (one element per node template), the references on its groups' members. */
+  private validateAgainstDefinition(
+    definition: CompositionDefinition,
+    body: InstanceRequest,
+    expanded: InstanceRequest,
+  ): void {
     const info = this.templates.readDefinition(definition);
-    validateInstanceElements(info.listedElements, request.elements);
-    this.assertReferences(definition, request.elements);
+    validateInstanceElements(info.listedElements, body.elements);
+    this.assertReferences(definition, expanded.elements);
   }
 
   /**

@@ -33,6 +33,8 @@ export interface PlannedBody {
     readonly definition: { readonly name: string; readonly version: string };
     readonly description: string | null;
     readonly properties: JsonObject;
+    /** A group's count (beyond ONAP: TOSCA 2.0 `count`), given on the group's element. */
+    readonly count?: number;
   }>;
 }
 

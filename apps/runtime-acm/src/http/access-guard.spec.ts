@@ -12,6 +12,8 @@ describe('requiredRole', () => {
     ['POST', `/v2/compositions/${id}/instances/${id}/cancel`, 'operator'],
     ['POST', `/v2/compositions/${id}/instances/${id}/elements/${id}/signal`, 'operator'],
     ['GET', `/v2/compositions/${id}/instances/${id}/elements/${id}/signal-url`, 'operator'],
+    ['GET', `/v2/compositions/${id}/instances/${id}/groups/Workers/scale-url`, 'operator'],
+    ['POST', `/v2/compositions/${id}/instances/${id}/groups/Workers/scale`, 'operator'],
     ['POST', '/v2/rollouts', 'operator'],
     ['POST', '/v2/compositions', 'admin'],
     ['PUT', `/v2/compositions/${id}`, 'admin'],

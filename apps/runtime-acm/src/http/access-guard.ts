@@ -9,13 +9,20 @@ const SEGMENT = '[^/]+';
 /** Requests that change nothing beyond a viewer's reach though they are POSTs: a plan computed from a body. */
 const VIEWER_POSTS = [new RegExp(`^/v2/compositions/${SEGMENT}/instances/${SEGMENT}/plan$`)];
 
-/** What an operator may do besides reading: give orders to instances, control their operations, rollouts. */
+/**
+ * What an operator may do besides reading: give orders to instances, control their operations, hand out the signed
+ * URLs that give orders (signals, group scaling), rollouts.
+ */
 const OPERATOR_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
   { method: 'POST', path: new RegExp(`^/v2/compositions/${SEGMENT}/instances(/.*)?$`) },
   { method: 'PUT', path: new RegExp(`^/v2/compositions/${SEGMENT}/instances/${SEGMENT}$`) },
   {
     method: 'GET',
     path: new RegExp(`^/v2/compositions/${SEGMENT}/instances/${SEGMENT}/elements/${SEGMENT}/signal-url$`),
+  },
+  {
+    method: 'GET',
+    path: new RegExp(`^/v2/compositions/${SEGMENT}/instances/${SEGMENT}/groups/${SEGMENT}/scale-url$`),
   },
   { method: 'POST', path: /^\/v2\/rollouts(\/.*)?$/ },
 ];

@@ -26,11 +26,14 @@ export interface AuthenticationOptions {
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 
-/** A POST of a signal with a token in its URL (a signed signal URL): the signal route checks the token itself. */
+/**
+ * A POST of a signal or of a group's scaling call with a token in its URL (a signed URL): the route checks the token
+ * itself.
+ */
 export function isSignedSignal(request: Request): boolean {
   return (
     request.method === 'POST' &&
-    /\/elements\/[^/]+\/signal$/.test(request.path) &&
+    /\/(elements\/[^/]+\/signal|groups\/[^/]+\/scale)$/.test(request.path) &&
     typeof request.query['token'] === 'string'
   );
 }

@@ -4,6 +4,7 @@ import { CompositionsController } from './compositions.controller';
 import { ControlController } from './control.controller';
 import { EventsController } from './events.controller';
 import { GraphController } from './graph.controller';
+import { GroupsController } from './groups.controller';
 import { HealthController } from './health.controller';
 import { HistoryController, RuntimeHistoryController } from './history.controller';
 import { CompositionInstancesController, InstancesController } from './instances.controller';
@@ -31,4 +32,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   AuditController,
   RolloutsController,
   SubscriptionsController,
+  GroupsController,
 ];

@@ -87,7 +87,13 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
       try {
         const properties = optionalObject(`${path}.properties`, element['properties']) ?? {};
         assertFiniteNumbers(`${path}.properties`, properties);
+        const count = element['count'];
+        if (count !== undefined && count !== null && !Number.isSafeInteger(count)) {
+          problems.push(`${path}.count: must be an integer, got ${excerpt(count)}`);
+          continue;
+        }
         elements.push({
+          ...(typeof count === 'number' ? { count } : {}),
           id: id.toLowerCase(),
           definition: { name: definitionObject['name'], version: definitionObject['version'] },
           description: optionalText(`${path}.description`, element['description']),

@@ -1,5 +1,14 @@
 import type { ReferencedElement } from './element-references';
-import { KNOWN_AFTER_DEPLOY, asReference, referenceText, referencesIn, resolveReferences } from './element-references';
+import type { InstanceElement } from '../model';
+import { element } from '../operation/testing/instance-fixtures';
+import {
+  KNOWN_AFTER_DEPLOY,
+  asReference,
+  referenceText,
+  referencedElementsOf,
+  referencesIn,
+  resolveReferences,
+} from './element-references';
 
 const DB: ReferencedElement = {
   templateProperties: { port: 5432, hosts: ['a', 'b'] },
@@ -94,5 +103,48 @@ describe('resolveReferences', () => {
     expect(referenceText({ fn: 'get_property', element: 'SELF', name: 'a', path: ['b', 0] })).toBe(
       'get_property [SELF, a, b, 0]',
     );
+  });
+});
+
+describe('references to a member of a group', () => {
+  const member = (id: string, index: number, url: string): InstanceElement => ({
+    ...element(id, 'Worker'),
+    description: `Worker #${index}`,
+    outProperties: { url },
+  });
+  const instance = {
+    elements: {
+      b: member('b', 1, 'http://w1'),
+      a: member('a', 0, 'http://w0'),
+      c: member('c', 2, 'http://w2'),
+    },
+  };
+  const elements = referencedElementsOf(instance, () => ({}));
+
+  it('reads the member with that index, and member 0 without an index', () => {
+    const resolved = resolveReferences(
+      { second: { get_attribute: ['Worker', 2, 'url'] }, first: { get_attribute: ['Worker', 'url'] } },
+      'Web',
+      elements,
+    );
+
+    expect(resolved).toMatchObject({ ok: true, value: { second: 'http://w2', first: 'http://w0' } });
+    expect(asReference({ get_attribute: ['Worker', 2, 'url'] })).toEqual({
+      fn: 'get_attribute',
+      element: 'Worker',
+      member: 2,
+      name: 'url',
+      path: [],
+    });
+    expect(referenceText({ fn: 'get_attribute', element: 'Worker', member: 2, name: 'url', path: [] })).toBe(
+      'get_attribute [Worker, 2, url]',
+    );
+  });
+
+  it('fails a member index the instance does not have, naming the reference', () => {
+    expect(resolveReferences({ url: { get_attribute: ['Worker', 5, 'url'] } }, 'Web', elements)).toEqual({
+      ok: false,
+      unresolved: ['get_attribute [Worker, 5, url]: Worker has no member 5 in this instance'],
+    });
   });
 });

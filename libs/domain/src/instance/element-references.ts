@@ -1,4 +1,5 @@
 import type { AutomationComposition, InstanceElement, JsonObject } from '../model';
+import { memberIndexOf } from './groups';
 
 /**
  * References between elements, resolved when the referencing element is dispatched: TOSCA's
@@ -14,6 +15,8 @@ export interface ElementReference {
   /** The element node template it reads, or `SELF`. */
   readonly element: string;
   readonly name: string;
+  /** A member of a group by index (`[ Group, 2, url ]`); absent: the element, or member 0 of a group. */
+  readonly member?: number;
   readonly path: readonly (string | number)[];
 }
 
@@ -43,19 +46,22 @@ export function asReference(value: unknown): ElementReference | null {
   if (!Array.isArray(args) || args.length < 2) {
     return null;
   }
-  const [element, name, ...path] = args as unknown[];
+  const [element, second, ...afterSecond] = args as unknown[];
+  const member = Number.isSafeInteger(second) && (second as number) >= 0 ? (second as number) : undefined;
+  const [name, ...path] = member === undefined ? [second, ...afterSecond] : afterSecond;
   const pathOk = path.every(
     (item) => (typeof item === 'string' && item !== '') || (Number.isSafeInteger(item) && (item as number) >= 0),
   );
   if (typeof element !== 'string' || element === '' || typeof name !== 'string' || name === '' || !pathOk) {
     return null;
   }
-  return { fn, element, name, path: path as (string | number)[] };
+  return { fn, element, name, path: path as (string | number)[], ...(member === undefined ? {} : { member }) };
 }
 
 /** A reference as users write it: `get_attribute [db, url]`. */
 export function referenceText(reference: ElementReference): string {
-  return `${reference.fn} [${[reference.element, reference.name, ...reference.path].map(String).join(', ')}]`;
+  const member = reference.member === undefined ? [] : [reference.member];
+  return `${reference.fn} [${[reference.element, ...member, reference.name, ...reference.path].map(String).join(', ')}]`;
 }
 
 /** Every reference in a value, nested anywhere in objects and arrays. */
@@ -127,8 +133,8 @@ export interface ReferencedElement {
   readonly outProperties: Readonly<Record<string, unknown>>;
 }
 
-/** Where references look elements up: by node template name. */
-export type ReferencedElements = (templateName: string) => ReferencedElement | undefined;
+/** Where references look elements up: by node template name, and a group's member by index. */
+export type ReferencedElements = (templateName: string, member?: number) => ReferencedElement | undefined;
 
 /** One reference resolved: where it is written (`baseUrl`, `conf.db.url`) and the value it gave. */
 export interface ResolvedReference {
@@ -172,7 +178,7 @@ interface Walk {
 
 function resolveOne(reference: ElementReference, at: string, walk: Walk): unknown {
   const name = reference.element === SELF_REFERENCE ? walk.self : reference.element;
-  const target = walk.elements(name);
+  const target = walk.elements(name, reference.member);
   const text = referenceText(reference);
   const fail = (why: string): unknown => {
     if (walk.placeholder !== undefined) {
@@ -182,7 +188,9 @@ function resolveOne(reference: ElementReference, at: string, walk: Walk): unknow
     return null;
   };
   if (target === undefined) {
-    return fail(`${name} is not an element of this instance`);
+    return reference.member === undefined || walk.elements(name) === undefined
+      ? fail(`${name} is not an element of this instance`)
+      : fail(`${name} has no member ${reference.member} in this instance`);
   }
   const field = [reference.name, ...reference.path].map(String).join('.');
   if (reference.fn === 'get_attribute') {
@@ -252,8 +260,8 @@ export function referencedElementsOf(
   templateProperties: (templateName: string) => Readonly<Record<string, unknown>> | undefined,
 ): ReferencedElements {
   const byName = elementsByName(instance.elements);
-  return (name) => {
-    const element = byName.get(name);
+  return (name, member) => {
+    const element = member === undefined ? byName.get(name) : memberOf(instance.elements, name, member);
     return element === undefined
       ? undefined
       : {
@@ -276,11 +284,29 @@ function elementsByName(elements: Readonly<Record<string, InstanceElement>>): Re
     return known;
   }
   const byName = new Map<string, InstanceElement>();
-  for (const element of Object.values(elements).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+  // A group is read through its member 0 (the others sort after it); other elements in id order.
+  const sorted = Object.values(elements).sort(
+    (a, b) => (memberIndexOf(a) ?? 0) - (memberIndexOf(b) ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  for (const element of sorted) {
     if (!byName.has(element.definition.name)) {
       byName.set(element.definition.name, element);
     }
   }
   indexes.set(elements, byName);
   return byName;
+}
+
+/** Member `index` of a group (an element that is no group member is its own member 0). */
+function memberOf(
+  elements: Readonly<Record<string, InstanceElement>>,
+  name: string,
+  index: number,
+): InstanceElement | undefined {
+  return Object.values(elements).find(
+    (element) =>
+      element.definition.name === name &&
+      element.migrationState !== 'REMOVED' &&
+      (memberIndexOf(element) ?? 0) === index,
+  );
 }

@@ -40,6 +40,8 @@ export interface UpdateClassificationInput {
   readonly templates: readonly ElementTemplate[];
   /** The definition opts in to orphans: an element absent from `next` is one. False: it stays unchanged (ONAP). */
   readonly removeOrphans: boolean;
+  /** Elements that are orphans whatever the body and `removeOrphans` say: the members a lower group count removes. */
+  readonly orphaned?: ReadonlySet<string>;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -91,6 +93,9 @@ export function updateClassification(input: UpdateClassificationInput): UpdateCl
       }
       const base = { elementId: id, definitionName: element.definition.name };
       const next = input.next.get(id);
+      if (input.orphaned?.has(id) === true) {
+        return [{ ...base, kind: 'ORPHAN', changed: [], forcedBy: [] }];
+      }
       if (next === undefined) {
         return [{ ...base, kind: input.removeOrphans ? 'ORPHAN' : 'UNCHANGED', changed: [], forcedBy: [] }];
       }

@@ -17,6 +17,29 @@ export interface ElementTemplate {
   readonly replaceOn?: readonly string[];
   /** A replace deploys the new element before it undeploys the old one (`metadata.createBeforeDestroy: true`). */
   readonly createBeforeDestroy?: boolean;
+  /** The node template has a count (TOSCA 2.0): an instance holds that many members of it (instance/groups.ts). */
+  readonly group?: GroupRules;
+}
+
+/** What one call of a group's scaling webhook does to its count (Heat's ScalingPolicy words). */
+export interface ScalingRules {
+  readonly adjustmentType: 'change_in_capacity' | 'exact_capacity' | 'percent_change_in_capacity';
+  readonly adjustment: number;
+  /** Seconds after one scaling call during which the next is refused. */
+  readonly cooldownSeconds: number;
+}
+
+/** The count rules of a group node template. */
+export interface GroupRules {
+  /** The count of an instance whose body gives none. */
+  readonly count: number;
+  readonly min: number;
+  /** Absent: no upper bound. */
+  readonly max?: number;
+  /** Absent: the group has no scaling webhook. */
+  readonly scaling?: ScalingRules;
+  /** Properties each member must hold a value of its own for (`metadata: { unique: true }`); absent: none. */
+  readonly unique?: readonly string[];
 }
 
 /** The element templates of the compositions an instance operation involves. */

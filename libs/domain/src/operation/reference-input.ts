@@ -1,6 +1,6 @@
 import type { InstanceElement, JsonObject } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
-import type { ElementReference, ResolvedReference } from '../instance/element-references';
+import type { ElementReference, ReferencedElements, ResolvedReference } from '../instance/element-references';
 import {
   KNOWN_AFTER_DEPLOY,
   SELF_REFERENCE,
@@ -109,7 +109,15 @@ function resolveElement(
   if (!hasReferences(templateProperties) && !hasReferences(element.properties)) {
     return { ok: true, resolved: [] };
   }
-  const elements = referencedElementsOf({ elements: instanceElements }, (other) => templateOf(other)?.properties);
+  const all = referencedElementsOf({ elements: instanceElements }, (other) => templateOf(other)?.properties);
+  // SELF (and the element's own node template name, read as SELF) is this element, even as a member of a group.
+  const own = {
+    templateProperties: templateProperties,
+    properties: element.properties,
+    outProperties: element.outProperties,
+  };
+  const elements: ReferencedElements = (other, member) =>
+    other === name && member === undefined ? own : all(other, member);
   const fromTemplate = resolveReferences(templateProperties, name, elements, placeholder);
   const fromInstance = resolveReferences(element.properties, name, elements, placeholder);
   const unresolved = [

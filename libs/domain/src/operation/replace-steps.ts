@@ -124,6 +124,8 @@ export interface ReplaceUpdate {
   /** The properties each element of the body will have (after ONAP's merge, protected), by element id. */
   readonly next: Readonly<Record<string, JsonObject>>;
   readonly removeOrphans: boolean;
+  /** The members a lower group count removes: orphans whatever `removeOrphans` says (instance/groups.ts). */
+  readonly orphaned?: readonly string[];
 }
 
 /** How a replacing UPDATE starts: its elements, what was classified, and the new elements a replace created. */
@@ -172,6 +174,7 @@ export function startReplaceUpdate(
     next: new Map(Object.entries(update.next)),
     templates,
     removeOrphans: update.removeOrphans,
+    ...(update.orphaned === undefined ? {} : { orphaned: new Set(update.orphaned) }),
   });
   const byName = new Map(templates.map((template) => [template.name, template]));
   const started: Record<string, InstanceElement> = {};

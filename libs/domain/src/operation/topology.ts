@@ -8,6 +8,7 @@ import { isStagedOrder, stagePhaseOf } from '../planners/stage-planner';
 import type { WaitConditionSettings } from '../control/wait-condition';
 import { WAIT_CONDITION_TYPE, waitConditionSettingsOf } from '../control/wait-condition';
 import { updatePhaseOf } from './replace-steps';
+import { removedMemberWaits } from '../instance/groups';
 import type { ElementTemplate, OperationTemplates } from './element-template';
 
 export type { ElementTemplate, OperationTemplates } from './element-template';
@@ -92,13 +93,17 @@ function replaceWaits(
   const phaseOf = phaseLookup('UPDATE', templates);
   const forward = dependencyWaits('DEPLOY', elements, dependsOnOf);
   const reverse = dependencyWaits('UNDEPLOY', elements, dependsOnOf);
+  const removedMembers = removedMemberWaits(elements, templates.own);
   const waits = new Map<string, readonly string[]>();
   for (const element of Object.values(elements)) {
     const phase = phaseOf(element);
     if (phase >= 0) {
       continue;
     }
-    const awaited = (element.deployState === 'DEPLOYING' ? forward : reverse).get(element.id) ?? [];
+    const awaited = [
+      ...((element.deployState === 'DEPLOYING' ? forward : reverse).get(element.id) ?? []),
+      ...(removedMembers.get(element.id) ?? []),
+    ];
     const sameStep = awaited.filter((id) => {
       const other = elements[id];
       return other !== undefined && phaseOf(other) === phase;
