@@ -357,6 +357,45 @@ export class ReferencesResolvedDetail {
   readonly values!: Readonly<Record<string, unknown>>;
 }
 
+export class ChildOrderedDetail {
+  @ApiProperty({ ...UUID, description: 'The nested-composition element' })
+  readonly elementId!: string;
+
+  @ApiProperty({ type: String, description: 'The order its child instance must run', example: 'DEPLOY' })
+  readonly order!: string;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The child instance; null: not made yet' })
+  readonly childInstanceId!: string | null;
+}
+
+export class ChildEndedDetail {
+  @ApiProperty({ ...UUID, description: 'The nested-composition element' })
+  readonly elementId!: string;
+
+  @ApiProperty({ ...UUID, description: 'The child instance' })
+  readonly childInstanceId!: string;
+
+  @ApiProperty({ type: String, description: 'The order the child ran', example: 'DEPLOY' })
+  readonly order!: string;
+
+  @ApiProperty({ type: Boolean, description: 'Whether the child completed it' })
+  readonly result!: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly message!: string | null;
+}
+
+export class ParentOrderedDetail {
+  @ApiProperty({ ...UUID, description: 'The parent instance that owns this (child) instance' })
+  readonly parentInstanceId!: string;
+
+  @ApiProperty({ ...UUID, description: 'The nested-composition element of the parent' })
+  readonly parentElementId!: string;
+
+  @ApiProperty({ type: String, example: 'DEPLOY' })
+  readonly order!: string;
+}
+
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
@@ -386,6 +425,9 @@ const DETAILS = {
   WAIT_FAILED: [WaitEndedDetail],
   REFERENCES_RESOLVED: [ReferencesResolvedDetail],
   PROPERTY_PROBLEMS: [PropertyProblemsDetail],
+  CHILD_ORDERED: [ChildOrderedDetail],
+  CHILD_ENDED: [ChildEndedDetail],
+  PARENT_ORDERED: [ParentOrderedDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -429,6 +471,9 @@ const SAME: {
     WAIT_FAILED: true,
     REFERENCES_RESOLVED: true,
     PROPERTY_PROBLEMS: true,
+    CHILD_ORDERED: true,
+    CHILD_ENDED: true,
+    PARENT_ORDERED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };
