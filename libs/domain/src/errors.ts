@@ -29,6 +29,8 @@ export const DOMAIN_ERROR_CODES = [
   'STORE_FULL',
   /** An instance a rollout selects already belongs to another rollout that has not finished. */
   'SELECTION_TAKEN',
+  /** The instance is the nested composition of another instance's element: only its parent orders it. */
+  'OWNED_BY_PARENT',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

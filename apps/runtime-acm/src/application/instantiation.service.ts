@@ -47,6 +47,7 @@ import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
 import type { PlanDigestInput, PlannedBody } from './plan-digest';
 import { assertPlanCurrent } from './plan-digest';
+import { assertNotOwned } from './nested-ownership';
 
 /** An instance body after its shape was checked (http/instance-body.ts): the fields a plan hashes, and two more. */
 export interface InstanceRequest extends PlannedBody {
@@ -131,10 +132,17 @@ export class InstantiationService {
     return this.sessions.transaction(orderKeys(instanceId), (session, { store }) => work(store, session));
   }
 
-  async create(pathCompositionId: string, request: InstanceRequest): Promise<InstantiationResponse> {
+  /** `instanceId`: the id a nested composition's child is made with (a stable one); else a new one. */
+  async create(
+    pathCompositionId: string,
+    request: InstanceRequest,
+    instanceId?: string,
+  ): Promise<InstantiationResponse> {
     this.assertSameComposition(pathCompositionId, request.compositionId);
     return this.unitOfWork.transaction(async (store) => {
-      const { instance, problems } = await this.newInstance(store, request);
+      const made = await this.newInstance(store, request);
+      const { problems } = made;
+      const instance = instanceId === undefined ? made.instance : { ...made.instance, instanceId };
       await store.instances.insert(instance);
       await this.properties.report(store, instance.instanceId, 'CREATE', problems);
       return responseOf(instance);
@@ -194,6 +202,7 @@ export class InstantiationService {
     this.assertSameComposition(pathCompositionId, request.compositionId);
     return this.orderTransaction(request.instanceId, async (store, session) => {
       const found = await this.findInstance(store, request.instanceId, pathCompositionId);
+      assertNotOwned(found.value, 'updated');
       const prepared = await this.prepareUpdate(store, found.value, request);
       if (planId !== undefined) {
         assertPlanCurrent(planId, digestInputOf(found.value, prepared, request));
@@ -495,6 +504,7 @@ export class InstantiationService {
   ): Promise<void> {
     await this.orderTransaction(instanceId, async (store, session) => {
       const stored = await this.findInstance(store, instanceId, pathCompositionId);
+      assertNotOwned(stored.value, 'ordered');
       const order = resolveStateChange(update, supersede ? supersedingKey(stored.value) : stored.value);
       await this.assertPlanOf(store, stored.value, order, planId);
       const superseding = supersede && supersedingKey(stored.value) !== stored.value;
@@ -510,6 +520,7 @@ export class InstantiationService {
   async delete(pathCompositionId: string, instanceId: string, planId?: string): Promise<InstantiationResponse> {
     return this.orderTransaction(instanceId, async (store, session) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
+      assertNotOwned(found.value, 'deleted');
       checkOrderMayStart('DELETE', found.value);
       await this.assertPlanOf(store, found.value, 'DELETE', planId);
       await this.startOrder(store, session, found, 'DELETE');

@@ -19,6 +19,7 @@ export function statusOf(code: DomainErrorCode): number {
     case 'CONCURRENT_MODIFICATION':
     case 'NOTHING_RUNNING':
     case 'SELECTION_TAKEN':
+    case 'OWNED_BY_PARENT':
       return HttpStatus.CONFLICT;
     case 'UNAUTHENTICATED':
       return HttpStatus.UNAUTHORIZED;
