@@ -72,6 +72,44 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
     );
   });
 
+  it('refuses a PRIME while the nested definition is not primed, and a nesting cycle with its path', async () => {
+    // A site nesting another site reads no slice outputs and gives no slice properties.
+    const site = (nested: string, name: string, compositionId?: string, ofSite = true): string =>
+      readRepoFile('tosca/examples/sim-nested-site.yaml')
+        .replace(ofSite ? /^ {8}outputs:\n[\s\S]*?name: site-1\n/m : /$^/, '')
+        .replace(/NESTEDCOMPOSITIONIDPLACEHOLDER/g, nested)
+        .replace(
+          'name: acm.example.SimNestedSite\n',
+          `name: ${name}\n${compositionId === undefined ? '' : `metadata:\n  compositionId: ${compositionId}\n`}`,
+        );
+    const commission = async (template: string): Promise<string> => {
+      const answer = await api().post(`${API}/compositions`).set('Content-Type', 'application/yaml').send(template);
+      expect(answer.body).toEqual({
+        compositionId: expect.any(String),
+        affectedAutomationCompositionDefinitions: expect.any(Array),
+      });
+      return (answer.body as { compositionId: string }).compositionId;
+    };
+    const sliceId = await commission(readRepoFile('tosca/examples/sim-nested-slice.yaml'));
+    const outerId = await commission(site(sliceId, 'acm.example.Outer', undefined, false));
+    const prime = await api().put(`${API}/compositions/${outerId}`).send({ primeOrder: 'PRIME' }).expect(400);
+    expect(JSON.stringify(prime.body)).toContain(
+      `Cannot prime acm.example.Outer 1.0.0: nested composition definition(s) not primed: acm.example.SimNestedSlice ` +
+        `1.0.0 (${sliceId}); prime them first`,
+    );
+    // Outer nests the slice; Upper nests Outer; Outer changed to nest Upper closes a cycle.
+    const upperId = await commission(site(outerId, 'acm.example.Upper'));
+    const cycle = await api()
+      .post(`${API}/compositions`)
+      .set('Content-Type', 'application/yaml')
+      .send(site(upperId, 'acm.example.Outer', outerId))
+      .expect(400);
+    expect(JSON.stringify(cycle.body)).toContain(
+      `must not nest a definition that nests this one: acm.example.Outer 1.0.0 (${outerId}) -> ` +
+        `acm.example.Upper 1.0.0 (${upperId}) -> acm.example.Outer 1.0.0 (${outerId})`,
+    );
+  });
+
   it('deploys the child with the parent, gives its outputs to the parent, and undeploys it last', async () => {
     await sim().put(`${SIM_API}/parameters`).send({ deployProps: { url } }).expect(200);
     const sliceId = await commissionedAndPrimed(api, readRepoFile('tosca/examples/sim-nested-slice.yaml'));
