@@ -11,6 +11,7 @@ interface Element {
   definition: { name: string };
   deployState: string;
   participantId?: string | null;
+  message?: string | null;
   properties: Record<string, unknown>;
   outProperties: Record<string, unknown>;
 }
@@ -145,6 +146,7 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
     // The child: an instance of the slice definition, deployed, naming its parent.
     const child = await instanceOf(sliceId, childId);
     expect(child.deployState).toBe('DEPLOYED');
+    expect(child.name).toBe(`SimNestedSiteInstance.${SLICE}`);
     expect(child.metadata).toEqual({ nestedIn: { instanceId: siteInstance, elementId: slice } });
     expect(Object.values(child.elements).map((element) => element.deployState)).toEqual(['DEPLOYED', 'DEPLOYED']);
     // Network got the properties the parent's element gave it.
@@ -177,6 +179,8 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
       .expect(409);
     expect(JSON.stringify(refused.body)).toContain(`element ${slice} of instance ${siteInstance}`);
     await api().delete(`${API}/compositions/${sliceId}/instances/${childId}`).expect(409);
+    const childBody = await instanceOf(sliceId, childId);
+    await api().post(`${API}/compositions/${sliceId}/instances`).send(childBody).expect(409);
 
     // Undeploy: Policies (phase 1) first, then the child, then the site is UNDEPLOYED.
     await api()
@@ -205,5 +209,46 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
       const gone = await api().get(`${API}/compositions/${sliceId}/instances/${childId}`);
       return site.status === 404 && gone.status === 404 ? true : undefined;
     });
+  });
+  it('fails the nested element, naming the child, when the child fails', async () => {
+    const sliceId = await commissionedAndPrimed(
+      api,
+      readRepoFile('tosca/examples/sim-nested-slice.yaml').replace(
+        'name: acm.example.SimNestedSlice\n',
+        'name: acm.example.FailingSlice\n',
+      ),
+    );
+    const siteId = await commissionedAndPrimed(
+      api,
+      readRepoFile('tosca/examples/sim-nested-site.yaml')
+        .replace(/NESTEDCOMPOSITIONIDPLACEHOLDER/g, sliceId)
+        .replace('name: acm.example.SimNestedSite\n', 'name: acm.example.FailingSite\n'),
+    );
+    const body = JSON.parse(
+      readRepoFile('tosca/examples/instances/sim-nested-site.json')
+        .replace(/COMPOSITIONIDPLACEHOLDER/g, siteId)
+        .replace(/5e1f0000-0000-4000-8000-00000003/g, '5e1f0000-0000-4000-8000-00000004')
+        .replace('SimNestedSiteInstance', 'FailingSiteInstance'),
+    ) as { elements: Record<string, Element> };
+    const slice = Object.entries(body.elements).find(([, element]) => element.definition.name === SLICE)![0];
+    const created = await api().post(`${API}/compositions/${siteId}/instances`).send(body).expect(201);
+    const siteInstance = (created.body as { instanceId: string }).instanceId;
+    await sim().put(`${SIM_API}/parameters`).send({ deploySuccess: false }).expect(200);
+    try {
+      await api()
+        .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
+        .send({ deployOrder: 'DEPLOY' })
+        .expect(202);
+      const failed = await settled(siteId, siteInstance, (current) => current.stateChangeResult === 'FAILED');
+      const state = failed.elements[slice]?.outProperties['nestedComposition'] as Record<string, unknown>;
+      expect(state).toMatchObject({ order: 'DEPLOY', outcome: 'FAILED' });
+      const childId = state['childInstanceId'] as string;
+      expect((await instanceOf(sliceId, childId)).stateChangeResult).toBe('FAILED');
+      expect(failed.elements[slice]?.message).toMatch(
+        new RegExp(`^child ${childId} failed DEPLOY: acm\\.example\\.slice\\.Network: `),
+      );
+    } finally {
+      await sim().put(`${SIM_API}/parameters`).send({ deploySuccess: true }).expect(200);
+    }
   });
 });
