@@ -1175,7 +1175,7 @@ export interface components {
              * @description The rule of the runtime that caused the event
              * @enum {string}
              */
-            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "supervision";
+            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "nested-composition" | "supervision";
         };
         readonly UnrecordedActorView: {
             /**
@@ -1992,6 +1992,89 @@ export interface components {
              */
             readonly at: string;
         };
+        readonly ChildOrderedDetail: {
+            /**
+             * Format: uuid
+             * @description The nested-composition element
+             */
+            readonly elementId: string;
+            /**
+             * @description The order its child instance must run
+             * @example DEPLOY
+             */
+            readonly order: string;
+            /**
+             * Format: uuid
+             * @description The child instance; null: not made yet
+             */
+            readonly childInstanceId: string | null;
+        };
+        readonly ChildOrderedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "CHILD_ORDERED";
+            readonly detail: components["schemas"]["ChildOrderedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly ChildEndedDetail: {
+            /**
+             * Format: uuid
+             * @description The nested-composition element
+             */
+            readonly elementId: string;
+            /**
+             * Format: uuid
+             * @description The child instance
+             */
+            readonly childInstanceId: string;
+            /**
+             * @description The order the child ran
+             * @example DEPLOY
+             */
+            readonly order: string;
+            /** @description Whether the child completed it */
+            readonly result: boolean;
+            readonly message: string | null;
+        };
+        readonly ChildEndedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "CHILD_ENDED";
+            readonly detail: components["schemas"]["ChildEndedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
         readonly OperationView: {
             /** Format: uuid */
             readonly operationId: string;
@@ -2030,7 +2113,7 @@ export interface components {
         readonly HistoryView: {
             readonly operations: readonly components["schemas"]["OperationView"][];
             /** @description One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; each names who caused it (actor); sensitive values in a detail are masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"])[];
         };
         readonly GraphNode: {
             readonly id: string;
@@ -2179,7 +2262,7 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"])[];
         };
         readonly RolloutStrategyDto: {
             /**
