@@ -182,6 +182,22 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
     const childBody = await instanceOf(sliceId, childId);
     await api().post(`${API}/compositions/${sliceId}/instances`).send(childBody).expect(409);
 
+    // Unlock and lock reach the child.
+    for (const [order, lockState] of [
+      ['UNLOCK', 'UNLOCKED'],
+      ['LOCK', 'LOCKED'],
+    ] as const) {
+      await api().put(`${API}/compositions/${siteId}/instances/${siteInstance}`).send({ lockOrder: order }).expect(202);
+      await settled(
+        siteId,
+        siteInstance,
+        (current) =>
+          (current as Instance & { lockState: string }).lockState === lockState && current.phase === undefined,
+      );
+      const lockedChild = (await instanceOf(sliceId, childId)) as Instance & { lockState: string };
+      expect([lockedChild.lockState, lockedChild.stateChangeResult]).toEqual([lockState, 'NO_ERROR']);
+    }
+
     // Undeploy: Policies (phase 1) first, then the child, then the site is UNDEPLOYED.
     await api()
       .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
