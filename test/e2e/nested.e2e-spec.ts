@@ -109,6 +109,36 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
       `must not nest a definition that nests this one: acm.example.Outer 1.0.0 (${outerId}) -> ` +
         `acm.example.Upper 1.0.0 (${upperId}) -> acm.example.Outer 1.0.0 (${outerId})`,
     );
+
+    // Both primed, then the slice deprimed: a DEPLOY of an Outer instance is refused, naming the slice.
+    const primed = async (compositionId: string, order: 'PRIME' | 'DEPRIME', state: string): Promise<void> => {
+      await api().put(`${API}/compositions/${compositionId}`).send({ primeOrder: order }).expect(202);
+      await eventually(state, async () => {
+        const found = (await api().get(`${API}/compositions/${compositionId}`).expect(200)).body as { state: string };
+        return found.state === state ? true : undefined;
+      });
+    };
+    await primed(sliceId, 'PRIME', 'PRIMED');
+    await primed(outerId, 'PRIME', 'PRIMED');
+    await primed(sliceId, 'DEPRIME', 'COMMISSIONED');
+    const body = readRepoFile('tosca/examples/instances/sim-nested-site.json')
+      .replace(/COMPOSITIONIDPLACEHOLDER/g, outerId)
+      .replace(/5e1f0000-0000-4000-8000-00000003/g, '5e1f0000-0000-4000-8000-00000005')
+      .replace('SimNestedSiteInstance', 'OuterInstance');
+    const created = await api()
+      .post(`${API}/compositions/${outerId}/instances`)
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(201);
+    const instanceId = (created.body as { instanceId: string }).instanceId;
+    const deploy = await api()
+      .put(`${API}/compositions/${outerId}/instances/${instanceId}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(400);
+    expect(JSON.stringify(deploy.body)).toContain(
+      `Cannot deploy an instance of acm.example.Outer 1.0.0: nested composition definition(s) not primed: ` +
+        `acm.example.SimNestedSlice 1.0.0 (${sliceId}); prime them first`,
+    );
   });
 
   it('deploys the child with the parent, gives its outputs to the parent, and undeploys it last', async () => {
@@ -181,6 +211,16 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
     await api().delete(`${API}/compositions/${sliceId}/instances/${childId}`).expect(409);
     const childBody = await instanceOf(sliceId, childId);
     await api().post(`${API}/compositions/${sliceId}/instances`).send(childBody).expect(409);
+
+    // The instance graph links the element to its child.
+    const graph = await api().get(`${API}/compositions/${siteId}/instances/${siteInstance}/graph`).expect(200);
+    const nodes = (graph.body as { nodes: Array<{ id: string; nestedInstanceId?: string }> }).nodes;
+    expect(nodes.map((node) => [node.id, node.nestedInstanceId])).toEqual(
+      expect.arrayContaining([
+        [slice, childId],
+        [policies, undefined],
+      ]),
+    );
 
     // Unlock and lock reach the child.
     for (const [order, lockState] of [

@@ -21,6 +21,7 @@ import {
   UnitOfWork,
   assertControlSettings,
   assertDeployable,
+  assertNestedPrimed,
   assertParticipantsOnline,
   checkOrderMayStart,
   isOrderAllowed,
@@ -48,6 +49,7 @@ import { primedDefinition } from './primed-definition';
 import type { PlanDigestInput, PlannedBody } from './plan-digest';
 import { assertPlanCurrent } from './plan-digest';
 import { assertNotOwned } from './nested-ownership';
+import { loadNestedDefinitions, nestingNodeOf } from './nesting';
 
 /** An instance body after its shape was checked (http/instance-body.ts): the fields a plan hashes, and two more. */
 export interface InstanceRequest extends PlannedBody {
@@ -512,6 +514,7 @@ export class InstantiationService {
       const found = superseding ? { ...stored, value: { ...stored.value, revisionId: this.ids.uuid() } } : stored;
       if (order === 'DEPLOY') {
         assertDeployable(found.value);
+        await this.assertNestedPrimed(store, found.value.compositionId);
       }
       await this.startOrder(store, session, found, order);
     });
@@ -623,6 +626,21 @@ export class InstantiationService {
     );
     const definition = await this.definitionOf(store, found.value.compositionId);
     await this.engine.startInstanceOrder(session, found, definition, order);
+  }
+
+  /** A deploy needs every definition its nested compositions name primed (400 naming each that is not). */
+  private async assertNestedPrimed(store: Store, compositionId: string): Promise<void> {
+    const definition = await this.definitionOf(store, compositionId);
+    const root = nestingNodeOf({ ...definition, primed: true }, this.templates.readDefinition(definition));
+    if (root.nested.length === 0) {
+      return;
+    }
+    const nested = await loadNestedDefinitions(
+      root,
+      async (id) => (await store.definitions.find(id))?.value ?? null,
+      this.templates,
+    );
+    assertNestedPrimed(root, (id) => nested.get(id), `deploy an instance of ${definition.name} ${definition.version}`);
   }
 
   private async definitionOf(store: Store, compositionId: string): Promise<CompositionDefinition> {
