@@ -34,12 +34,13 @@ describe('the ownership of a nested child', () => {
   });
 
   it('lets the parent’s own orders through, and only the parent’s', async () => {
-    await expect(
-      asParentOf({ instanceId: PARENT, elementId: 'e-slice' }, async () => assertNotOwned(child, 'ordered')),
-    ).resolves.toBeUndefined();
-    await expect(
-      asParentOf({ instanceId: 'another', elementId: 'e' }, async () => assertNotOwned(child, 'ordered')),
-    ).rejects.toThrow(DomainError);
+    // As an order runs: the check comes after an await, in the context the parent's run set.
+    const checked = async (): Promise<void> => {
+      await Promise.resolve();
+      assertNotOwned(child, 'ordered');
+    };
+    await expect(asParentOf({ instanceId: PARENT, elementId: 'e-slice' }, checked)).resolves.toBeUndefined();
+    await expect(asParentOf({ instanceId: 'another', elementId: 'e' }, checked)).rejects.toThrow(DomainError);
     expect(() => assertNotOwned(instance(null), 'ordered')).not.toThrow();
   });
 });
