@@ -2127,6 +2127,11 @@ export interface components {
              * @example DEPLOYED/LOCKED
              */
             readonly state?: string;
+            /**
+             * Format: uuid
+             * @description Instance graphs only: the child instance of a nested-composition element, once it has one
+             */
+            readonly nestedInstanceId?: string;
         };
         readonly GraphEdge: {
             readonly from: string;
