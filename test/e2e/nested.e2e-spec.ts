@@ -249,6 +249,19 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
       (current) => current.deployState === 'UNDEPLOYED' && current.phase === undefined,
     );
     expect((await instanceOf(sliceId, childId)).deployState).toBe('UNDEPLOYED');
+    // The child's history names its parent for each order the parent gave it.
+    const childEvents = (await historyOf(sliceId, childId)).filter((event) => event.event === 'PARENT_ORDERED');
+    expect(childEvents.map((event) => event.detail)).toEqual(
+      ['DEPLOY', 'UNLOCK', 'LOCK', 'UNDEPLOY'].map((order) => ({
+        parentInstanceId: siteInstance,
+        parentElementId: slice,
+        order,
+      })),
+    );
+    expect((childEvents[0] as HistoryEvent & { actor: unknown }).actor).toEqual({
+      kind: 'runtime',
+      rule: 'nested-composition',
+    });
     const all = await historyOf(siteId, siteInstance);
     const sinceUndeploy = all.slice(all.map((event) => event.event).lastIndexOf('ORDERED'));
     const undeploy = sinceUndeploy.filter(

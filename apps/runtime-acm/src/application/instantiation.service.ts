@@ -48,7 +48,7 @@ import { definitionNotFound, instanceNotFound } from './not-found';
 import { primedDefinition } from './primed-definition';
 import type { PlanDigestInput, PlannedBody } from './plan-digest';
 import { assertPlanCurrent } from './plan-digest';
-import { assertNotOwned } from './nested-ownership';
+import { assertNotOwned, recordParentOrder } from './nested-ownership';
 import { loadNestedDefinitions, nestingNodeOf } from './nesting';
 
 /** An instance body after its shape was checked (http/instance-body.ts): the fields a plan hashes, and two more. */
@@ -517,6 +517,7 @@ export class InstantiationService {
         await this.assertNestedPrimed(store, found.value.compositionId);
       }
       await this.startOrder(store, session, found, order);
+      recordParentOrder(session, found.value, order, this.clock.now());
     });
   }
 
@@ -527,6 +528,7 @@ export class InstantiationService {
       checkOrderMayStart('DELETE', found.value);
       await this.assertPlanOf(store, found.value, 'DELETE', planId);
       await this.startOrder(store, session, found, 'DELETE');
+      recordParentOrder(session, found.value, 'DELETE', this.clock.now());
       return responseOf(found.value);
     });
   }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AutomationComposition } from '@acm/domain';
-import { DomainError } from '@acm/domain';
+import type { AutomationComposition, OperationSession } from '@acm/domain';
+import { DomainError, runtimeActor } from '@acm/domain';
 
 /** Where a child instance records the parent that owns it: a key of its `metadata`. */
 export const NESTED_IN_METADATA = 'nestedIn';
@@ -43,4 +43,33 @@ export function assertNotOwned(instance: AutomationComposition, action: string):
 /** Runs `work` as the parent ordering its own child: the ownership check lets its orders through. */
 export function asParentOf<T>(owner: NestedOwner, work: () => Promise<T>): Promise<T> {
   return orderingParent.run(owner, work);
+}
+
+/**
+ * In the child's order transaction, when its parent gives the order: PARENT_ORDERED in the child's history, naming
+ * the parent instance and element (the parent's history names the child in CHILD_ORDERED and CHILD_ENDED).
+ */
+export function recordParentOrder(
+  session: OperationSession,
+  instance: AutomationComposition,
+  order: string,
+  now: number,
+): void {
+  const owner = ownerOf(instance);
+  const parent = orderingParent.getStore();
+  if (owner === null || parent?.instanceId !== owner.instanceId) {
+    return;
+  }
+  session.record({
+    events: [
+      {
+        event: 'PARENT_ORDERED',
+        detail: { parentInstanceId: owner.instanceId, parentElementId: owner.elementId, order },
+        subjectId: instance.instanceId,
+        operationId: null,
+        actor: runtimeActor('nested-composition'),
+        at: now,
+      },
+    ],
+  });
 }

@@ -175,6 +175,12 @@ export type HistoryEventDetails = {
     readonly result: boolean;
     readonly message: string | null;
   };
+  /** This instance is the child of a nested-composition element, and that element's instance ordered it. */
+  readonly PARENT_ORDERED: {
+    readonly parentInstanceId: string;
+    readonly parentElementId: string;
+    readonly order: string;
+  };
   /** PROPERTY_VALIDATION=warn accepted an instance whose properties have problems. */
   readonly PROPERTY_PROBLEMS: {
     readonly order: string;
@@ -225,6 +231,7 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   PROPERTY_PROBLEMS: true,
   CHILD_ORDERED: true,
   CHILD_ENDED: true,
+  PARENT_ORDERED: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

@@ -385,6 +385,17 @@ export class ChildEndedDetail {
   readonly message!: string | null;
 }
 
+export class ParentOrderedDetail {
+  @ApiProperty({ ...UUID, description: 'The parent instance that owns this (child) instance' })
+  readonly parentInstanceId!: string;
+
+  @ApiProperty({ ...UUID, description: 'The nested-composition element of the parent' })
+  readonly parentElementId!: string;
+
+  @ApiProperty({ type: String, description: 'The order the parent gave', example: 'DEPLOY' })
+  readonly order!: string;
+}
+
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
@@ -416,6 +427,7 @@ const DETAILS = {
   PROPERTY_PROBLEMS: [PropertyProblemsDetail],
   CHILD_ORDERED: [ChildOrderedDetail],
   CHILD_ENDED: [ChildEndedDetail],
+  PARENT_ORDERED: [ParentOrderedDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -461,6 +473,7 @@ const SAME: {
     PROPERTY_PROBLEMS: true,
     CHILD_ORDERED: true,
     CHILD_ENDED: true,
+    PARENT_ORDERED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };
