@@ -4,6 +4,7 @@ import {
   DomainError,
   OperationSessions,
   ReadModels,
+  UnitOfWork,
   childrenToOrder,
   isNestedCompositionTemplate,
   nestedSettingsOf,
@@ -16,6 +17,9 @@ import { asInstanceOperation } from '../engine/running-operation';
 import { InstantiationService } from './instantiation.service';
 import type { NestedOwner } from './nested-ownership';
 import { NESTED_IN_METADATA, asParentOf, ownerOf } from './nested-ownership';
+
+/** Running operations read at start (an in-flight set, indexed; never every instance). */
+const RESTART_SCAN_LIMIT = 10_000;
 
 /** A stable UUID of a name (so a child, and its elements, made twice are the same ones). */
 function uuidOf(...parts: string[]): string {
@@ -71,6 +75,7 @@ export class NestedCompositions {
     private readonly interventions: OperationInterventions,
     private readonly instantiation: InstantiationService,
     private readonly templates: TemplateReader,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   /** The parent of an instance, read from its metadata; null when nobody nests it (or it is gone). */
@@ -112,14 +117,10 @@ export class NestedCompositions {
     };
   }
 
-  /** The instances in a transition now: after a restart, the sweep looks at each once for a child to drive. */
+  /** The instances with a running operation now: after a restart, the sweep looks at each once for a child to drive. */
   async inTransition(): Promise<string[]> {
-    const found = await this.reads.read((model) =>
-      model.instances.list({ deployStates: ['DEPLOYING', 'UNDEPLOYING', 'DELETING', 'DEPLOYED'] }),
-    );
-    return found
-      .filter((instance) => instance.deployState !== 'DEPLOYED' || instance.lockState.endsWith('ING'))
-      .map((instance) => instance.instanceId);
+    const running = await this.unitOfWork.read((store) => store.operations.listRunning(RESTART_SCAN_LIMIT));
+    return running.filter((operation) => operation.targetKind === 'INSTANCE').map((operation) => operation.targetId);
   }
 
   private nestedSettings(definition: CompositionDefinition): Map<string, NestedCompositionSettings> {
