@@ -155,7 +155,8 @@ export class NestedCompositions {
       await this.tellParent(parent, owner, childId, state, true, null, child, settings);
       return;
     }
-    if (child !== null && child.stateChangeResult === 'FAILED') {
+    // A failure of the child after this order was set going ends it; an older one (before a retry) is ordered again.
+    if (child !== null && child.stateChangeResult === 'FAILED' && child.lastMsg >= state.startedAt) {
       const failed = Object.values(child.elements).filter((element) => element.message !== null);
       const why = failed.map((element) => `${element.definition.name}: ${element.message}`).join('; ');
       await this.tellParent(

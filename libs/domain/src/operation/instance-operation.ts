@@ -102,7 +102,7 @@ export const INSTANCE_PASSES: readonly InstancePass[] = [
     // nested element's own properties are not sent to a participant.
     name: 'settleNestedCompositions',
     changes: ['ORDER', 'ACK', 'SUPERVISE', 'CANCEL', 'RESUME', 'SIGNAL', 'SLOTS', 'REPLICA_LOST', 'CHILD_ENDED'],
-    run: (step, _running, _input, _now, context) => settleNestedCompositions(step, context),
+    run: (step, _running, _input, now, context) => settleNestedCompositions(step, now, context),
   },
   {
     // The elements a deploy or an update sets going have their references resolved: one that cannot be resolved

@@ -70,7 +70,13 @@ describe('nested compositions in the machine', () => {
     expect(childrenToOrder(step.target, step.operation)).toEqual([
       {
         elementId: 'e-slice',
-        state: { operationId: step.operation!.operationId, order: 'DEPLOY', outcome: 'RUNNING', childInstanceId: null },
+        state: {
+          operationId: step.operation!.operationId,
+          order: 'DEPLOY',
+          outcome: 'RUNNING',
+          childInstanceId: null,
+          startedAt: T0 + 1,
+        },
       },
     ]);
   });

@@ -29,6 +29,8 @@ export interface StoredNestedState {
   readonly outcome: 'RUNNING' | 'COMPLETED' | 'FAILED';
   /** The child instance, once an end named it. */
   readonly childInstanceId: string | null;
+  /** When this order of the child was set going (a retry sets it again): a child failure before it is an old one. */
+  readonly startedAt: number;
 }
 
 const OUTCOMES: ReadonlySet<string> = new Set(['RUNNING', 'COMPLETED', 'FAILED']);
@@ -39,13 +41,14 @@ export function storedNestedStateOf(outProperties: Readonly<Record<string, unkno
   if (typeof raw !== 'object' || raw === null) {
     return null;
   }
-  const { operationId, order, outcome, childInstanceId } = raw as Record<string, unknown>;
+  const { operationId, order, outcome, childInstanceId, startedAt } = raw as Record<string, unknown>;
   if (
     typeof operationId !== 'string' ||
     typeof order !== 'string' ||
     typeof outcome !== 'string' ||
     !OUTCOMES.has(outcome) ||
-    (childInstanceId !== null && typeof childInstanceId !== 'string')
+    (childInstanceId !== null && typeof childInstanceId !== 'string') ||
+    typeof startedAt !== 'number'
   ) {
     return null;
   }
@@ -54,6 +57,7 @@ export function storedNestedStateOf(outProperties: Readonly<Record<string, unkno
     order: order as InstanceOrder,
     outcome: outcome as StoredNestedState['outcome'],
     childInstanceId,
+    startedAt,
   };
 }
 
@@ -93,7 +97,7 @@ export function childrenToOrder(
  * instead of at a participant: the element's state says RUNNING for this operation and the order (what the shell
  * reads to order the child). A message that sets only nested elements going is recorded but not published.
  */
-export function settleNestedCompositions(step: InstanceStep, context: InstanceStepContext): InstanceStep {
+export function settleNestedCompositions(step: InstanceStep, now: number, context: InstanceStepContext): InstanceStep {
   const nested = nestedElementNames(context);
   const operation = step.operation;
   if (nested.size === 0 || operation === null || operation.state !== 'RUNNING' || step.removed) {
@@ -127,6 +131,7 @@ export function settleNestedCompositions(step: InstanceStep, context: InstanceSt
         order,
         outcome: 'RUNNING',
         childInstanceId: stored?.childInstanceId ?? null,
+        startedAt: now,
       };
       started.push([id, { ...element, outProperties: withNestedState(element.outProperties, state) }]);
       effects.push(recordEvent('CHILD_ORDERED', { elementId: id, order, childInstanceId: state.childInstanceId }));
