@@ -430,7 +430,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Server-sent events: each history event this replica commits (event "history", id = sequence); an event "ready" first, once the stream is subscribed */
+        /** Server-sent events: each history event any replica commits (event "history", id = its feed position), in commit order; an event "ready" first, once the stream is subscribed. A client reconnecting with Last-Event-ID receives every event after that position first: none missed, none twice */
         readonly get: operations["EventsController_stream"];
         readonly put?: never;
         readonly post?: never;
@@ -597,7 +597,7 @@ export interface paths {
         readonly put?: never;
         /**
          * Start a rollout: one order given to the selected instances in batches
-         * @description The selection is resolved once and stored. 400 lists the selected instances that would refuse the order, with the reason; 409 names the unfinished rollout that already holds a selected instance.
+         * @description The selection is resolved once and stored. 400 lists the selected instances that would refuse the order, with the reason (unless strategy.skipRefused); 409 names the unfinished rollout that already holds a selected instance. With ?dryRun=true: 200 with the batches and the refused instances, nothing written.
          */
         readonly post: operations["createRollout"];
         readonly delete?: never;
@@ -617,6 +617,40 @@ export interface paths {
         readonly get: operations["getRollout"];
         readonly put?: never;
         readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/rollouts/{rolloutId}/history": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A rollout's own history: batches started and ended, instances ordered and ended, controls, rollbacks */
+        readonly get: operations["getRolloutHistory"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/rollouts/{rolloutId}/promote": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Promote a rollout whose canary batch succeeded: the next batches start */
+        readonly post: operations["promoteRollout"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -668,6 +702,59 @@ export interface paths {
         readonly put?: never;
         /** Cancel a rollout: no instance is ordered after it; operations already ordered go on */
         readonly post: operations["cancelRollout"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/subscriptions": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** List subscriptions, oldest first */
+        readonly get: operations["querySubscriptions"];
+        readonly put?: never;
+        /** Subscribe a webhook to history events: it receives those committed from now on */
+        readonly post: operations["createSubscription"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/subscriptions/{subscriptionId}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A subscription and how its deliveries went */
+        readonly get: operations["getSubscription"];
+        readonly put?: never;
+        readonly post?: never;
+        /** Delete a subscription: nothing more is sent to it */
+        readonly delete: operations["deleteSubscription"];
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/subscriptions/{subscriptionId}/test": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Send a TEST event to the subscription now, once, and answer what the receiver did */
+        readonly post: operations["testSubscription"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -1215,7 +1302,7 @@ export interface components {
              * @description The rule of the runtime that caused the event
              * @enum {string}
              */
-            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "supervision";
+            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "nested-composition" | "supervision";
         };
         readonly UnrecordedActorView: {
             /**
@@ -2032,6 +2119,172 @@ export interface components {
              */
             readonly at: string;
         };
+        readonly AccessRefusedDetail: {
+            /**
+             * @description 401: no or wrong credentials; 403: a role the caller lacks
+             * @enum {number}
+             */
+            readonly status: 401 | 403;
+            /** @description Why, as the answer said it (never the password or the token) */
+            readonly reason: string;
+            /** @example DELETE */
+            readonly method: string;
+            /** @example /onap/policy/clamp/acm/v2/compositions */
+            readonly path: string;
+            /**
+             * @description The client address
+             * @example 192.0.2.10
+             */
+            readonly source: string | null;
+            /** @description Refusals of the same source over the limit, not recorded, since the one recorded before this one */
+            readonly unrecorded: number;
+        };
+        readonly AccessRefusedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "ACCESS_REFUSED";
+            readonly detail: components["schemas"]["AccessRefusedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly ChildOrderedDetail: {
+            /**
+             * Format: uuid
+             * @description The nested-composition element
+             */
+            readonly elementId: string;
+            /**
+             * @description The order its child instance must run
+             * @example DEPLOY
+             */
+            readonly order: string;
+            /**
+             * Format: uuid
+             * @description The child instance; null: not made yet
+             */
+            readonly childInstanceId: string | null;
+        };
+        readonly ChildOrderedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "CHILD_ORDERED";
+            readonly detail: components["schemas"]["ChildOrderedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly ChildEndedDetail: {
+            /**
+             * Format: uuid
+             * @description The nested-composition element
+             */
+            readonly elementId: string;
+            /**
+             * Format: uuid
+             * @description The child instance
+             */
+            readonly childInstanceId: string;
+            /**
+             * @description The order the child ran
+             * @example DEPLOY
+             */
+            readonly order: string;
+            /** @description Whether the child completed it */
+            readonly result: boolean;
+            readonly message: string | null;
+        };
+        readonly ChildEndedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "CHILD_ENDED";
+            readonly detail: components["schemas"]["ChildEndedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly ParentOrderedDetail: {
+            /**
+             * Format: uuid
+             * @description The parent instance that owns this (child) instance
+             */
+            readonly parentInstanceId: string;
+            /**
+             * Format: uuid
+             * @description The nested-composition element of the parent
+             */
+            readonly parentElementId: string;
+            /**
+             * @description The order the parent gave
+             * @example DEPLOY
+             */
+            readonly order: string;
+        };
+        readonly ParentOrderedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "PARENT_ORDERED";
+            readonly detail: components["schemas"]["ParentOrderedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
         readonly OperationView: {
             /** Format: uuid */
             readonly operationId: string;
@@ -2070,7 +2323,7 @@ export interface components {
         readonly HistoryView: {
             readonly operations: readonly components["schemas"]["OperationView"][];
             /** @description One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; each names who caused it (actor); sensitive values in a detail are masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"])[];
         };
         readonly GraphNode: {
             readonly id: string;
@@ -2084,6 +2337,11 @@ export interface components {
              * @example DEPLOYED/LOCKED
              */
             readonly state?: string;
+            /**
+             * Format: uuid
+             * @description Instance graphs only: the child instance of a nested-composition element, once it has one
+             */
+            readonly nestedInstanceId?: string;
         };
         readonly GraphEdge: {
             readonly from: string;
@@ -2219,7 +2477,22 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"])[];
+        };
+        readonly RolloutUpdateDto: {
+            /**
+             * @description By element definition name: the properties merged into each such element of every instance
+             * @example {
+             *       "onap.policy.clamp.ac.element.Sim_StarterAutomationCompositionElement": {
+             *         "baseUrl": "http://x"
+             *       }
+             *     }
+             */
+            readonly elements: {
+                readonly [key: string]: {
+                    readonly [key: string]: unknown;
+                };
+            };
         };
         readonly RolloutStrategyDto: {
             /**
@@ -2227,24 +2500,58 @@ export interface components {
              * @example 2
              */
             readonly batchSize: number | string;
+            /** @description Instances with an operation in flight at once, over the rollout; absent: a whole batch at once */
+            readonly maxInFlight?: number;
             /**
-             * @description Failures a batch may have; one more and the batch fails (at most the batch size)
+             * @description Failures a batch may have, a count (at most the batch size) or a percentage of the batch; one more and the batch fails
              * @default 0
              */
-            readonly failureThreshold: number;
+            readonly failureThreshold: number | string;
+            /** @description Failures the whole rollout may have, a count or a percentage of the selection; one more and it stops */
+            readonly totalFailureThreshold?: number | string;
             /**
-             * @description pause: a failed batch pauses the rollout until resume; continue: the next batch starts
+             * @description pause: a failed batch pauses the rollout until resume; continue: the next batch starts; rollback: the completed instances of the failed batch get the reverse order, and the rollout ends FAILED
              * @default pause
              * @enum {string}
              */
-            readonly onFailure: "pause" | "continue";
+            readonly onFailure: "pause" | "continue" | "rollback";
+            /**
+             * @description With onFailure rollback: also roll back the batches that succeeded, newest first
+             * @default false
+             */
+            readonly rollbackAll: boolean;
+            /** @description Instances of a first batch that must succeed and then waits for POST .../promote */
+            readonly canary?: number;
+            /**
+             * @description Milliseconds between the end of a batch and the start of the next
+             * @default 0
+             */
+            readonly pauseBetweenBatches: number;
+            /**
+             * @description A key of the instances' metadata: batches never mix its values and run in batchOrder
+             * @example site
+             */
+            readonly batchBy?: string;
+            /**
+             * @description With batchBy: its values in the order they run; an instance with another value is refused
+             * @example [
+             *       "dev",
+             *       "prod"
+             *     ]
+             */
+            readonly batchOrder?: readonly string[];
+            /**
+             * @description Start without the selected instances that refuse the order (listed in refused)
+             * @default false
+             */
+            readonly skipRefused: boolean;
         };
         readonly RolloutRequestDto: {
             /**
              * @description The order every selected instance is given
              * @enum {string}
              */
-            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK";
+            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK" | "UPDATE" | "MIGRATE";
             /**
              * Format: uuid
              * @description The composition definition of the selected instances
@@ -2252,7 +2559,38 @@ export interface components {
             readonly compositionId: string;
             /** @description The instances, in the order they run; absent: every instance of the composition, by id */
             readonly instanceIds?: readonly string[];
+            /**
+             * Format: uuid
+             * @description MIGRATE: the composition the instances migrate to
+             */
+            readonly compositionTargetId?: string;
+            /** @description UPDATE: the property patch */
+            readonly update?: components["schemas"]["RolloutUpdateDto"];
             readonly strategy: components["schemas"]["RolloutStrategyDto"];
+        };
+        readonly RolloutPlanBatchDto: {
+            /** @description From 1, in the order the batches would run */
+            readonly batch: number;
+            readonly instanceIds: readonly string[];
+        };
+        readonly RolloutRefusedDto: {
+            /** Format: uuid */
+            readonly instanceId: string;
+            /** @description Why the instance refuses the order */
+            readonly reason: string;
+        };
+        readonly RolloutPlanDto: {
+            /** @enum {string} */
+            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK" | "UPDATE" | "MIGRATE";
+            /** Format: uuid */
+            readonly compositionId: string;
+            readonly batches: readonly components["schemas"]["RolloutPlanBatchDto"][];
+            /** @description Selected instances that refuse the order, with the reason */
+            readonly refused: readonly components["schemas"]["RolloutRefusedDto"][];
+            /** @description Unfinished rollouts holding selected instances (409) */
+            readonly heldBy: readonly string[];
+            /** @description Whether a creation would start (no refused instance, or skipRefused) */
+            readonly wouldStart: boolean;
         };
         readonly RolloutStrategyViewDto: {
             /**
@@ -2260,9 +2598,17 @@ export interface components {
              * @example 2
              */
             readonly batchSize: number | string;
-            readonly failureThreshold: number;
+            readonly maxInFlight: number | null;
+            readonly failureThreshold: number | string;
+            readonly totalFailureThreshold: (number | string) | null;
             /** @enum {string} */
-            readonly onFailure: "pause" | "continue";
+            readonly onFailure: "pause" | "continue" | "rollback";
+            readonly rollbackAll: boolean;
+            readonly canary: number | null;
+            readonly pauseBetweenBatches: number;
+            readonly batchBy: string | null;
+            readonly batchOrder: readonly string[];
+            readonly skipRefused: boolean;
         };
         readonly RolloutCountsDto: {
             readonly PENDING: number;
@@ -2270,15 +2616,18 @@ export interface components {
             readonly DONE: number;
             readonly FAILED: number;
             readonly REFUSED: number;
+            readonly ROLLING_BACK: number;
+            readonly ROLLED_BACK: number;
+            readonly ROLLBACK_FAILED: number;
         };
         readonly RolloutInstanceDto: {
             /** Format: uuid */
             readonly instanceId: string;
             /**
-             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused
+             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused; ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED
              * @enum {string}
              */
-            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED";
+            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED" | "ROLLING_BACK" | "ROLLED_BACK" | "ROLLBACK_FAILED";
             /** @description Why it failed or was refused */
             readonly reason: string | null;
         };
@@ -2297,14 +2646,24 @@ export interface components {
             /** Format: uuid */
             readonly rolloutId: string;
             /** @enum {string} */
-            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK";
+            readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK" | "UPDATE" | "MIGRATE";
             /** Format: uuid */
             readonly compositionId: string;
             /** @enum {string} */
-            readonly state: "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED";
+            readonly state: "RUNNING" | "PAUSED" | "WAITING_PROMOTION" | "ROLLING_BACK" | "COMPLETED" | "FAILED" | "CANCELLED";
             /** @description Why it paused, failed or was cancelled */
             readonly reason: string | null;
+            /** Format: uuid */
+            readonly compositionTargetId: string | null;
+            readonly update: components["schemas"]["RolloutUpdateDto"] | null;
             readonly strategy: components["schemas"]["RolloutStrategyViewDto"];
+            /**
+             * Format: date-time
+             * @description When the next batch starts, while a pause between batches runs
+             */
+            readonly nextBatchAt: string | null;
+            /** @description Selected instances left out (skipRefused) */
+            readonly refused: readonly components["schemas"]["RolloutRefusedDto"][];
             /** @description Instances per state */
             readonly counts: components["schemas"]["RolloutCountsDto"];
             /** Format: date-time */
@@ -2316,6 +2675,104 @@ export interface components {
         readonly RolloutsDto: {
             /** @description Newest first */
             readonly rollouts: readonly components["schemas"]["RolloutDto"][];
+        };
+        readonly RolloutEventDto: {
+            /** Format: date-time */
+            readonly at: string;
+            /** @enum {string} */
+            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED";
+            /** @description The batch, from 1 */
+            readonly batch: number | null;
+            /** Format: uuid */
+            readonly instanceId: string | null;
+            /** @description STATE_CHANGED: the rollout's new state; INSTANCE_ENDED, ROLLBACK_ENDED: the instance's */
+            readonly state: string | null;
+            readonly reason: string | null;
+            /** @description {kind: 'request', user, requestId} or {kind: 'runtime', rule: 'rollout'} */
+            readonly actor: {
+                readonly [key: string]: unknown;
+            };
+        };
+        readonly RolloutHistoryDto: {
+            /** Format: uuid */
+            readonly rolloutId: string;
+            /** @description Oldest first */
+            readonly events: readonly components["schemas"]["RolloutEventDto"][];
+        };
+        readonly SubscriptionFilterDto: {
+            /** @description History event kinds to receive (none: every kind) */
+            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED")[];
+            /**
+             * Format: uuid
+             * @description Only this definition's events and its instances' events
+             */
+            readonly compositionId?: string;
+            /**
+             * Format: uuid
+             * @description Only this instance's events
+             */
+            readonly instanceId?: string;
+        };
+        readonly SubscriptionRequestDto: {
+            /**
+             * @description The http or https URL events are posted to
+             * @example https://hooks.example.com/acm
+             */
+            readonly url: string;
+            readonly filter?: components["schemas"]["SubscriptionFilterDto"];
+            /**
+             * @default cloudevents
+             * @enum {string}
+             */
+            readonly format: "cloudevents" | "alertmanager";
+            /** @description HMAC-SHA256 key: each delivery carries X-Acm-Signature: sha256=<hex of the raw body>; never shown */
+            readonly secret?: string;
+        };
+        readonly DeadLetterDto: {
+            /** @description The id of the event given up */
+            readonly eventId: string;
+            readonly error: string;
+            /** Format: date-time */
+            readonly at: string;
+        };
+        readonly DeliveryDto: {
+            /** @enum {string} */
+            readonly state: "ACTIVE" | "RETRYING";
+            /** @description The feed position up to which events were delivered or given up */
+            readonly position: number;
+            readonly delivered: number;
+            /** Format: date-time */
+            readonly lastDeliveredAt: string | null;
+            /** @description Failed attempts at the next event */
+            readonly attempts: number;
+            /** Format: date-time */
+            readonly nextAttemptAt: string | null;
+            readonly lastError: string | null;
+            /** @description Events given up after NOTIFY_MAX_ATTEMPTS failed attempts */
+            readonly deadLetters: number;
+            readonly lastDeadLetter: components["schemas"]["DeadLetterDto"] | null;
+        };
+        readonly SubscriptionDto: {
+            /** Format: uuid */
+            readonly subscriptionId: string;
+            readonly url: string;
+            readonly filter: components["schemas"]["SubscriptionFilterDto"];
+            /** @enum {string} */
+            readonly format: "cloudevents" | "alertmanager";
+            /** Format: date-time */
+            readonly createdAt: string;
+            /** @description Whether deliveries are signed (the secret is never shown) */
+            readonly signed: boolean;
+            readonly delivery: components["schemas"]["DeliveryDto"];
+        };
+        readonly SubscriptionsDto: {
+            readonly subscriptions: readonly components["schemas"]["SubscriptionDto"][];
+        };
+        readonly SubscriptionTestDto: {
+            readonly delivered: boolean;
+            /** @description The receiver's status when it answered */
+            readonly status?: number;
+            readonly error?: string;
         };
         readonly ScaleUrlDto: {
             /** @description POST here, without credentials, to scale the group by its policy */
@@ -2405,8 +2862,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2535,8 +3005,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2657,8 +3140,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2756,8 +3252,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2891,8 +3400,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -2987,8 +3509,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3094,8 +3629,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3220,8 +3768,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3360,8 +3921,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3464,8 +4038,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3604,8 +4191,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3717,8 +4317,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3852,8 +4465,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -3937,8 +4563,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4001,8 +4640,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4065,8 +4717,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4145,8 +4810,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4246,8 +4924,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4339,8 +5030,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4440,8 +5144,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4538,8 +5255,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4618,8 +5348,21 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4686,8 +5429,21 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4754,8 +5510,21 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4821,8 +5590,21 @@ export interface operations {
                     readonly "application/yaml": components["schemas"]["Health"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -4911,8 +5693,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5015,8 +5810,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5112,8 +5920,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5199,8 +6020,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5301,8 +6135,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5381,8 +6228,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5451,8 +6311,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5542,8 +6415,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5629,6 +6515,8 @@ export interface operations {
                 readonly subjectId?: unknown;
             };
             readonly header?: {
+                /** @description the id of the last event received: the stream resumes after it (what EventSource sends on reconnect) */
+                readonly "Last-Event-ID"?: string;
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
             };
@@ -5663,8 +6551,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5763,8 +6664,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -5887,8 +6801,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6011,8 +6938,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6130,8 +7070,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6227,8 +7180,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6377,7 +7343,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -6390,7 +7356,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Forbidden: the token of a signed URL does not grant this element, or has expired */
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
             readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -6528,8 +7494,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6643,8 +7622,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6724,8 +7716,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6767,7 +7772,10 @@ export interface operations {
     };
     readonly createRollout: {
         readonly parameters: {
-            readonly query?: never;
+            readonly query?: {
+                /** @description true: answer the batches and the refused instances, writing nothing */
+                readonly dryRun?: boolean;
+            };
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;
@@ -6783,6 +7791,20 @@ export interface operations {
             };
         };
         readonly responses: {
+            /** @description dryRun: what a creation would run */
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutPlanDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutPlanDto"];
+                };
+            };
             /** @description Started: the rollout with its first batch ordered */
             readonly 201: {
                 headers: {
@@ -6814,8 +7836,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6935,8 +7970,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -6950,6 +7998,253 @@ export interface operations {
             };
             /** @description Not Found: no such definition, instance or participant */
             readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly getRolloutHistory: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The rolloutId the creation answered */
+                readonly rolloutId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutHistoryDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutHistoryDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly promoteRollout: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
+            };
+            readonly path: {
+                /** @description The rolloutId the creation answered */
+                readonly rolloutId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolloutDto"];
+                    readonly "application/yaml": components["schemas"]["RolloutDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -7035,8 +8330,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -7161,8 +8469,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -7287,8 +8608,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -7315,6 +8649,569 @@ export interface operations {
             };
             /** @description Conflict: a participant it needs is off line, or a concurrent change won */
             readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly querySubscriptions: {
+        readonly parameters: {
+            readonly query?: {
+                readonly limit?: number;
+            };
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SubscriptionsDto"];
+                    readonly "application/yaml": components["schemas"]["SubscriptionsDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly createSubscription: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** @description The URL, the filter, the format and the signing secret */
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["SubscriptionRequestDto"];
+                readonly "application/yaml": components["schemas"]["SubscriptionRequestDto"];
+            };
+        };
+        readonly responses: {
+            /** @description Created (the secret is never shown) */
+            readonly 201: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SubscriptionDto"];
+                    readonly "application/yaml": components["schemas"]["SubscriptionDto"];
+                };
+            };
+            /**
+             * @description Bad Request: a path, query or body field broke a rule; errorDetails names each one
+             *
+             *     Bad Request: a path, query or body field broke a rule; errorDetails names each one
+             */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Payload Too Large: the body is over MAX_BODY_BYTES */
+            readonly 413: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: send application/json or application/yaml */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly getSubscription: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The subscriptionId the creation answered */
+                readonly subscriptionId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SubscriptionDto"];
+                    readonly "application/yaml": components["schemas"]["SubscriptionDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly deleteSubscription: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The subscriptionId the creation answered */
+                readonly subscriptionId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description Deleted */
+            readonly 204: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly testSubscription: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
+            };
+            readonly path: {
+                /** @description The subscriptionId the creation answered */
+                readonly subscriptionId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SubscriptionTestDto"];
+                    readonly "application/yaml": components["schemas"]["SubscriptionTestDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -7412,8 +9309,21 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
@@ -7517,7 +9427,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Unauthorized: HTTP Basic credentials missing or wrong */
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
             readonly 401: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -7530,7 +9440,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Forbidden: the token of a signed URL does not grant this element, or has expired */
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
             readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];

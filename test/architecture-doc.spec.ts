@@ -20,6 +20,7 @@ const INSTANCE_INPUTS = {
   SUPERVISE: true,
   REPLICA_LOST: true,
   SIGNAL: true,
+  CHILD_ENDED: true,
 } satisfies Record<InstanceInput['kind'], true>;
 
 const DEFINITION_INPUTS = {

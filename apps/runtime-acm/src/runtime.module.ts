@@ -75,6 +75,8 @@ import { SensitiveValues } from './security/sensitive-values';
 import { HistoryRetention } from './supervision/history-retention';
 import { RolloutService } from './application/rollout.service';
 import { RolloutSweep } from './supervision/rollout-sweep';
+import { NestedSweep } from './supervision/nested-sweep';
+import { NestedCompositions } from './application/nested-compositions';
 import { SupervisionScheduler } from './supervision/supervision.scheduler';
 import { DueTimeNudge, SupervisionTimer } from './supervision/supervision-timer';
 
@@ -97,11 +99,13 @@ class ShutdownSequence implements OnApplicationShutdown {
     private readonly slots: ParallelSlots,
     private readonly retention: HistoryRetention,
     private readonly rollouts: RolloutSweep,
+    private readonly nested: NestedSweep,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.supervision.stop();
     await this.rollouts.stop();
+    await this.nested.stop();
     await this.retention.stop();
     await this.simulator.stop();
     if (this.bus instanceof InMemoryMessageBus) {
@@ -205,6 +209,8 @@ export class RuntimeModule {
         { provide: RolloutStore, useValue: new TypeOrmRolloutStore(options.database.dataSource) },
         RolloutService,
         RolloutSweep,
+        NestedCompositions,
+        NestedSweep,
         EmbeddedSimulator,
       ],
     };

@@ -31,6 +31,8 @@ export const DOMAIN_ERROR_CODES = [
   'SELECTION_TAKEN',
   /** A group's scaling call comes during its cooldown, or while another operation runs on the instance. */
   'SCALING_REFUSED',
+  /** The instance is the nested composition of another instance's element: only its parent orders it. */
+  'OWNED_BY_PARENT',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

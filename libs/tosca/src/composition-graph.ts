@@ -10,6 +10,8 @@ export interface GraphNode {
   readonly startPhase: number;
   /** Instance graphs only: `deployState/lockState` of the element. */
   readonly state?: string;
+  /** Instance graphs only: the child instance of a nested-composition element, once it has one. */
+  readonly nestedInstanceId?: string;
 }
 
 /** `from` must be done before `to` starts (deploy direction); `to` lists `from` in its `dependsOn`. */
@@ -32,6 +34,7 @@ export interface GraphInstanceElement {
   readonly id: string;
   readonly name: string;
   readonly state: string;
+  readonly nestedInstanceId?: string;
 }
 
 /**
@@ -64,6 +67,7 @@ export function compositionGraph(
             type: template?.type ?? '',
             startPhase: template?.startPhase ?? 0,
             state: element.state,
+            ...(element.nestedInstanceId === undefined ? {} : { nestedInstanceId: element.nestedInstanceId }),
           };
         });
   const idsByName = new Map<string, string[]>();

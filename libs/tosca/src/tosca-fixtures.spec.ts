@@ -23,7 +23,7 @@ function instanceElements(example: string): Array<[string, InstanceElement]> {
 }
 
 describe('tosca/ fixtures', () => {
-  it('has the fourteen documented examples', () => {
+  it('has the documented examples', () => {
     expect(EXAMPLES).toEqual([
       'provider-resource',
       'sim-approval',
@@ -33,6 +33,8 @@ describe('tosca/ fixtures', () => {
       'sim-migration-from',
       'sim-migration-to',
       'sim-multiple-types',
+      'sim-nested-site',
+      'sim-nested-slice',
       'sim-references',
       'sim-replace',
       'sim-sensitive',

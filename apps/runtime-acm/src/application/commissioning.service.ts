@@ -16,10 +16,13 @@ import {
   UnitOfWork,
   assertControlSettings,
   assertDefinitionEditable,
+  assertNestedPrimed,
+  assertNesting,
   assertParticipantsOnline,
   assertWaitConditionSettings,
   assignParticipants,
   elementStatesForOrder,
+  isNestedCompositionTemplate,
   isWaitConditionTemplate,
   resolvePrimeOrder,
 } from '@acm/domain';
@@ -29,6 +32,7 @@ import type { ServiceTemplate } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { OperationEngine } from '../engine/operation-engine';
 import { TemplateReader } from '../engine/template-reader';
+import { loadNestedDefinitions, nestingNodeOf } from './nesting';
 
 export interface CommissioningResponse {
   compositionId: string;
@@ -43,6 +47,11 @@ function notFound(compositionId: string): DomainError {
   return new DomainError('NOT_FOUND', `Automation composition definition ${compositionId} not found`, {
     compositionId,
   });
+}
+
+/** Wait conditions and nested compositions are run by the runtime itself: no participant primes them. */
+function isRunByRuntime(element: { readonly types?: readonly string[] }): boolean {
+  return isWaitConditionTemplate(element) || isNestedCompositionTemplate(element);
 }
 
 function nodeTemplatesOf(template: ServiceTemplate): Array<{ name: string; version: string }> {
@@ -73,10 +82,11 @@ export class CommissioningService {
     assertWaitConditionSettings(info.elements.filter(isWaitConditionTemplate));
     const template = body as ServiceTemplate;
     const existingId = compositionIdOf(template);
+    const compositionId = existingId?.toLowerCase() ?? this.ids.uuid();
+    await this.assertNestingOf(compositionId, template, info);
     if (existingId !== undefined) {
-      return { created: false, response: await this.update(existingId.toLowerCase(), template, info) };
+      return { created: false, response: await this.update(compositionId, template, info) };
     }
-    const compositionId = this.ids.uuid();
     const stored = withCompositionId(template, compositionId);
     const definition: CompositionDefinition = {
       compositionId,
@@ -148,12 +158,12 @@ export class CommissioningService {
       const definition = found.value;
       const { order, assignment } = await this.checkOrder(store, definition, primeOrder);
       const during = DEFINITION_ORDER_EFFECT[order].during;
-      const waitConditions = this.templates.readDefinition(definition).elements.filter(isWaitConditionTemplate);
+      const runByRuntime = this.templates.readDefinition(definition).elements.filter(isRunByRuntime);
       const elementStateMap = elementStatesForOrder(
         definition.elementStateMap,
         order,
         assignment,
-        new Set(waitConditions.map((element) => element.name)),
+        new Set(runByRuntime.map((element) => element.name)),
       );
       const updated: CompositionDefinition = {
         ...definition,
@@ -183,9 +193,18 @@ export class CommissioningService {
     await this.assertUnused(store, definition.compositionId, primeOrder === 'DEPRIME' ? 'deprimed' : 'primed');
     const order = resolvePrimeOrder(primeOrder, definition);
     const info = this.templates.readDefinition(definition);
+    if (order === 'PRIME') {
+      const root = nestingNodeOf({ ...definition, primed: false }, info);
+      const nested = await loadNestedDefinitions(
+        root,
+        async (id) => (await store.definitions.find(id))?.value ?? null,
+        this.templates,
+      );
+      assertNestedPrimed(root, (id) => nested.get(id), `prime ${definition.name} ${definition.version}`);
+    }
     const participants = await store.participants.list();
     const runByParticipant = new Set(
-      info.elements.filter((element) => !isWaitConditionTemplate(element)).map((element) => element.name),
+      info.elements.filter((element) => !isRunByRuntime(element)).map((element) => element.name),
     );
     const assignment =
       order === 'PRIME' ||
@@ -193,7 +212,7 @@ export class CommissioningService {
         ([name, state]) => runByParticipant.has(name) && state.participantId === null,
       )
         ? assignParticipants(
-            info.elements.filter((element) => !isWaitConditionTemplate(element)),
+            info.elements.filter((element) => !isRunByRuntime(element)),
             participants,
           )
         : new Map(
@@ -222,6 +241,30 @@ export class CommissioningService {
         affectedAutomationCompositionDefinitions: nodeTemplatesOf(found.value.serviceTemplate as ServiceTemplate),
       };
     });
+  }
+
+  /** A definition's nested compositions name commissioned definitions, their elements, and form no cycle. */
+  private async assertNestingOf(
+    compositionId: string,
+    template: ServiceTemplate,
+    info: CompositionTemplateInfo,
+  ): Promise<void> {
+    const candidate = nestingNodeOf(
+      {
+        compositionId,
+        name: typeof template.name === 'string' ? template.name : DEFAULT_TEMPLATE_NAME,
+        version: typeof template.version === 'string' ? template.version : DEFAULT_TEMPLATE_VERSION,
+        primed: false,
+      },
+      info,
+    );
+    if (candidate.nested.length === 0) {
+      return;
+    }
+    const stored = await this.reads.read((model) =>
+      loadNestedDefinitions(candidate, async (id) => (await model.definitions.find(id))?.value ?? null, this.templates),
+    );
+    assertNesting(candidate, (id) => stored.get(id));
   }
 
   private async assertUnused(store: ReadModel, compositionId: string, action: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { CompositionDefinition, ReadModel } from '@acm/domain';
-import { DomainError, ReadModels } from '@acm/domain';
+import { DomainError, ReadModels, storedNestedStateOf } from '@acm/domain';
 import type { CompositionGraph, GraphFormat } from '@acm/tosca';
 import { compositionGraph, toDot, toMermaid } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
@@ -51,11 +51,15 @@ export class GraphService {
         });
       }
       const definition = await this.definition(store, instance.compositionId);
-      const elements = Object.values(instance.elements).map((element) => ({
-        id: element.id,
-        name: element.definition.name,
-        state: `${element.deployState}/${element.lockState}`,
-      }));
+      const elements = Object.values(instance.elements).map((element) => {
+        const child = storedNestedStateOf(element.outProperties)?.childInstanceId ?? null;
+        return {
+          id: element.id,
+          name: element.definition.name,
+          state: `${element.deployState}/${element.lockState}`,
+          ...(child === null ? {} : { nestedInstanceId: child }),
+        };
+      });
       return render(compositionGraph(this.templates.readDefinition(definition), elements), format);
     });
   }

@@ -21,6 +21,7 @@ import {
   UnitOfWork,
   assertControlSettings,
   assertDeployable,
+  assertNestedPrimed,
   assertParticipantsOnline,
   checkOrderMayStart,
   isOrderAllowed,
@@ -49,6 +50,8 @@ import type { PlanDigestInput, PlannedBody } from './plan-digest';
 import { assertPlanCurrent } from './plan-digest';
 import type { GroupCountChange } from './group-members';
 import { NO_COUNT_CHANGE, countChangeOf, expandedRequest, memberIdsOfListedGroups } from './group-members';
+import { assertNotOwned, recordParentOrder } from './nested-ownership';
+import { loadNestedDefinitions, nestingNodeOf } from './nesting';
 
 /** An instance body after its shape was checked (http/instance-body.ts): the fields a plan hashes, and two more. */
 export interface InstanceRequest extends PlannedBody {
@@ -135,10 +138,17 @@ export class InstantiationService {
     return this.sessions.transaction(orderKeys(instanceId), (session, { store }) => work(store, session));
   }
 
-  async create(pathCompositionId: string, request: InstanceRequest): Promise<InstantiationResponse> {
+  /** `instanceId`: the id a nested composition's child is made with (a stable one); else a new one. */
+  async create(
+    pathCompositionId: string,
+    request: InstanceRequest,
+    instanceId?: string,
+  ): Promise<InstantiationResponse> {
     this.assertSameComposition(pathCompositionId, request.compositionId);
     return this.unitOfWork.transaction(async (store) => {
-      const { instance, problems } = await this.newInstance(store, request);
+      const made = await this.newInstance(store, request);
+      const { problems } = made;
+      const instance = instanceId === undefined ? made.instance : { ...made.instance, instanceId };
       await store.instances.insert(instance);
       await this.properties.report(store, instance.instanceId, 'CREATE', problems);
       return responseOf(instance);
@@ -199,6 +209,7 @@ export class InstantiationService {
     this.assertSameComposition(pathCompositionId, request.compositionId);
     return this.orderTransaction(request.instanceId, async (store, session) => {
       const found = await this.findInstance(store, request.instanceId, pathCompositionId);
+      assertNotOwned(found.value, 'updated');
       const prepared = await this.prepareUpdate(store, found.value, request);
       if (planId !== undefined) {
         assertPlanCurrent(planId, digestInputOf(found.value, prepared, request));
@@ -523,6 +534,7 @@ export class InstantiationService {
   ): Promise<void> {
     await this.orderTransaction(instanceId, async (store, session) => {
       const stored = await this.findInstance(store, instanceId, pathCompositionId);
+      assertNotOwned(stored.value, 'ordered');
       const order = resolveStateChange(update, supersede ? supersedingKey(stored.value) : stored.value);
       await this.assertPlanOf(store, stored.value, order, planId);
       const superseding = supersede && supersedingKey(stored.value) !== stored.value;
@@ -530,17 +542,21 @@ export class InstantiationService {
       const found = superseding ? { ...stored, value: { ...stored.value, revisionId: this.ids.uuid() } } : stored;
       if (order === 'DEPLOY') {
         assertDeployable(found.value);
+        await this.assertNestedPrimed(store, found.value.compositionId);
       }
       await this.startOrder(store, session, found, order);
+      recordParentOrder(session, found.value, order, this.clock.now());
     });
   }
 
   async delete(pathCompositionId: string, instanceId: string, planId?: string): Promise<InstantiationResponse> {
     return this.orderTransaction(instanceId, async (store, session) => {
       const found = await this.findInstance(store, instanceId, pathCompositionId);
+      assertNotOwned(found.value, 'deleted');
       checkOrderMayStart('DELETE', found.value);
       await this.assertPlanOf(store, found.value, 'DELETE', planId);
       await this.startOrder(store, session, found, 'DELETE');
+      recordParentOrder(session, found.value, 'DELETE', this.clock.now());
       return responseOf(found.value);
     });
   }
@@ -640,6 +656,21 @@ export class InstantiationService {
     );
     const definition = await this.definitionOf(store, found.value.compositionId);
     await this.engine.startInstanceOrder(session, found, definition, order);
+  }
+
+  /** A deploy needs every definition its nested compositions name primed (400 naming each that is not). */
+  private async assertNestedPrimed(store: Store, compositionId: string): Promise<void> {
+    const definition = await this.definitionOf(store, compositionId);
+    const root = nestingNodeOf({ ...definition, primed: true }, this.templates.readDefinition(definition));
+    if (root.nested.length === 0) {
+      return;
+    }
+    const nested = await loadNestedDefinitions(
+      root,
+      async (id) => (await store.definitions.find(id))?.value ?? null,
+      this.templates,
+    );
+    assertNestedPrimed(root, (id) => nested.get(id), `deploy an instance of ${definition.name} ${definition.version}`);
   }
 
   private async definitionOf(store: Store, compositionId: string): Promise<CompositionDefinition> {

@@ -1,4 +1,5 @@
 import type {
+  InputOf,
   AutomationComposition,
   CompositionDefinition,
   CountSignalEffect,
@@ -95,6 +96,22 @@ export class OperationInterventions {
     const step = await this.steps.instance(session, target, { kind: 'SIGNAL', elementId, signal });
     const counted = step.effects.find((effect): effect is CountSignalEffect => effect.kind === 'COUNT_SIGNAL');
     return { instance: step.target, effect: counted?.effect ?? 'DUPLICATE' };
+  }
+
+  /**
+   * The child of a nested-composition element ended its order: inside the caller's transaction under the parent's
+   * lock, the domain completes or fails the element (an end that no longer matters changes nothing).
+   */
+  async childEnded(
+    session: OperationSession,
+    found: Versioned<AutomationComposition>,
+    definition: CompositionDefinition,
+    input: InputOf<'CHILD_ENDED'>,
+  ): Promise<AutomationComposition> {
+    const running = asInstanceOperation(await session.running(found.value.instanceId));
+    const target = { found, definition, running, order: running?.order ?? null };
+    const step = await this.steps.instance(session, target, input);
+    return step.target;
   }
 
   /** Whether an element node template of the definition is a wait condition (signals apply to it). */

@@ -20,6 +20,7 @@ export function statusOf(code: DomainErrorCode): number {
     case 'NOTHING_RUNNING':
     case 'SELECTION_TAKEN':
     case 'SCALING_REFUSED':
+    case 'OWNED_BY_PARENT':
       return HttpStatus.CONFLICT;
     case 'UNAUTHENTICATED':
       return HttpStatus.UNAUTHORIZED;

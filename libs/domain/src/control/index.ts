@@ -6,3 +6,4 @@ export * from './cancel';
 export * from './supersede';
 export * from './wait-condition';
 export * from './control-settings';
+export * from './nested-composition';

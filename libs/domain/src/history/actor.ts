@@ -10,6 +10,7 @@ export const RUNTIME_RULES = [
   'slots',
   'hand-over',
   'wait-condition',
+  'nested-composition',
   'supervision',
 ] as const;
 export type RuntimeRule = (typeof RUNTIME_RULES)[number];

@@ -161,6 +161,26 @@ export type HistoryEventDetails = {
    * written in its properties (`baseUrl`, `conf.db.url`), sensitive ones masked.
    */
   readonly REFERENCES_RESOLVED: { readonly elementId: string; readonly values: Readonly<Record<string, unknown>> };
+  /** A nested-composition element set going: its child instance must run `order` (null: the child is not made yet). */
+  readonly CHILD_ORDERED: {
+    readonly elementId: string;
+    readonly order: string;
+    readonly childInstanceId: string | null;
+  };
+  /** The child instance of a nested-composition element ended its order; the element completes or fails with it. */
+  readonly CHILD_ENDED: {
+    readonly elementId: string;
+    readonly childInstanceId: string;
+    readonly order: string;
+    readonly result: boolean;
+    readonly message: string | null;
+  };
+  /** This instance is the child of a nested-composition element, and that element's instance ordered it. */
+  readonly PARENT_ORDERED: {
+    readonly parentInstanceId: string;
+    readonly parentElementId: string;
+    readonly order: string;
+  };
   /** PROPERTY_VALIDATION=warn accepted an instance whose properties have problems. */
   readonly PROPERTY_PROBLEMS: {
     readonly order: string;
@@ -224,6 +244,9 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   REFERENCES_RESOLVED: true,
   PROPERTY_PROBLEMS: true,
   ACCESS_REFUSED: true,
+  CHILD_ORDERED: true,
+  CHILD_ENDED: true,
+  PARENT_ORDERED: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

@@ -28,6 +28,8 @@ export function actorOfInput(input: InstanceInput | DefinitionInput, request: Re
       return runtimeActor('slots');
     case 'REPLICA_LOST':
       return runtimeActor('hand-over');
+    case 'CHILD_ENDED':
+      return runtimeActor('nested-composition');
   }
 }
 

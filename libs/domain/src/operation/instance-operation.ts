@@ -18,6 +18,7 @@ import { settleWaitConditions, signalWait } from './wait-condition-input';
 import { settleReferences } from './reference-input';
 import { accountSlots, fillSlots } from './slots-input';
 import { handOver } from './lost-replica-input';
+import { childEnded, settleNestedCompositions } from './nested-input';
 
 export type {
   AnsweredMessage,
@@ -41,6 +42,8 @@ export type { SupervisionContext, SupervisionDue } from './supervision-input';
 export { needsSupervision, supervisionDueOf } from './supervision-input';
 export { hasUnfinishedWorkOf, silentAfterProbe } from './lost-replica-input';
 export { runtimeSlotsFor } from './slots-input';
+export type { StoredNestedState } from './nested-input';
+export { NESTED_STATE_PROPERTY, childrenToOrder, storedNestedStateOf } from './nested-input';
 
 /** How one input kind is decided: `(target, running, input, now, context) → step`, or a refusal. */
 type InputDecider<K extends InstanceInputKind> = (
@@ -63,6 +66,7 @@ export const INSTANCE_INPUTS: { readonly [K in InstanceInputKind]: InputDecider<
   SIGNAL: signalWait, // wait-condition-input.ts
   SLOTS: fillSlots, // slots-input.ts
   REPLICA_LOST: handOver, // lost-replica-input.ts
+  CHILD_ENDED: childEnded, // nested-input.ts
 };
 
 /**
@@ -89,8 +93,16 @@ export const INSTANCE_PASSES: readonly InstancePass[] = [
     // and may pull the deadline in; any other order completes them at once, through the ACK rules). A tick and a
     // pause send no phase message.
     name: 'settleWaitConditions',
-    changes: ['ORDER', 'ACK', 'SUPERVISE', 'CANCEL', 'RESUME', 'SIGNAL', 'SLOTS', 'REPLICA_LOST'],
+    changes: ['ORDER', 'ACK', 'SUPERVISE', 'CANCEL', 'RESUME', 'SIGNAL', 'SLOTS', 'REPLICA_LOST', 'CHILD_ENDED'],
     run: (step, _running, _input, now, context) => settleWaitConditions(step, now, context),
+  },
+  {
+    // The phase messages a step sends that set nested compositions going record the order their child must run
+    // (the shell orders the child); a message of nested elements only is not published. Before the references: a
+    // nested element's own properties are not sent to a participant.
+    name: 'settleNestedCompositions',
+    changes: ['ORDER', 'ACK', 'SUPERVISE', 'CANCEL', 'RESUME', 'SIGNAL', 'SLOTS', 'REPLICA_LOST', 'CHILD_ENDED'],
+    run: (step, _running, _input, now, context) => settleNestedCompositions(step, now, context),
   },
   {
     // The elements a deploy or an update sets going have their references resolved: one that cannot be resolved
@@ -98,14 +110,14 @@ export const INSTANCE_PASSES: readonly InstancePass[] = [
     // whose answers may set more elements going; before the slots, which count what went.
     // A hand-over resends what was resolved already; a cancel's rollback is no deploy or update.
     name: 'settleReferences',
-    changes: ['ORDER', 'ACK', 'SUPERVISE', 'RESUME', 'SIGNAL', 'SLOTS'],
+    changes: ['ORDER', 'ACK', 'SUPERVISE', 'RESUME', 'SIGNAL', 'SLOTS', 'CHILD_ENDED'],
     run: (step, _running, _input, now, context) => settleReferences(step, now, context),
   },
   {
     // Under a runtime-wide limit (MAX_PARALLEL_ELEMENTS), what the operation holds in flight and waits a slot for.
     // A tick, a pause, a supervision pass and a hand-over keep the phase and were told nothing of what went.
     name: 'accountSlots',
-    changes: ['ORDER', 'ACK', 'CANCEL', 'RESUME', 'SIGNAL', 'SLOTS'],
+    changes: ['ORDER', 'ACK', 'CANCEL', 'RESUME', 'SIGNAL', 'SLOTS', 'CHILD_ENDED'],
     run: (step, running, input, _now, context) =>
       context.runtimeSlots === undefined || context.runtimeSlots === null
         ? step

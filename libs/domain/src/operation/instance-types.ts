@@ -101,7 +101,19 @@ export type InstanceInput =
       readonly messages: readonly OpenPhaseMessage[];
     }
   /** A signal for a wait-condition element (Heat's WaitConditionHandle), from the REST API. */
-  | { readonly kind: 'SIGNAL'; readonly elementId: string; readonly signal: Signal };
+  | { readonly kind: 'SIGNAL'; readonly elementId: string; readonly signal: Signal }
+  /** The child instance of a nested-composition element ended the order the element's operation gave it. */
+  | {
+      readonly kind: 'CHILD_ENDED';
+      readonly elementId: string;
+      readonly childInstanceId: string;
+      /** The parent's operation that ordered the child. */
+      readonly operationId: string;
+      readonly result: boolean;
+      readonly message: string | null;
+      /** The child's outputs (the element's `outputs` read from the child's elements' outProperties). */
+      readonly outputs: Readonly<Record<string, unknown>>;
+    };
 
 export type InstanceInputKind = InstanceInput['kind'];
 

@@ -23,6 +23,12 @@ export class GraphNode implements tosca.GraphNode {
 
   @ApiPropertyOptional({ description: 'Instance graphs only: deployState/lockState', example: 'DEPLOYED/LOCKED' })
   state?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'Instance graphs only: the child instance of a nested-composition element, once it has one',
+  })
+  nestedInstanceId?: string;
 }
 
 /** A dependency: `from` must be deployed before `to`. */

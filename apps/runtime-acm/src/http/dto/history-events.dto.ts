@@ -380,6 +380,45 @@ export class AccessRefusedDetail {
   readonly unrecorded!: number;
 }
 
+export class ChildOrderedDetail {
+  @ApiProperty({ ...UUID, description: 'The nested-composition element' })
+  readonly elementId!: string;
+
+  @ApiProperty({ type: String, description: 'The order its child instance must run', example: 'DEPLOY' })
+  readonly order!: string;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The child instance; null: not made yet' })
+  readonly childInstanceId!: string | null;
+}
+
+export class ChildEndedDetail {
+  @ApiProperty({ ...UUID, description: 'The nested-composition element' })
+  readonly elementId!: string;
+
+  @ApiProperty({ ...UUID, description: 'The child instance' })
+  readonly childInstanceId!: string;
+
+  @ApiProperty({ type: String, description: 'The order the child ran', example: 'DEPLOY' })
+  readonly order!: string;
+
+  @ApiProperty({ type: Boolean, description: 'Whether the child completed it' })
+  readonly result!: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly message!: string | null;
+}
+
+export class ParentOrderedDetail {
+  @ApiProperty({ ...UUID, description: 'The parent instance that owns this (child) instance' })
+  readonly parentInstanceId!: string;
+
+  @ApiProperty({ ...UUID, description: 'The nested-composition element of the parent' })
+  readonly parentElementId!: string;
+
+  @ApiProperty({ type: String, description: 'The order the parent gave', example: 'DEPLOY' })
+  readonly order!: string;
+}
+
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
@@ -410,6 +449,9 @@ const DETAILS = {
   REFERENCES_RESOLVED: [ReferencesResolvedDetail],
   PROPERTY_PROBLEMS: [PropertyProblemsDetail],
   ACCESS_REFUSED: [AccessRefusedDetail],
+  CHILD_ORDERED: [ChildOrderedDetail],
+  CHILD_ENDED: [ChildEndedDetail],
+  PARENT_ORDERED: [ParentOrderedDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -454,6 +496,9 @@ const SAME: {
     REFERENCES_RESOLVED: true,
     PROPERTY_PROBLEMS: true,
     ACCESS_REFUSED: true,
+    CHILD_ORDERED: true,
+    CHILD_ENDED: true,
+    PARENT_ORDERED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };
