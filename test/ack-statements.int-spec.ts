@@ -2,6 +2,8 @@ import type { AutomationCompositionDeployAck } from '@acm/contracts';
 import { Client } from 'pg';
 import { statementKind } from '../bench/sql-counter';
 import { OperationEngine } from '../apps/runtime-acm/src/engine/operation-engine';
+import { EventFeedFollower } from '../apps/runtime-acm/src/live/event-feed-follower';
+import { EventFeed } from '@acm/domain';
 import type { RuntimeHarness } from './support/runtime-harness';
 import { BASE, readRepoFile, commissionAndPrime } from './support/runtime-harness';
 import type { ScriptedParticipant } from './support/scripted-participant';
@@ -58,6 +60,9 @@ describe('statements per ACK (PostgreSQL)', () => {
 
   beforeAll(async () => {
     ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }, { autoAnswer: false }));
+    // The event feed numbers what each commit wrote in a pass of its own, after the commit and outside the order's or
+    // the ACK's transaction; it is stopped here so that its pass does not fall into their windows, and counted below.
+    await runtime.app.get(EventFeedFollower).beforeApplicationShutdown();
   });
 
   afterAll(async () => {
@@ -114,6 +119,15 @@ describe('statements per ACK (PostgreSQL)', () => {
     for (const { kinds } of counted) {
       expect(kinds).toEqual(ORDER_STATEMENTS);
     }
+    // The feed's pass after a burst of commits, whatever its size: a transaction that numbers every row not yet
+    // numbered (BEGIN, the head's row lock, one UPDATE of the rows, one of the head, COMMIT).
+    expect(await statementsOf(async () => void (await runtime.app.get(EventFeed).stamp()))).toEqual([
+      'BEGIN',
+      'SELECT acm_event_feed_head',
+      'UPDATE acm_event',
+      'UPDATE acm_event_feed_head',
+      'COMMIT',
+    ]);
     // Another order, through the same path.
     const undeploy = await order('UNDEPLOY');
     expect(undeploy.filter((kind) => kind !== 'DELETE acm_outbox')).toEqual(ORDER_STATEMENTS);
