@@ -308,6 +308,26 @@ describe('groups through MIGRATE and its precheck (in-memory store, fake clock)'
     );
   });
 
+  it('migrates the instance with a new member, which the participant is asked to create', async () => {
+    const { fixture, service, compositionId, instanceId, target, body, migration } = await deployedWithTarget(2);
+
+    await service.update(compositionId, migration(body(3).elements));
+    const sent = await settle(fixture, instanceId);
+    const after = await service.get(target.compositionId, instanceId);
+
+    expect(sent).toEqual([
+      'MIGRATION Queue, acm.example.group.Worker #0, acm.example.group.Worker #1, acm.example.group.Worker #2, Dispatcher',
+    ]);
+    expect(after).toMatchObject({ compositionId: target.compositionId, deployState: 'DEPLOYED' });
+    expect(after.elements[groupMemberId(WORKER, 2)]).toMatchObject({
+      deployState: 'DEPLOYED',
+      migrationState: 'DEFAULT',
+      description: 'acm.example.group.Worker #2',
+      properties: { baseUrl: 'http://sim.example:30800/worker-2-of-3' },
+    });
+    expect(Object.keys(after.elements)).toHaveLength(5);
+  });
+
   it('accepts a precheck body copied from GET (every member listed) as the same members', async () => {
     const { fixture, service, compositionId, instanceId, migration, planned } = await deployedWithTarget(3);
     const listed = Object.values((await service.get(compositionId, instanceId)).elements).map((element) => ({
