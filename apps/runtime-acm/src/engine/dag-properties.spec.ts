@@ -1103,13 +1103,52 @@ async function runGroups(specs: readonly GroupedSpec[], seed: number): Promise<v
     expect(log.map((entry) => `${entry.order} ${entry.id}`).sort()).toEqual(planned);
     const events = await unitOfWork.read((store) => store.events.list(INSTANCE, 100_000));
     const ordered = events.filter((event) => event.event === 'ORDERED' && event.detail['order'] === order).at(-1)!;
-    const recorded = events
-      .filter((event) => event.operationId === ordered.operationId)
+    const mine = events.filter((event) => event.operationId === ordered.operationId);
+    const recorded = mine
       .filter((event) => event.event === 'PHASE_STARTED' || event.event === 'ELEMENTS_DISPATCHED')
       .flatMap((event) => (event.detail['elementIds'] as string[]).map((id) => `${event.detail['phase']} ${id}`));
     expect(recorded.sort()).toEqual(
       plan.steps.flatMap((step) => step.elements.map((element) => `${step.phase} ${element.elementId}`)).sort(),
     );
+    // In the history too, each step's element went after what the plan says it waits for had its result (in that step).
+    const at = (kind: string, phase: number, id: string): number =>
+      mine.findIndex((event) => {
+        const detail = event.detail as Record<string, unknown>;
+        return (
+          event.event === kind &&
+          detail['phase'] === phase &&
+          (kind === 'ELEMENT_RESULT' ? detail['elementId'] === id : (detail['elementIds'] as string[]).includes(id))
+        );
+      });
+    for (const step of plan.steps) {
+      for (const element of step.elements) {
+        const sent = Math.max(
+          at('PHASE_STARTED', step.phase, element.elementId),
+          at('ELEMENTS_DISPATCHED', step.phase, element.elementId),
+        );
+        expect(sent).toBeGreaterThanOrEqual(0);
+        for (const awaited of element.waitsFor) {
+          // What it waits for answered in its own step of this plan (the same step, in a replacing UPDATE).
+          const phases = plan.steps
+            .filter((other) => other.elements.some((candidate) => candidate.elementId === awaited))
+            .map((other) => other.phase);
+          const phase = phases.includes(step.phase) ? step.phase : phases[0];
+          if (phase !== undefined) {
+            const result = at('ELEMENT_RESULT', phase, awaited);
+            expect(result).toBeGreaterThanOrEqual(0);
+            expect(result).toBeLessThan(sent);
+          }
+        }
+      }
+    }
+    if (order === 'DEPLOY') {
+      // The plan's own graph: a member waits for every member of each node template it depends on or references.
+      for (const element of plan.steps.flatMap((step) => step.elements)) {
+        const edges = edgesOf(specs[templateIndexOf(element.elementId)]!);
+        const expected = log.map((entry) => entry.id).filter((id) => edges.includes(templateIndexOf(id)));
+        expect([...element.waitsFor].sort()).toEqual(expected.sort());
+      }
+    }
   };
 
   // DEPLOY: every member once, each after what it waits for.
