@@ -1,5 +1,13 @@
 import type { AutomationComposition, ElementTemplate, InstanceElement, MemberIdOf } from '@acm/domain';
-import { DomainError, countProblem, expandGroups, groupMembers, memberIndexOf, resizeGroup } from '@acm/domain';
+import {
+  DomainError,
+  countProblem,
+  expandGroups,
+  groupMembers,
+  holdsGroupTokens,
+  memberIndexOf,
+  resizeGroup,
+} from '@acm/domain';
 import { createHash } from 'node:crypto';
 import type { PlannedBody } from './plan-digest';
 
@@ -108,4 +116,48 @@ export function memberIdsOfListedGroups(
   return Object.values(current.elements)
     .filter((element) => listedGroups.has(element.definition.name))
     .map((element) => element.id);
+}
+
+/**
+ * A MIGRATE (or precheck) body with the target definition's groups expanded as a create expands them: the element a
+ * body lists for a group becomes its members. A group the instance already holds keeps its count unless the body
+ * gives one, and its members other than member 0 (a body copied from GET lists them all) come from member 0's
+ * expansion; a value of member 0 that is the source's substitution of a `%index%`/`%count%` template value is left to
+ * the target's substitution, so each member gets its own.
+ */
+export function expandedMigrationRequest<R extends PlannedBody>(
+  current: AutomationComposition,
+  request: R,
+  templates: readonly ElementTemplate[],
+): R {
+  const groups = new Map(
+    templates.flatMap((template) => (template.group === undefined ? [] : [[template.name, template] as const])),
+  );
+  if (groups.size === 0) {
+    return expandedRequest(request, templates);
+  }
+  const listed = new Set(request.elements.map((element) => element.id));
+  const elements = request.elements.flatMap((element) => {
+    const template = groups.get(element.definition.name);
+    const stored = current.elements[element.id];
+    if (template === undefined || stored === undefined) {
+      return [element];
+    }
+    const members = groupMembers(current.elements, stored.definition.name);
+    const first = members[0];
+    if (memberIndexOf(stored) !== 0) {
+      return first !== undefined && listed.has(first.id) ? [] : [element];
+    }
+    const properties = Object.fromEntries(
+      Object.entries(element.properties).filter(
+        ([key, value]) =>
+          !(
+            holdsGroupTokens(template.properties?.[key]) &&
+            JSON.stringify(value) === JSON.stringify(stored.properties[key])
+          ),
+      ),
+    );
+    return [{ ...element, properties, count: element.count ?? members.length }];
+  });
+  return expandedRequest({ ...request, elements }, templates);
 }

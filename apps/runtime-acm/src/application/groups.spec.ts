@@ -240,6 +240,121 @@ describe('groups through InstantiationService and the engine (in-memory store, f
   });
 });
 
+describe('groups through MIGRATE and its precheck (in-memory store, fake clock)', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  /** A deployed instance of the group example with `count` workers, and a second primed copy of it to migrate to. */
+  async function deployedWithTarget(count: number) {
+    const setup = await setUp();
+    const { fixture, service, compositionId, body } = setup;
+    const target = await fixture.definition(EXAMPLE, () => P1);
+    const { instanceId } = await service.create(compositionId, body(count));
+    await service.changeState(compositionId, instanceId, {
+      deployOrder: 'DEPLOY',
+      lockOrder: 'NONE',
+      subOrder: 'NONE',
+    });
+    await settle(fixture, instanceId);
+    const migration = (elements: InstanceRequest['elements'], precheck = false) => ({
+      ...body(),
+      instanceId,
+      compositionTargetId: target.compositionId,
+      ...(precheck ? { precheck } : {}),
+      elements,
+    });
+    /** The elements a migration (or its precheck) with this body would start with: id, migration state, baseUrl. */
+    const planned = async (request: ReturnType<typeof migration>): Promise<string[]> => {
+      const { prepared } = await fixture.unitOfWork.read((store) => service.planUpdate(store, compositionId, request));
+      return Object.values(prepared.elements)
+        .filter((element) => element.definition.name === 'acm.example.group.Worker')
+        .map((element) => `${element.id} ${element.migrationState} ${String(element.properties['baseUrl'])}`)
+        .sort();
+    };
+    return { ...setup, instanceId, target, migration, planned };
+  }
+
+  const worker = (id: string, state: string, index: number, count: number): string =>
+    `${id} ${state} http://sim.example:30800/worker-${index}-of-${count}`;
+
+  it("keeps a group's members when the body lists its member 0 only, and removes none", async () => {
+    const { body, migration, planned } = await deployedWithTarget(2);
+
+    expect(await planned(migration(body().elements))).toEqual(
+      [worker(WORKER, 'DEFAULT', 0, 2), worker(groupMemberId(WORKER, 1), 'DEFAULT', 1, 2)].sort(),
+    );
+  });
+
+  it('adds members as NEW elements when the body raises the count, with their own substituted values', async () => {
+    const { body, migration, planned } = await deployedWithTarget(2);
+
+    expect(await planned(migration(body(3).elements))).toEqual(
+      [
+        worker(WORKER, 'DEFAULT', 0, 3),
+        worker(groupMemberId(WORKER, 1), 'DEFAULT', 1, 3),
+        worker(groupMemberId(WORKER, 2), 'NEW', 2, 3),
+      ].sort(),
+    );
+  });
+
+  it('marks the highest indexes REMOVED when the body lowers the count', async () => {
+    const { body, migration, planned } = await deployedWithTarget(3);
+
+    expect(await planned(migration(body(1).elements))).toEqual(
+      [
+        worker(WORKER, 'DEFAULT', 0, 1),
+        worker(groupMemberId(WORKER, 1), 'REMOVED', 1, 3),
+        worker(groupMemberId(WORKER, 2), 'REMOVED', 2, 3),
+      ].sort(),
+    );
+  });
+
+  it('migrates the instance with a new member, which the participant is asked to create', async () => {
+    const { fixture, service, compositionId, instanceId, target, body, migration } = await deployedWithTarget(2);
+
+    await service.update(compositionId, migration(body(3).elements));
+    const sent = await settle(fixture, instanceId);
+    const after = await service.get(target.compositionId, instanceId);
+
+    expect(sent).toEqual([
+      'MIGRATION Queue, acm.example.group.Worker #0, acm.example.group.Worker #1, acm.example.group.Worker #2, Dispatcher',
+    ]);
+    expect(after).toMatchObject({ compositionId: target.compositionId, deployState: 'DEPLOYED' });
+    expect(after.elements[groupMemberId(WORKER, 2)]).toMatchObject({
+      deployState: 'DEPLOYED',
+      migrationState: 'DEFAULT',
+      description: 'acm.example.group.Worker #2',
+      properties: { baseUrl: 'http://sim.example:30800/worker-2-of-3' },
+    });
+    expect(Object.keys(after.elements)).toHaveLength(5);
+  });
+
+  it('accepts a precheck body copied from GET (every member listed) as the same members', async () => {
+    const { fixture, service, compositionId, instanceId, migration, planned } = await deployedWithTarget(3);
+    const listed = Object.values((await service.get(compositionId, instanceId)).elements).map((element) => ({
+      id: element.id,
+      definition: element.definition,
+      description: element.description,
+      properties: element.properties,
+    }));
+
+    expect(await planned(migration(listed, true))).toEqual(
+      [0, 1, 2].map((index) => worker(index === 0 ? WORKER : groupMemberId(WORKER, index), 'DEFAULT', index, 3)).sort(),
+    );
+    await service.update(compositionId, migration(listed, true));
+    expect(await settle(fixture, instanceId)).toHaveLength(1);
+    expect((await service.get(compositionId, instanceId)).subState).toBe('NONE');
+  });
+
+  it("refuses a count outside the target group's bounds, naming the field", async () => {
+    const { body, migration, planned } = await deployedWithTarget(2);
+
+    await expect(planned(migration(body(9).elements))).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: `elements["${WORKER}"].count: count 9 is outside the group's bounds 1..6 (the node template's metadata count_min, count_max)`,
+    });
+  });
+});
+
 describe('the scaling webhook of a group (in-memory store, fake clock)', () => {
   beforeAll(() => Logger.overrideLogger(false));
 

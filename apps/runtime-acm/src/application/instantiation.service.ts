@@ -49,7 +49,13 @@ import { primedDefinition } from './primed-definition';
 import type { PlanDigestInput, PlannedBody } from './plan-digest';
 import { assertPlanCurrent } from './plan-digest';
 import type { GroupCountChange } from './group-members';
-import { NO_COUNT_CHANGE, countChangeOf, expandedRequest, memberIdsOfListedGroups } from './group-members';
+import {
+  NO_COUNT_CHANGE,
+  countChangeOf,
+  expandedMigrationRequest,
+  expandedRequest,
+  memberIdsOfListedGroups,
+} from './group-members';
 import { assertNotOwned, recordParentOrder } from './nested-ownership';
 import { loadNestedDefinitions, nestingNodeOf } from './nesting';
 
@@ -470,8 +476,11 @@ export class InstantiationService {
     const source = await this.definitionOf(store, current.compositionId);
     const target = await this.primedDefinition(store, targetId);
     const info = this.templates.readDefinition(target);
-    const migrated = planMigration(current.elements, request.elements, {
+    // The target's groups expand as a create's do: the body lists one element per group.
+    const expanded = expandedMigrationRequest(current, request, info.elements);
+    const migrated = planMigration(current.elements, expanded.elements, {
       listedElements: info.listedElements,
+      groups: new Set(info.elements.flatMap((template) => (template.group === undefined ? [] : [template.name]))),
       participantOf: (name) => target.elementStateMap[name]?.participantId ?? null,
     });
     const kept = Object.values(migrated).filter((element) => element.migrationState !== 'REMOVED');

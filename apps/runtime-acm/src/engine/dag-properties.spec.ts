@@ -1,7 +1,23 @@
 import type { AutomationCompositionDeployAck, ParticipantDto } from '@acm/contracts';
 import { decodeMessage } from '@acm/contracts';
-import type { AutomationComposition, CompositionDefinition, InstanceOrder, JsonObject, OrderPlan } from '@acm/domain';
-import { completedStateOf, planInstanceOrder, transitionalStateFor } from '@acm/domain';
+import type {
+  AutomationComposition,
+  CompositionDefinition,
+  InstanceOrder,
+  JsonObject,
+  MemberIdOf,
+  OrderPlan,
+  ReplaceUpdate,
+} from '@acm/domain';
+import {
+  completedStateOf,
+  expandGroups,
+  groupMembers,
+  planInstanceOrder,
+  replaceStepOf,
+  resizeGroup,
+  transitionalStateFor,
+} from '@acm/domain';
 import type { InMemoryUnitOfWork } from '@acm/persistence/testing';
 import { instanceOf } from '@acm/persistence/testing';
 import { Logger } from '@nestjs/common';
@@ -67,38 +83,42 @@ function edgesOf(spec: ElementSpec): number[] {
 const elementName = (index: number): string => `acm.example.prop.E${index}`;
 const elementId = (index: number): string => idAt('b', index);
 
-const compositionArbitrary = fc
-  .array(
-    fc.record({
-      phase: fc.integer({ min: 0, max: 3 }),
-      participant: fc.integer({ min: 0, max: PARTICIPANTS.length - 1 }),
-      picks: fc.array(fc.nat(), { maxLength: 4 }),
-      asRequirements: fc.boolean(),
-      reads: fc.array(fc.record({ pick: fc.nat(), attribute: fc.boolean() }), { maxLength: 3 }),
-    }),
-    { minLength: 1, maxLength: 30 },
-  )
-  .map((raw): ElementSpec[] =>
-    raw.map((element, index) => ({
-      phase: element.phase,
-      participant: element.participant,
-      asRequirements: element.asRequirements,
-      // Acyclic by construction (only earlier elements), and never on a later phase (refused at commission).
-      dependsOn: [
-        ...new Set(
+/** Random compositions of up to `maxLength` elements, acyclic, each edge to the same or an earlier phase. */
+const compositionOf = (maxLength: number): fc.Arbitrary<ElementSpec[]> =>
+  fc
+    .array(
+      fc.record({
+        phase: fc.integer({ min: 0, max: 3 }),
+        participant: fc.integer({ min: 0, max: PARTICIPANTS.length - 1 }),
+        picks: fc.array(fc.nat(), { maxLength: 4 }),
+        asRequirements: fc.boolean(),
+        reads: fc.array(fc.record({ pick: fc.nat(), attribute: fc.boolean() }), { maxLength: 3 }),
+      }),
+      { minLength: 1, maxLength },
+    )
+    .map((raw): ElementSpec[] =>
+      raw.map((element, index) => ({
+        phase: element.phase,
+        participant: element.participant,
+        asRequirements: element.asRequirements,
+        // Acyclic by construction (only earlier elements), and never on a later phase (refused at commission).
+        dependsOn: [
+          ...new Set(
+            index === 0
+              ? []
+              : element.picks.map((pick) => pick % index).filter((target) => raw[target]!.phase <= element.phase),
+          ),
+        ],
+        references:
           index === 0
             ? []
-            : element.picks.map((pick) => pick % index).filter((target) => raw[target]!.phase <= element.phase),
-        ),
-      ],
-      references:
-        index === 0
-          ? []
-          : element.reads
-              .map((read) => ({ target: read.pick % index, attribute: read.attribute }))
-              .filter((read) => raw[read.target]!.phase <= element.phase),
-    })),
-  );
+            : element.reads
+                .map((read) => ({ target: read.pick % index, attribute: read.attribute }))
+                .filter((read) => raw[read.target]!.phase <= element.phase),
+      })),
+    );
+
+const compositionArbitrary = compositionOf(30);
 
 function serviceTemplate(specs: readonly ElementSpec[]): JsonObject {
   const nodeTemplates: Record<string, unknown> = Object.fromEntries(
@@ -804,6 +824,408 @@ async function runReplace(specs: readonly ElementSpec[], kinds: readonly UpdateK
   });
 }
 
+/** A generated element that may be a group: its count at creation and the count an UPDATE then asks for. */
+interface GroupedSpec extends ElementSpec {
+  /** null: an ordinary element; else the node template's `count` (1–4). */
+  readonly count: number | null;
+  /** The count the UPDATE gives a group (ignored for an ordinary element). */
+  readonly nextCount: number;
+}
+
+const MAX_COUNT = 4;
+const GROUPED_ELEMENTS = 10;
+/** A property of every group's node template whose value each member gets with its own index and count. */
+const MEMBER_VALUE = 'm-%index%-of-%count%';
+
+const groupedCompositionArbitrary = fc
+  .record({
+    specs: compositionOf(GROUPED_ELEMENTS),
+    counts: fc.array(fc.option(fc.integer({ min: 1, max: MAX_COUNT }), { nil: null, freq: 2 }), {
+      minLength: GROUPED_ELEMENTS,
+      maxLength: GROUPED_ELEMENTS,
+    }),
+    nextCounts: fc.array(fc.integer({ min: 1, max: MAX_COUNT }), {
+      minLength: GROUPED_ELEMENTS,
+      maxLength: GROUPED_ELEMENTS,
+    }),
+  })
+  .map(({ specs, counts, nextCounts }): GroupedSpec[] =>
+    specs.map((spec, index) => ({ ...spec, count: counts[index] ?? null, nextCount: nextCounts[index]! })),
+  );
+
+/**
+ * Member k of the group whose member 0 is `baseId`. The runtime derives a UUID v5 (application/group-members.ts);
+ * the expansion takes the derivation as an argument, and any stable, distinct id serves here: the template index
+ * stays in the last 12 digits, the member index is the second character.
+ */
+const memberIdOf: MemberIdOf = (baseId, index) => `${baseId.slice(0, 1)}${index}${baseId.slice(2)}`;
+const templateIndexOf = (id: string): number => Number(id.slice(-12));
+const memberIndexOfId = (id: string): number => Number(id.slice(1, 2));
+
+/** Which member of a group target the reference at `position` reads: one that exists before and after the UPDATE. */
+function memberReadBy(target: GroupedSpec, position: number): number {
+  return position % Math.min(target.count ?? 1, target.nextCount);
+}
+
+/**
+ * The generated composition with its groups: a group's node template has `count` and bounds, a property whose value
+ * holds `%index%` and `%count%`, and a reference to a group reads one member by index.
+ */
+function groupedTemplate(specs: readonly GroupedSpec[]): JsonObject {
+  const template = serviceTemplate(specs);
+  const topology = template['topology_template'] as { node_templates: Record<string, JsonObject> };
+  specs.forEach((spec, index) => {
+    const nodeTemplate = topology.node_templates[elementName(index)]!;
+    const properties = nodeTemplate['properties'] as JsonObject;
+    if (spec.count !== null) {
+      nodeTemplate['count'] = spec.count;
+      nodeTemplate['metadata'] = { count_min: 1, count_max: MAX_COUNT };
+      properties['member'] = MEMBER_VALUE;
+    }
+    if (spec.references.length > 0) {
+      properties['configurationEntities'] = {
+        refs: Object.fromEntries(
+          spec.references.map((reference, position) => {
+            const target = specs[reference.target]!;
+            const member = target.count === null ? [] : [memberReadBy(target, position)];
+            const name = reference.attribute ? 'url' : 'provider';
+            const path = [elementName(reference.target), ...member, name];
+            return [`r${position}`, reference.attribute ? { get_attribute: path } : { get_property: path }];
+          }),
+        ),
+      };
+    }
+  });
+  return template;
+}
+
+/** The plain values a participant must receive for the references of a (member of a) generated element. */
+function groupedValuesOf(specs: readonly GroupedSpec[], spec: GroupedSpec): Record<string, unknown> {
+  return Object.fromEntries(
+    spec.references.map((reference, position) => {
+      const target = specs[reference.target]!;
+      const member = target.count === null ? 0 : memberReadBy(target, position);
+      const id = member === 0 ? elementId(reference.target) : memberIdOf(elementId(reference.target), member);
+      return [`r${position}`, reference.attribute ? urlOf(id) : PROVIDER];
+    }),
+  );
+}
+
+/** The instance properties a DEPLOY message gives one element (ONAP's participantUpdatesList), if it is one. */
+function deployedProperties(value: string, id: string): JsonObject | undefined {
+  const decoded = decodeMessage(value);
+  if (!decoded.ok || decoded.message.messageType !== 'AUTOMATION_COMPOSITION_DEPLOY') {
+    return undefined;
+  }
+  return (decoded.message.participantUpdatesList ?? [])
+    .flatMap((update) => update.acElementList)
+    .find((element) => element.id === id)?.properties;
+}
+
+/** One message to one participant about one element, as the grouped run logs it. */
+interface Dispatch {
+  readonly order: string;
+  readonly id: string;
+  answered: boolean;
+}
+
+/**
+ * One run with groups, through the engine's public surface: the instance body lists one element per node template
+ * (a group's with its count) and is expanded by the runtime's own `expandGroups`; it is deployed, then an UPDATE
+ * changes every group's count, its members added and removed by the runtime's own `resizeGroup` and handed to the
+ * engine as InstantiationService hands them (a replacing UPDATE: the kept and new members in `next`, the removed
+ * ones `orphaned`). Participants answer in a random order, some answers twice. Checks, at each dispatch: no member
+ * before every member of what it depends on or references (a dependency on a group is on all its members) and every
+ * element of an earlier phase reached the target; references read the member they name, as plain values; `%index%`
+ * and `%count%` substituted per member; a removed member undeployed (and deleted) only after the removed members of
+ * the same group with a higher index, of what depends on it and of later phases; no member added before every
+ * removal is done. At the end of each order: each element dispatched as the plan's steps say, no more, no less (the
+ * plan's steps equal what participants received and what the history recorded), the instance DEPLOYED with exactly
+ * the members the counts say.
+ */
+async function runGroups(specs: readonly GroupedSpec[], seed: number): Promise<void> {
+  const next = random(seed);
+  const { clock, unitOfWork, templates, engine } = new EngineFixture();
+  const owned = ownedOf(specs);
+  const definition = primedDefinitionOf(groupedTemplate(specs), owned, {
+    compositionId: COMPOSITION,
+    name: 'prop',
+    revisionId: idAt('e', 1),
+  });
+  const info = templates.read(definition.serviceTemplate);
+  const body = specs.map((spec, index) => ({
+    id: elementId(index),
+    definition: { name: elementName(index), version: '1.0.0' },
+    description: null,
+    properties: {},
+    ...(spec.count === null ? {} : { count: spec.count }),
+  }));
+  const expanded = expandGroups(body, info.elements, memberIdOf);
+  expect(expanded.problems).toEqual([]);
+  const instance = instanceOf(
+    COMPOSITION,
+    expanded.elements.map((element) => ({
+      ...undeployedElementOf(element.id, owned[templateIndexOf(element.id)]!, element.properties),
+      description: element.description,
+    })),
+    { instanceId: INSTANCE, name: 'PropInstance', lastMsg: STARTED_AT, revisionId: idAt('e', 2) },
+  );
+  expect(Object.keys(instance.elements)).toHaveLength(specs.reduce((sum, spec) => sum + (spec.count ?? 1), 0));
+  await unitOfWork.transaction(async (store) => {
+    await store.definitions.insert(definition);
+    await store.instances.insert(instance);
+  });
+  const current = async (): Promise<AutomationComposition> =>
+    (await unitOfWork.read((store) => store.instances.find(INSTANCE)))!.value;
+
+  let log: Dispatch[] = [];
+  let removed: ReadonlySet<string> = new Set();
+  let updating = false;
+  const pending: Array<{ order: string; messageId: string; participantId: string; entry: Dispatch }> = [];
+  const answeredBefore = (order: string, id: string): boolean =>
+    log.some((entry) => entry.order === order && entry.id === id && entry.answered);
+
+  /** Takes the queued messages as participants would, checking each dispatch against the state it left in. */
+  const deliver = async (): Promise<void> => {
+    const queued = unitOfWork.queuedOutbox();
+    await unitOfWork.deleteOutbox(queued.map((record) => record.id));
+    const state = await current();
+    const reached = (id: string): boolean => state.elements[id]?.deployState === 'DEPLOYED';
+    for (const record of queued) {
+      const message = replaceWorkOf(record.value);
+      if (message === undefined) {
+        continue;
+      }
+      expect(record.value).not.toMatch(/get_attribute|get_property/);
+      for (const dto of message.dtos) {
+        for (const elementDto of dto.elementDtos) {
+          const id = elementDto.instanceElementTarget?.elementId ?? '';
+          const index = templateIndexOf(id);
+          const spec = specs[index]!;
+          if (message.order !== 'UPDATE' && spec.phase !== message.phase) {
+            continue;
+          }
+          if (message.order === 'DEPLOY') {
+            // Every element of an earlier phase, and every member of what it depends on or references, is deployed.
+            for (const other of Object.values(state.elements)) {
+              const otherIndex = templateIndexOf(other.id);
+              if (specs[otherIndex]!.phase < spec.phase || edgesOf(spec).includes(otherIndex)) {
+                expect(reached(other.id)).toBe(true);
+              }
+            }
+            // No member is added before every removed one has left.
+            for (const gone of removed) {
+              expect(answeredBefore('DELETE', gone)).toBe(true);
+            }
+            const inProperties = elementDto.compositionElement?.inProperties ?? {};
+            if (spec.references.length > 0) {
+              expect((inProperties['configurationEntities'] as JsonObject)['refs']).toEqual(
+                groupedValuesOf(specs, spec),
+              );
+            }
+            if (spec.count !== null) {
+              // A member gets the node template's value with its own index and the count it was created with.
+              const count = updating ? spec.nextCount : spec.count;
+              expect(deployedProperties(record.value, id)?.['member']).toBe(`m-${memberIndexOfId(id)}-of-${count}`);
+            }
+          } else if (message.order === 'UNDEPLOY' || message.order === 'DELETE') {
+            expect(removed.has(id)).toBe(true);
+            if (message.order === 'DELETE') {
+              for (const gone of removed) {
+                expect(answeredBefore('UNDEPLOY', gone)).toBe(true);
+              }
+            }
+            // From the highest index down, after what depends on it and what is in a later phase.
+            for (const gone of removed) {
+              const goneIndex = templateIndexOf(gone);
+              const goneSpec = specs[goneIndex]!;
+              const above = goneIndex === index && memberIndexOfId(gone) > memberIndexOfId(id);
+              if (above || goneSpec.phase > spec.phase || edgesOf(goneSpec).includes(index)) {
+                expect(answeredBefore(message.order, gone)).toBe(true);
+              }
+            }
+          }
+          const entry: Dispatch = { order: message.order, id, answered: false };
+          log.push(entry);
+          pending.push({ order: message.order, messageId: message.messageId, participantId: dto.participantId, entry });
+        }
+      }
+    }
+  };
+
+  /** Answers every message in a random order, some twice, until nothing is in flight. */
+  const answerAll = async (): Promise<void> => {
+    const acks: AutomationCompositionDeployAck[] = [];
+    await deliver();
+    while (pending.length > 0) {
+      clock.advance(1 + Math.floor(next() * 500));
+      if (next() < 0.15 && acks.length > 0) {
+        await engine.applyInstanceAck(acks[Math.floor(next() * acks.length)]!);
+      } else {
+        const [work] = pending.splice(Math.floor(next() * pending.length), 1);
+        const reachedState =
+          work!.order === 'DEPLOY'
+            ? { deployState: 'DEPLOYED' as const, lockState: 'LOCKED' as const }
+            : {
+                deployState: work!.order === 'DELETE' ? ('DELETED' as const) : ('UNDEPLOYED' as const),
+                lockState: 'NONE' as const,
+              };
+        const ack: AutomationCompositionDeployAck = {
+          messageType:
+            work!.order === 'DEPLOY' ? 'AUTOMATION_COMPOSITION_DEPLOY_ACK' : 'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+          responseTo: work!.messageId,
+          automationCompositionId: INSTANCE,
+          participantId: work!.participantId,
+          stateChangeResult: 'NO_ERROR',
+          automationCompositionResultMap: {
+            [work!.entry.id]: {
+              ...reachedState,
+              result: true,
+              ...(work!.order === 'DEPLOY' ? { outProperties: { url: urlOf(work!.entry.id) } } : {}),
+            },
+          },
+        };
+        work!.entry.answered = true;
+        acks.push(ack);
+        await engine.applyInstanceAck(ack);
+      }
+      await deliver();
+    }
+  };
+
+  /** The plan's steps are what participants received and what the history recorded as dispatched. */
+  const expectPlanFollowed = async (plan: OrderPlan, order: InstanceOrder): Promise<void> => {
+    const planned = plan.steps
+      .flatMap((step) =>
+        step.elements.map((element) => `${replaceStepOf(step.phase)?.order ?? order} ${element.elementId}`),
+      )
+      .sort();
+    expect(log.map((entry) => `${entry.order} ${entry.id}`).sort()).toEqual(planned);
+    const events = await unitOfWork.read((store) => store.events.list(INSTANCE, 100_000));
+    const ordered = events.filter((event) => event.event === 'ORDERED' && event.detail['order'] === order).at(-1)!;
+    const mine = events.filter((event) => event.operationId === ordered.operationId);
+    const recorded = mine
+      .filter((event) => event.event === 'PHASE_STARTED' || event.event === 'ELEMENTS_DISPATCHED')
+      .flatMap((event) => (event.detail['elementIds'] as string[]).map((id) => `${event.detail['phase']} ${id}`));
+    expect(recorded.sort()).toEqual(
+      plan.steps.flatMap((step) => step.elements.map((element) => `${step.phase} ${element.elementId}`)).sort(),
+    );
+    // In the history too, each step's element went after what the plan says it waits for had its result (in that step).
+    const at = (kind: string, phase: number, id: string): number =>
+      mine.findIndex((event) => {
+        const detail = event.detail as Record<string, unknown>;
+        return (
+          event.event === kind &&
+          detail['phase'] === phase &&
+          (kind === 'ELEMENT_RESULT' ? detail['elementId'] === id : (detail['elementIds'] as string[]).includes(id))
+        );
+      });
+    for (const step of plan.steps) {
+      for (const element of step.elements) {
+        const sent = Math.max(
+          at('PHASE_STARTED', step.phase, element.elementId),
+          at('ELEMENTS_DISPATCHED', step.phase, element.elementId),
+        );
+        expect(sent).toBeGreaterThanOrEqual(0);
+        for (const awaited of element.waitsFor) {
+          // What it waits for answered in its own step of this plan (the same step, in a replacing UPDATE).
+          const phases = plan.steps
+            .filter((other) => other.elements.some((candidate) => candidate.elementId === awaited))
+            .map((other) => other.phase);
+          const phase = phases.includes(step.phase) ? step.phase : phases[0];
+          if (phase !== undefined) {
+            const result = at('ELEMENT_RESULT', phase, awaited);
+            expect(result).toBeGreaterThanOrEqual(0);
+            expect(result).toBeLessThan(sent);
+          }
+        }
+      }
+    }
+    if (order === 'DEPLOY') {
+      // The plan's own graph: a member waits for every member of each node template it depends on or references.
+      for (const element of plan.steps.flatMap((step) => step.elements)) {
+        const edges = edgesOf(specs[templateIndexOf(element.elementId)]!);
+        const expected = log.map((entry) => entry.id).filter((id) => edges.includes(templateIndexOf(id)));
+        expect([...element.waitsFor].sort()).toEqual(expected.sort());
+      }
+    }
+  };
+
+  // DEPLOY: every member once, each after what it waits for.
+  const deployPlan = planInstanceOrder({ order: 'DEPLOY', instance, templates: info.elements });
+  await inSession(unitOfWork, async (session, store) => {
+    const found = await store.instances.findForUpdate(INSTANCE);
+    await engine.startInstanceOrder(session, found!, definition, 'DEPLOY');
+  });
+  await answerAll();
+  await expectPlanFollowed(deployPlan, 'DEPLOY');
+  expect(log.every((entry) => entry.order === 'DEPLOY')).toBe(true);
+  const deployed = await current();
+  expect(deployed).toMatchObject({ deployState: 'DEPLOYED', stateChangeResult: 'NO_ERROR' });
+
+  // UPDATE: every group to its next count, as InstantiationService builds a count change.
+  const added: Record<string, AutomationComposition['elements'][string]> = {};
+  const leaving: string[] = [];
+  const kept: Record<string, JsonObject> = {};
+  for (const [index, spec] of specs.entries()) {
+    if (spec.count === null) {
+      continue;
+    }
+    const template = info.elements.find((element) => element.name === elementName(index))!;
+    const resize = resizeGroup(deployed.elements, template, spec.nextCount, memberIdOf);
+    // The highest indexes leave, highest first.
+    expect(resize.removed.map(memberIndexOfId)).toEqual(
+      Array.from({ length: Math.max(0, spec.count - spec.nextCount) }, (_, k) => spec.count! - 1 - k),
+    );
+    leaving.push(...resize.removed);
+    for (const member of resize.added) {
+      added[member.id] = member;
+    }
+    for (const member of groupMembers({ ...deployed.elements, ...added }, template.name)) {
+      if (!resize.removed.includes(member.id)) {
+        kept[member.id] = member.properties;
+      }
+    }
+  }
+  if (Object.keys(added).length === 0 && leaving.length === 0) {
+    return;
+  }
+  removed = new Set(leaving);
+  updating = true;
+  log = [];
+  const replace: ReplaceUpdate = {
+    next: kept,
+    removeOrphans: false,
+    ...(leaving.length > 0 ? { orphaned: leaving } : {}),
+  };
+  const start: AutomationComposition = { ...deployed, elements: { ...deployed.elements, ...added } };
+  const updatePlan = planInstanceOrder({ order: 'UPDATE', instance: start, templates: info.elements, replace });
+  await inSession(unitOfWork, async (session, store) => {
+    const found = await store.instances.findForUpdate(INSTANCE);
+    await engine.startInstanceOrder(session, { ...found!, value: start }, definition, 'UPDATE', { replace });
+  });
+  await answerAll();
+  await expectPlanFollowed(updatePlan, 'UPDATE');
+  // The removed members undeployed then deleted, the new ones deployed, nothing else sent.
+  const expected = [
+    ...leaving.flatMap((id) => [`UNDEPLOY ${id}`, `DELETE ${id}`]),
+    ...Object.keys(added).map((id) => `DEPLOY ${id}`),
+  ].sort();
+  expect(log.map((entry) => `${entry.order} ${entry.id}`).sort()).toEqual(expected);
+  const after = await current();
+  expect(after).toMatchObject({ deployState: 'DEPLOYED', stateChangeResult: 'NO_ERROR' });
+  expect(Object.keys(after.elements).sort()).toEqual(
+    specs
+      .flatMap((spec, index) =>
+        Array.from({ length: spec.count === null ? 1 : spec.nextCount }, (_, k) =>
+          k === 0 ? elementId(index) : memberIdOf(elementId(index), k),
+        ),
+      )
+      .sort(),
+  );
+  expect(Object.values(after.elements).every((element) => element.deployState === 'DEPLOYED')).toBe(true);
+}
+
 describe('dependency and reference ordering, property-based (fast-check, in-memory store, fake clock)', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
@@ -853,6 +1275,14 @@ describe('dependency and reference ordering, property-based (fast-check, in-memo
         },
       ),
       { numRuns: 40 },
+    );
+  });
+  it('expands groups as the runtime does: no member before every member of what it waits for, a lower count removes the highest indexes in reverse order, a higher one adds members in graph order, as the plan says', async () => {
+    await fc.assert(
+      fc.asyncProperty(groupedCompositionArbitrary, fc.integer(), async (specs, seed) => {
+        await runGroups(specs, seed);
+      }),
+      { numRuns: 30 },
     );
   });
 });

@@ -92,6 +92,20 @@ describe(planMigration.name, () => {
   });
 });
 
+describe(`${planMigration.name} with groups`, () => {
+  const members = [request('e1', 'A'), request('e2', 'B'), request('e4', 'D'), request('e5', 'D'), request('e6', 'D')];
+
+  it("counts a group's members as one element of the target composition", () => {
+    const planned = planMigration(stored, members, { ...target, groups: new Set(['D']) });
+
+    expect(['e4', 'e5', 'e6'].map((id) => planned[id]?.migrationState)).toEqual(['NEW', 'NEW', 'NEW']);
+  });
+
+  it('refuses the same elements when that node template is not a group', () => {
+    expect(() => planMigration(stored, members, target)).toThrow('D is already used by element e4');
+  });
+});
+
 describe(assertCompatible.name, () => {
   it.each([
     [{ name: 'A', version: '1.0.0' }, { name: 'A', version: '1.0.0' }, true],

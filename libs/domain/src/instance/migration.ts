@@ -17,6 +17,8 @@ export interface MigrationTarget {
   readonly listedElements: readonly ConceptId[];
   /** The participant the target assigned to an element node template (its elementStateMap). */
   readonly participantOf: (definitionName: string) => string | null;
+  /** The target's element node templates that are groups (instance/groups.ts): their members count as one element. */
+  readonly groups?: ReadonlySet<string>;
 }
 
 function describe(id: ConceptId): string {
@@ -88,9 +90,22 @@ export function planMigration(
       planned[id] = { ...stored, migrationState: 'REMOVED' };
     }
   }
+  const listedGroups = new Set<string>();
   validateInstanceElements(
     target.listedElements,
-    Object.values(planned).filter((element) => element.migrationState !== 'REMOVED'),
+    Object.values(planned).filter((element) => {
+      if (element.migrationState === 'REMOVED') {
+        return false;
+      }
+      const name = element.definition.name;
+      if (target.groups?.has(name) !== true) {
+        return true;
+      }
+      // A group is one element of the composition, whatever its count.
+      const first = !listedGroups.has(name);
+      listedGroups.add(name);
+      return first;
+    }),
   );
   return planned;
 }
