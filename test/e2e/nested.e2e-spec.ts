@@ -221,6 +221,32 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
         [policies, undefined],
       ]),
     );
+    // With depth=1 the child's elements join the graph, prefixed with the element's name, with their edges.
+    const deep = await api().get(`${API}/compositions/${siteId}/instances/${siteInstance}/graph?depth=1`).expect(200);
+    const deepGraph = deep.body as {
+      nodes: Array<{ id: string; name: string; nestedIn?: string }>;
+      edges: Array<{ from: string; to: string }>;
+    };
+    const childElementIds = Object.keys(child.elements).sort();
+    expect(
+      deepGraph.nodes
+        .filter((node) => node.nestedIn === slice)
+        .map((node) => node.id)
+        .sort(),
+    ).toEqual(childElementIds);
+    expect(
+      deepGraph.nodes
+        .filter((node) => node.nestedIn === slice)
+        .map((node) => node.name)
+        .sort(),
+    ).toEqual([`${SLICE}/acm.example.slice.Gateway`, `${SLICE}/acm.example.slice.Network`]);
+    const childGraph = await api().get(`${API}/compositions/${sliceId}/instances/${childId}/graph`).expect(200);
+    expect(deepGraph.edges).toEqual([...graph.body.edges, ...childGraph.body.edges]);
+    expect(deepGraph.nodes).toHaveLength(nodes.length + childElementIds.length);
+    const badDepth = await api()
+      .get(`${API}/compositions/${siteId}/instances/${siteInstance}/graph?depth=-1`)
+      .expect(400);
+    expect(JSON.stringify(badDepth.body)).toContain('depth');
 
     // Unlock and lock reach the child.
     for (const [order, lockState] of [
