@@ -217,3 +217,47 @@ export function childEnded(
   const answer = runtimeAnswer(target, running, running.phase ?? 0, [report], !result, said, now, context);
   return { ...answer, effects: [...effects, ...answer.effects] };
 }
+
+/** Structural equality of JSON values (key order aside): what a child element holds against what it must hold. */
+function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) {
+    return true;
+  }
+  if (Array.isArray(left) || Array.isArray(right)) {
+    return (
+      Array.isArray(left) &&
+      Array.isArray(right) &&
+      left.length === right.length &&
+      left.every((item, index) => sameJson(item, right[index]))
+    );
+  }
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) {
+    return false;
+  }
+  const leftKeys = Object.keys(left);
+  const rightRecord = right as Record<string, unknown>;
+  return (
+    leftKeys.length === Object.keys(right).length &&
+    leftKeys.every((key) => key in rightRecord && sameJson((left as Record<string, unknown>)[key], rightRecord[key]))
+  );
+}
+
+/**
+ * What an UPDATE of the parent asks of the child: each child element's properties, from the nested element's
+ * `elementProperties` (by the child's element node template name; an element it does not name has none), when
+ * at least one differs from what the child holds; null when the child already holds them (nothing to update, or
+ * the child's update has been applied).
+ */
+export function childUpdateOf(
+  child: Pick<AutomationComposition, 'elements'>,
+  elementProperties: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+): Record<string, Record<string, unknown>> | null {
+  const wanted = Object.fromEntries(
+    Object.values(child.elements).map((element) => [
+      element.id,
+      { ...(elementProperties[element.definition.name] ?? {}) },
+    ]),
+  );
+  const changed = Object.values(child.elements).some((element) => !sameJson(element.properties, wanted[element.id]));
+  return changed ? wanted : null;
+}
