@@ -264,6 +264,44 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
       expect([lockedChild.lockState, lockedChild.stateChangeResult]).toEqual([lockState, 'NO_ERROR']);
     }
 
+    // An UPDATE of the parent that changes the nested element's elementProperties updates the child's elements.
+    const beforeUpdate = await instanceOf(siteId, siteInstance);
+    const site2 = { configurationEntities: { site: { name: 'site-2' } } };
+    await api()
+      .post(`${API}/compositions/${siteId}/instances`)
+      .send({
+        instanceId: siteInstance,
+        compositionId: siteId,
+        name: beforeUpdate.name,
+        version: (beforeUpdate as Instance & { version: string }).version,
+        elements: {
+          [slice]: {
+            ...beforeUpdate.elements[slice],
+            properties: { elementProperties: { 'acm.example.slice.Network': site2 } },
+          },
+        },
+      })
+      .expect(200);
+    const updated = await settled(
+      siteId,
+      siteInstance,
+      (current) => current.deployState === 'DEPLOYED' && current.phase === undefined,
+    );
+    expect(updated.stateChangeResult).toBe('NO_ERROR');
+    const childAfterUpdate = await instanceOf(sliceId, childId);
+    const networkAfterUpdate = Object.values(childAfterUpdate.elements).find(
+      (element) => element.definition.name === 'acm.example.slice.Network',
+    );
+    expect([childAfterUpdate.deployState, childAfterUpdate.stateChangeResult]).toEqual(['DEPLOYED', 'NO_ERROR']);
+    expect(networkAfterUpdate?.properties).toMatchObject(site2);
+    const updateEvents = (await historyOf(siteId, siteInstance)).filter((event) => event.event.startsWith('CHILD_'));
+    expect(updateEvents.slice(-2).map((event) => [event.event, event.detail['order'], event.detail['result']])).toEqual(
+      [
+        ['CHILD_ORDERED', 'UPDATE', undefined],
+        ['CHILD_ENDED', 'UPDATE', true],
+      ],
+    );
+
     // Undeploy: Policies (phase 1) first, then the child, then the site is UNDEPLOYED.
     await api()
       .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
@@ -278,7 +316,7 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
     // The child's history names its parent for each order the parent gave it.
     const childEvents = (await historyOf(sliceId, childId)).filter((event) => event.event === 'PARENT_ORDERED');
     expect(childEvents.map((event) => event.detail)).toEqual(
-      ['DEPLOY', 'UNLOCK', 'LOCK', 'UNDEPLOY'].map((order) => ({
+      ['DEPLOY', 'UNLOCK', 'LOCK', 'UPDATE', 'UNDEPLOY'].map((order) => ({
         parentInstanceId: siteInstance,
         parentElementId: slice,
         order,

@@ -199,15 +199,16 @@ describe(childUpdateOf.name, () => {
 
   it('is null when every child element holds what elementProperties gives it (key order aside)', () => {
     expect(childUpdateOf(child, { Network: { zones: [1, 2], site: { name: 'site-1' } } })).toBeNull();
+    // A property no longer named is not removed: a deployed instance's update merges what it is given.
+    expect(childUpdateOf(child, { Network: { zones: [1, 2] } })).toBeNull();
   });
 
-  it('gives every child element its new properties when one changed', () => {
+  it('gives every child element its named properties when one of them changed', () => {
     expect(childUpdateOf(child, { Network: { site: { name: 'site-2' }, zones: [1, 2] } })).toEqual({
       n: { site: { name: 'site-2' }, zones: [1, 2] },
       g: {},
     });
     expect(childUpdateOf(child, { Network: { site: { name: 'site-1' }, zones: [2, 1] } })).not.toBeNull();
-    // An element that elementProperties no longer names has no properties.
     expect(childUpdateOf(child, { Gateway: { port: 80 } })).toEqual({ n: {}, g: { port: 80 } });
   });
 });

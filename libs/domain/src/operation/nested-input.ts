@@ -244,20 +244,23 @@ function sameJson(left: unknown, right: unknown): boolean {
 
 /**
  * What an UPDATE of the parent asks of the child: each child element's properties, from the nested element's
- * `elementProperties` (by the child's element node template name; an element it does not name has none), when
- * at least one differs from what the child holds; null when the child already holds them (nothing to update, or
- * the child's update has been applied).
+ * `elementProperties` (by the child's element node template name), when a child element does not hold one of them
+ * with its value; null when the child holds them all (nothing to update, or the child's update has been applied).
+ * A property that `elementProperties` no longer names is not removed from the child: an UPDATE of a deployed
+ * instance merges the properties it is given (ONAP's rule), so the child is compared on the named ones only.
  */
 export function childUpdateOf(
   child: Pick<AutomationComposition, 'elements'>,
   elementProperties: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
 ): Record<string, Record<string, unknown>> | null {
-  const wanted = Object.fromEntries(
-    Object.values(child.elements).map((element) => [
-      element.id,
-      { ...(elementProperties[element.definition.name] ?? {}) },
-    ]),
+  const elements = Object.values(child.elements);
+  const wantedOf = (element: InstanceElement): Record<string, unknown> => ({
+    ...(elementProperties[element.definition.name] ?? {}),
+  });
+  const changed = elements.some((element) =>
+    Object.entries(wantedOf(element)).some(
+      ([name, value]) => !(name in element.properties) || !sameJson(element.properties[name], value),
+    ),
   );
-  const changed = Object.values(child.elements).some((element) => !sameJson(element.properties, wanted[element.id]));
-  return changed ? wanted : null;
+  return changed ? Object.fromEntries(elements.map((element) => [element.id, wantedOf(element)])) : null;
 }
