@@ -38,11 +38,12 @@ interface HistoryEvent {
  * A site that nests a network slice (tosca/examples/sim-nested-site.yaml and sim-nested-slice.yaml), the runtime and
  * the simulator as processes over Kafka and PostgreSQL: deploying the site makes and deploys the slice's child
  * instance, and the site's Slice element is DEPLOYED with the child's Gateway url; undeploying the site undeploys
- * Policies, then the child; the child cannot be ordered on its own.
+ * Policies, then the child; the child cannot be ordered on its own; an UPDATE of the site's elementProperties updates
+ * the child; a runtime killed while the child deploys finishes the site's DEPLOY after its restart.
  */
 describe('nested compositions over Kafka (runtime + simulator processes)', () => {
   const stack = simulatorStack('nested');
-  const { api, sim } = stack;
+  const { api, sim, restartRuntime } = stack;
   const url = `http://gw-${stack.suffix}.example:8080`;
 
   const instanceOf = async (compositionId: string, instanceId: string): Promise<Instance> =>
@@ -382,6 +383,63 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
       );
     } finally {
       await sim().put(`${SIM_API}/parameters`).send({ deploySuccess: true }).expect(200);
+    }
+  });
+  it('completes the parent after a SIGKILL of the runtime while the child deploys, the child ordered once', async () => {
+    const sliceId = await commissionedAndPrimed(
+      api,
+      readRepoFile('tosca/examples/sim-nested-slice.yaml').replace(
+        'name: acm.example.SimNestedSlice\n',
+        'name: acm.example.RestartSlice\n',
+      ),
+    );
+    const siteId = await commissionedAndPrimed(
+      api,
+      readRepoFile('tosca/examples/sim-nested-site.yaml')
+        .replace(/NESTEDCOMPOSITIONIDPLACEHOLDER/g, sliceId)
+        .replace('name: acm.example.SimNestedSite\n', 'name: acm.example.RestartSite\n'),
+    );
+    const body = JSON.parse(
+      readRepoFile('tosca/examples/instances/sim-nested-site.json')
+        .replace(/COMPOSITIONIDPLACEHOLDER/g, siteId)
+        .replace(/5e1f0000-0000-4000-8000-00000003/g, '5e1f0000-0000-4000-8000-00000006')
+        .replace('SimNestedSiteInstance', 'RestartSiteInstance'),
+    ) as { elements: Record<string, Element> };
+    const slice = Object.entries(body.elements).find(([, element]) => element.definition.name === SLICE)![0];
+    const created = await api().post(`${API}/compositions/${siteId}/instances`).send(body).expect(201);
+    const siteInstance = (created.body as { instanceId: string }).instanceId;
+    // Slow deploys, so the kill lands while the child deploys.
+    await sim().put(`${SIM_API}/parameters`).send({ deployTimerMs: 1500, deployProps: { url } }).expect(200);
+    try {
+      await api()
+        .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
+        .send({ deployOrder: 'DEPLOY' })
+        .expect(202);
+      // The slice definition has one instance here: the site's child, once made.
+      const childId = await eventually('the child deploying', async () => {
+        const list = (await api().get(`${API}/compositions/${sliceId}/instances`).expect(200)).body as {
+          automationCompositionList: Array<{ instanceId: string; deployState: string }>;
+        };
+        const child = list.automationCompositionList[0];
+        return child?.deployState === 'DEPLOYING' ? child.instanceId : undefined;
+      });
+      await restartRuntime();
+      const deployed = await settled(
+        siteId,
+        siteInstance,
+        (current) => current.deployState === 'DEPLOYED' && current.phase === undefined,
+      );
+      expect(deployed.stateChangeResult).toBe('NO_ERROR');
+      expect(deployed.elements[slice]?.outProperties['url']).toBe(url);
+      expect(deployed.elements[slice]?.outProperties['nestedComposition']).toMatchObject({
+        outcome: 'COMPLETED',
+        childInstanceId: childId,
+      });
+      expect((await instanceOf(sliceId, childId)).deployState).toBe('DEPLOYED');
+      const parentOrders = (await historyOf(sliceId, childId)).filter((event) => event.event === 'PARENT_ORDERED');
+      expect(parentOrders.map((event) => event.detail['order'])).toEqual(['DEPLOY']);
+    } finally {
+      await sim().put(`${SIM_API}/parameters`).send({}).expect(200);
     }
   });
 });
