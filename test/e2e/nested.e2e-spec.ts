@@ -336,6 +336,48 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
     );
     expect(undeploy.map((event) => event.event)).toEqual(['ELEMENT_RESULT', 'CHILD_ORDERED']);
 
+    // An UPDATE of the undeployed site, then a DEPLOY: the child made before is deployed with the new properties.
+    const undeployedSite = await instanceOf(siteId, siteInstance);
+    const site3 = { configurationEntities: { site: { name: 'site-3' } } };
+    await api()
+      .post(`${API}/compositions/${siteId}/instances`)
+      .send({
+        ...undeployedSite,
+        elements: {
+          ...undeployedSite.elements,
+          [slice]: {
+            ...undeployedSite.elements[slice],
+            properties: { elementProperties: { 'acm.example.slice.Network': site3 } },
+          },
+        },
+      })
+      .expect(200);
+    await api()
+      .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(202);
+    const redeployed = await settled(
+      siteId,
+      siteInstance,
+      (current) => current.deployState === 'DEPLOYED' && current.phase === undefined,
+    );
+    expect(redeployed.stateChangeResult).toBe('NO_ERROR');
+    const redeployedChild = await instanceOf(sliceId, childId);
+    expect(redeployedChild.deployState).toBe('DEPLOYED');
+    expect(
+      Object.values(redeployedChild.elements).find((element) => element.definition.name === 'acm.example.slice.Network')
+        ?.properties,
+    ).toMatchObject(site3);
+    await api()
+      .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
+      .send({ deployOrder: 'UNDEPLOY' })
+      .expect(202);
+    await settled(
+      siteId,
+      siteInstance,
+      (current) => current.deployState === 'UNDEPLOYED' && current.phase === undefined,
+    );
+
     // Delete reaches the child: it is gone with its parent.
     await api().delete(`${API}/compositions/${siteId}/instances/${siteInstance}`).expect(202);
     await eventually('the site and its child deleted', async () => {

@@ -217,6 +217,13 @@ export class NestedCompositions {
         return;
       }
       compositionId = await this.create(parent, owner, childId, settings);
+    } else if (order === 'DEPLOY') {
+      // A child made by an earlier deploy is deployed with the properties the parent's element gives it now (an
+      // UPDATE of the undeployed parent may have changed them): an update of an undeployed instance only stores them.
+      const update = childUpdateOf(child, settings.elementProperties);
+      if (update !== null) {
+        await this.update(parent, owner, child, update);
+      }
     }
     const field = STATE_ORDERS[order];
     if (field !== undefined) {
