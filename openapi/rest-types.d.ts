@@ -2342,6 +2342,11 @@ export interface components {
              * @description Instance graphs only: the child instance of a nested-composition element, once it has one
              */
             readonly nestedInstanceId?: string;
+            /**
+             * Format: uuid
+             * @description Instance graphs with depth > 0 only: the nested-composition element whose child instance holds this element
+             */
+            readonly nestedIn?: string;
         };
         readonly GraphEdge: {
             readonly from: string;
@@ -6090,6 +6095,8 @@ export interface operations {
     readonly getCompositionInstanceGraph: {
         readonly parameters: {
             readonly query?: {
+                /** @description Levels of nested compositions to expand into their child instances (0: none) */
+                readonly depth?: number;
                 readonly format?: "json" | "dot" | "mermaid";
             };
             readonly header?: {

@@ -38,11 +38,12 @@ interface HistoryEvent {
  * A site that nests a network slice (tosca/examples/sim-nested-site.yaml and sim-nested-slice.yaml), the runtime and
  * the simulator as processes over Kafka and PostgreSQL: deploying the site makes and deploys the slice's child
  * instance, and the site's Slice element is DEPLOYED with the child's Gateway url; undeploying the site undeploys
- * Policies, then the child; the child cannot be ordered on its own.
+ * Policies, then the child; the child cannot be ordered on its own; an UPDATE of the site's elementProperties updates
+ * the child; a runtime killed while the child deploys finishes the site's DEPLOY after its restart.
  */
 describe('nested compositions over Kafka (runtime + simulator processes)', () => {
   const stack = simulatorStack('nested');
-  const { api, sim } = stack;
+  const { api, sim, restartRuntime } = stack;
   const url = `http://gw-${stack.suffix}.example:8080`;
 
   const instanceOf = async (compositionId: string, instanceId: string): Promise<Instance> =>
@@ -221,6 +222,32 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
         [policies, undefined],
       ]),
     );
+    // With depth=1 the child's elements join the graph, prefixed with the element's name, with their edges.
+    const deep = await api().get(`${API}/compositions/${siteId}/instances/${siteInstance}/graph?depth=1`).expect(200);
+    const deepGraph = deep.body as {
+      nodes: Array<{ id: string; name: string; nestedIn?: string }>;
+      edges: Array<{ from: string; to: string }>;
+    };
+    const childElementIds = Object.keys(child.elements).sort();
+    expect(
+      deepGraph.nodes
+        .filter((node) => node.nestedIn === slice)
+        .map((node) => node.id)
+        .sort(),
+    ).toEqual(childElementIds);
+    expect(
+      deepGraph.nodes
+        .filter((node) => node.nestedIn === slice)
+        .map((node) => node.name)
+        .sort(),
+    ).toEqual([`${SLICE}/acm.example.slice.Gateway`, `${SLICE}/acm.example.slice.Network`]);
+    const childGraph = await api().get(`${API}/compositions/${sliceId}/instances/${childId}/graph`).expect(200);
+    expect(deepGraph.edges).toEqual([...graph.body.edges, ...childGraph.body.edges]);
+    expect(deepGraph.nodes).toHaveLength(nodes.length + childElementIds.length);
+    const badDepth = await api()
+      .get(`${API}/compositions/${siteId}/instances/${siteInstance}/graph?depth=-1`)
+      .expect(400);
+    expect(JSON.stringify(badDepth.body)).toContain('depth');
 
     // Unlock and lock reach the child.
     for (const [order, lockState] of [
@@ -238,6 +265,44 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
       expect([lockedChild.lockState, lockedChild.stateChangeResult]).toEqual([lockState, 'NO_ERROR']);
     }
 
+    // An UPDATE of the parent that changes the nested element's elementProperties updates the child's elements.
+    const beforeUpdate = await instanceOf(siteId, siteInstance);
+    const site2 = { configurationEntities: { site: { name: 'site-2' } } };
+    await api()
+      .post(`${API}/compositions/${siteId}/instances`)
+      .send({
+        instanceId: siteInstance,
+        compositionId: siteId,
+        name: beforeUpdate.name,
+        version: (beforeUpdate as Instance & { version: string }).version,
+        elements: {
+          [slice]: {
+            ...beforeUpdate.elements[slice],
+            properties: { elementProperties: { 'acm.example.slice.Network': site2 } },
+          },
+        },
+      })
+      .expect(200);
+    const updated = await settled(
+      siteId,
+      siteInstance,
+      (current) => current.deployState === 'DEPLOYED' && current.phase === undefined,
+    );
+    expect(updated.stateChangeResult).toBe('NO_ERROR');
+    const childAfterUpdate = await instanceOf(sliceId, childId);
+    const networkAfterUpdate = Object.values(childAfterUpdate.elements).find(
+      (element) => element.definition.name === 'acm.example.slice.Network',
+    );
+    expect([childAfterUpdate.deployState, childAfterUpdate.stateChangeResult]).toEqual(['DEPLOYED', 'NO_ERROR']);
+    expect(networkAfterUpdate?.properties).toMatchObject(site2);
+    const updateEvents = (await historyOf(siteId, siteInstance)).filter((event) => event.event.startsWith('CHILD_'));
+    expect(updateEvents.slice(-2).map((event) => [event.event, event.detail['order'], event.detail['result']])).toEqual(
+      [
+        ['CHILD_ORDERED', 'UPDATE', undefined],
+        ['CHILD_ENDED', 'UPDATE', true],
+      ],
+    );
+
     // Undeploy: Policies (phase 1) first, then the child, then the site is UNDEPLOYED.
     await api()
       .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
@@ -252,7 +317,7 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
     // The child's history names its parent for each order the parent gave it.
     const childEvents = (await historyOf(sliceId, childId)).filter((event) => event.event === 'PARENT_ORDERED');
     expect(childEvents.map((event) => event.detail)).toEqual(
-      ['DEPLOY', 'UNLOCK', 'LOCK', 'UNDEPLOY'].map((order) => ({
+      ['DEPLOY', 'UNLOCK', 'LOCK', 'UPDATE', 'UNDEPLOY'].map((order) => ({
         parentInstanceId: siteInstance,
         parentElementId: slice,
         order,
@@ -270,6 +335,48 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
         event.event === 'CHILD_ORDERED',
     );
     expect(undeploy.map((event) => event.event)).toEqual(['ELEMENT_RESULT', 'CHILD_ORDERED']);
+
+    // An UPDATE of the undeployed site, then a DEPLOY: the child made before is deployed with the new properties.
+    const undeployedSite = await instanceOf(siteId, siteInstance);
+    const site3 = { configurationEntities: { site: { name: 'site-3' } } };
+    await api()
+      .post(`${API}/compositions/${siteId}/instances`)
+      .send({
+        ...undeployedSite,
+        elements: {
+          ...undeployedSite.elements,
+          [slice]: {
+            ...undeployedSite.elements[slice],
+            properties: { elementProperties: { 'acm.example.slice.Network': site3 } },
+          },
+        },
+      })
+      .expect(200);
+    await api()
+      .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(202);
+    const redeployed = await settled(
+      siteId,
+      siteInstance,
+      (current) => current.deployState === 'DEPLOYED' && current.phase === undefined,
+    );
+    expect(redeployed.stateChangeResult).toBe('NO_ERROR');
+    const redeployedChild = await instanceOf(sliceId, childId);
+    expect(redeployedChild.deployState).toBe('DEPLOYED');
+    expect(
+      Object.values(redeployedChild.elements).find((element) => element.definition.name === 'acm.example.slice.Network')
+        ?.properties,
+    ).toMatchObject(site3);
+    await api()
+      .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
+      .send({ deployOrder: 'UNDEPLOY' })
+      .expect(202);
+    await settled(
+      siteId,
+      siteInstance,
+      (current) => current.deployState === 'UNDEPLOYED' && current.phase === undefined,
+    );
 
     // Delete reaches the child: it is gone with its parent.
     await api().delete(`${API}/compositions/${siteId}/instances/${siteInstance}`).expect(202);
@@ -318,6 +425,63 @@ describe('nested compositions over Kafka (runtime + simulator processes)', () =>
       );
     } finally {
       await sim().put(`${SIM_API}/parameters`).send({ deploySuccess: true }).expect(200);
+    }
+  });
+  it('completes the parent after a SIGKILL of the runtime while the child deploys, the child ordered once', async () => {
+    const sliceId = await commissionedAndPrimed(
+      api,
+      readRepoFile('tosca/examples/sim-nested-slice.yaml').replace(
+        'name: acm.example.SimNestedSlice\n',
+        'name: acm.example.RestartSlice\n',
+      ),
+    );
+    const siteId = await commissionedAndPrimed(
+      api,
+      readRepoFile('tosca/examples/sim-nested-site.yaml')
+        .replace(/NESTEDCOMPOSITIONIDPLACEHOLDER/g, sliceId)
+        .replace('name: acm.example.SimNestedSite\n', 'name: acm.example.RestartSite\n'),
+    );
+    const body = JSON.parse(
+      readRepoFile('tosca/examples/instances/sim-nested-site.json')
+        .replace(/COMPOSITIONIDPLACEHOLDER/g, siteId)
+        .replace(/5e1f0000-0000-4000-8000-00000003/g, '5e1f0000-0000-4000-8000-00000006')
+        .replace('SimNestedSiteInstance', 'RestartSiteInstance'),
+    ) as { elements: Record<string, Element> };
+    const slice = Object.entries(body.elements).find(([, element]) => element.definition.name === SLICE)![0];
+    const created = await api().post(`${API}/compositions/${siteId}/instances`).send(body).expect(201);
+    const siteInstance = (created.body as { instanceId: string }).instanceId;
+    // Slow deploys, so the kill lands while the child deploys.
+    await sim().put(`${SIM_API}/parameters`).send({ deployTimerMs: 1500, deployProps: { url } }).expect(200);
+    try {
+      await api()
+        .put(`${API}/compositions/${siteId}/instances/${siteInstance}`)
+        .send({ deployOrder: 'DEPLOY' })
+        .expect(202);
+      // The slice definition has one instance here: the site's child, once made.
+      const childId = await eventually('the child deploying', async () => {
+        const list = (await api().get(`${API}/compositions/${sliceId}/instances`).expect(200)).body as {
+          automationCompositionList: Array<{ instanceId: string; deployState: string }>;
+        };
+        const child = list.automationCompositionList[0];
+        return child?.deployState === 'DEPLOYING' ? child.instanceId : undefined;
+      });
+      await restartRuntime();
+      const deployed = await settled(
+        siteId,
+        siteInstance,
+        (current) => current.deployState === 'DEPLOYED' && current.phase === undefined,
+      );
+      expect(deployed.stateChangeResult).toBe('NO_ERROR');
+      expect(deployed.elements[slice]?.outProperties['url']).toBe(url);
+      expect(deployed.elements[slice]?.outProperties['nestedComposition']).toMatchObject({
+        outcome: 'COMPLETED',
+        childInstanceId: childId,
+      });
+      expect((await instanceOf(sliceId, childId)).deployState).toBe('DEPLOYED');
+      const parentOrders = (await historyOf(sliceId, childId)).filter((event) => event.event === 'PARENT_ORDERED');
+      expect(parentOrders.map((event) => event.detail['order'])).toEqual(['DEPLOY']);
+    } finally {
+      await sim().put(`${SIM_API}/parameters`).send({}).expect(200);
     }
   });
 });

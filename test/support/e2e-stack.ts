@@ -96,6 +96,8 @@ export interface SimulatorStack {
   api(): request.Agent;
   /** The simulator's control API. */
   sim(): request.Agent;
+  /** Kills the runtime (SIGKILL: no shutdown hook runs) and starts a new one on the same port, schema and topics. */
+  restartRuntime(): Promise<void>;
 }
 
 /**
@@ -116,18 +118,28 @@ export function simulatorStack(label: string): SimulatorStack {
     participantId,
     api: () => supertest.agent(runtimeUrl).auth(USER, PASSWORD),
     sim: () => supertest.agent(simUrl).auth(SIM_USER, SIM_PASSWORD),
+    restartRuntime: async () => {
+      await runtime?.stop('SIGKILL');
+      runtime = newRuntime();
+      runtime.start();
+      await runtimeAnswering(stack.api);
+    },
   };
-
-  beforeAll(async () => {
-    const [runtimePort, simPort] = await Promise.all([freePort(), freePort()]);
-    runtimeUrl = `http://127.0.0.1:${runtimePort}`;
-    simUrl = `http://127.0.0.1:${simPort}`;
-    runtime = runtimeProcess(`runtime-${label}-${suffix}`, {
+  let runtimePort = 0;
+  const newRuntime = (): ProductProcess =>
+    runtimeProcess(`runtime-${label}-${suffix}`, {
       port: runtimePort,
       schema,
       groupId: `acm-runtime-${label}-${suffix}`,
       topics,
     });
+
+  beforeAll(async () => {
+    let simPort: number;
+    [runtimePort, simPort] = await Promise.all([freePort(), freePort()]);
+    runtimeUrl = `http://127.0.0.1:${runtimePort}`;
+    simUrl = `http://127.0.0.1:${simPort}`;
+    runtime = newRuntime();
     runtime.start();
     await runtimeAnswering(stack.api);
     simulator = simulatorProcess(`sim-${label}-${suffix}`, {

@@ -9,6 +9,8 @@ import {
   STATE_CHANGING,
   changedElements,
   elementStates,
+  linkedInstanceIds,
+  nestingLinks,
   operations,
   queuedElements,
   referenceText,
@@ -18,6 +20,8 @@ import {
 interface Baseline {
   readonly instance: Json;
   readonly graph: Graph;
+  /** The composition of each instance linked by nesting (parent, children), for the links to their pages. */
+  readonly compositionOf: ReadonlyMap<string, string>;
   /** The last history sequence read with this baseline; later events are applied on top of it. */
   readonly sequence: number;
 }
@@ -28,6 +32,19 @@ const ORDERS: ReadonlyArray<{ label: string; order: string; body: Json }> = [
   { label: 'Lock', order: 'LOCK', body: { lockOrder: 'LOCK' } },
   { label: 'Unlock', order: 'UNLOCK', body: { lockOrder: 'UNLOCK' } },
 ];
+
+/** The composition of each of the instances (none asked: no request). */
+async function linkedCompositions(instanceIds: readonly string[]): Promise<Map<string, string>> {
+  if (instanceIds.length === 0) {
+    return new Map();
+  }
+  const found = await get<{ automationCompositionList?: Json[] }>(
+    `instances?instanceIds=${instanceIds.map(encodeURIComponent).join(',')}`,
+  );
+  return new Map(
+    (found.automationCompositionList ?? []).map((each) => [text(each['instanceId']), text(each['compositionId'])]),
+  );
+}
 
 /** One instance: its graph coloured live, the running operation, order buttons and the history timeline. */
 export function InstancePage(props: { compositionId: string; instanceId: string }) {
@@ -42,11 +59,12 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
       // History first: an event committed between the two reads is then in the graph and applied again, harmlessly.
       const history = await get<{ events: HistoryEvent[] }>(`${path}/history`);
       const [instance, graph] = await Promise.all([get(path), get<Graph>(`${path}/graph?format=json`)]);
+      const compositionOf = await linkedCompositions(linkedInstanceIds(instance, graph));
       const sequence = history.events.reduce((highest, event) => Math.max(highest, event.sequence), 0);
       setEvents((current) => merge(history.events, current));
       // Reads started by two pushed events may answer out of order: the one that read more history wins.
       setBaseline((current) =>
-        current !== null && current.sequence > sequence ? current : { instance, graph, sequence },
+        current !== null && current.sequence > sequence ? current : { instance, graph, compositionOf, sequence },
       );
       setError(null);
     };
@@ -88,6 +106,7 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
   const history = operations(events);
   const running = history.filter((operation) => operation.outcome === 'RUNNING').at(-1);
   const { instance, graph } = baseline;
+  const nesting = nestingLinks(instance, graph, baseline.compositionOf);
   const working = new Set(running?.running ?? []);
   const queued = running === undefined ? new Map<string, string>() : queuedElements(graph, running);
   const names = new Map(graph.nodes.map((node) => [node.id, node.name]));
@@ -111,6 +130,12 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
         <StateBadge state={text(instance['lockState'])} /> result{' '}
         <StateBadge state={text(instance['stateChangeResult'])} />{' '}
         <a href="#/definitions">definition {props.compositionId}</a>
+        {nesting.parent && (
+          <>
+            {' '}
+            nested in <a href={nesting.parent.href}>parent instance {nesting.parent.instanceId}</a>
+          </>
+        )}
       </p>
       {gone && <p role="status">This instance no longer exists.</p>}
       <Failure error={gone ? null : error} />
@@ -154,7 +179,15 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
         <tbody>
           {graph.nodes.map((node) => (
             <tr key={node.id} data-element-row={node.id}>
-              <td>{node.name}</td>
+              <td>
+                {node.name}
+                {nesting.children.has(node.id) && (
+                  <>
+                    {' '}
+                    <a href={nesting.children.get(node.id)?.href}>child instance</a>
+                  </>
+                )}
+              </td>
               <td>{node.startPhase}</td>
               <td>
                 <StateBadge state={states.get(node.id) ?? ''} />

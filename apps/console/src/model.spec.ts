@@ -2,6 +2,8 @@ import type { ElementChange, EventLike, Graph } from './model';
 import {
   changedElements,
   elementStates,
+  linkedInstanceIds,
+  nestingLinks,
   operations,
   phaseOrder,
   queuedElements,
@@ -203,5 +205,43 @@ describe('referenceText', () => {
   it('adds nothing for an element without references', () => {
     expect(referenceText(undefined)).toBe('');
     expect(referenceText({})).toBe('');
+  });
+});
+
+describe('nesting links', () => {
+  const graph: Graph = {
+    nodes: [
+      { id: 'slice', name: 'Slice', startPhase: 0, nestedInstanceId: 'child-1' },
+      { id: 'policies', name: 'Policies', startPhase: 1 },
+    ],
+    edges: [],
+  };
+  const child = { instanceId: 'child-1', metadata: { nestedIn: { instanceId: 'parent-1', elementId: 'slice' } } };
+
+  it('asks for the parent of a child and the child of each nested element', () => {
+    expect(linkedInstanceIds({}, graph)).toEqual(['child-1']);
+    expect(linkedInstanceIds(child, { nodes: [], edges: [] })).toEqual(['parent-1']);
+  });
+
+  it("links a nested element's row to its child, and a child's page to its parent, by their compositions", () => {
+    const compositions = new Map([
+      ['child-1', 'slice-def'],
+      ['parent-1', 'site-def'],
+    ]);
+    const ofParent = nestingLinks({}, graph, compositions);
+    expect(ofParent.parent).toBeUndefined();
+    expect([...ofParent.children]).toEqual([
+      ['slice', { instanceId: 'child-1', href: '#/instances/slice-def/child-1' }],
+    ]);
+    expect(nestingLinks(child, { nodes: [], edges: [] }, compositions).parent).toEqual({
+      instanceId: 'parent-1',
+      elementId: 'slice',
+      href: '#/instances/site-def/parent-1',
+    });
+  });
+
+  it('links nothing it could not find (deleted since)', () => {
+    const none = nestingLinks(child, graph, new Map());
+    expect([none.parent, none.children.size]).toEqual([undefined, 0]);
   });
 });

@@ -11,6 +11,8 @@ export interface GraphNode {
   readonly startPhase: number;
   /** `DEPLOYED/LOCKED` for an instance's element; absent in a definition's graph. */
   readonly state?: string;
+  /** An instance's nested-composition element: its child instance, once it has one. */
+  readonly nestedInstanceId?: string;
 }
 
 export interface GraphEdge {
@@ -252,4 +254,63 @@ export function referenceText(references: Readonly<Record<string, unknown>> | un
   return entries.length === 0
     ? ''
     : ` [${entries.map(([at, value]) => `${at} ← ${typeof value === 'string' ? value : JSON.stringify(value)}`).join('; ')}]`;
+}
+
+/** An instance linked by nesting, with the console's address of its page. */
+export interface NestingLink {
+  readonly instanceId: string;
+  readonly href: string;
+}
+
+/** A page's links by nesting: to the parent of a child instance, and to each nested element's child (by element id). */
+export interface NestingLinks {
+  readonly parent?: NestingLink & { readonly elementId: string };
+  readonly children: ReadonlyMap<string, NestingLink>;
+}
+
+function nestedInParent(instance: Readonly<Record<string, unknown>>): { instanceId: string; elementId: string } | null {
+  const metadata = instance['metadata'];
+  const nestedIn =
+    typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>)['nestedIn'] : undefined;
+  if (typeof nestedIn !== 'object' || nestedIn === null) {
+    return null;
+  }
+  const { instanceId, elementId } = nestedIn as Record<string, unknown>;
+  return typeof instanceId === 'string'
+    ? { instanceId, elementId: typeof elementId === 'string' ? elementId : '' }
+    : null;
+}
+
+/** The instances an instance page links to: its parent (`metadata.nestedIn`) and its elements' children. */
+export function linkedInstanceIds(instance: Readonly<Record<string, unknown>>, graph: Graph): string[] {
+  const parent = nestedInParent(instance);
+  const children = graph.nodes.flatMap((node) => (node.nestedInstanceId === undefined ? [] : [node.nestedInstanceId]));
+  return [...(parent === null ? [] : [parent.instanceId]), ...children];
+}
+
+/** The links, given the composition of each linked instance (an instance not found, deleted since, gets none). */
+export function nestingLinks(
+  instance: Readonly<Record<string, unknown>>,
+  graph: Graph,
+  compositionOf: ReadonlyMap<string, string>,
+): NestingLinks {
+  const link = (instanceId: string): NestingLink | null => {
+    const compositionId = compositionOf.get(instanceId);
+    return compositionId === undefined
+      ? null
+      : { instanceId, href: `#/instances/${encodeURIComponent(compositionId)}/${encodeURIComponent(instanceId)}` };
+  };
+  const parent = nestedInParent(instance);
+  const parentLink = parent === null ? null : link(parent.instanceId);
+  const children = new Map<string, NestingLink>();
+  for (const node of graph.nodes) {
+    const child = node.nestedInstanceId === undefined ? null : link(node.nestedInstanceId);
+    if (child !== null) {
+      children.set(node.id, child);
+    }
+  }
+  return {
+    ...(parent === null || parentLink === null ? {} : { parent: { ...parentLink, elementId: parent.elementId } }),
+    children,
+  };
 }

@@ -1,7 +1,8 @@
 import parseDot from 'dotparser';
 import type { Graph, Stmt } from 'dotparser';
 import { ACM_COMPOSITION_TYPE, ACM_ELEMENT_TYPE } from './composition';
-import { compositionGraph, toDot, toMermaid } from './composition-graph';
+import type { CompositionGraph } from './composition-graph';
+import { compositionGraph, toDot, toMermaid, withNestedGraph } from './composition-graph';
 import type { CompositionTemplateInfo } from './service-template';
 import { fixtureTemplate } from './testing/tosca-fixtures';
 import { validateServiceTemplate } from './validate-service-template';
@@ -51,6 +52,44 @@ describe(compositionGraph.name, () => {
       ['e2', 'DEPLOYING/LOCKED'],
     ]);
     expect(graph.edges).toEqual([{ from: 'e1', to: 'e2' }]);
+  });
+});
+
+describe(withNestedGraph.name, () => {
+  const node = (id: string, name: string, nestedIn?: string): CompositionGraph['nodes'][number] => ({
+    id,
+    name,
+    version: '1.0.0',
+    type: 't',
+    startPhase: 0,
+    ...(nestedIn === undefined ? {} : { nestedIn }),
+  });
+  const parent: CompositionGraph = {
+    name: 'Site',
+    nodes: [{ ...node('e1', 'Slice'), nestedInstanceId: 'c1' }, node('e2', 'Policies')],
+    edges: [{ from: 'e1', to: 'e2' }],
+  };
+  const child: CompositionGraph = {
+    name: 'SliceComposition',
+    nodes: [node('n1', 'Network'), node('g1', 'Gateway'), node('x1', 'Gateway/Inner', 'g1')],
+    edges: [{ from: 'n1', to: 'g1' }],
+  };
+
+  it('adds the child’s nodes prefixed with the nested element’s name, naming it, with the child’s edges', () => {
+    const folded = withNestedGraph(parent, 'e1', child);
+    expect(folded.name).toBe('Site');
+    expect(folded.nodes.map((each) => [each.id, each.name, each.nestedIn])).toEqual([
+      ['e1', 'Slice', undefined],
+      ['e2', 'Policies', undefined],
+      ['n1', 'Slice/Network', 'e1'],
+      ['g1', 'Slice/Gateway', 'e1'],
+      // A grandchild keeps the element of its own level.
+      ['x1', 'Slice/Gateway/Inner', 'g1'],
+    ]);
+    expect(folded.edges).toEqual([
+      { from: 'e1', to: 'e2' },
+      { from: 'n1', to: 'g1' },
+    ]);
   });
 });
 

@@ -12,6 +12,11 @@ export interface GraphNode {
   readonly state?: string;
   /** Instance graphs only: the child instance of a nested-composition element, once it has one. */
   readonly nestedInstanceId?: string;
+  /**
+   * Instance graphs expanded with `depth`: the id of the nested-composition element whose child instance this
+   * element belongs to (its name is then prefixed with that element's name and a `/`).
+   */
+  readonly nestedIn?: string;
 }
 
 /** `from` must be done before `to` starts (deploy direction); `to` lists `from` in its `dependsOn`. */
@@ -24,6 +29,31 @@ export interface CompositionGraph {
   readonly name: string;
   readonly nodes: readonly GraphNode[];
   readonly edges: readonly GraphEdge[];
+}
+
+/** The deepest `depth` an instance graph expands nested compositions to. */
+export const MAX_GRAPH_DEPTH = 10;
+
+/**
+ * An instance graph with a nested child's graph folded in: the child's nodes keep their ids (element ids are
+ * unique across instances) and edges, their names are prefixed with the nested element's name, and each names
+ * the element it is nested in.
+ */
+export function withNestedGraph(graph: CompositionGraph, elementId: string, child: CompositionGraph): CompositionGraph {
+  const element = graph.nodes.find((node) => node.id === elementId);
+  const prefix = element === undefined ? child.name : element.name;
+  return {
+    name: graph.name,
+    nodes: [
+      ...graph.nodes,
+      ...child.nodes.map((node) => ({
+        ...node,
+        name: `${prefix}/${node.name}`,
+        nestedIn: node.nestedIn ?? elementId,
+      })),
+    ],
+    edges: [...graph.edges, ...child.edges],
+  };
 }
 
 export const GRAPH_FORMATS = ['json', 'dot', 'mermaid'] as const;

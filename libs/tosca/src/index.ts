@@ -48,7 +48,14 @@ export type {
   TopologyTemplate,
 } from './service-template';
 export type { CompositionGraph, GraphEdge, GraphFormat, GraphInstanceElement, GraphNode } from './composition-graph';
-export { GRAPH_FORMATS, compositionGraph, toDot, toMermaid } from './composition-graph';
+export {
+  GRAPH_FORMATS,
+  MAX_GRAPH_DEPTH,
+  compositionGraph,
+  toDot,
+  toMermaid,
+  withNestedGraph,
+} from './composition-graph';
 export type { DeclaredReference, ReferenceFunction } from './element-references';
 export {
   REFERENCE_FUNCTIONS,

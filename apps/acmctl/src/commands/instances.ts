@@ -1,45 +1,17 @@
 import type { Command } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { readDocument } from '../input-file';
+import { INSTANCE_HEADERS, instanceRow, instanceTable } from '../instance-view';
 import type { TableView } from '../output';
 import { field, list, render, text } from '../output';
 import { runningOperationBaseline } from '../wait';
 import type { CommandContext, WaitFlag } from './context';
 import { compositionPath, instancePath, instanceSubject, query } from './context';
 
-const instanceRow = (instance: unknown): string[] => [
-  text(field(instance, 'instanceId')),
-  text(field(instance, 'compositionId')),
-  text(field(instance, 'name')),
-  text(field(instance, 'version')),
-  text(field(instance, 'deployState')),
-  text(field(instance, 'lockState')),
-  text(field(instance, 'stateChangeResult')),
-  // The runtime's own view of what the state accepts (empty from a runtime that does not say).
-  list(field(instance, 'allowedOrders')).map(text).join(',') || '-',
-];
-const INSTANCE_HEADERS = ['INSTANCE', 'COMPOSITION', 'NAME', 'VERSION', 'DEPLOY', 'LOCK', 'RESULT', 'ALLOWED ORDERS'];
-
 const instancesTable = (body: unknown): TableView => ({
   headers: INSTANCE_HEADERS,
   rows: list(field(body, 'automationCompositionList')).map(instanceRow),
 });
-
-function instanceTable(body: unknown): string {
-  const summary = { headers: INSTANCE_HEADERS, rows: [instanceRow(body)] };
-  const elements = Object.values((field(body, 'elements') ?? {}) as Record<string, unknown>);
-  const elementView = {
-    headers: ['ELEMENT', 'DEFINITION', 'DEPLOY', 'LOCK', 'MESSAGE'],
-    rows: elements.map((element) => [
-      text(field(element, 'id')),
-      `${text(field(field(element, 'definition'), 'name'))}:${text(field(field(element, 'definition'), 'version'))}`,
-      text(field(element, 'deployState')),
-      text(field(element, 'lockState')),
-      text(field(element, 'message')),
-    ]),
-  };
-  return `${render(summary, 'table', () => summary)}\n\n${render(elementView, 'table', () => elementView)}`;
-}
 
 /** `acmctl instances`: create, list, get, the orders, control of the running operation, signals, delete. */
 export function registerInstances(program: Command, { cli, connect, format, print, order }: CommandContext): void {

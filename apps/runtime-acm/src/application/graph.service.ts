@@ -1,7 +1,7 @@
-import type { CompositionDefinition, ReadModel } from '@acm/domain';
+import type { AutomationComposition, CompositionDefinition, ReadModel } from '@acm/domain';
 import { DomainError, ReadModels, storedNestedStateOf } from '@acm/domain';
 import type { CompositionGraph, GraphFormat } from '@acm/tosca';
-import { compositionGraph, toDot, toMermaid } from '@acm/tosca';
+import { compositionGraph, toDot, toMermaid, withNestedGraph } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
 import { definitionNotFound, instanceNotFound } from './not-found';
 import { TemplateReader } from '../engine/template-reader';
@@ -37,8 +37,11 @@ export class GraphService {
     });
   }
 
-  /** The instance's elements with their live `deployState/lockState`. */
-  ofInstance(compositionId: string, instanceId: string, format: GraphFormat): Promise<RenderedGraph> {
+  /**
+   * The instance's elements with their live `deployState/lockState`; with `depth` > 0, each nested-composition
+   * element's child instance folded in, `depth` levels down.
+   */
+  ofInstance(compositionId: string, instanceId: string, format: GraphFormat, depth = 0): Promise<RenderedGraph> {
     return this.reads.read(async (store) => {
       const found = await store.instances.find(instanceId);
       if (!found) {
@@ -50,18 +53,37 @@ export class GraphService {
           instanceId,
         });
       }
-      const definition = await this.definition(store, instance.compositionId);
-      const elements = Object.values(instance.elements).map((element) => {
-        const child = storedNestedStateOf(element.outProperties)?.childInstanceId ?? null;
-        return {
-          id: element.id,
-          name: element.definition.name,
-          state: `${element.deployState}/${element.lockState}`,
-          ...(child === null ? {} : { nestedInstanceId: child }),
-        };
-      });
-      return render(compositionGraph(this.templates.readDefinition(definition), elements), format);
+      return render(await this.instanceGraph(store, instance, depth), format);
     });
+  }
+
+  private async instanceGraph(
+    store: ReadModel,
+    instance: AutomationComposition,
+    depth: number,
+  ): Promise<CompositionGraph> {
+    const definition = await this.definition(store, instance.compositionId);
+    const elements = Object.values(instance.elements).map((element) => {
+      const child = storedNestedStateOf(element.outProperties)?.childInstanceId ?? null;
+      return {
+        id: element.id,
+        name: element.definition.name,
+        state: `${element.deployState}/${element.lockState}`,
+        ...(child === null ? {} : { nestedInstanceId: child }),
+      };
+    });
+    let graph = compositionGraph(this.templates.readDefinition(definition), elements);
+    if (depth > 0) {
+      for (const element of elements) {
+        // A child deleted since (the parent's DELETE removes it) has nothing left to show.
+        const child =
+          element.nestedInstanceId === undefined ? null : await store.instances.find(element.nestedInstanceId);
+        if (child) {
+          graph = withNestedGraph(graph, element.id, await this.instanceGraph(store, child.value, depth - 1));
+        }
+      }
+    }
+    return graph;
   }
 
   private async definition(store: ReadModel, compositionId: string): Promise<CompositionDefinition> {

@@ -220,7 +220,9 @@ export class InstantiationService {
       if (planId !== undefined) {
         assertPlanCurrent(planId, digestInputOf(found.value, prepared, request));
       }
-      return this.startUpdate(store, session, found, prepared);
+      const started = await this.startUpdate(store, session, found, prepared);
+      recordParentOrder(session, found.value, 'UPDATE', this.clock.now());
+      return started;
     });
   }
 

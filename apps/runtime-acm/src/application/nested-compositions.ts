@@ -5,6 +5,7 @@ import {
   OperationSessions,
   ReadModels,
   UnitOfWork,
+  childUpdateOf,
   childrenToOrder,
   isNestedCompositionTemplate,
   nestedSettingsOf,
@@ -54,7 +55,8 @@ function reached(order: InstanceOrder, child: AutomationComposition | null): boo
     case 'UNLOCK':
       return child === null || child.lockState === 'UNLOCKED' || child.deployState === 'UNDEPLOYED';
     default:
-      // An update, a migration, a prepare or a review of the parent does not reach the child.
+      // An update is judged on the child's properties (see step); a migration, a prepare or a review of the parent
+      // does not reach the child.
       return true;
   }
 }
@@ -102,12 +104,15 @@ export class NestedCompositions {
       return { waiting: false, children: [] };
     }
     const { parent, running, definition } = loaded;
-    const settingsByName = this.nestedSettings(definition);
+    const templateProperties = this.nestedTemplateProperties(definition);
     const waiting = childrenToOrder(parent, running);
     for (const { elementId, state } of waiting) {
       const element = parent.elements[elementId]!;
-      const settings = settingsByName.get(element.definition.name);
-      if (settings !== undefined) {
+      const properties = templateProperties.get(element.definition.name);
+      // The instance's element properties over the node template's: an UPDATE of the parent can change them.
+      const settings =
+        properties === undefined ? undefined : nestedSettingsOf({ ...properties, ...element.properties }).settings;
+      if (settings !== undefined && settings !== null) {
         await this.step(parent, elementId, state, settings);
       }
     }
@@ -123,15 +128,13 @@ export class NestedCompositions {
     return running.filter((operation) => operation.targetKind === 'INSTANCE').map((operation) => operation.targetId);
   }
 
-  private nestedSettings(definition: CompositionDefinition): Map<string, NestedCompositionSettings> {
-    const settings = new Map<string, NestedCompositionSettings>();
-    for (const element of this.templates.readDefinition(definition).elements.filter(isNestedCompositionTemplate)) {
-      const read = nestedSettingsOf(element.properties).settings;
-      if (read !== null) {
-        settings.set(element.name, read);
-      }
-    }
-    return settings;
+  private nestedTemplateProperties(definition: CompositionDefinition): Map<string, Readonly<Record<string, unknown>>> {
+    return new Map(
+      this.templates
+        .readDefinition(definition)
+        .elements.filter(isNestedCompositionTemplate)
+        .map((element) => [element.name, element.properties]),
+    );
   }
 
   private async step(
@@ -151,12 +154,29 @@ export class NestedCompositions {
     if (running) {
       return;
     }
+    // A failure of the child after this order was set going ends it; an older one (before a retry) is ordered again.
+    const failedSince = child !== null && child.stateChangeResult === 'FAILED' && child.lastMsg >= state.startedAt;
+    if (state.order === 'UPDATE' && child !== null && !failedSince) {
+      // The child holds the new properties once its own update is accepted; it is done when that update ended.
+      const update = childUpdateOf(child, settings.elementProperties);
+      if (update === null) {
+        await this.tellParent(parent, owner, childId, state, true, null, child, settings);
+      } else {
+        await asParentOf(owner, () => this.update(parent, owner, child, update)).catch(async (error: unknown) => {
+          if (!(error instanceof DomainError) || error.code === 'CONCURRENT_MODIFICATION') {
+            throw error;
+          }
+          const why = `child ${childId} cannot run UPDATE: ${error.message}`;
+          await this.tellParent(parent, owner, childId, state, false, why, child, settings);
+        });
+      }
+      return;
+    }
     if (reached(state.order, child)) {
       await this.tellParent(parent, owner, childId, state, true, null, child, settings);
       return;
     }
-    // A failure of the child after this order was set going ends it; an older one (before a retry) is ordered again.
-    if (child !== null && child.stateChangeResult === 'FAILED' && child.lastMsg >= state.startedAt) {
+    if (child !== null && failedSince) {
       const failed = Object.values(child.elements).filter((element) => element.message !== null);
       const why = failed.map((element) => `${element.definition.name}: ${element.message}`).join('; ');
       await this.tellParent(
@@ -197,6 +217,13 @@ export class NestedCompositions {
         return;
       }
       compositionId = await this.create(parent, owner, childId, settings);
+    } else if (order === 'DEPLOY') {
+      // A child made by an earlier deploy is deployed with the properties the parent's element gives it now (an
+      // UPDATE of the undeployed parent may have changed them): an update of an undeployed instance only stores them.
+      const update = childUpdateOf(child, settings.elementProperties);
+      if (update !== null) {
+        await this.update(parent, owner, child, update);
+      }
     }
     const field = STATE_ORDERS[order];
     if (field !== undefined) {
@@ -206,6 +233,33 @@ export class NestedCompositions {
       await this.instantiation.delete(compositionId, childId);
     }
     this.logger.log(`Instance ${parent.instanceId} element ${owner.elementId}: ${order} ordered on child ${childId}`);
+  }
+
+  /** Orders the child's UPDATE: its elements with the properties the parent's element now gives them. */
+  private async update(
+    parent: AutomationComposition,
+    owner: NestedOwner,
+    child: AutomationComposition,
+    properties: Record<string, Record<string, unknown>>,
+  ): Promise<void> {
+    await this.instantiation.update(child.compositionId, {
+      instanceId: child.instanceId,
+      compositionId: child.compositionId,
+      name: child.name,
+      version: child.version,
+      description: child.description,
+      derivedFrom: child.derivedFrom,
+      metadata: child.metadata,
+      elements: Object.values(child.elements).map((element) => ({
+        id: element.id,
+        definition: element.definition,
+        description: element.description,
+        properties: (properties[element.id] ?? {}) as Record<string, never>,
+      })),
+    });
+    this.logger.log(
+      `Instance ${parent.instanceId} element ${owner.elementId}: UPDATE ordered on child ${child.instanceId}`,
+    );
   }
 
   /** Makes the child instance: one element per element node template of the child definition. */

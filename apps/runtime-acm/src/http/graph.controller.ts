@@ -1,4 +1,4 @@
-import { GRAPH_FORMATS } from '@acm/tosca';
+import { GRAPH_FORMATS, MAX_GRAPH_DEPTH } from '@acm/tosca';
 import type { GraphFormat } from '@acm/tosca';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, getSchemaPath } from '@nestjs/swagger';
@@ -21,6 +21,18 @@ function parseFormat(value: unknown): GraphFormat {
     throw invalid(`format: must be one of ${GRAPH_FORMATS.join(', ')}`);
   }
   return format;
+}
+
+/** `depth`: how many levels of nested compositions an instance graph expands (0, the default, expands none). */
+function parseDepth(value: unknown): number {
+  if (value === undefined || value === '') {
+    return 0;
+  }
+  const depth = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(depth) || depth > MAX_GRAPH_DEPTH) {
+    throw invalid(`depth: must be an integer from 0 to ${MAX_GRAPH_DEPTH}, got ${JSON.stringify(value)}`);
+  }
+  return depth;
 }
 
 function answer(rendered: RenderedGraph): CompositionGraph | TextBody {
@@ -69,17 +81,25 @@ export class GraphController {
   @ApiUuidParam('compositionId', 'The compositionId of the definition')
   @ApiUuidParam('instanceId', 'The instanceId of the instance')
   @ApiQuery({ name: 'format', required: false, schema: { type: 'string', enum: [...GRAPH_FORMATS], default: 'json' } })
+  @ApiQuery({
+    name: 'depth',
+    required: false,
+    description: 'Levels of nested compositions to expand into their child instances (0: none)',
+    schema: { type: 'integer', minimum: 0, maximum: MAX_GRAPH_DEPTH, default: 0 },
+  })
   @ApiOkResponse(GRAPH_ANSWER)
   @ApiRefusals(400, 404)
   async instance(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
     @Query('format') format: unknown,
+    @Query('depth') depth: unknown,
   ): Promise<CompositionGraph | TextBody> {
     const rendered = await this.graphs.ofInstance(
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),
       parseFormat(format),
+      parseDepth(depth),
     );
     return answer(rendered);
   }

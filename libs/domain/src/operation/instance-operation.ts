@@ -43,7 +43,7 @@ export { needsSupervision, supervisionDueOf } from './supervision-input';
 export { hasUnfinishedWorkOf, silentAfterProbe } from './lost-replica-input';
 export { runtimeSlotsFor } from './slots-input';
 export type { StoredNestedState } from './nested-input';
-export { NESTED_STATE_PROPERTY, childrenToOrder, storedNestedStateOf } from './nested-input';
+export { NESTED_STATE_PROPERTY, childUpdateOf, childrenToOrder, storedNestedStateOf } from './nested-input';
 
 /** How one input kind is decided: `(target, running, input, now, context) → step`, or a refusal. */
 type InputDecider<K extends InstanceInputKind> = (

@@ -1,7 +1,7 @@
 import { NESTED_COMPOSITION_TYPE } from '../control/nested-composition';
 import type { ElementTemplate } from './element-template';
 import type { InstanceStep } from './instance-operation';
-import { childrenToOrder, decideInstance, storedNestedStateOf } from './instance-operation';
+import { childUpdateOf, childrenToOrder, decideInstance, storedNestedStateOf } from './instance-operation';
 import {
   P1,
   T0,
@@ -139,5 +139,76 @@ describe('nested compositions in the machine', () => {
     expect(childrenToOrder(afterWeb.target, afterWeb.operation).map((child) => child.state.order)).toEqual([
       'UNDEPLOY',
     ]);
+  });
+});
+
+describe('an UPDATE of the parent reaches the child', () => {
+  function deployedSite(): InstanceStep {
+    const deployed = ended(deploying(), true);
+    return stepOf(
+      decideInstance(
+        deployed.target,
+        deployed.operation,
+        { kind: 'ACK', ack: ack(P1, ['e-web']), answered: null, dispatched: null },
+        T0 + 3,
+        context,
+      ),
+    );
+  }
+
+  it('orders the child an UPDATE and completes the element only when the child’s update ended', () => {
+    const site = deployedSite();
+    expect(site.operation?.state).toBe('COMPLETED');
+    const updating = stepOf(decideInstance(site.target, null, { kind: 'ORDER', order: 'UPDATE' }, T0 + 4, context));
+    const toOrder = childrenToOrder(updating.target, updating.operation);
+    expect(toOrder.map((child) => [child.elementId, child.state.order, child.state.outcome])).toEqual([
+      ['e-slice', 'UPDATE', 'RUNNING'],
+    ]);
+    expect(events(updating)).toContain('CHILD_ORDERED');
+    // Until the child's end, the element is updating and the operation runs.
+    expect(updating.target.elements['e-slice']?.deployState).toBe('UPDATING');
+    expect(updating.operation?.state).toBe('RUNNING');
+
+    const done = ended(updating, true);
+    expect(done.target.elements['e-slice']?.deployState).toBe('DEPLOYED');
+    expect(storedNestedStateOf(done.target.elements['e-slice']!.outProperties)).toMatchObject({
+      order: 'UPDATE',
+      outcome: 'COMPLETED',
+    });
+    expect(events(done)).toContain('CHILD_ENDED');
+  });
+
+  it('a failed child update fails the element, which stays deployed', () => {
+    const updating = stepOf(
+      decideInstance(deployedSite().target, null, { kind: 'ORDER', order: 'UPDATE' }, T0 + 4, context),
+    );
+    const failed = ended(updating, false);
+    expect(failed.target.elements['e-slice']?.deployState).toBe('DEPLOYED');
+    expect(failed.target.elements['e-slice']?.message).toBe('child failed: e-x');
+    expect(failed.operation?.state).toBe('FAILED');
+  });
+});
+
+describe(childUpdateOf.name, () => {
+  const child = {
+    elements: {
+      n: { ...element('n', 'Network'), properties: { site: { name: 'site-1' }, zones: [1, 2] } },
+      g: element('g', 'Gateway'),
+    },
+  };
+
+  it('is null when every child element holds what elementProperties gives it (key order aside)', () => {
+    expect(childUpdateOf(child, { Network: { zones: [1, 2], site: { name: 'site-1' } } })).toBeNull();
+    // A property no longer named is not removed: a deployed instance's update merges what it is given.
+    expect(childUpdateOf(child, { Network: { zones: [1, 2] } })).toBeNull();
+  });
+
+  it('gives every child element its named properties when one of them changed', () => {
+    expect(childUpdateOf(child, { Network: { site: { name: 'site-2' }, zones: [1, 2] } })).toEqual({
+      n: { site: { name: 'site-2' }, zones: [1, 2] },
+      g: {},
+    });
+    expect(childUpdateOf(child, { Network: { site: { name: 'site-1' }, zones: [2, 1] } })).not.toBeNull();
+    expect(childUpdateOf(child, { Gateway: { port: 80 } })).toEqual({ n: {}, g: { port: 80 } });
   });
 });

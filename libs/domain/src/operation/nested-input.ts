@@ -217,3 +217,50 @@ export function childEnded(
   const answer = runtimeAnswer(target, running, running.phase ?? 0, [report], !result, said, now, context);
   return { ...answer, effects: [...effects, ...answer.effects] };
 }
+
+/** Structural equality of JSON values (key order aside): what a child element holds against what it must hold. */
+function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) {
+    return true;
+  }
+  if (Array.isArray(left) || Array.isArray(right)) {
+    return (
+      Array.isArray(left) &&
+      Array.isArray(right) &&
+      left.length === right.length &&
+      left.every((item, index) => sameJson(item, right[index]))
+    );
+  }
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) {
+    return false;
+  }
+  const leftKeys = Object.keys(left);
+  const rightRecord = right as Record<string, unknown>;
+  return (
+    leftKeys.length === Object.keys(right).length &&
+    leftKeys.every((key) => key in rightRecord && sameJson((left as Record<string, unknown>)[key], rightRecord[key]))
+  );
+}
+
+/**
+ * What an UPDATE of the parent asks of the child: each child element's properties, from the nested element's
+ * `elementProperties` (by the child's element node template name), when a child element does not hold one of them
+ * with its value; null when the child holds them all (nothing to update, or the child's update has been applied).
+ * A property that `elementProperties` no longer names is not removed from the child: an UPDATE of a deployed
+ * instance merges the properties it is given (ONAP's rule), so the child is compared on the named ones only.
+ */
+export function childUpdateOf(
+  child: Pick<AutomationComposition, 'elements'>,
+  elementProperties: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+): Record<string, Record<string, unknown>> | null {
+  const elements = Object.values(child.elements);
+  const wantedOf = (element: InstanceElement): Record<string, unknown> => ({
+    ...(elementProperties[element.definition.name] ?? {}),
+  });
+  const changed = elements.some((element) =>
+    Object.entries(wantedOf(element)).some(
+      ([name, value]) => !(name in element.properties) || !sameJson(element.properties[name], value),
+    ),
+  );
+  return changed ? Object.fromEntries(elements.map((element) => [element.id, wantedOf(element)])) : null;
+}

@@ -29,6 +29,13 @@ export class GraphNode implements tosca.GraphNode {
     description: 'Instance graphs only: the child instance of a nested-composition element, once it has one',
   })
   nestedInstanceId?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'Instance graphs with depth > 0 only: the nested-composition element whose child instance holds this element',
+  })
+  nestedIn?: string;
 }
 
 /** A dependency: `from` must be deployed before `to`. */

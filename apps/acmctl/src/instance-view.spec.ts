@@ -1,0 +1,59 @@
+import { graphQuery, instanceTable, nestingView } from './instance-view';
+
+const PARENT = '11111111-1111-4111-8111-111111111111';
+const CHILD = '22222222-2222-4222-8222-222222222222';
+const SLICE = '33333333-3333-4333-8333-333333333333';
+
+const element = (id: string, name: string, outProperties: Record<string, unknown> = {}): Record<string, unknown> => ({
+  id,
+  definition: { name, version: '1.0.0' },
+  deployState: 'DEPLOYED',
+  lockState: 'LOCKED',
+  outProperties,
+});
+
+describe('acmctl instances get: nesting', () => {
+  it('shows a PARENT line for a child, from metadata.nestedIn', () => {
+    const child = {
+      instanceId: CHILD,
+      metadata: { nestedIn: { instanceId: PARENT, elementId: SLICE } },
+      elements: { a: element('a', 'acm.example.slice.Network') },
+    };
+    expect(nestingView(child).rows).toEqual([['PARENT', PARENT, SLICE]]);
+    expect(instanceTable(child).split('\n').slice(-2)).toEqual([
+      'NESTING  INSTANCE                              ELEMENT',
+      `PARENT   ${PARENT}  ${SLICE}`,
+    ]);
+  });
+
+  it('shows a CHILD line per nested element that has a child instance', () => {
+    const parent = {
+      instanceId: PARENT,
+      elements: {
+        [SLICE]: element(SLICE, 'acm.example.site.Slice', {
+          url: 'http://x',
+          nestedComposition: { childInstanceId: CHILD },
+        }),
+        // Ordered, no child made yet: nothing to link.
+        b: element('b', 'acm.example.site.Other', { nestedComposition: { childInstanceId: null } }),
+        c: element('c', 'acm.example.site.Policies'),
+      },
+    };
+    expect(nestingView(parent).rows).toEqual([['CHILD', CHILD, `${SLICE} (acm.example.site.Slice)`]]);
+    expect(instanceTable(parent)).toContain(`CHILD    ${CHILD}  ${SLICE} (acm.example.site.Slice)`);
+  });
+
+  it('shows no nesting section for an instance that neither nests nor is nested', () => {
+    const plain = { instanceId: PARENT, metadata: {}, elements: { c: element('c', 'x') } };
+    expect(nestingView(plain).rows).toEqual([]);
+    expect(instanceTable(plain)).not.toContain('NESTING');
+  });
+});
+
+describe('acmctl graph: query', () => {
+  it('passes --depth as given, beside the format', () => {
+    expect(graphQuery('json', undefined)).toBe('format=json');
+    expect(graphQuery('dot', '1')).toBe('format=dot&depth=1');
+    expect(graphQuery('dot', '-1&x')).toBe('format=dot&depth=-1%26x');
+  });
+});
