@@ -1,5 +1,5 @@
-import type { AutomationComposition, ScalingDecision, StoredEvent } from '@acm/domain';
-import { Clock, DomainError, ReadModels, groupMembers, isDomainError, scalingDecision } from '@acm/domain';
+import type { AuditCursor, AutomationComposition, ScalingDecision, StoredEvent } from '@acm/domain';
+import { AuditLedger, Clock, DomainError, ReadModels, groupMembers, isDomainError, scalingDecision } from '@acm/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
@@ -36,8 +36,8 @@ export interface ScaleAnswer {
 /** How the history names a scaling call's caller: the actor's user of the UPDATE it starts. */
 export const SCALE_CALLER_PREFIX = 'scale-url';
 
-/** How many of an instance's history events the cooldown reads back for the last scaling call. */
-const HISTORY_WINDOW = 10_000;
+/** Events read per page while looking for the last scaling call within the cooldown. */
+const COOLDOWN_PAGE = 200;
 
 /**
  * The scaling webhook of a group (Heat's ScalingPolicy `alarm_url`): a signed URL per group, and a call of it that
@@ -55,6 +55,7 @@ export class GroupScalingService {
     private readonly instantiation: InstantiationService,
     private readonly clock: Clock,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
+    private readonly audit: AuditLedger,
   ) {
     this.key = signalKeyOf(config);
   }
@@ -81,16 +82,34 @@ export class GroupScalingService {
    */
   async scale(target: GroupTarget, token: unknown, caller: string): Promise<ScaleAnswer> {
     verifySignalToken(this.key, token, grantOf(target), this.clock.now());
-    const { instance, decision } = await this.reads.read(async (model) => {
+    const { instance, rules, scaling } = await this.reads.read(async (model) => {
       const found = await this.instanceOf(await model.instances.find(target.instanceId), target);
       const definition = await model.definitions.find(found.compositionId);
-      const { rules, scaling } = this.policyOf(definition?.value, found, target.group);
-      const history = await model.events.list(found.instanceId, HISTORY_WINDOW);
-      const current = groupMembers(found.elements, target.group).length;
-      const last = lastScaleOf(history, target.group);
-      return { instance: found, decision: scalingDecision(rules, scaling, current, last, this.clock.now()) };
+      return { instance: found, ...this.policyOf(definition?.value, found, target.group) };
     });
-    return this.apply(target, instance, decision, caller);
+    const now = this.clock.now();
+    const last = await this.lastScaleWithin(instance.instanceId, target.group, now - scaling.cooldownSeconds * 1000);
+    const current = groupMembers(instance.elements, target.group).length;
+    return this.apply(target, instance, scalingDecision(rules, scaling, current, last, now), caller);
+  }
+
+  /**
+   * When the group was last scaled by a call since `from` (null: not since then): the ledger is read from the start
+   * of the cooldown only, so however long the instance's history, the check reads a bounded window.
+   */
+  private async lastScaleWithin(instanceId: string, group: string, from: number): Promise<number | null> {
+    const filter = { instanceId, orders: ['UPDATE' as const], from };
+    let last: number | null = null;
+    let after: AuditCursor | null = null;
+    for (;;) {
+      const page = await this.audit.events(filter, after, 0, COOLDOWN_PAGE);
+      last = lastScaleOf(page, group) ?? last;
+      const end = page.at(-1);
+      if (page.length < COOLDOWN_PAGE || end === undefined) {
+        return last;
+      }
+      after = { at: end.at, sequence: end.sequence };
+    }
   }
 
   private async apply(

@@ -374,6 +374,7 @@ describe('the scaling webhook of a group (in-memory store, fake clock)', () => {
       service,
       fixture.clock,
       fixture.config,
+      fixture.unitOfWork.audit(),
     );
     const target = { compositionId, instanceId, group: 'acm.example.group.Worker' };
     const { token } = await scaling.scaleUrl(target, 3600, 'http://runtime');
