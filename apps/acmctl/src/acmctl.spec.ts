@@ -86,6 +86,15 @@ describe('resolveConnection', () => {
     expect(resolveConnection({ password: 'fp' }, env)).toEqual({ url: 'http://profile:1', user: 'eu', password: 'fp' });
   });
 
+  it('takes a bearer token from the flag, ACM_TOKEN or the profile, and none by default', () => {
+    const env = { ACMCTL_CONFIG: join(dir, 'profile.json') };
+    expect(resolveConnection({ token: 'ft' }, { ...env, ACM_TOKEN: 'et' }).token).toBe('ft');
+    expect(resolveConnection({}, { ...env, ACM_TOKEN: 'et' }).token).toBe('et');
+    writeFileSync(join(dir, 'profile.json'), JSON.stringify({ url: 'http://profile:1', token: 'pt' }));
+    expect(resolveConnection({}, env).token).toBe('pt');
+    expect(resolveConnection({}, { ACMCTL_CONFIG: join(dir, 'none.json') })).not.toHaveProperty('token');
+  });
+
   it("falls back to ONAP's defaults without a profile", () => {
     expect(resolveConnection({}, { ACMCTL_CONFIG: join(dir, 'none.json') })).toEqual({
       url: 'http://localhost:6969',

@@ -12,9 +12,10 @@ export interface ApiResponse {
 export class AcmClient {
   constructor(readonly connection: Connection) {}
 
+  /** A bearer token when one is given (OpenID Connect), else ONAP's HTTP Basic. */
   private get authorization(): string {
-    const { user, password } = this.connection;
-    return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    const { user, password, token } = this.connection;
+    return token === undefined ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : `Bearer ${token}`;
   }
 
   async request(method: string, path: string, body?: unknown, accept = 'application/json'): Promise<ApiResponse> {

@@ -8,6 +8,8 @@ export interface Connection {
   readonly url: string;
   readonly user: string;
   readonly password: string;
+  /** A bearer token of the runtime's OpenID Connect provider, sent instead of the Basic credentials when given. */
+  readonly token?: string;
 }
 
 /** ONAP's defaults, as the runtime's (README "Configuration"). */
@@ -21,6 +23,7 @@ export interface ConnectionFlags {
   url?: string;
   user?: string;
   password?: string;
+  token?: string;
 }
 
 /** The profile file: `$ACMCTL_CONFIG`, else `$XDG_CONFIG_HOME/acmctl/profile.json`, else `~/.config/acmctl/...`. */
@@ -48,7 +51,7 @@ function readProfile(path: string): Partial<Connection> {
     const record = parsed as Record<string, unknown>;
     const field = (name: keyof Connection): string | undefined =>
       typeof record[name] === 'string' ? record[name] : undefined;
-    return { url: field('url'), user: field('user'), password: field('password') };
+    return { url: field('url'), user: field('user'), password: field('password'), token: field('token') };
   } catch (error) {
     throw new AcmctlError(
       EXIT.USAGE,
@@ -57,19 +60,28 @@ function readProfile(path: string): Partial<Connection> {
   }
 }
 
-/** Flags win over the environment (`ACM_URL`, `ACM_USER`, `ACM_PASSWORD`), which wins over the profile file. */
+/**
+ * Flags win over the environment (`ACM_URL`, `ACM_USER`, `ACM_PASSWORD`, `ACM_TOKEN`), which wins over the profile
+ * file.
+ */
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Connection {
   const profile = readProfile(profilePath(env));
-  const pick = (name: keyof Connection, variable: string): string =>
+  const pick = (name: 'url' | 'user' | 'password', variable: string): string =>
     flags[name] || env[variable] || profile[name] || DEFAULT_CONNECTION[name];
+  const token = flags.token || env['ACM_TOKEN'] || profile.token;
   const url = pick('url', 'ACM_URL').replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(url)) {
     throw new AcmctlError(EXIT.USAGE, `url: must be http://host:port or https://host:port, got "${url}"`);
   }
-  return { url, user: pick('user', 'ACM_USER'), password: pick('password', 'ACM_PASSWORD') };
+  return {
+    url,
+    user: pick('user', 'ACM_USER'),
+    password: pick('password', 'ACM_PASSWORD'),
+    ...(token ? { token } : {}),
+  };
 }
 
-/** Writes the profile readable by its owner only, since it holds a password. */
+/** Writes the profile readable by its owner only, since it holds a password (or a token). */
 export function writeProfile(path: string, connection: Connection): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   writeFileSync(path, `${JSON.stringify(connection, null, 2)}\n`, { mode: 0o600 });

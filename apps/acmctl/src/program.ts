@@ -45,7 +45,7 @@ Examples:
   $ acmctl docs COMPOSITION --html > composition.html
   $ source <(acmctl completion bash)
 
-Connection: --url/--user/--password, else ACM_URL/ACM_USER/ACM_PASSWORD, else the profile written by
+Connection: --url/--user/--password (or --token), else ACM_URL/ACM_USER/ACM_PASSWORD (ACM_TOKEN), else the profile written by
 "acmctl login", else ONAP's defaults. Exit codes: 0 done, 1 bad input, 2 FAILED, 3 TIMEOUT, 4 refused by the
 runtime, 5 runtime unreachable, 6 wrong credentials, 7 runtime error.`;
 
@@ -55,6 +55,7 @@ export function buildProgram(cli: CliEnvironment): Command {
     .option('--url <url>', 'runtime base URL (ACM_URL)')
     .option('--user <user>', 'HTTP Basic user (ACM_USER)')
     .option('--password <password>', 'HTTP Basic password (ACM_PASSWORD)')
+    .option('--token <token>', 'bearer token of the OpenID Connect provider, sent instead of Basic (ACM_TOKEN)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
     .option('--timeout <ms>', 'how long --wait waits', '300000')
     .showHelpAfterError()
