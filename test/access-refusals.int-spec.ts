@@ -68,6 +68,32 @@ describe('refused requests in the audit ledger (PostgreSQL)', () => {
     expect(byUser.events).toHaveLength(1);
   });
 
+  it("records a signed URL's refused token, checked by its route, without the token", async () => {
+    const before = (await refusals()).events.length;
+    const signal = (token: string) =>
+      anonymous()
+        .post(`${BASE}/compositions/${randomUUID()}/instances/${randomUUID()}/elements/${randomUUID()}/signal`)
+        .query({ token })
+        .send({ outcome: 'SUCCESS' });
+    const malformed = `malformed-${randomUUID()}`;
+    await signal(malformed).expect(401);
+    // Well formed, an hour ahead, but signed by nobody.
+    const forged = `${Math.floor(Date.now() / 1000) + 3600}.${'A'.repeat(43)}`;
+    await signal(forged).expect(403);
+    const { events, text } = await eventually('two route refusals recorded', async () => {
+      const found = await refusals();
+      return found.events.length === before + 2 ? found : undefined;
+    });
+    expect(text).not.toContain(malformed);
+    expect(text).not.toContain(forged);
+    expect(events.slice(before).map((event) => [event.detail.status, event.detail.method, event.actor.user])).toEqual([
+      [401, 'POST', null],
+      [403, 'POST', null],
+    ]);
+    expect(events[before]!.detail.reason).toContain('signal token');
+    expect(events[before]!.detail.path).toMatch(/\/signal$/);
+  });
+
   it('records at most the budget of one source per minute', async () => {
     const before = (await refusals()).events.length;
     const sent = REFUSALS_PER_MINUTE + 5;

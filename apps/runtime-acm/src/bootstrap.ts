@@ -12,14 +12,15 @@ import type { Database } from './database/database';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { openDatabase } from './database/database';
 import { AccessRefusals } from './application/access-refusals.service';
+import type { Refusal } from './application/access-refusals.service';
+import { principalOf } from './security/principal';
 import { accessGuard } from './http/access-guard';
-import type { ForbiddenRequest } from './http/access-guard';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
-import type { RefusedRequest } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
 import { REQUEST_HEADER, crossSiteGuard } from './http/cross-site-guard';
 import { ErrorFilter } from './http/error.filter';
+import type { RouteRefusal } from './http/error.filter';
 import { openApiDocument } from './http/openapi';
 import { RuntimeMetrics } from './metrics/runtime-metrics';
 import { requestHeaders } from './http/request-headers';
@@ -119,18 +120,25 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   }
   app.use(requestLog(logger, `/${CONTEXT_PATH}`));
   app.use(app.get(RuntimeMetrics).middleware(`/${CONTEXT_PATH}`));
+  const refusals = app.get(AccessRefusals);
+  const onRefused = (
+    request: Request,
+    response: Response,
+    refusal: Pick<Refusal, 'status' | 'reason' | 'user'>,
+  ): void => {
+    const requestId = response.getHeader('X-ONAP-RequestID');
+    void refusals.record({
+      ...refusal,
+      method: request.method,
+      path: request.path,
+      source: request.socket.remoteAddress ?? null,
+      requestId: typeof requestId === 'string' ? requestId : null,
+    });
+  };
+  // A signed URL's token is checked by its route: a refusal there has no user (the URL is the credential).
+  const routeRefusals = (request: Request, response: Response, refusal: RouteRefusal): void =>
+    onRefused(request, response, { ...refusal, user: principalOf(response)?.user ?? null });
   if (config.basicAuth) {
-    const refusals = app.get(AccessRefusals);
-    const onRefused = (request: Request, response: Response, refusal: RefusedRequest | ForbiddenRequest): void => {
-      const requestId = response.getHeader('X-ONAP-RequestID');
-      void refusals.record({
-        ...refusal,
-        method: request.method,
-        path: request.path,
-        source: request.socket.remoteAddress ?? null,
-        requestId: typeof requestId === 'string' ? requestId : null,
-      });
-    };
     app.use(
       basicAuth(config.user, config.password, openPaths(config), isSignedSignal, config.users, {
         bearer: config.oidc === null ? null : new OidcBearerVerifier(config.oidc),
@@ -153,7 +161,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   }
   app.use(app.get(EmbeddedSimulator).middleware());
   app.setGlobalPrefix(CONTEXT_PATH);
-  app.useGlobalFilters(new ErrorFilter());
+  app.useGlobalFilters(new ErrorFilter(routeRefusals));
   app.useGlobalInterceptors(new ResponseFormatInterceptor());
   // Built on its first request, not at boot: scanning every route's metadata is a tenth of a second or more of
   // start-up that no other request needs.

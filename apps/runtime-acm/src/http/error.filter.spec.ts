@@ -49,6 +49,24 @@ describe(ErrorFilter.name, () => {
     );
   });
 
+  it("hands a route's own 401 and 403 (a signed URL's token) to onRefused after answering; nothing else", () => {
+    const refused: Array<{ status: number; reason: string; answered: number | undefined }> = [];
+    const { host, sent } = httpHost('req-44');
+    const filter = new ErrorFilter((_request, _response, refusal) =>
+      refused.push({ ...refusal, answered: sent.status }),
+    );
+
+    filter.catch(new DomainError('FORBIDDEN', 'the token is forged or expired'), host);
+    filter.catch(new DomainError('UNAUTHENTICATED', 'token: not a signed URL token'), host);
+    filter.catch(new DomainError('NOT_FOUND', 'no such instance'), host);
+
+    expect(refused).toEqual([
+      { status: 403, reason: 'the token is forged or expired', answered: 403 },
+      { status: 401, reason: 'token: not a signed URL token', answered: 401 },
+    ]);
+    expect(sent.status).toBe(404);
+  });
+
   it('answers a refused connection to the database with 503 and Retry-After, logged as a warning', () => {
     const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);

@@ -62,15 +62,34 @@ export function sendErrorDetails(response: Response, status: number, message: st
     .send(`${JSON.stringify({ errorDetails: message })}\n`);
 }
 
-/** Every error leaves as ONAP's `{"errorDetails": "..."}` JSON; only the unexpected ones are logged as errors. */
+/** A route's own refusal of a request's credentials (a signed URL's token): 401 or 403, and why. */
+export interface RouteRefusal {
+  readonly status: 401 | 403;
+  readonly reason: string;
+}
+
+/**
+ * Every error leaves as ONAP's `{"errorDetails": "..."}` JSON; only the unexpected ones are logged as errors. A 401 or
+ * 403 a route answers itself (the token of a signed URL, which no authentication middleware checks) is handed to
+ * `onRefused` after the answer is sent, as the middleware's refusals are (the audit ledger records them).
+ */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
+
+  constructor(
+    private readonly onRefused: (request: Request, response: Response, refusal: RouteRefusal) => void = () => undefined,
+  ) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const { status, message } = this.describe(error);
+    if ((status === 401 || status === 403) && !response.headersSent) {
+      sendErrorDetails(response, status, message);
+      this.onRefused(http.getRequest<Request>(), response, { status, reason: message });
+      return;
+    }
     if (status >= 500) {
       const request = http.getRequest<Request>();
       const requestId = String(response.getHeader('X-ONAP-RequestID') ?? '-');
