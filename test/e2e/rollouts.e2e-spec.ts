@@ -122,19 +122,25 @@ describe('rollouts: runtime + simulator as processes over Kafka', () => {
 
   it('deploys 6 instances in batches of 2, in order, and holds the next batch while paused', async () => {
     const ids = await instantiate(6);
+    // Deploys that take a while, so the pause below reaches the rollout while its first batch still runs.
+    await sim().put(`${SIM_API}/parameters`).send({ deployTimerMs: 300 }).expect(200);
     const created = await api()
       .post(`${API}/rollouts`)
       .send({ order: 'DEPLOY', compositionId, instanceIds: ids, strategy: { batchSize: 2 } })
       .expect(201);
     const current = (created.body as RolloutBody).rolloutId;
     await api().post(`${API}/rollouts/${current}/pause`).expect(200);
-    const held = await rolloutWhere(
-      current,
-      'batch 1 ended while paused',
-      (rollout) => rollout.batches[0]!.state === 'ENDED',
+    await sim().put(`${SIM_API}/parameters`).send({}).expect(200);
+    // A pause lets the batch it found running end and starts no other: those not started then stay PENDING.
+    const started = (await readRollout(current)).batches.filter((batch) => batch.state !== 'PENDING').length;
+    expect(started).toBeLessThan(3);
+    const held = await rolloutWhere(current, 'the batches started before the pause ended', (rollout) =>
+      rollout.batches.slice(0, started).every((batch) => batch.state === 'ENDED'),
     );
     expect(held.state).toBe('PAUSED');
-    expect(held.batches.slice(1).map((batch) => batch.state)).toEqual(['PENDING', 'PENDING']);
+    expect(held.batches.slice(started).map((batch) => batch.state)).toEqual(
+      Array.from({ length: 3 - started }, () => 'PENDING'),
+    );
     await api().post(`${API}/rollouts/${current}/resume`).expect(200);
     const done = await rolloutWhere(current, 'COMPLETED', (rollout) => rollout.state === 'COMPLETED');
     expect(done.counts).toMatchObject({ DONE: 6, FAILED: 0, PENDING: 0 });
