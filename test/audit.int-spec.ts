@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { MessageBus } from '@acm/messaging';
 import type { Response } from 'supertest';
 import type { RuntimeHarness } from './support/runtime-harness';
 import {
@@ -9,13 +8,11 @@ import {
   createInstanceFrom,
   instanceOf,
   orderInstance,
-  participantRegistered,
   readRepoFile,
-  startRuntime,
 } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
-
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
 interface AuditEvent {
   subjectId: string;
@@ -40,10 +37,7 @@ describe('audit query (PostgreSQL, in-process bus, scripted participant)', () =>
   const instances: string[] = [];
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }));
     compositionId = await commissionAndPrime(runtime, readRepoFile('tosca/examples/sim-single-element.yaml'));
     for (let index = 0; index < 2; index++) {
       const { instanceId } = await createInstanceFrom(

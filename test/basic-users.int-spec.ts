@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword } from '@acm/input-guards';
-import { MessageBus } from '@acm/messaging';
 import request from 'supertest';
 import type { RuntimeHarness } from './support/runtime-harness';
 import {
@@ -13,13 +12,12 @@ import {
   commissionAndPrime,
   createInstanceFrom,
   instanceOf,
-  participantRegistered,
   readRepoFile,
-  startRuntime,
 } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 /** The cheapest cost the file accepts, so the test spends little CPU on hashing. */
 const CHEAP = { logN: 14, r: 8, p: 1 };
 const ALICE = { user: 'alice', password: `a-${randomUUID()}` };
@@ -53,14 +51,11 @@ describe('Basic users from a file (PostgreSQL, in-process bus, scripted particip
       ),
     );
     writeFileSync(file, `# test users\n${lines.join('\n')}\n`);
-    runtime = await startRuntime({
+    ({ runtime, participant } = await startWithScriptedParticipant({
       HEART_BEAT: '3600000',
       RUNTIME_USERS_FILE: file,
       RUNTIME_PASSWORD: ENV_ONLY_PASSWORD,
-    });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    }));
     compositionId = await commissionAndPrime(runtime, readRepoFile('tosca/examples/sim-single-element.yaml'));
     ({ instanceId } = await createInstanceFrom(
       runtime,

@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { MessageBus } from '@acm/messaging';
 import type { RuntimeHarness } from './support/runtime-harness';
-import {
-  BASE,
-  commissionAndPrime,
-  createInstanceFrom,
-  instanceOf,
-  participantRegistered,
-  readRepoFile,
-  startRuntime,
-} from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import { BASE, commissionAndPrime, createInstanceFrom, instanceOf, readRepoFile } from './support/runtime-harness';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const TOKEN = `token-${randomUUID()}`;
 const PASSWORD = `password-${randomUUID()}`;
 const NEW_PASSWORD = `password-${randomUUID()}`;
@@ -96,10 +88,11 @@ describe('a plan with a diff and saved plans (PostgreSQL, in-process bus)', () =
     runtime.http.post(`${instancePath}/plan`).send(body as object);
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000', MSG_ENABLE_ENCRYPTION: 'true', MSG_ENCRYPTION_KEY: 'k' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({
+      HEART_BEAT: '3600000',
+      MSG_ENABLE_ENCRYPTION: 'true',
+      MSG_ENCRYPTION_KEY: 'k',
+    }));
     compositionId = await commissionAndPrime(runtime, readRepoFile('tosca/examples/sim-diamond.yaml'));
     const created = await createInstanceFrom(
       runtime,

@@ -1,17 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { MessageBus } from '@acm/messaging';
 import type { RuntimeHarness } from './support/runtime-harness';
-import {
-  BASE,
-  commissionAndPrime,
-  createInstanceFrom,
-  participantRegistered,
-  readRepoFile,
-  startRuntime,
-} from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import { BASE, commissionAndPrime, createInstanceFrom, readRepoFile } from './support/runtime-harness';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const FLEET = 20;
 
 interface RolloutBody {
@@ -31,10 +23,7 @@ describe('a rollout over every instance of a composition', () => {
   let participant: ScriptedParticipant;
 
   beforeAll(async () => {
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }));
   });
 
   afterAll(async () => {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { RolloutStore, decideRollout, isRefusal, newRollout, parseRolloutRequest } from '@acm/domain';
-import { MessageBus } from '@acm/messaging';
 import { RolloutService } from '../apps/runtime-acm/src/application/rollout.service';
 import type { RuntimeHarness } from './support/runtime-harness';
 import {
@@ -10,13 +9,12 @@ import {
   historyOf,
   instanceOf,
   orderInstance,
-  participantRegistered,
   readRepoFile,
-  startRuntime,
 } from './support/runtime-harness';
-import { ScriptedParticipant, eventually } from './support/scripted-participant';
+import type { ScriptedParticipant } from './support/scripted-participant';
+import { eventually } from './support/scripted-participant';
+import { startWithScriptedParticipant } from './support/scripted-runtime';
 
-const SIM_TYPE = { typeName: 'org.onap.policy.clamp.acm.SimAutomationCompositionElement', typeVersion: '1.0.0' };
 const definitionYaml = readRepoFile('tosca/examples/sim-single-element.yaml');
 const instanceJson = readRepoFile('tosca/examples/instances/sim-single-element.json');
 
@@ -71,10 +69,7 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
 
   beforeAll(async () => {
     // The sweep would also drive the rollouts; a long period shows the committed events alone drive them.
-    runtime = await startRuntime({ HEART_BEAT: '3600000' });
-    participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
-    await participant.start();
-    await participantRegistered(runtime, participant.participantId);
+    ({ runtime, participant } = await startWithScriptedParticipant({ HEART_BEAT: '3600000' }));
     compositionId = await commissionAndPrime(runtime, definitionYaml);
   });
 
