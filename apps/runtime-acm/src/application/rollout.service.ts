@@ -406,7 +406,7 @@ export class RolloutService {
           throw refusalError(decision);
         }
         const actor = input.kind === 'START' || input.kind === 'TICK' ? RULES_ACTOR : (requestActor() ?? RULES_ACTOR);
-        stored = await this.saveStep(stored, decision.rollout, decision.orders, decision.rollbacks, actor);
+        stored = await this.saveStep(stored, decision.rollout, decision.orders, decision.rollbacks, actor, now);
       }
       for (;;) {
         const { next, pendingOrders } = await this.settle(stored);
@@ -505,7 +505,7 @@ export class RolloutService {
         rollbacks.push(...decision.rollbacks);
       }
     }
-    const next = await this.saveStep({ ...stored, tracking }, rollout, orders, rollbacks, RULES_ACTOR, stored.rollout);
+    const next = await this.saveStep({ ...stored, tracking }, rollout, orders, rollbacks, RULES_ACTOR, now);
     return { next, pendingOrders: orders.length > 0 || rollbacks.length > 0 };
   }
 
@@ -513,14 +513,19 @@ export class RolloutService {
    * Saves a step and its history; instances it ordered (or rolls back) get their baseline first, and an UPDATE's
    * instances their properties before it, so a crash after the save loses nothing.
    */
+  /**
+   * Saves what the rules decided at `decidedAt`, with the history of the step stamped with that time: the rules' own
+   * times (a pause between batches is due at the end of the batch plus the pause) and the history's then agree.
+   */
   private async saveStep(
     stored: StoredRollout,
     rollout: Rollout,
     orders: readonly string[],
     rollbacks: readonly string[],
     actor: RolloutActor,
-    before: Rollout = stored.rollout,
+    decidedAt: number,
   ): Promise<StoredRollout> {
+    const before = stored.rollout;
     const tracking: Record<string, RolloutTracking> = { ...stored.tracking };
     const started = [...orders, ...rollbacks];
     if (started.length > 0) {
@@ -536,9 +541,8 @@ export class RolloutService {
         };
       }
     }
-    const now = this.clock.now();
-    const events = rolloutEvents(before, rollout, now, actor);
-    const next: StoredRollout = { rollout: { ...rollout, updatedAt: now }, tracking };
+    const events = rolloutEvents(before, rollout, decidedAt, actor);
+    const next: StoredRollout = { rollout: { ...rollout, updatedAt: decidedAt }, tracking };
     if (!(await this.rollouts.save(next, this.driverId, events))) {
       throw new DomainError('CONCURRENT_MODIFICATION', `Rollout ${rollout.rolloutId}: another replica took it over`, {
         rolloutId: rollout.rolloutId,
