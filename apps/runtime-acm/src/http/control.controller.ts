@@ -6,10 +6,10 @@ import type { ControlView, SignalAnswer, SignalTarget, SignalUrl } from '../appl
 import { ControlService } from '../application/control.service';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
-import { SIGNAL_URL_LIFETIME } from '../security/signal-token';
 import { SignalAnswerDto, SignalBodyDto, SignalUrlDto } from './dto/signal.dto';
 import { ApiController, ApiJsonOrYamlBody, ApiRefusals, TAGS } from './openapi';
 import { publicBaseUrl } from './public-url';
+import { ApiSignedUrlLifetime, parseSignedUrlLifetime } from './signed-url-lifetime';
 import { invalid, parseUuid } from './request-parsing';
 
 function parseRollback(value: unknown): boolean {
@@ -20,19 +20,6 @@ function parseRollback(value: unknown): boolean {
     return true;
   }
   throw invalid(`rollback: must be true or false, got ${excerpt(value)}`);
-}
-
-function parseLifetime(value: unknown): number {
-  if (value === undefined || value === '') {
-    return SIGNAL_URL_LIFETIME.defaultSeconds;
-  }
-  const seconds = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > SIGNAL_URL_LIFETIME.maxSeconds) {
-    throw invalid(
-      `expiresIn: must be a number of seconds from 1 to ${SIGNAL_URL_LIFETIME.maxSeconds}, got ${excerpt(value)}`,
-    );
-  }
-  return seconds;
 }
 
 /**
@@ -154,11 +141,7 @@ export class ControlController {
     description:
       "The URL starts with PUBLIC_URL, else with the address the request arrived on; never with the request's Host.",
   })
-  @ApiQuery({
-    name: 'expiresIn',
-    required: false,
-    description: `Seconds the URL stays valid (default ${SIGNAL_URL_LIFETIME.defaultSeconds}, at most ${SIGNAL_URL_LIFETIME.maxSeconds})`,
-  })
+  @ApiSignedUrlLifetime()
   @ApiOkResponse({ type: SignalUrlDto })
   @ApiRefusals(400, 404)
   async signalUrl(
@@ -169,7 +152,11 @@ export class ControlController {
     @Req() request: Request,
   ): Promise<SignalUrl> {
     const target = this.targetOf({ compositionId, instanceId, elementId });
-    return this.control.signalUrl(target, parseLifetime(expiresIn), publicBaseUrl(this.config.publicUrl, request));
+    return this.control.signalUrl(
+      target,
+      parseSignedUrlLifetime(expiresIn),
+      publicBaseUrl(this.config.publicUrl, request),
+    );
   }
 
   private targetOf(raw: SignalTarget): SignalTarget {

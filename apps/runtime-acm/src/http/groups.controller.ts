@@ -6,24 +6,11 @@ import type { GroupTarget, ScaleAnswer, ScaleUrl } from '../application/group-sc
 import { GroupScalingService } from '../application/group-scaling.service';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
-import { SIGNAL_URL_LIFETIME } from '../security/signal-token';
 import { ScaleAnswerDto, ScaleUrlDto } from './dto/scale.dto';
 import { ApiController, ApiRefusals, TAGS } from './openapi';
 import { publicBaseUrl } from './public-url';
+import { ApiSignedUrlLifetime, parseSignedUrlLifetime } from './signed-url-lifetime';
 import { invalid, parseUuid } from './request-parsing';
-
-function parseLifetime(value: unknown): number {
-  if (value === undefined || value === '') {
-    return SIGNAL_URL_LIFETIME.defaultSeconds;
-  }
-  const seconds = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > SIGNAL_URL_LIFETIME.maxSeconds) {
-    throw invalid(
-      `expiresIn: must be a number of seconds from 1 to ${SIGNAL_URL_LIFETIME.maxSeconds}, got ${excerpt(value)}`,
-    );
-  }
-  return seconds;
-}
 
 /** A group node template name as the path gives it: a non-empty name of at most 256 characters. */
 function parseGroup(value: unknown): string {
@@ -51,11 +38,7 @@ export class GroupsController {
     description:
       "The URL starts with PUBLIC_URL, else with the address the request arrived on; never with the request's Host.",
   })
-  @ApiQuery({
-    name: 'expiresIn',
-    required: false,
-    description: `Seconds the URL stays valid (default ${SIGNAL_URL_LIFETIME.defaultSeconds}, at most ${SIGNAL_URL_LIFETIME.maxSeconds})`,
-  })
+  @ApiSignedUrlLifetime()
   @ApiOkResponse({ type: ScaleUrlDto })
   @ApiRefusals(400, 404)
   async scaleUrl(
@@ -67,7 +50,7 @@ export class GroupsController {
   ): Promise<ScaleUrl> {
     return this.scaling.scaleUrl(
       this.targetOf(compositionId, instanceId, group),
-      parseLifetime(expiresIn),
+      parseSignedUrlLifetime(expiresIn),
       publicBaseUrl(this.config.publicUrl, request),
     );
   }
