@@ -11,6 +11,7 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { Database } from '../database/database';
 import { DATABASE } from '../database/database';
+import { CoalescedPasses } from './coalesced-passes';
 
 /** Events read per statement while following the feed. */
 export const FEED_PAGE = 500;
@@ -30,8 +31,11 @@ export class EventFeedFollower implements OnApplicationBootstrap, BeforeApplicat
   private position = 0;
   private started = false;
   private stopped = false;
-  private passing: Promise<void> | null = null;
-  private again = false;
+  private readonly passes = new CoalescedPasses(
+    () => this.pass(),
+    // The database is away or busy: the next wake or poll tries again from the same position.
+    (error) => this.logger.debug(`Reading the event feed failed: ${error.message}`),
+  );
   private poll: NodeJS.Timeout | null = null;
   private listener: Client | null = null;
   private relisten: NodeJS.Timeout | null = null;
@@ -77,29 +81,9 @@ export class EventFeedFollower implements OnApplicationBootstrap, BeforeApplicat
 
   /** Asks for a pass now (coalesced with a running one). */
   wake(): void {
-    if (!this.started || this.stopped) {
-      return;
+    if (this.started && !this.stopped) {
+      this.passes.wake();
     }
-    if (this.passing !== null) {
-      this.again = true;
-      return;
-    }
-    this.passing = this.passes().finally(() => {
-      this.passing = null;
-    });
-  }
-
-  private async passes(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        await this.pass();
-      } catch (error) {
-        // The database is away or busy: the next wake or poll tries again from the same position.
-        this.logger.debug(`Reading the event feed failed: ${(error as Error).message}`);
-        return;
-      }
-    } while (this.again && !this.stopped);
   }
 
   private async pass(): Promise<void> {
@@ -157,7 +141,7 @@ export class EventFeedFollower implements OnApplicationBootstrap, BeforeApplicat
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => undefined);
-    await this.passing;
+    await this.passes.stop();
     this.events.complete();
   }
 }

@@ -16,6 +16,7 @@ import type { Subscription as RxSubscription } from 'rxjs';
 import { eventIdOf, sendNotification } from '../application/notification-sender';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
+import { CoalescedPasses } from './coalesced-passes';
 import { EventFeedFollower } from './event-feed-follower';
 
 /** How often due retries are looked for when no event woke the deliverer. */
@@ -38,8 +39,10 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
   private readonly leaseMs: number;
   private timer: NodeJS.Timeout | null = null;
   private wakes: RxSubscription | null = null;
-  private passing: Promise<void> | null = null;
-  private again = false;
+  private readonly passes = new CoalescedPasses(
+    () => this.pass(),
+    (error) => this.logger.debug(`A notification pass failed: ${error.message}`),
+  );
   private stopped = false;
 
   constructor(
@@ -66,34 +69,19 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
   }
 
   wake(): void {
-    if (this.stopped) {
-      return;
+    if (!this.stopped) {
+      this.passes.wake();
     }
-    if (this.passing !== null) {
-      this.again = true;
-      return;
-    }
-    this.passing = this.passes().finally(() => {
-      this.passing = null;
-    });
   }
 
-  private async passes(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        const due = await this.store.due(this.clock.now(), DUE_PAGE);
-        for (const subscriptionId of due) {
-          if (this.stopped) {
-            return;
-          }
-          await this.serve(subscriptionId);
-        }
-      } catch (error) {
-        this.logger.debug(`A notification pass failed: ${(error as Error).message}`);
+  private async pass(): Promise<void> {
+    const due = await this.store.due(this.clock.now(), DUE_PAGE);
+    for (const subscriptionId of due) {
+      if (this.stopped) {
         return;
       }
-    } while (this.again && !this.stopped);
+      await this.serve(subscriptionId);
+    }
   }
 
   /** Delivers what follows the subscription's position while it holds the lease, until a failure waits to retry. */
@@ -174,6 +162,6 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
       clearInterval(this.timer);
     }
     this.wakes?.unsubscribe();
-    await this.passing;
+    await this.passes.stop();
   }
 }
