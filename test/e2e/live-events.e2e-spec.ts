@@ -1,73 +1,13 @@
-import type { IncomingMessage } from 'node:http';
-import { get } from 'node:http';
 import request from 'supertest';
 import type { EmbeddedRuntime } from '../support/readme-walk';
 import { startEmbeddedRuntime } from '../support/readme-walk';
+import { EventStream } from '../support/event-stream';
 import { BASE, PASSWORD, USER, readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
 
-interface StreamedEvent {
-  readonly type: string;
-  readonly id?: string;
-  readonly data: Record<string, unknown>;
-}
-
-/** A subscription to GET /v2/events, parsed as an EventSource would parse it. */
-class EventStream {
-  readonly events: StreamedEvent[] = [];
-  private response?: IncomingMessage;
-  private buffer = '';
-
-  static open(port: number, query = ''): Promise<EventStream> {
-    const stream = new EventStream();
-    return new Promise((resolve, reject) => {
-      const call = get(
-        { host: '127.0.0.1', port, path: `${BASE}/events${query}`, auth: `${USER}:${PASSWORD}` },
-        (response) => {
-          stream.response = response;
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => stream.read(chunk));
-          resolve(stream);
-        },
-      );
-      call.once('error', reject);
-    });
-  }
-
-  get contentType(): string | undefined {
-    return this.response?.headers['content-type'];
-  }
-
-  private read(chunk: string): void {
-    this.buffer += chunk;
-    let end: number;
-    while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      const fields = new Map<string, string>();
-      for (const line of block.split('\n')) {
-        const colon = line.indexOf(':');
-        if (colon > 0) {
-          fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
-        }
-      }
-      if (fields.has('data')) {
-        this.events.push({
-          type: fields.get('event') ?? 'message',
-          id: fields.get('id'),
-          data: JSON.parse(fields.get('data')!) as Record<string, unknown>,
-        });
-      }
-    }
-  }
-
-  history(): Array<Record<string, unknown>> {
-    return this.events.filter((event) => event.type === 'history').map((event) => event.data);
-  }
-
-  close(): void {
-    this.response?.destroy();
-  }
+/** The payloads of the history events a stream received, in the order it received them. */
+function historyOf(stream: EventStream): Array<Record<string, unknown>> {
+  return stream.history.map((event) => event.data);
 }
 
 describe('GET /v2/events: the history as it commits, pushed as server-sent events', () => {
@@ -85,7 +25,7 @@ describe('GET /v2/events: the history as it commits, pushed as server-sent event
 
   const api = () => request(`http://127.0.0.1:${runtime.port}`);
   const open = async (query = ''): Promise<EventStream> => {
-    const stream = await EventStream.open(runtime.port, query);
+    const stream = await EventStream.open(`http://127.0.0.1:${runtime.port}`, { query });
     streams.push(stream);
     await eventually('the ready event', () =>
       stream.events.some((event) => event.type === 'ready') ? true : undefined,
@@ -108,7 +48,7 @@ describe('GET /v2/events: the history as it commits, pushed as server-sent event
 
     await api().put(`${BASE}/compositions/${compositionId}`).auth(USER, PASSWORD).send({ primeOrder: 'PRIME' });
     await eventually('PRIMED on the stream', () =>
-      definitionOnly.history().some((event) => event.event === 'COMPLETED') ? true : undefined,
+      historyOf(definitionOnly).some((event) => event.event === 'COMPLETED') ? true : undefined,
     );
     const instanceBody = readRepoFile('tosca/examples/instances/sim-three-phase.json').replace(
       'COMPOSITIONIDPLACEHOLDER',
@@ -125,14 +65,14 @@ describe('GET /v2/events: the history as it commits, pushed as server-sent event
     await eventually(
       'the deploy to complete on the stream',
       () =>
-        everything.history().some((event) => event.subjectId === instanceId && event.event === 'COMPLETED')
+        historyOf(everything).some((event) => event.subjectId === instanceId && event.event === 'COMPLETED')
           ? true
           : undefined,
       3000,
     );
 
     const history = await api().get(`${instancePath}/history`).auth(USER, PASSWORD);
-    const streamed = everything.history().filter((event) => event.subjectId === instanceId);
+    const streamed = historyOf(everything).filter((event) => event.subjectId === instanceId);
     expect(streamed).toEqual(history.body.events);
     expect(streamed.map((event) => event.event)).toEqual([
       'ORDERED',
@@ -141,12 +81,12 @@ describe('GET /v2/events: the history as it commits, pushed as server-sent event
     ]);
     // The id of each message is the event's sequence (what an EventSource would send back as Last-Event-ID).
     const ids = everything.events.filter((event) => event.type === 'history').map((event) => Number(event.id));
-    expect(ids).toEqual(everything.history().map((event) => event.sequence));
+    expect(ids).toEqual(historyOf(everything).map((event) => event.sequence));
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
 
     const definitionHistory = await api().get(`${BASE}/compositions/${compositionId}/history`).auth(USER, PASSWORD);
-    expect(definitionOnly.history()).toEqual(definitionHistory.body.events);
-    expect(definitionOnly.history().every((event) => event.subjectId === compositionId)).toBe(true);
+    expect(historyOf(definitionOnly)).toEqual(definitionHistory.body.events);
+    expect(historyOf(definitionOnly).every((event) => event.subjectId === compositionId)).toBe(true);
   }, 120_000);
 
   it('refuses a subjectId that is not a list of UUIDs with 400 naming the parameter', async () => {

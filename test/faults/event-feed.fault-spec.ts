@@ -72,7 +72,7 @@ describe('fault: one event stream across replicas, and notifications across a ki
       const more = world.deployInstances(compositionId, 2);
       const restartedA = await world.restartRuntimeAt(replicaA);
       const moreIds = await more;
-      const resumed = await EventStream.open(restartedA, lastId);
+      const resumed = await EventStream.open(restartedA, { lastEventId: lastId });
       await world.allDeployed(compositionId, [...instanceIds, ...moreIds], 1500);
       const all = await historyOf(world, compositionId, [...instanceIds, ...moreIds]);
       await eventually(

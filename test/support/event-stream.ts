@@ -14,20 +14,24 @@ export class EventStream {
   readonly events: StreamedEvent[] = [];
   private buffer = '';
   private request: ClientRequest | null = null;
+  private response: IncomingMessage | null = null;
 
-  static open(baseUrl: string, lastEventId?: string): Promise<EventStream> {
+  /** Opens the stream; `query` is the search part (e.g. `?subjectId=...`), `lastEventId` resumes after that event. */
+  static open(baseUrl: string, options: { lastEventId?: string; query?: string } = {}): Promise<EventStream> {
+    const { lastEventId, query = '' } = options;
     const stream = new EventStream();
-    const url = new URL(`${BASE}/events`, baseUrl);
+    const url = new URL(`${BASE}/events${query}`, baseUrl);
     return new Promise((resolve, reject) => {
       stream.request = get(
         {
           host: url.hostname,
           port: url.port,
-          path: url.pathname,
+          path: `${url.pathname}${url.search}`,
           auth: `${USER}:${PASSWORD}`,
           headers: lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId },
         },
         (response: IncomingMessage) => {
+          stream.response = response;
           response.setEncoding('utf8');
           response.on('data', (chunk: string) => stream.read(chunk));
           response.on('error', () => undefined);
@@ -41,6 +45,10 @@ export class EventStream {
   /** The history events streamed (the "history" events, without "ready"). */
   get history(): StreamedEvent[] {
     return this.events.filter((event) => event.type === 'history');
+  }
+
+  get contentType(): string | undefined {
+    return this.response?.headers['content-type'];
   }
 
   get ready(): boolean {
