@@ -29,6 +29,7 @@ export type { ControlRequest } from './control-http';
 
 import { parseDropRequest } from './drop-switch';
 import type { DropSwitch } from './drop-switch';
+import { parseInstanceFailures } from './instance-failures';
 import { parseSimConfig } from './sim-config';
 import type { SimConfigHolder } from './simulator-handler';
 
@@ -138,6 +139,18 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
       }
       drops.arm(parsed.request);
       return [200, drops.state()];
+    }
+    if (path === '/failures' && method === 'GET') {
+      // Not in ONAP's simulator: the instances set to fail given operations whatever the success flags say.
+      return [200, settings.failures];
+    }
+    if (path === '/failures' && method === 'PUT') {
+      const parsed = parseInstanceFailures(await readBody(request));
+      if (!parsed.ok) {
+        throw new HttpError(400, parsed.problems.join('; '));
+      }
+      settings.failures = parsed.failures;
+      return [200, settings.failures];
     }
     if (path === '/instances' && method === 'GET') {
       const ids = csv(url.searchParams.get('instanceIds'))?.map((id) => id.toLowerCase());
@@ -249,8 +262,9 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
       return [200];
     }
     const known =
-      ['/parameters', '/invocations', '/drop', '/instances', '/datas', '/compositiondatas'].includes(path) ||
-      instanceMatch !== null;
+      ['/parameters', '/invocations', '/drop', '/failures', '/instances', '/datas', '/compositiondatas'].includes(
+        path,
+      ) || instanceMatch !== null;
     throw new HttpError(known ? 405 : 404, known ? `Method ${method} not allowed on ${path}` : `No such path ${path}`);
   };
 

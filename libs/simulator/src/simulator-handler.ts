@@ -28,6 +28,7 @@ export const INTERNAL_STATE = 'InternalState';
 /** Holds the live SimConfig (changed by `PUT /parameters`) and the start-up one (the base of a PUT). */
 export class SimConfigHolder {
   private current: SimConfig;
+  private failing = new Map<string, ReadonlySet<SimOperation>>();
 
   constructor(readonly startup: SimConfig) {
     this.current = { ...startup };
@@ -41,8 +42,23 @@ export class SimConfigHolder {
     this.current = { ...config };
   }
 
-  succeeds(operation: SimOperation): boolean {
+  /** Whether the operation succeeds: ONAP's flag for every instance, unless this instance is set to fail it. */
+  succeeds(operation: SimOperation, instanceId?: string): boolean {
+    if (instanceId !== undefined && this.failing.get(instanceId)?.has(operation) === true) {
+      return false;
+    }
     return this.current[SUCCESS_FLAGS[operation]];
+  }
+
+  /** The instances set to fail given operations whatever the flags say (not in ONAP's simulator). */
+  get failures(): InstanceFailures {
+    return {
+      instances: [...this.failing].map(([instanceId, operations]) => ({ instanceId, operations: [...operations] })),
+    };
+  }
+
+  set failures(failures: InstanceFailures) {
+    this.failing = new Map(failures.instances.map((item) => [item.instanceId, new Set(item.operations)]));
   }
 
   delayMs(operation: SimOperation): number {
@@ -52,6 +68,11 @@ export class SimConfigHolder {
   props(operation: Exclude<SimOperation, 'delete'>): PropertyMap | undefined {
     return this.current[`${operation}Props`];
   }
+}
+
+/** Instances that fail given operations whatever the success flags say: a fault for one instance among many. */
+export interface InstanceFailures {
+  instances: Array<{ instanceId: string; operations: SimOperation[] }>;
 }
 
 /** Waits the operation's delay. Returns false when the operation was cancelled in the meantime. */
@@ -90,7 +111,7 @@ export function createSimulatorHandler(settings: SimConfigHolder): Required<Elem
         return 'pending';
       }
       const outProperties = ctx.instanceElement.outProperties;
-      return settings.succeeds(operation)
+      return settings.succeeds(operation, ctx.instanceId)
         ? { ok: true, message: done, outProperties: settings.props(operation) ?? outProperties }
         : { ok: false, message: failed, outProperties };
     };
@@ -112,7 +133,7 @@ export function createSimulatorHandler(settings: SimConfigHolder): Required<Elem
       if (!(await waited(settings.delayMs('deploy'), ctx.signal))) {
         return 'pending';
       }
-      return settings.succeeds('deploy')
+      return settings.succeeds('deploy', ctx.instanceId)
         ? {
             ok: true,
             message: 'Deployed',
@@ -129,7 +150,7 @@ export function createSimulatorHandler(settings: SimConfigHolder): Required<Elem
       if (!(await waited(settings.delayMs('undeploy'), ctx.signal))) {
         return 'pending';
       }
-      return settings.succeeds('undeploy')
+      return settings.succeeds('undeploy', ctx.instanceId)
         ? {
             ok: true,
             message: 'Undeployed',
@@ -145,7 +166,9 @@ export function createSimulatorHandler(settings: SimConfigHolder): Required<Elem
       if (!(await waited(settings.delayMs('delete'), ctx.signal))) {
         return 'pending';
       }
-      return settings.succeeds('delete') ? { ok: true, message: 'Deleted' } : { ok: false, message: 'Delete failed!' };
+      return settings.succeeds('delete', ctx.instanceId)
+        ? { ok: true, message: 'Deleted' }
+        : { ok: false, message: 'Delete failed!' };
     },
 
     update: (ctx: UpdateContext) => simple('update', 'Updated', 'Update failed!')(ctx),

@@ -205,6 +205,47 @@ describe('participant simulator', () => {
       });
     });
 
+    it('fails the listed operations of the instances named in PUT /failures only, until cleared', async () => {
+      const h = await harness();
+      const other = 'b2b2b2b2-3333-4444-8555-666677778888';
+      const set = await api(h).put('/failures', {
+        instances: [{ instanceId: INSTANCE.toUpperCase(), operations: ['deploy'] }],
+      });
+      expect(set.status).toBe(200);
+      expect(set.body).toEqual({ instances: [{ instanceId: INSTANCE, operations: ['deploy'] }] });
+      expect((await api(h).get('/failures')).body).toEqual(set.body);
+      await h.runtime.send(primeOrder(order));
+      await h.runtime.waitFor('PARTICIPANT_PRIME_ACK');
+      const deployOf = async (instanceId: string): Promise<unknown> => {
+        const deploy = deployOrder({ ...order, instanceId });
+        await h.runtime.send(deploy);
+        return (
+          await h.runtime.waitFor(
+            'AUTOMATION_COMPOSITION_STATECHANGE_ACK',
+            (ack) => ack.responseTo === deploy.messageId,
+          )
+        ).stateChangeResult;
+      };
+      expect(await deployOf(INSTANCE)).toBe('FAILED');
+      expect(await deployOf(other)).toBe('NO_ERROR');
+
+      expect((await api(h).put('/failures', { instances: [] })).body).toEqual({ instances: [] });
+      expect(await deployOf(INSTANCE)).toBe('NO_ERROR');
+    });
+
+    it('refuses a PUT /failures body naming the field and the rule', async () => {
+      const h = await harness();
+      const bad = await api(h).put('/failures', {
+        instances: [{ instanceId: 'nope', operations: ['deploy', 'prime'] }, 'x'],
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errorDetails).toContain('instances[0].instanceId: must be a UUID');
+      expect(bad.body.errorDetails).toContain('instances[0].operations[1]: "prime" is not one of');
+      expect(bad.body.errorDetails).toContain('instances[1]: must be an object');
+      expect((await api(h).put('/failures', {})).body.errorDetails).toContain('instances: is required');
+      expect((await api(h).get('/failures')).body).toEqual({ instances: [] });
+    });
+
     it('lists and filters instances', async () => {
       const h = await harness();
       await primeAndDeploy(h);
