@@ -14,6 +14,7 @@ import type {
 } from '@acm/domain';
 import {
   Clock,
+  DEFAULT_PROJECT,
   DomainError,
   IdGenerator,
   OperationSessions,
@@ -259,6 +260,7 @@ export class InstantiationService {
       const order = request.precheck === true ? 'MIGRATE_PRECHECK' : 'MIGRATE';
       checkOrderMayStart(order, current);
       const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
+      assertSameProject(source, target);
       return { order, source, target, elements: planned, problems };
     }
     return checkOrderMayStart('UPDATE', current)
@@ -804,6 +806,18 @@ export class InstantiationService {
           outProperties: {},
         },
       ]),
+    );
+  }
+}
+
+/** An instance stays in its project: its definition's project decides who may see and order it. */
+function assertSameProject(source: CompositionDefinition, target: CompositionDefinition | undefined): void {
+  const from = source.project ?? DEFAULT_PROJECT;
+  const to = target?.project ?? DEFAULT_PROJECT;
+  if (target !== undefined && from !== to) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `compositionTargetId: the definition ${target.compositionId} is in project ${to}, the instance in ${from}; an instance stays in its project`,
     );
   }
 }

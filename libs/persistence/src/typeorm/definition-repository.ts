@@ -37,6 +37,9 @@ export class TypeOrmDefinitionRepository implements DefinitionRepository {
     if (query.version !== undefined) {
       builder = builder.andWhere('d.version = :version', { version: query.version });
     }
+    if (query.projects !== undefined) {
+      builder = builder.andWhere('d.project = ANY(:projects)', { projects: [...query.projects] });
+    }
     if (query.participantId !== undefined) {
       builder = builder.andWhere(
         `EXISTS (SELECT 1 FROM jsonb_each(d.element_state_map) e WHERE e.value->>'participantId' = :participantId)`,

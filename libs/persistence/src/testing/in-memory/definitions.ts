@@ -1,3 +1,4 @@
+import { DEFAULT_PROJECT } from '@acm/domain';
 import type { CompositionDefinition, DefinitionQuery, DefinitionRepository, Versioned } from '@acm/domain';
 import type { Session } from './database';
 import { ConstraintViolation, concurrentChange, paged, compareText } from './database';
@@ -32,6 +33,10 @@ export class InMemoryDefinitionRepository implements DefinitionRepository {
         .map(([, row]) => row.value)
         .filter((definition) => query.name === undefined || definition.name === query.name)
         .filter((definition) => query.version === undefined || definition.version === query.version)
+        .filter(
+          (definition) =>
+            query.projects === undefined || query.projects.includes(definition.project ?? DEFAULT_PROJECT),
+        )
         .filter(
           (definition) =>
             query.participantId === undefined ||
