@@ -260,7 +260,6 @@ export class InstantiationService {
       const order = request.precheck === true ? 'MIGRATE_PRECHECK' : 'MIGRATE';
       checkOrderMayStart(order, current);
       const { source, target, planned, problems } = await this.planMigrationTo(store, current, targetId, request);
-      assertSameProject(source, target);
       return { order, source, target, elements: planned, problems };
     }
     return checkOrderMayStart('UPDATE', current)
@@ -479,6 +478,7 @@ export class InstantiationService {
   }> {
     const source = await this.definitionOf(store, current.compositionId);
     const target = await this.primedDefinition(store, targetId);
+    assertSameProject(source, target);
     const info = this.templates.readDefinition(target);
     // The target's groups expand as a create's do: the body lists one element per group.
     const expanded = expandedMigrationRequest(current, request, info.elements);
@@ -811,10 +811,10 @@ export class InstantiationService {
 }
 
 /** An instance stays in its project: its definition's project decides who may see and order it. */
-function assertSameProject(source: CompositionDefinition, target: CompositionDefinition | undefined): void {
+function assertSameProject(source: CompositionDefinition, target: CompositionDefinition): void {
   const from = source.project ?? DEFAULT_PROJECT;
-  const to = target?.project ?? DEFAULT_PROJECT;
-  if (target !== undefined && from !== to) {
+  const to = target.project ?? DEFAULT_PROJECT;
+  if (from !== to) {
     throw new DomainError(
       'VALIDATION_FAILED',
       `compositionTargetId: the definition ${target.compositionId} is in project ${to}, the instance in ${from}; an instance stays in its project`,

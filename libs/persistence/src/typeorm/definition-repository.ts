@@ -51,7 +51,8 @@ export class TypeOrmDefinitionRepository implements DefinitionRepository {
   }
 
   async update(definition: CompositionDefinition, expectedVersion: number): Promise<void> {
-    const row = definitionToPersistence(definition, expectedVersion + 1);
+    // A definition never changes project: the update leaves the stored one, whatever a reader passed on.
+    const { project: _project, ...row } = definitionToPersistence(definition, expectedVersion + 1);
     const result = await this.manager
       .createQueryBuilder()
       .update(CompositionDefinitionEntity)
