@@ -60,7 +60,10 @@ export class InMemoryDefinitionRepository implements DefinitionRepository {
       if (current?.version !== expectedVersion) {
         throw concurrentChange('Composition definition', definition.compositionId);
       }
-      db.put(tx, 'definition', definition.compositionId, { value: definition, version: expectedVersion + 1 });
+      // A definition never changes project: the stored one stays, whatever the writer passed on.
+      const { project: _project, ...rest } = definition;
+      const kept = current.value.project === undefined ? rest : { ...rest, project: current.value.project };
+      db.put(tx, 'definition', definition.compositionId, { value: kept, version: expectedVersion + 1 });
     });
   }
 
