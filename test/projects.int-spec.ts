@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessageBus } from '@acm/messaging';
+import { load } from 'js-yaml';
 import request from 'supertest';
 import { OidcProviderProcess } from './support/oidc-provider';
 import type { OidcClient } from './support/oidc-provider';
@@ -196,6 +197,15 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
       .expect(403);
     expect((operator.body as ErrorBody).errorDetails).toBe(
       `Forbidden: POST ${BASE}/compositions needs the role admin in project team-a; alice has the role operator`,
+    );
+  });
+
+  it('keeps a definition in its project: an update must name it', async () => {
+    const template = load(readRepoFile('tosca/examples/sim-single-element.yaml')) as { metadata?: object };
+    const update = { ...template, metadata: { ...template.metadata, compositionId: team.a.compositionId } };
+    const refused = await runtime.http.post(`${BASE}/compositions?project=team-b`).send(update).expect(400);
+    expect((refused.body as ErrorBody).errorDetails).toBe(
+      `project: the definition ${team.a.compositionId} is in project team-a, not team-b; a definition stays in its project`,
     );
   });
 
