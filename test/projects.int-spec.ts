@@ -29,6 +29,7 @@ const client = (user: string, groups: string[]): OidcClient => ({
 const ALICE = client('alice', []);
 const BOB = client('bob', ['team-b-ops']);
 const CAROL = client('carol', []);
+const DAVE = client('dave', []);
 
 const POLICY = `projects:
   "*":
@@ -36,6 +37,7 @@ const POLICY = `projects:
   team-a:
     operator: [alice]
     viewer: [carol]
+    admin: [dave]
   team-b:
     operator: ["group:team-b-ops"]
 `;
@@ -84,7 +86,7 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
     folder = mkdtempSync(join(tmpdir(), 'acm-projects-'));
     const policyFile = join(folder, 'policy.yaml');
     writeFileSync(policyFile, POLICY);
-    provider = await OidcProviderProcess.start([ALICE, BOB, CAROL], AUDIENCE);
+    provider = await OidcProviderProcess.start([ALICE, BOB, CAROL, DAVE], AUDIENCE);
     runtime = await startRuntime({
       HEART_BEAT: '3600000',
       OIDC_ISSUER: provider.issuer,
@@ -96,7 +98,7 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
     await participantRegistered(runtime, participant.participantId);
     team.a = await commissionInto('team-a');
     team.b = await commissionInto('team-b');
-    for (const who of [ALICE, BOB, CAROL]) {
+    for (const who of [ALICE, BOB, CAROL, DAVE]) {
       tokens.set(who, await provider.token(who));
     }
   }, 60_000);
@@ -232,5 +234,18 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
       `Forbidden: GET ${BASE}/participants needs the role viewer in every project (team-a, team-b); alice has no role in some`,
     );
     await runtime.http.get(`${BASE}/audit`).expect(200);
+  });
+
+  it("answers a project's admin the audit of its project only", async () => {
+    const refused = await as(ALICE).get(`${BASE}/audit`).expect(403);
+    expect((refused.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: GET ${BASE}/audit needs the role admin in a project; alice has it in none`,
+    );
+    const events = await eventually("alice's deploy in the audit", async () => {
+      const answer = await as(DAVE).get(`${BASE}/audit?action=ORDERED`).expect(200);
+      const found = (answer.body as { events: Array<{ subjectId: string; actor: { user?: string } }> }).events;
+      return found.some((event) => event.actor.user === 'alice') ? found : undefined;
+    });
+    expect(new Set(events.map((event) => event.subjectId))).toEqual(new Set([team.a.compositionId, team.a.instanceId]));
   });
 });

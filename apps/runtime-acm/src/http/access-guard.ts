@@ -69,13 +69,13 @@ export type AccessScope =
 const UNDER_DEFINITION = /^\/v2\/compositions\/([^/]+)(?:\/|$)/;
 
 /** Lists that show a caller only the entries of its projects (each filters by `visibleProjectsOf`). */
-const FILTERED_LISTS = [/^\/v2\/compositions$/, /^\/v2\/instances$/, /^\/v2\/events$/];
+const FILTERED_LISTS = [/^\/v2\/compositions$/, /^\/v2\/instances$/, /^\/v2\/events$/, /^\/v2\/audit$/];
 
 /**
  * The scope of a request (below the context path): a definition's routes (its instances' included) are its project's;
  * a commission names its project with the `project` query parameter (default: `default`); the lists that filter are
- * checked in some project; anything else (rollouts, subscriptions, participants, the audit ledger, the global
- * history) spans projects, so it needs the role in every project.
+ * checked in some project; anything else (rollouts, subscriptions, participants, the global history) spans
+ * projects, so it needs the role in every project.
  */
 export async function scopeOf(
   method: string,

@@ -52,6 +52,7 @@ describe('access policy', () => {
     expect(roleEverywhere(grants, { user: 'root', groups: [] })).toBe('admin');
     const onlyDefault = readAccessPolicy({ projects: { default: { admin: ['root'] } } }, noLines).policy;
     expect(roleEverywhere(onlyDefault, { user: 'root', groups: [] })).toBe('admin');
+    expect(projectsWithRole(onlyDefault, { user: 'root', groups: [] }, 'admin')).toBe('all');
     expect(projectsWithRole(null, { user: 'anyone', groups: [] }, 'admin')).toBe('all');
   });
 

@@ -84,14 +84,14 @@ export function namedProjects(policy: AccessPolicy): string[] {
 
 /**
  * The projects where the subject holds `needed` (or a role including it): "all" when it holds it everywhere (no
- * policy, or the "*" entry), else the named projects, maybe none.
+ * policy, the "*" entry, or in each project the policy names), else the named projects, maybe none.
  */
 export function projectsWithRole(
   policy: AccessPolicy | null,
   subject: AccessSubject,
   needed: Role,
 ): 'all' | readonly string[] {
-  const everywhere = policy === null ? 'admin' : roleIn(policy, subject, ALL_PROJECTS);
+  const everywhere = roleEverywhere(policy, subject);
   if (policy === null || (everywhere !== null && roleIncludes(everywhere, needed))) {
     return 'all';
   }
