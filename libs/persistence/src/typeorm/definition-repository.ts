@@ -38,7 +38,7 @@ export class TypeOrmDefinitionRepository implements DefinitionRepository {
       builder = builder.andWhere('d.version = :version', { version: query.version });
     }
     if (query.projects !== undefined) {
-      builder = builder.andWhere('d.project = ANY(:projects)', { projects: [...query.projects] });
+      builder = builder.andWhere('d.project = ANY(:projects::text[])', { projects: [...query.projects] });
     }
     if (query.participantId !== undefined) {
       builder = builder.andWhere(

@@ -324,7 +324,7 @@ export class TypeOrmInstanceRepository implements InstanceRepository {
     }
     if (query.projects !== undefined) {
       builder = builder.andWhere(
-        'i.composition_id IN (SELECT d.composition_id FROM composition_definition d WHERE d.project = ANY(:projects))',
+        'i.composition_id IN (SELECT d.composition_id FROM composition_definition d WHERE d.project = ANY(:projects::text[]))',
         { projects: [...query.projects] },
       );
     }
