@@ -2923,7 +2923,10 @@ export interface operations {
     };
     readonly createCompositionDefinitions: {
         readonly parameters: {
-            readonly query?: never;
+            readonly query?: {
+                /** @description Beyond ONAP: the project of a new definition and its instances (lower-case letters, digits and inner dashes, at most 63); default: default. An update names the definition's own */
+                readonly project?: string;
+            };
             readonly header?: {
                 /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
                 readonly "X-ONAP-RequestID"?: string;

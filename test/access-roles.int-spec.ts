@@ -113,7 +113,7 @@ describe('roles per project (PostgreSQL, oidc-provider, scripted participant)', 
   it('refuses everything of the API to a user with no role, the event stream included', async () => {
     const refused = await as(NOBODY).get(`${BASE}/compositions`).expect(403);
     expect((refused.body as { errorDetails: string }).errorDetails).toBe(
-      `Forbidden: GET ${BASE}/compositions needs the role viewer in project default; nobody has no role there`,
+      `Forbidden: GET ${BASE}/compositions needs the role viewer in a project; nobody has it in none`,
     );
     await as(NOBODY).get(`${BASE}/events`).expect(403);
   });

@@ -12,6 +12,8 @@ import type { Database } from './database/database';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { openDatabase } from './database/database';
 import { AccessRefusals } from './application/access-refusals.service';
+import { CommissioningService } from './application/commissioning.service';
+import { isUuid } from './http/request-parsing';
 import type { Refusal } from './application/access-refusals.service';
 import { principalOf } from './security/principal';
 import { accessGuard } from './http/access-guard';
@@ -145,7 +147,10 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
         onRefused,
       }),
     );
-    app.use(accessGuard(config.policy, `/${CONTEXT_PATH}`, onRefused));
+    const commissioning = app.get(CommissioningService);
+    const projectOf = (compositionId: string): Promise<string | null> =>
+      isUuid(compositionId) ? commissioning.projectOf(compositionId.toLowerCase()) : Promise.resolve(null);
+    app.use(accessGuard(config.policy, `/${CONTEXT_PATH}`, projectOf, onRefused));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();

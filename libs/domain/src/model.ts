@@ -41,6 +41,8 @@ export interface CompositionDefinition {
   /** Keyed by node-template name. */
   elementStateMap: Record<string, NodeTemplateState>;
   revisionId: string;
+  /** The project it belongs to, and its instances with it; absent: the default project. */
+  project?: string;
 }
 
 /** One element of an instance (ONAP AutomationCompositionElement). */

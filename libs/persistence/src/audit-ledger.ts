@@ -36,6 +36,15 @@ export class TypeOrmAuditLedger extends AuditLedger {
            (SELECT instance_id FROM automation_composition WHERE composition_id = ${id}::uuid))`,
       );
     }
+    if (filter.projects !== undefined) {
+      const projects = parameter(filter.projects);
+      conditions.push(
+        `(subject_id IN (SELECT composition_id FROM composition_definition WHERE project = ANY(${projects}::text[]))
+          OR subject_id IN (SELECT ac.instance_id FROM automation_composition ac
+            JOIN composition_definition d ON d.composition_id = ac.composition_id
+            WHERE d.project = ANY(${projects}::text[])))`,
+      );
+    }
     if (filter.from !== undefined) {
       conditions.push(`at >= ${parameter(new Date(filter.from).toISOString())}::timestamptz`);
     }

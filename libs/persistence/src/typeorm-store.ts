@@ -246,6 +246,7 @@ interface DefinitionJson {
   last_msg: string;
   element_state_map: CompositionDefinitionEntity['elementStateMap'];
   revision_id: string;
+  project: string;
   row_version: number;
   /** `xmin` of the row version: with `row_version`, the key of `DefinitionCache`. */
   row_key: string;
@@ -268,6 +269,7 @@ function definitionRowToEntity(row: DefinitionJson): CompositionDefinitionEntity
   entity.lastMsg = new Date(row.last_msg);
   entity.elementStateMap = row.element_state_map;
   entity.revisionId = row.revision_id;
+  entity.project = row.project;
   entity.rowVersion = row.row_version;
   return entity;
 }
@@ -305,7 +307,7 @@ const READ_CONTEXT = preparedStatement(
      ) AS running,
      (SELECT coalesce(json_agg(d), '[]'::json) FROM (
         SELECT composition_id, name, version, state, state_change_result, last_msg, element_state_map,
-          revision_id, row_version, xmin::text AS row_key,
+          revision_id, project, row_version, xmin::text AS row_key,
           CASE WHEN $5::jsonb ->> composition_id::text = xmin::text || ':' || row_version THEN NULL
             ELSE service_template END AS service_template
         FROM composition_definition WHERE composition_id = ANY($2::uuid[])) d

@@ -8,6 +8,7 @@ import type {
 } from '@acm/domain';
 import {
   Clock,
+  DEFAULT_PROJECT,
   DEFINITION_ORDER_EFFECT,
   DomainError,
   IdGenerator,
@@ -39,6 +40,9 @@ export interface CommissioningResponse {
   affectedAutomationCompositionDefinitions: Array<{ name: string; version: string }>;
 }
 
+/** How many definitions' projects `projectOf` remembers. */
+const REMEMBERED_PROJECTS = 10_000;
+
 /** ONAP's defaults for a service template that names no name or version. */
 const DEFAULT_TEMPLATE_NAME = 'ToscaServiceTemplateSimple';
 const DEFAULT_TEMPLATE_VERSION = '1.0.0';
@@ -65,6 +69,8 @@ function nodeTemplatesOf(template: ServiceTemplate): Array<{ name: string; versi
 /** Commissioning, update, priming and deletion of composition definitions (ONAP CommissioningProvider). */
 @Injectable()
 export class CommissioningService {
+  private readonly projects = new Map<string, string>();
+
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly templates: TemplateReader,
@@ -75,8 +81,14 @@ export class CommissioningService {
     private readonly reads: ReadModels,
   ) {}
 
-  /** Creates a definition, or replaces one when the template's metadata names its compositionId. */
-  async commission(body: unknown): Promise<{ created: boolean; response: CommissioningResponse }> {
+  /**
+   * Creates a definition in `project`, or replaces one when the template's metadata names its compositionId (which
+   * must then be in `project`: a definition stays in its project).
+   */
+  async commission(
+    body: unknown,
+    project: string = DEFAULT_PROJECT,
+  ): Promise<{ created: boolean; response: CommissioningResponse }> {
     const info = this.templates.read(body);
     assertControlSettings(info.metadata, 'metadata');
     assertWaitConditionSettings(info.elements.filter(isWaitConditionTemplate));
@@ -85,7 +97,7 @@ export class CommissioningService {
     const compositionId = existingId?.toLowerCase() ?? this.ids.uuid();
     await this.assertNestingOf(compositionId, template, info);
     if (existingId !== undefined) {
-      return { created: false, response: await this.update(compositionId, template, info) };
+      return { created: false, response: await this.update(compositionId, template, info, project) };
     }
     const stored = withCompositionId(template, compositionId);
     const definition: CompositionDefinition = {
@@ -98,6 +110,7 @@ export class CommissioningService {
       lastMsg: this.clock.now(),
       elementStateMap: this.freshElementStates(info),
       revisionId: this.ids.uuid(),
+      project,
     };
     await this.unitOfWork.transaction((store) => store.definitions.insert(definition));
     return {
@@ -110,11 +123,20 @@ export class CommissioningService {
     compositionId: string,
     template: ServiceTemplate,
     info: CompositionTemplateInfo,
+    project: string,
   ): Promise<CommissioningResponse> {
     return this.unitOfWork.transaction(async (store) => {
       const found = await store.definitions.find(compositionId);
       if (!found) {
         throw notFound(compositionId);
+      }
+      const storedProject = found.value.project ?? DEFAULT_PROJECT;
+      if (storedProject !== project) {
+        throw new DomainError(
+          'VALIDATION_FAILED',
+          `project: the definition ${compositionId} is in project ${storedProject}, not ${project}; a definition stays in its project`,
+          { compositionId },
+        );
       }
       await this.assertUnused(store, compositionId, 'updated');
       assertDefinitionEditable(found.value, 'update');
@@ -142,6 +164,27 @@ export class CommissioningService {
       throw notFound(compositionId);
     }
     return found.value;
+  }
+
+  /**
+   * The project of a definition, null for one that does not exist. A definition never changes project, so answers
+   * are remembered (a bounded number; a deleted definition's entry only makes its routes answer 404 in its project).
+   */
+  async projectOf(compositionId: string): Promise<string | null> {
+    const known = this.projects.get(compositionId);
+    if (known !== undefined) {
+      return known;
+    }
+    const found = await this.reads.read((model) => model.definitions.find(compositionId));
+    if (!found) {
+      return null;
+    }
+    const project = found.value.project ?? DEFAULT_PROJECT;
+    if (this.projects.size >= REMEMBERED_PROJECTS) {
+      this.projects.clear();
+    }
+    this.projects.set(compositionId, project);
+    return project;
   }
 
   list(query: DefinitionQuery): Promise<CompositionDefinition[]> {

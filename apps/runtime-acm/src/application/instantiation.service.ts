@@ -14,6 +14,7 @@ import type {
 } from '@acm/domain';
 import {
   Clock,
+  DEFAULT_PROJECT,
   DomainError,
   IdGenerator,
   OperationSessions,
@@ -477,6 +478,7 @@ export class InstantiationService {
   }> {
     const source = await this.definitionOf(store, current.compositionId);
     const target = await this.primedDefinition(store, targetId);
+    assertSameProject(source, target);
     const info = this.templates.readDefinition(target);
     // The target's groups expand as a create's do: the body lists one element per group.
     const expanded = expandedMigrationRequest(current, request, info.elements);
@@ -804,6 +806,18 @@ export class InstantiationService {
           outProperties: {},
         },
       ]),
+    );
+  }
+}
+
+/** An instance stays in its project: its definition's project decides who may see and order it. */
+function assertSameProject(source: CompositionDefinition, target: CompositionDefinition): void {
+  const from = source.project ?? DEFAULT_PROJECT;
+  const to = target.project ?? DEFAULT_PROJECT;
+  if (from !== to) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `compositionTargetId: the definition ${target.compositionId} is in project ${to}, the instance in ${from}; an instance stays in its project`,
     );
   }
 }

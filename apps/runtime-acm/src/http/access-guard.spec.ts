@@ -1,4 +1,4 @@
-import { requiredRole } from './access-guard';
+import { requiredRole, scopeOf } from './access-guard';
 
 describe('requiredRole', () => {
   const id = '709c62b3-8918-41b9-a747-d21eb79c6c20';
@@ -26,5 +26,27 @@ describe('requiredRole', () => {
     ['GET', '/actuator/health/readiness', null],
   ])('%s %s needs %s', (method, path, role) => {
     expect(requiredRole(method, path)).toBe(role);
+  });
+});
+
+describe('scopeOf', () => {
+  const known = '709c62b3-8918-41b9-a747-d21eb79c6c20';
+  const unknown = '11111111-2222-4333-8444-555555555555';
+  const projectOf = (id: string): Promise<string | null> => Promise.resolve(id === known ? 'team-a' : null);
+
+  it.each([
+    ['GET', `/v2/compositions/${known}`, {}, { kind: 'project', project: 'team-a' }],
+    ['PUT', `/v2/compositions/${known}/instances/${unknown}`, {}, { kind: 'project', project: 'team-a' }],
+    ['GET', `/v2/compositions/${unknown}/instances`, {}, { kind: 'some' }],
+    ['POST', '/v2/compositions', {}, { kind: 'project', project: 'default' }],
+    ['POST', '/v2/compositions', { project: 'team-b' }, { kind: 'project', project: 'team-b' }],
+    ['GET', '/v2/compositions', {}, { kind: 'some' }],
+    ['GET', '/v2/instances', {}, { kind: 'some' }],
+    ['GET', '/v2/events', {}, { kind: 'some' }],
+    ['GET', '/v2/audit', {}, { kind: 'some' }],
+    ['GET', '/v2/rollouts', {}, { kind: 'every' }],
+    ['PUT', '/v2/participants', {}, { kind: 'every' }],
+  ])('%s %s %j is checked in %j', async (method, path, query, scope) => {
+    await expect(scopeOf(method, path, query, projectOf)).resolves.toEqual(scope);
   });
 });

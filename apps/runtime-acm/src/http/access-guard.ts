@@ -1,7 +1,18 @@
-import { DEFAULT_PROJECT, roleIncludes, roleOf } from '@acm/domain';
+import {
+  DEFAULT_PROJECT,
+  PROJECT_NAME_RULE,
+  isProjectName,
+  namedProjects,
+  policyNamesProject,
+  projectsWithRole,
+  roleEverywhere,
+  roleIncludes,
+  roleOf,
+} from '@acm/domain';
 import type { AccessPolicy, Role } from '@acm/domain';
 import type { NextFunction, Request, Response } from 'express';
 import { principalOf } from '../security/principal';
+import type { Principal } from '../security/principal';
 import { sendErrorDetails } from './error.filter';
 
 const SEGMENT = '[^/]+';
@@ -48,6 +59,46 @@ export function requiredRole(method: string, path: string): Role | null {
   return 'admin';
 }
 
+/**
+ * Where a request's role is checked: in one project (a definition's, and its instances'), in some project (a list
+ * that shows each caller only its projects' entries), or in every project (what spans projects and is not filtered).
+ */
+export type AccessScope =
+  { readonly kind: 'project'; readonly project: string } | { readonly kind: 'some' } | { readonly kind: 'every' };
+
+const UNDER_DEFINITION = /^\/v2\/compositions\/([^/]+)(?:\/|$)/;
+
+/** Lists that show a caller only the entries of its projects (each filters by `visibleProjectsOf`). */
+const FILTERED_LISTS = [/^\/v2\/compositions$/, /^\/v2\/instances$/, /^\/v2\/events$/, /^\/v2\/audit$/];
+
+/**
+ * The scope of a request (below the context path): a definition's routes (its instances' included) are its project's;
+ * a commission names its project with the `project` query parameter (default: `default`); the lists that filter are
+ * checked in some project; anything else (rollouts, subscriptions, participants, the global history) spans
+ * projects, so it needs the role in every project.
+ */
+export async function scopeOf(
+  method: string,
+  path: string,
+  query: Record<string, unknown>,
+  projectOf: (compositionId: string) => Promise<string | null>,
+): Promise<AccessScope> {
+  const definition = UNDER_DEFINITION.exec(path);
+  if (definition !== null) {
+    const project = await projectOf(definition[1] ?? '');
+    // An unknown definition: the route answers 404 to whoever may read something.
+    return project === null ? { kind: 'some' } : { kind: 'project', project };
+  }
+  if (method === 'POST' && path === '/v2/compositions') {
+    const named = query['project'];
+    return { kind: 'project', project: typeof named === 'string' ? named : DEFAULT_PROJECT };
+  }
+  if ((method === 'GET' || method === 'HEAD') && FILTERED_LISTS.some((list) => list.test(path))) {
+    return { kind: 'some' };
+  }
+  return { kind: 'every' };
+}
+
 /** A request refused for want of a role, handed to `onRefused` after the 403 is sent. */
 export interface ForbiddenRequest {
   readonly status: 403;
@@ -55,14 +106,26 @@ export interface ForbiddenRequest {
   readonly user: string;
 }
 
+const VISIBLE_PROJECTS = 'acmVisibleProjects';
+
+/** A commission into a project that cannot be one: a 400, not a 403. */
+const BAD_PROJECT = Symbol('bad project');
+
+/** The projects whose entries a list may show the caller; undefined: every project (no policy, or the "*" entry). */
+export function visibleProjectsOf(response: Response): readonly string[] | undefined {
+  return (response.locals as Record<string, unknown> | undefined)?.[VISIBLE_PROJECTS] as string[] | undefined;
+}
+
 /**
- * One guard for every route (a middleware after authentication): the caller's role in the request's project must
- * include the role the request needs, else 403 naming it. Every definition and instance is in the default project.
- * A request with no principal (authentication off, a signed signal URL) is the route's own to check.
+ * One guard for every route (a middleware after authentication): the caller's role in the request's scope (see
+ * `scopeOf`) must include the role the request needs, else 403 naming the role and the project. A commission into a
+ * project that is not a project name, or that a policy does not name, is a 400. A request with no principal
+ * (authentication off, a signed signal URL) is the route's own to check.
  */
 export function accessGuard(
   policy: AccessPolicy | null,
   contextPath: string,
+  projectOf: (compositionId: string) => Promise<string | null>,
   onRefused: (request: Request, response: Response, refusal: ForbiddenRequest) => void = () => undefined,
 ) {
   return (request: Request, response: Response, next: NextFunction): void => {
@@ -71,20 +134,74 @@ export function accessGuard(
       next();
       return;
     }
-    const needed = requiredRole(request.method, request.path.slice(contextPath.length));
+    const path = request.path.slice(contextPath.length);
+    const needed = requiredRole(request.method, path);
     if (needed === null) {
       next();
       return;
     }
-    const project = DEFAULT_PROJECT;
-    const held = roleOf(policy, principal, project);
+    scopeOf(request.method, path, request.query as Record<string, unknown>, projectOf).then(
+      (scope) => {
+        const refusal = refusalOf(policy, principal, needed, scope);
+        if (refusal === BAD_PROJECT) {
+          sendErrorDetails(response, 400, projectProblem(policy, scope.kind === 'project' ? scope.project : ''));
+          return;
+        }
+        if (refusal !== null) {
+          const reason = `Forbidden: ${request.method} ${request.path} ${refusal}`;
+          sendErrorDetails(response, 403, reason);
+          onRefused(request, response, { status: 403, reason, user: principal.user });
+          return;
+        }
+        if (scope.kind === 'some') {
+          const visible = projectsWithRole(policy, principal, needed);
+          if (visible !== 'all') {
+            (response.locals as Record<string, unknown>)[VISIBLE_PROJECTS] = visible;
+          }
+        }
+        next();
+      },
+      (error: unknown) => next(error),
+    );
+  };
+}
+
+/** Why the caller may not: null when it may; BAD_PROJECT when the project named cannot be one. */
+function refusalOf(
+  policy: AccessPolicy,
+  principal: Principal,
+  needed: Role,
+  scope: AccessScope,
+): string | typeof BAD_PROJECT | null {
+  if (scope.kind === 'project') {
+    if (!isProjectName(scope.project) || !policyNamesProject(policy, scope.project)) {
+      return BAD_PROJECT;
+    }
+    const held = roleOf(policy, principal, scope.project);
     if (held !== null && roleIncludes(held, needed)) {
-      next();
-      return;
+      return null;
     }
     const has = held === null ? 'no role there' : `the role ${held}`;
-    const reason = `Forbidden: ${request.method} ${request.path} needs the role ${needed} in project ${project}; ${principal.user} has ${has}`;
-    sendErrorDetails(response, 403, reason);
-    onRefused(request, response, { status: 403, reason, user: principal.user });
-  };
+    return `needs the role ${needed} in project ${scope.project}; ${principal.user} has ${has}`;
+  }
+  if (scope.kind === 'some') {
+    const visible = projectsWithRole(policy, principal, needed);
+    return visible === 'all' || visible.length > 0
+      ? null
+      : `needs the role ${needed} in a project; ${principal.user} has it in none`;
+  }
+  const everywhere = roleEverywhere(policy, principal);
+  if (everywhere !== null && roleIncludes(everywhere, needed)) {
+    return null;
+  }
+  const has = everywhere === null ? 'no role in some' : `the role ${everywhere} in all`;
+  return `needs the role ${needed} in every project (${namedProjects(policy).join(', ')}); ${principal.user} has ${has}`;
+}
+
+function projectProblem(policy: AccessPolicy, project: string): string {
+  if (!isProjectName(project)) {
+    return `project: "${project}" is not a project name (${PROJECT_NAME_RULE})`;
+  }
+  const named = namedProjects(policy).join(', ') || 'none';
+  return `project: "${project}" is not a project of RUNTIME_POLICY_FILE (projects: ${named})`;
 }

@@ -1,6 +1,7 @@
-import { Controller, Get, Query, Req, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, getSchemaPath } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { visibleProjectsOf } from './access-guard';
 import { AUDIT_DEFAULT_SIZE, AuditService } from '../application/audit.service';
 import type { AuditView as AuditAnswer } from '../application/audit.service';
 import { SensitiveValues } from '../security/sensitive-values';
@@ -79,8 +80,12 @@ export class AuditController {
     },
   })
   @ApiRefusals(400)
-  async query(@Query() query: Record<string, unknown>, @Req() request: Request): Promise<AuditAnswer | StreamableFile> {
-    const filter = parseAuditFilter(query);
+  async query(
+    @Query() query: Record<string, unknown>,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<AuditAnswer | StreamableFile> {
+    const filter = { ...parseAuditFilter(query), projects: visibleProjectsOf(response) };
     const disclose = this.sensitive.disclosure(parseShowSensitive(query));
     if (historyFormat(query, request) === 'ndjson') {
       return ndjsonAnswer(this.audit.export(filter, disclose));

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { DEFAULT_PROJECT, PROJECT_NAME_RULE, isProjectName } from '@acm/domain';
 import type { Request, Response } from 'express';
 import { CommissioningService } from '../application/commissioning.service';
 import { DefinitionDocsService } from '../application/definition-docs.service';
@@ -15,7 +16,8 @@ import {
 import { COMMISSIONING_RESPONSE_EXAMPLE, SERVICE_TEMPLATE_EXAMPLE } from './dto/examples';
 import { locationOf } from './location';
 import { ApiController, ApiJsonOrYamlBody, ApiPaging, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
-import { assertFiniteNumbers, optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
+import { assertFiniteNumbers, invalid, optionalString, optionalUuid, parsePage, parseUuid } from './request-parsing';
+import { visibleProjectsOf } from './access-guard';
 import { validatedBody } from './validated-body';
 
 const COMPOSITION_ID = 'The compositionId the commissioning answered';
@@ -39,8 +41,12 @@ export class CompositionsController {
   @ApiPaging()
   @ApiOkResponse({ type: ToscaServiceTemplates, description: 'The service templates that match' })
   @ApiRefusals(400)
-  async list(@Query() query: Record<string, unknown>): Promise<ToscaServiceTemplates> {
+  async list(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ToscaServiceTemplates> {
     const definitions = await this.commissioning.list({
+      projects: visibleProjectsOf(response),
       participantId: optionalUuid('participantId', query['participantId']),
       name: optionalString('name', query['name']),
       version: optionalString('version', query['version']),
@@ -64,14 +70,25 @@ export class CompositionsController {
     example: COMMISSIONING_RESPONSE_EXAMPLE,
   })
   @ApiOkResponse({ type: CommissioningResponse, description: 'Updated (metadata.compositionId named it)' })
+  @ApiQuery({
+    name: 'project',
+    required: false,
+    description: `Beyond ONAP: the project of a new definition and its instances (${PROJECT_NAME_RULE}); default: ${DEFAULT_PROJECT}. An update names the definition's own`,
+    schema: { type: 'string' },
+  })
   @ApiRefusals(404)
   async commission(
     @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CommissioningResponse> {
     assertFiniteNumbers('', body);
-    const { created, response: result } = await this.commissioning.commission(body);
+    const project = optionalString('project', query['project']) ?? DEFAULT_PROJECT;
+    if (!isProjectName(project)) {
+      throw invalid(`project: "${project}" is not a project name (${PROJECT_NAME_RULE})`);
+    }
+    const { created, response: result } = await this.commissioning.commission(body, project);
     if (created) {
       response.status(201).location(locationOf(request, result.compositionId));
     } else {

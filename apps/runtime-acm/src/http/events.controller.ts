@@ -5,6 +5,7 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import { LiveEvents } from '../live/live-events';
 import { StreamSlots } from '../live/stream-slots';
+import { visibleProjectsOf } from './access-guard';
 import { sendErrorDetails } from './error.filter';
 import { ApiController, ApiRefusals, TAGS } from './openapi';
 import { parseUuidList } from './request-parsing';
@@ -82,12 +83,15 @@ export class EventsController {
     response.flushHeaders();
     // The client reads its baseline over REST after "ready": nothing committed in between is missed.
     response.write('retry: 2000\nevent: ready\ndata: {}\n\n');
-    const subscription = this.live.stream(subjects === undefined ? undefined : new Set(subjects), after).subscribe({
-      next: ({ position, event }) =>
-        response.write(`id: ${position}\nevent: history\ndata: ${JSON.stringify(event)}\n\n`),
-      complete: () => response.end(),
-      error: () => response.end(),
-    });
+    const projects = visibleProjectsOf(response);
+    const subscription = this.live
+      .stream(subjects === undefined ? undefined : new Set(subjects), after, projects)
+      .subscribe({
+        next: ({ position, event }) =>
+          response.write(`id: ${position}\nevent: history\ndata: ${JSON.stringify(event)}\n\n`),
+        complete: () => response.end(),
+        error: () => response.end(),
+      });
     const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     // The response's close, not the request's: the request closed once its (empty) body was read, before this ran.
     response.once('close', () => {

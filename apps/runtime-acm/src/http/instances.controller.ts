@@ -43,6 +43,7 @@ import { parseInstanceBody } from './instance-body';
 import { PLAN_ID_PATTERN } from '../application/plan-digest';
 import { excerpt } from '@acm/input-guards';
 import { locationOf } from './location';
+import { visibleProjectsOf } from './access-guard';
 import { validatedBody } from './validated-body';
 import {
   invalid,
@@ -330,7 +331,10 @@ export class InstancesController {
   @ApiShowSensitive()
   @ApiOkResponse({ type: AutomationCompositions, description: 'The instances that match' })
   @ApiRefusals(400)
-  async list(@Query() query: Record<string, unknown>): Promise<InstancesView> {
+  async list(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<InstancesView> {
     const sortOrder = optionalString('sortOrder', query['sortOrder'])?.toUpperCase();
     if (sortOrder !== undefined && sortOrder !== 'ASC' && sortOrder !== 'DESC') {
       throw invalid(`sortOrder: must be ASC or DESC, got "${sortOrder}"`);
@@ -343,6 +347,7 @@ export class InstancesController {
       stateChangeResults: parseEnumList('stateChangeResult', STATE_CHANGE_RESULTS, query['stateChangeResult']),
       sort: sort?.[0],
       sortOrder: sortOrder,
+      projects: visibleProjectsOf(response),
       ...parsePage(query),
     });
     return instancesView(instances, this.sensitive.disclosure(parseShowSensitive(query)));

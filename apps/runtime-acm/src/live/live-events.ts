@@ -17,7 +17,7 @@ export interface PositionedEvent {
 
 /** A feed event as the history shows it (its feed fields are the stream's, not the event's). */
 function viewOf(event: FeedEvent): LiveEvent {
-  const { position: _position, compositionId: _compositionId, ...stored } = event;
+  const { position: _position, compositionId: _compositionId, project: _project, ...stored } = event;
   return presentEvent(stored);
 }
 
@@ -34,13 +34,16 @@ export class LiveEvents implements BeforeApplicationShutdown {
   /**
    * Every event from now on, or, given `after` (a client's Last-Event-ID), every event after that position first;
    * optionally only those of the given subjects (definition or instance ids). While the backlog is read the live
-   * events are held, then those not yet sent follow: none missed, none twice.
+   * events are held, then those not yet sent follow: none missed, none twice. `projects`: only the events of
+   * definitions and instances of these projects (a caller's visible projects); absent, every project's.
    */
-  stream(subjectIds?: ReadonlySet<string>, after?: number): Observable<PositionedEvent> {
+  stream(subjectIds?: ReadonlySet<string>, after?: number, projects?: readonly string[]): Observable<PositionedEvent> {
     return new Observable<PositionedEvent>((subscriber) => {
       // Refused requests are the audit ledger's, which only an admin reads; the stream is open to every viewer.
       const wanted = (event: FeedEvent): boolean =>
-        event.event !== 'ACCESS_REFUSED' && (subjectIds === undefined || subjectIds.has(event.subjectId));
+        event.event !== 'ACCESS_REFUSED' &&
+        (subjectIds === undefined || subjectIds.has(event.subjectId)) &&
+        (projects === undefined || projects.includes(event.project ?? ''));
       let sent = after ?? this.follower.emitted;
       let held: FeedEvent[] | null = after === undefined ? null : [];
       const send = (event: FeedEvent): void => {

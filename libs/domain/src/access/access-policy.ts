@@ -6,11 +6,20 @@
 export const ROLES = ['viewer', 'operator', 'approver', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** The project every definition and instance belongs to (ONAP's clients know no other). */
+/** The project of every definition commissioned without one (ONAP's clients know no other). */
 export const DEFAULT_PROJECT = 'default';
 
-/** The projects that hold definitions and instances; a policy naming another is refused. */
-export const KNOWN_PROJECTS: readonly string[] = [DEFAULT_PROJECT];
+/** The policy's entry whose roles hold in every project. */
+export const ALL_PROJECTS = '*';
+
+const PROJECT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** What a project may be called: a DNS label (lower-case letters, digits, inner dashes; at most 63). */
+export const PROJECT_NAME_RULE = 'lower-case letters, digits and inner dashes, at most 63';
+
+export function isProjectName(value: string): boolean {
+  return PROJECT_NAME.test(value);
+}
 
 /** Who is asking: a user and the groups of its token. */
 export interface AccessSubject {
@@ -45,6 +54,59 @@ export function roleOf(policy: AccessPolicy | null, subject: AccessSubject, proj
   if (policy === null) {
     return 'admin';
   }
+  return higher(roleIn(policy, subject, project), roleIn(policy, subject, ALL_PROJECTS));
+}
+
+/**
+ * The role the subject holds in every project at once: its lowest role across the projects the policy names, its
+ * "*" entry counted in each; admin without a policy. What spans projects (participants, the audit ledger) needs it.
+ */
+export function roleEverywhere(policy: AccessPolicy | null, subject: AccessSubject): Role | null {
+  if (policy === null) {
+    return 'admin';
+  }
+  const everywhere = roleIn(policy, subject, ALL_PROJECTS);
+  let lowest: Role | null = everywhere;
+  for (const project of namedProjects(policy)) {
+    const held = higher(roleIn(policy, subject, project), everywhere);
+    if (held === null) {
+      return null;
+    }
+    lowest = lowest === null || roleIncludes(lowest, held) ? held : lowest;
+  }
+  return lowest;
+}
+
+/** The projects a policy names (not its "*" entry): those a definition may be commissioned into. */
+export function namedProjects(policy: AccessPolicy): string[] {
+  return [...policy.projects.keys()].filter((project) => project !== ALL_PROJECTS);
+}
+
+/**
+ * The projects where the subject holds `needed` (or a role including it): "all" when it holds it everywhere (no
+ * policy, the "*" entry, or in each project the policy names), else the named projects, maybe none.
+ */
+export function projectsWithRole(
+  policy: AccessPolicy | null,
+  subject: AccessSubject,
+  needed: Role,
+): 'all' | readonly string[] {
+  const everywhere = roleEverywhere(policy, subject);
+  if (policy === null || (everywhere !== null && roleIncludes(everywhere, needed))) {
+    return 'all';
+  }
+  return namedProjects(policy).filter((project) => {
+    const held = roleIn(policy, subject, project);
+    return held !== null && roleIncludes(held, needed);
+  });
+}
+
+/** Whether the policy names the project (a definition may be commissioned into it). */
+export function policyNamesProject(policy: AccessPolicy, project: string): boolean {
+  return namedProjects(policy).includes(project);
+}
+
+function roleIn(policy: AccessPolicy, subject: AccessSubject, project: string): Role | null {
   const roles = policy.projects.get(project);
   if (roles === undefined) {
     return null;
@@ -52,15 +114,23 @@ export function roleOf(policy: AccessPolicy | null, subject: AccessSubject, proj
   let best: Role | null = null;
   for (const [role, holders] of roles) {
     const holds = holders.users.has(subject.user) || subject.groups.some((group) => holders.groups.has(group));
-    if (holds && (best === null || roleIncludes(role, best))) {
-      best = role;
+    if (holds) {
+      best = higher(best, role);
     }
   }
   return best;
 }
 
+function higher(a: Role | null, b: Role | null): Role | null {
+  if (a === null) {
+    return b;
+  }
+  return b === null || roleIncludes(a, b) ? a : b;
+}
+
 /**
- * Reads a policy document (YAML or JSON, already parsed): `projects: {<project>: {<role>: [<user> | group:<group>]}}`.
+ * Reads a policy document (YAML or JSON, already parsed): `projects: {<project>: {<role>: [<user> | group:<group>]}}`;
+ * the project "*" grants its roles in every project.
  * `lineOf(key)` finds the line a key is written on, so every problem names it.
  */
 export function readAccessPolicy(
@@ -81,8 +151,8 @@ export function readAccessPolicy(
   }
   const policy = new Map<string, Map<Role, { users: Set<string>; groups: Set<string> }>>();
   for (const [project, roles] of Object.entries(projects)) {
-    if (!KNOWN_PROJECTS.includes(project)) {
-      problems.push(`${at(project)}: project "${project}": only ${KNOWN_PROJECTS.join(', ')} exists`);
+    if (project !== ALL_PROJECTS && !isProjectName(project)) {
+      problems.push(`${at(project)}: project "${project}" is not a project name (${PROJECT_NAME_RULE}, or "*")`);
       continue;
     }
     if (!isRecord(roles)) {

@@ -36,6 +36,8 @@ export interface AuditFilter {
   readonly compositionId?: string;
   readonly from?: number;
   readonly to?: number;
+  /** Only the events of definitions of these projects and of their instances (a caller's visible projects). */
+  readonly projects?: readonly string[];
 }
 
 /** Where a page of the ledger starts: after this event in (time, sequence) order, then `offset` rows further. */

@@ -6,6 +6,8 @@ export type FeedEvent = StoredEvent & {
   readonly position: number;
   /** The definition: the subject itself for a definition's event, the instance's definition for an instance's. */
   readonly compositionId: string | null;
+  /** That definition's project (when still known); absent where the feed does not say. */
+  readonly project?: string | null;
 };
 
 /**

@@ -27,6 +27,8 @@ export interface DefinitionQuery extends PageRequest {
   readonly name?: string;
   readonly version?: string;
   readonly participantId?: string;
+  /** Only definitions of these projects. */
+  readonly projects?: readonly string[];
 }
 
 export interface InstanceQuery extends PageRequest {
@@ -39,6 +41,8 @@ export interface InstanceQuery extends PageRequest {
   readonly stateChangeResults?: readonly StateChangeResult[];
   readonly sort?: InstanceSortField;
   readonly sortOrder?: 'ASC' | 'DESC';
+  /** Only instances of definitions of these projects. */
+  readonly projects?: readonly string[];
 }
 
 export const INSTANCE_SORT_FIELDS = ['lastMsg', 'name', 'version', 'deployState', 'lockState', 'instanceId'] as const;

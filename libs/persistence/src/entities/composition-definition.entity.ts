@@ -30,6 +30,9 @@ export class CompositionDefinitionEntity {
   @Column({ name: 'revision_id', type: 'uuid' })
   revisionId!: string;
 
+  @Column({ type: 'text' })
+  project!: string;
+
   @Column({ name: 'row_version', type: 'integer' })
   rowVersion!: number;
 }

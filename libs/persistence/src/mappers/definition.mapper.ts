@@ -1,3 +1,4 @@
+import { DEFAULT_PROJECT } from '@acm/domain';
 import type { AcTypeState, CompositionDefinition, StateChangeResult } from '@acm/domain';
 import { CompositionDefinitionEntity } from '../entities/composition-definition.entity';
 
@@ -12,6 +13,8 @@ export function definitionToDomain(row: CompositionDefinitionEntity): Compositio
     lastMsg: row.lastMsg.getTime(),
     elementStateMap: row.elementStateMap,
     revisionId: row.revisionId,
+    // Absent for the default project, as a definition built without one reads back the same.
+    ...(row.project === DEFAULT_PROJECT ? {} : { project: row.project }),
   };
 }
 
@@ -29,6 +32,7 @@ export function definitionToPersistence(
   row.lastMsg = new Date(definition.lastMsg);
   row.elementStateMap = definition.elementStateMap;
   row.revisionId = definition.revisionId;
+  row.project = definition.project ?? DEFAULT_PROJECT;
   row.rowVersion = rowVersion;
   return row;
 }

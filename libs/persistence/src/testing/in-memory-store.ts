@@ -8,6 +8,7 @@
  */
 import {
   AuditLedger,
+  DEFAULT_PROJECT,
   RetentionStore,
   UnitOfWork,
   compareAudit,
@@ -287,11 +288,27 @@ class InMemoryAuditLedger extends AuditLedger {
                 .filter(([, row]) => row.value.compositionId === compositionId)
                 .map(([instanceId]) => instanceId),
             ]);
+      const projects = filter.projects;
+      const inProjects =
+        projects === undefined
+          ? null
+          : new Set(
+              this.db
+                .scan(tx, 'definition')
+                .filter(([, row]) => projects.includes(row.value.project ?? DEFAULT_PROJECT))
+                .map(([id]) => id),
+            );
+      for (const [instanceId, row] of inProjects === null ? [] : this.db.scan(tx, 'instance')) {
+        if (inProjects?.has(row.value.compositionId) === true) {
+          inProjects.add(instanceId);
+        }
+      }
       return this.db.events
         .filter(
           (event) =>
             matchesAudit(event, filter) &&
             (subjects === null || subjects.has(event.subjectId)) &&
+            (inProjects === null || inProjects.has(event.subjectId)) &&
             (after === null || compareAudit(event, after) > 0),
         )
         .sort(compareAudit)

@@ -37,6 +37,9 @@ export class TypeOrmDefinitionRepository implements DefinitionRepository {
     if (query.version !== undefined) {
       builder = builder.andWhere('d.version = :version', { version: query.version });
     }
+    if (query.projects !== undefined) {
+      builder = builder.andWhere('d.project = ANY(:projects::text[])', { projects: [...query.projects] });
+    }
     if (query.participantId !== undefined) {
       builder = builder.andWhere(
         `EXISTS (SELECT 1 FROM jsonb_each(d.element_state_map) e WHERE e.value->>'participantId' = :participantId)`,
@@ -48,7 +51,8 @@ export class TypeOrmDefinitionRepository implements DefinitionRepository {
   }
 
   async update(definition: CompositionDefinition, expectedVersion: number): Promise<void> {
-    const row = definitionToPersistence(definition, expectedVersion + 1);
+    // A definition never changes project: the update leaves the stored one, whatever a reader passed on.
+    const { project: _project, ...row } = definitionToPersistence(definition, expectedVersion + 1);
     const result = await this.manager
       .createQueryBuilder()
       .update(CompositionDefinitionEntity)

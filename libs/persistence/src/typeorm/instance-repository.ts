@@ -322,6 +322,12 @@ export class TypeOrmInstanceRepository implements InstanceRepository {
     if (query.stateChangeResults !== undefined) {
       builder = builder.andWhere('i.stateChangeResult IN (:...results)', { results: query.stateChangeResults });
     }
+    if (query.projects !== undefined) {
+      builder = builder.andWhere(
+        'i.composition_id IN (SELECT d.composition_id FROM composition_definition d WHERE d.project = ANY(:projects::text[]))',
+        { projects: [...query.projects] },
+      );
+    }
     if (query.participantId !== undefined) {
       builder = builder.andWhere(
         'EXISTS (SELECT 1 FROM automation_composition_element e WHERE e.instance_id = i.instance_id AND e.participant_id = :participantId)',

@@ -129,6 +129,30 @@ export function describeAuditContract(name: string, open: () => Promise<AuditCon
       expect(found.map((event) => event.subjectId)).toEqual([definition.compositionId, instance.instanceId]);
     });
 
+    it("selects the events of a project's definitions and their instances", async () => {
+      const project = `p-${token()}`;
+      const definition = definitionOf({ project });
+      const instance = instanceOf(definition.compositionId, []);
+      const otherDefinition = definitionOf({ project: `q-${token()}` });
+      const elsewhere = instanceOf(otherDefinition.compositionId, []);
+      await fixture.unitOfWork.transaction(async (store) => {
+        await store.definitions.insert(definition);
+        await store.definitions.insert(otherDefinition);
+        await store.instances.insert(instance);
+        await store.instances.insert(elsewhere);
+      });
+      const user = `erin-${token()}`;
+      await append([
+        ordered(definition.compositionId, 'PRIME', userActor(user), T0),
+        ordered(elsewhere.instanceId, 'DEPLOY', userActor(user), T0 + 1),
+        ordered(instance.instanceId, 'DEPLOY', userActor(user), T0 + 2),
+        ordered(otherDefinition.compositionId, 'PRIME', userActor(user), T0 + 3),
+      ]);
+      const found = await fixture.audit.events({ actor: user, projects: [project] }, null, 0, 100);
+      expect(found.map((event) => event.subjectId)).toEqual([definition.compositionId, instance.instanceId]);
+      expect(await fixture.audit.events({ actor: user, projects: [] }, null, 0, 100)).toEqual([]);
+    });
+
     it('pages in (time, sequence) order, by offset and after a cursor', async () => {
       const user = `erin-${token()}`;
       const subjectId = randomUUID();

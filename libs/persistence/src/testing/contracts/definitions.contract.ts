@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CompositionDefinition } from '@acm/domain';
-import { definitionOf, token } from '../builders';
+import { definitionOf, elementOf, instanceOf, token } from '../builders';
 import { refusalOf } from './contract-support';
 import type { ContractContext } from './contract-support';
 
@@ -99,6 +99,35 @@ export function describeDefinitionsContract(context: ContractContext): void {
         expect(await store.definitions.list({ name: `${prefix}b`, page: 2, size: 1 })).toEqual([]);
         // Paging applies only when both page and size are given.
         expect(await store.definitions.list({ name: `${prefix}b`, size: 1 })).toEqual([b1, b2]);
+      });
+    });
+
+    it('keeps a definition in its project, and lists definitions and instances by project', async () => {
+      const [teamA, teamB] = [`a-${token()}`, `b-${token()}`];
+      const a = await storedDefinition({ project: teamA });
+      const b = await storedDefinition({ project: teamB });
+      const instanceOfA = instanceOf(a.compositionId, [elementOf(randomUUID())]);
+      const instanceOfB = instanceOf(b.compositionId, [elementOf(randomUUID())]);
+      await inTransaction(async (store) => {
+        await store.instances.insert(instanceOfA);
+        await store.instances.insert(instanceOfB);
+      });
+      await inTransaction(async (store) => {
+        const found = await store.definitions.findForUpdate(a.compositionId);
+        const { project: _project, ...withoutProject } = found!.value;
+        await store.definitions.update({ ...withoutProject, lastMsg: found!.value.lastMsg + 1 }, found!.version);
+      });
+      await read(async (store) => {
+        const ids = (list: ReadonlyArray<{ compositionId: string }>) => list.map((entry) => entry.compositionId);
+        expect(ids(await store.definitions.list({ projects: [teamA] }))).toEqual([a.compositionId]);
+        expect(ids(await store.definitions.list({ projects: [teamA, teamB] })).sort()).toEqual(
+          [a.compositionId, b.compositionId].sort(),
+        );
+        expect(await store.definitions.list({ projects: [] })).toEqual([]);
+        expect(ids(await store.instances.list({ projects: [teamB] }))).toEqual([b.compositionId]);
+        expect((await store.instances.list({ projects: [teamB] })).map((i) => i.instanceId)).toEqual([
+          instanceOfB.instanceId,
+        ]);
       });
     });
 

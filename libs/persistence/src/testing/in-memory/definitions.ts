@@ -1,3 +1,4 @@
+import { DEFAULT_PROJECT } from '@acm/domain';
 import type { CompositionDefinition, DefinitionQuery, DefinitionRepository, Versioned } from '@acm/domain';
 import type { Session } from './database';
 import { ConstraintViolation, concurrentChange, paged, compareText } from './database';
@@ -34,6 +35,10 @@ export class InMemoryDefinitionRepository implements DefinitionRepository {
         .filter((definition) => query.version === undefined || definition.version === query.version)
         .filter(
           (definition) =>
+            query.projects === undefined || query.projects.includes(definition.project ?? DEFAULT_PROJECT),
+        )
+        .filter(
+          (definition) =>
             query.participantId === undefined ||
             Object.values(definition.elementStateMap).some((state) => state.participantId === query.participantId),
         )
@@ -55,7 +60,10 @@ export class InMemoryDefinitionRepository implements DefinitionRepository {
       if (current?.version !== expectedVersion) {
         throw concurrentChange('Composition definition', definition.compositionId);
       }
-      db.put(tx, 'definition', definition.compositionId, { value: definition, version: expectedVersion + 1 });
+      // A definition never changes project: the stored one stays, whatever the writer passed on.
+      const { project: _project, ...rest } = definition;
+      const kept = current.value.project === undefined ? rest : { ...rest, project: current.value.project };
+      db.put(tx, 'definition', definition.compositionId, { value: kept, version: expectedVersion + 1 });
     });
   }
 

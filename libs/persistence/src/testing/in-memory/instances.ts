@@ -1,4 +1,4 @@
-import { DomainError, elementWithInfo } from '@acm/domain';
+import { DEFAULT_PROJECT, DomainError, elementWithInfo } from '@acm/domain';
 import type {
   AutomationComposition,
   ElementInfo,
@@ -118,9 +118,16 @@ export class InMemoryInstanceRepository implements InstanceRepository {
       const sortKey = SORT_KEYS[query.sort ?? 'lastMsg'];
       const direction = (query.sortOrder ?? 'DESC') === 'ASC' ? 1 : -1;
       const elements = this.db.scan(tx, 'element').map(([, row]) => row);
+      const inProjects = new Set(
+        this.db
+          .scan(tx, 'definition')
+          .filter(([, row]) => query.projects?.includes(row.value.project ?? DEFAULT_PROJECT) ?? true)
+          .map(([compositionId]) => compositionId),
+      );
       const rows = this.db
         .scan(tx, 'instance')
         .map(([, row]) => row.value)
+        .filter((instance) => query.projects === undefined || inProjects.has(instance.compositionId))
         .filter((instance) => query.compositionId === undefined || instance.compositionId === query.compositionId)
         .filter((instance) => query.name === undefined || instance.name === query.name)
         .filter((instance) => query.version === undefined || instance.version === query.version)
