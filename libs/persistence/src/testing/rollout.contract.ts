@@ -121,6 +121,19 @@ export function describeRolloutContract(name: string, open: () => Promise<Rollou
       expect(await rollouts.lease(randomUUID(), one, clock, clock + 1)).toBeNull();
     });
 
+    it('gives a rollout to exactly one of many drivers asking for its lease at once', async () => {
+      const stored = storedRollout([randomUUID()]);
+      await rollouts.create(stored);
+      const drivers = Array.from({ length: 8 }, () => randomUUID());
+      const leases = await Promise.all(
+        drivers.map((driver) => rollouts.lease(stored.rollout.rolloutId, driver, clock, clock + 5_000)),
+      );
+      const holders = drivers.filter((_, index) => leases[index] !== null);
+      expect(holders).toHaveLength(1);
+      const saved = await Promise.all(drivers.map((driver) => rollouts.save(stored, driver)));
+      expect(drivers.filter((_, index) => saved[index])).toEqual(holders);
+    });
+
     it('reads the latest operation of each instance and operations by id', async () => {
       const [a, b, none] = [randomUUID(), randomUUID(), randomUUID()];
       const older = operationOf(a, { state: 'COMPLETED', startedAt: T0, finishedAt: T0 + 1 });
