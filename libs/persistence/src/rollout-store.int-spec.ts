@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
+import { decideRollout, isRefusal, newRollout, parseRolloutRequest } from '@acm/domain';
+import type { StoredRollout } from '@acm/domain';
 import { TypeOrmRolloutStore, TypeOrmUnitOfWork, createDataSource, migrate } from '@acm/persistence';
 import { describeRolloutContract } from '@acm/persistence/testing';
 
@@ -19,4 +21,64 @@ describeRolloutContract('TypeOrmRolloutStore (PostgreSQL)', async () => {
       await dataSource.destroy();
     },
   };
+});
+
+describe('TypeOrmRolloutStore: a step writes what it changed', () => {
+  const schema = `rollout_rows_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const dataSource = createDataSource({ url: testDatabaseUrl(), schema, poolSize: 2 });
+  let store: TypeOrmRolloutStore;
+
+  beforeAll(async () => {
+    await dataSource.initialize();
+    await dataSource.query(`CREATE SCHEMA "${schema}"`);
+    await migrate(dataSource);
+    store = new TypeOrmRolloutStore(dataSource);
+  }, 60_000);
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  /** Each instance row's transaction id: a row a save rewrote gets the saving transaction's. */
+  const rowVersions = async (rolloutId: string): Promise<Map<string, string>> => {
+    const rows: Array<{ instance_id: string; version: string }> = await dataSource.query(
+      `SELECT instance_id, xmin::text AS version FROM acm_rollout_instance WHERE rollout_id = $1`,
+      [rolloutId],
+    );
+    return new Map(rows.map((row) => [row.instance_id, row.version]));
+  };
+
+  it('rewrites only the rows of the instances a step changed, not the fleet', async () => {
+    const instanceIds = Array.from({ length: 200 }, () => randomUUID());
+    const request = parseRolloutRequest({
+      order: 'DEPLOY',
+      compositionId: randomUUID(),
+      instanceIds,
+      strategy: { batchSize: 10 },
+    });
+    const created: StoredRollout = { rollout: newRollout(randomUUID(), request, instanceIds, 1_000), tracking: {} };
+    const rolloutId = created.rollout.rolloutId;
+    expect(await store.create(created)).toBeNull();
+    const driver = randomUUID();
+    const leased = (await store.lease(rolloutId, driver, 1_000, 60_000))!;
+    const before = await rowVersions(rolloutId);
+    expect(before.size).toBe(200);
+
+    const step = decideRollout(leased.rollout, { kind: 'START' }, 2_000);
+    if (isRefusal(step)) {
+      throw new Error(step.message);
+    }
+    const tracking = Object.fromEntries(
+      step.orders.map((instanceId) => [instanceId, { baselineOperationId: null, operationId: null }]),
+    );
+    const next: StoredRollout = { rollout: step.rollout, tracking };
+    expect(await store.save(next, driver, [], leased)).toBe(true);
+
+    const after = await rowVersions(rolloutId);
+    const rewritten = instanceIds.filter((instanceId) => after.get(instanceId) !== before.get(instanceId));
+    expect(step.orders).toHaveLength(10);
+    expect(rewritten.sort()).toEqual([...step.orders].sort());
+    expect(await store.find(rolloutId)).toEqual(next);
+  });
 });
