@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { decideRollout, isRefusal, newRollout, parseRolloutRequest } from '@acm/domain';
 import type { StoredRollout } from '@acm/domain';
 import { TypeOrmRolloutStore, TypeOrmUnitOfWork, createDataSource, migrate } from '@acm/persistence';
+import { RolloutInstances1765800000000 } from './migrations/1765800000000-RolloutInstances';
 import { describeRolloutContract } from '@acm/persistence/testing';
 
 import { testDatabaseUrl } from '../../../test/support/services';
@@ -48,6 +49,41 @@ describe('TypeOrmRolloutStore: a step writes what it changed', () => {
     );
     return new Map(rows.map((row) => [row.instance_id, row.version]));
   };
+
+  it('moves the instances and tracking of a rollout saved as one document into rows, and back', async () => {
+    const instanceIds = [randomUUID(), randomUUID(), randomUUID()];
+    const request = parseRolloutRequest({
+      order: 'DEPLOY',
+      compositionId: randomUUID(),
+      instanceIds,
+      strategy: { batchSize: 2 },
+    });
+    const rollout = newRollout(randomUUID(), request, instanceIds, 1_000);
+    const ordered: StoredRollout = {
+      rollout: { ...rollout, instances: rollout.instances.map((item) => ({ ...item, state: 'ORDERED' })) },
+      tracking: { [instanceIds[1]!]: { baselineOperationId: null, operationId: randomUUID() } },
+    };
+    const runner = dataSource.createQueryRunner();
+    const migration = new RolloutInstances1765800000000();
+    try {
+      await migration.down(runner);
+      // A rollout as the previous release wrote it: one document with its instances and tracking.
+      await runner.query(
+        `INSERT INTO acm_rollout (rollout_id, state, created_at, body) VALUES ($1, 'RUNNING', 1000, $2::jsonb)`,
+        [rollout.rolloutId, JSON.stringify(ordered)],
+      );
+      await migration.up(runner);
+      expect(await store.find(rollout.rolloutId)).toEqual(ordered);
+      await migration.down(runner);
+      const [row] = (await runner.query(`SELECT body FROM acm_rollout WHERE rollout_id = $1`, [rollout.rolloutId])) as [
+        { body: StoredRollout },
+      ];
+      expect(row.body).toEqual(ordered);
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+  });
 
   it('rewrites only the rows of the instances a step changed, not the fleet', async () => {
     const instanceIds = Array.from({ length: 200 }, () => randomUUID());
