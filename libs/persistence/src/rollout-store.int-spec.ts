@@ -85,6 +85,42 @@ describe('TypeOrmRolloutStore: a step writes what it changed', () => {
     }
   });
 
+  it("reads another replica's save at the next lease, and its own without reading the rows again", async () => {
+    const other = new TypeOrmRolloutStore(dataSource);
+    const instanceIds = [randomUUID(), randomUUID()];
+    const request = parseRolloutRequest({
+      order: 'DEPLOY',
+      compositionId: randomUUID(),
+      instanceIds,
+      strategy: { batchSize: 1 },
+    });
+    const created: StoredRollout = { rollout: newRollout(randomUUID(), request, instanceIds, 1_000), tracking: {} };
+    const rolloutId = created.rollout.rolloutId;
+    expect(await store.create(created)).toBeNull();
+    const [here, there] = [randomUUID(), randomUUID()];
+
+    const first = (await store.lease(rolloutId, here, 1_000, 5_000))!;
+    const paused: StoredRollout = { ...first, rollout: { ...first.rollout, state: 'PAUSED' } };
+    expect(await store.save(paused, here, [], first)).toBe(true);
+    await store.release(rolloutId, here);
+
+    const seen = (await other.lease(rolloutId, there, 2_000, 6_000))!;
+    expect(seen).toEqual(paused);
+    const ordered: StoredRollout = {
+      rollout: {
+        ...seen.rollout,
+        state: 'RUNNING',
+        instances: seen.rollout.instances.map((item, index) => (index === 0 ? { ...item, state: 'ORDERED' } : item)),
+      },
+      tracking: { [instanceIds[0]!]: { baselineOperationId: null, operationId: null } },
+    };
+    expect(await other.save(ordered, there, [], seen)).toBe(true);
+    await other.release(rolloutId, there);
+
+    // The first store saved last as `paused`: its lease must read the other's save, not reuse its own.
+    expect(await store.lease(rolloutId, here, 3_000, 7_000)).toEqual(ordered);
+  });
+
   it('rewrites only the rows of the instances a step changed, not the fleet', async () => {
     const instanceIds = Array.from({ length: 200 }, () => randomUUID());
     const request = parseRolloutRequest({

@@ -9,12 +9,14 @@ import type {
   RolloutTracking,
   StoredRollout,
 } from '@acm/domain';
+import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isRolloutFinished } from '@acm/domain';
 
 /** The rollout's document (its own fields, without its instances) and its instances' rows, in their order. */
 interface RolloutRow {
-  body: { rollout: Omit<Rollout, 'instances'> };
+  /** `revision`: new at each save (absent from documents written before instances had rows). */
+  body: { rollout: Omit<Rollout, 'instances'>; revision?: string };
   instances: Array<{ body: RolloutInstance; tracking: RolloutTracking | null }> | null;
 }
 
@@ -35,10 +37,10 @@ function storedOf(row: RolloutRow): StoredRollout {
   return { rollout: { ...row.body.rollout, instances: rows.map((item) => item.body) }, tracking };
 }
 
-/** The rollout's document: everything but its instances, which live in rows. */
-function documentOf(rollout: Rollout): string {
+/** The rollout's document: everything but its instances, which live in rows, and the save's revision. */
+function documentOf(rollout: Rollout, revision: string): string {
   const { instances: _instances, ...own } = rollout;
-  return JSON.stringify({ rollout: own });
+  return JSON.stringify({ rollout: own, revision });
 }
 
 /** An instance's row as written: its state, its record in the rollout and the driver's tracking. */
@@ -121,6 +123,13 @@ async function appendEvents(manager: EntityManager, rolloutId: string, events: r
  * `acm_rollout_instance` (a row per selected instance), `acm_rollout_claim` and `acm_rollout_event`.
  */
 export class TypeOrmRolloutStore extends RolloutStore {
+  /**
+   * By rollout: what this store last saved or read under a lease, with that save's revision. A lease that finds the
+   * same revision (nobody saved since) reuses it instead of reading every instance row again: a step reads what its
+   * batch changed, not the fleet. Rollouts leave it when they finish.
+   */
+  private readonly leased = new Map<string, { revision: string; stored: StoredRollout }>();
+
   constructor(private readonly dataSource: DataSource) {
     super();
   }
@@ -133,10 +142,11 @@ export class TypeOrmRolloutStore extends RolloutStore {
       return held;
     }
     try {
+      const revision = randomUUID();
       await this.dataSource.transaction(async (manager) => {
         await manager.query(
           `INSERT INTO acm_rollout (rollout_id, state, created_at, body) VALUES ($1, $2, $3, $4::jsonb)`,
-          [rollout.rolloutId, rollout.state, rollout.createdAt, documentOf(rollout)],
+          [rollout.rolloutId, rollout.state, rollout.createdAt, documentOf(rollout, revision)],
         );
         await writeInstances(manager, rollout.rolloutId, instanceRows(stored, undefined));
         // A claim another rollout holds (committed, or in a concurrent creation) is a unique violation.
@@ -146,6 +156,7 @@ export class TypeOrmRolloutStore extends RolloutStore {
         ]);
         await appendEvents(manager, rollout.rolloutId, events);
       });
+      this.leased.set(rollout.rolloutId, { revision, stored });
       return null;
     } catch (error) {
       if (!isUniqueViolation(error)) {
@@ -204,15 +215,32 @@ export class TypeOrmRolloutStore extends RolloutStore {
 
   override async lease(rolloutId: string, driverId: string, now: number, until: number): Promise<StoredRollout | null> {
     // An UPDATE answers [rows, count] through TypeORM's PostgreSQL driver.
-    const [rows]: [unknown[], number] = await this.dataSource.query(
+    const [rows]: [Array<{ revision: string | null }>, number] = await this.dataSource.query(
       `UPDATE acm_rollout SET driver_id = $2, lease_until = $4
        WHERE rollout_id = $1 AND (driver_id IS NULL OR driver_id = $2 OR lease_until < $3)
-       RETURNING rollout_id`,
+       RETURNING body->>'revision' AS revision`,
       [rolloutId, driverId, now, until],
     );
+    const row = rows[0];
+    if (row === undefined) {
+      return null;
+    }
+    const known = this.leased.get(rolloutId);
+    if (known !== undefined && row.revision !== null && known.revision === row.revision) {
+      return known.stored;
+    }
     // Read after the lease committed, in a statement of its own: it sees every save of a previous holder (a save
     // that held the rollout's row made the lease wait for its commit), and no one else saves while the lease holds.
-    return rows.length === 0 ? null : this.find(rolloutId);
+    const read: RolloutRow[] = await this.dataSource.query(`${SELECT_ROLLOUT} WHERE rollout_id = $1`, [rolloutId]);
+    const current = read[0];
+    if (current === undefined) {
+      return null;
+    }
+    const stored = storedOf(current);
+    if (current.body.revision !== undefined) {
+      this.leased.set(rolloutId, { revision: current.body.revision, stored });
+    }
+    return stored;
   }
 
   override async history(rolloutId: string): Promise<RolloutEvent[]> {
@@ -223,7 +251,7 @@ export class TypeOrmRolloutStore extends RolloutStore {
     return rows.map((row) => row.body);
   }
 
-  override save(
+  override async save(
     stored: StoredRollout,
     driverId: string,
     events: readonly RolloutEvent[] = [],
@@ -231,13 +259,14 @@ export class TypeOrmRolloutStore extends RolloutStore {
   ): Promise<boolean> {
     const { rollout } = stored;
     const changed = instanceRows(stored, previous);
-    return this.dataSource.transaction(async (manager) => {
+    const revision = randomUUID();
+    const saved = await this.dataSource.transaction(async (manager) => {
       const finished = isRolloutFinished(rollout.state);
       // The rollout's row first: it checks the lease and locks the rollout until this save commits.
       const [rows]: [unknown[], number] = await manager.query(
         `UPDATE acm_rollout SET state = $3, body = $4::jsonb
          WHERE rollout_id = $1 AND driver_id = $2 RETURNING rollout_id`,
-        [rollout.rolloutId, driverId, rollout.state, documentOf(rollout)],
+        [rollout.rolloutId, driverId, rollout.state, documentOf(rollout, revision)],
       );
       if (rows.length === 0) {
         return false;
@@ -249,6 +278,12 @@ export class TypeOrmRolloutStore extends RolloutStore {
       await appendEvents(manager, rollout.rolloutId, events);
       return true;
     });
+    if (saved && !isRolloutFinished(rollout.state)) {
+      this.leased.set(rollout.rolloutId, { revision, stored });
+    } else {
+      this.leased.delete(rollout.rolloutId);
+    }
+    return saved;
   }
 
   override async release(rolloutId: string, driverId: string): Promise<void> {
