@@ -15,7 +15,7 @@ import {
   renamedTemplate,
   repoFile,
 } from './lib/acm';
-import { busyShare, machineCpu, processCpuSeconds } from './lib/procfs';
+import { ProcessGroupCpu, SERVICE_PROCESSES, busyShare, machineCpu, processCpuSeconds } from './lib/procfs';
 import { API } from './lib/stack';
 import type { Stack } from './lib/stack';
 import { round } from './lib/stats';
@@ -37,6 +37,8 @@ export interface RolloutPhase {
   /** First request sent → the last deploy seen ended (direct) or the rollout seen COMPLETED (rollout). */
   clientWindowS: number;
   runtimeCpuMsPerInstance: number;
+  /** Every PostgreSQL process on the machine during the phase (other work on the shared database included). */
+  postgresCpuMsPerInstance: number;
   /** Share of both CPUs busy during the phase (everything on the machine). */
   machineBusyPct: number;
   failed: number;
@@ -51,6 +53,7 @@ export interface RolloutBenchResult {
   /** Rollout window / direct window, both runtime-recorded (1.0: a rollout costs nothing over ordering directly). */
   overheadRatio: number;
   runtimeCpuRatio: number;
+  postgresCpuRatio: number;
 }
 
 /** The runtime-recorded window of these instances' DEPLOY operations: first start → last finish, and how many failed. */
@@ -72,11 +75,14 @@ async function recordedWindow(stack: Stack, ids: readonly string[]): Promise<{ w
 /** Measures `body` (which deploys `ids`): its runtime CPU, machine share and both windows. */
 async function measured(stack: Stack, ids: readonly string[], body: () => Promise<void>): Promise<RolloutPhase> {
   const cpuBefore = processCpuSeconds(stack.runtimePid);
+  const postgresCpu = new ProcessGroupCpu(SERVICE_PROCESSES.postgres);
+  postgresCpu.start();
   const machineBefore = machineCpu();
   const start = performance.now();
   await body();
   const clientWindowS = (performance.now() - start) / 1000;
   const runtimeCpuS = processCpuSeconds(stack.runtimePid) - cpuBefore;
+  const postgresCpuS = postgresCpu.stop();
   const machineBusy = busyShare(machineBefore, machineCpu());
   const { windowS, failed } = await recordedWindow(stack, ids);
   return {
@@ -84,6 +90,7 @@ async function measured(stack: Stack, ids: readonly string[], body: () => Promis
     instancesPerS: round((ids.length - failed) / windowS, 1),
     clientWindowS: round(clientWindowS, 2),
     runtimeCpuMsPerInstance: round((runtimeCpuS * 1000) / ids.length, 2),
+    postgresCpuMsPerInstance: round((postgresCpuS * 1000) / ids.length, 2),
     machineBusyPct: round(machineBusy * 100, 0),
     failed,
   };
@@ -170,6 +177,7 @@ export async function runRolloutBench(
     rollout: { ...rollout, state, batches: Math.ceil(n / batchSize) },
     overheadRatio: round(rollout.windowS / direct.windowS, 2),
     runtimeCpuRatio: round(rollout.runtimeCpuMsPerInstance / direct.runtimeCpuMsPerInstance, 2),
+    postgresCpuRatio: round(rollout.postgresCpuMsPerInstance / direct.postgresCpuMsPerInstance, 2),
   };
 }
 
@@ -178,8 +186,8 @@ export function rolloutRows(result: RolloutBenchResult): Array<[string, string, 
   const { direct, rollout } = result;
   const phase = (name: string, value: RolloutPhase): [string, string, string, string, string] => [
     'ROLLOUT',
-    `${name}: instances/s (runtime-recorded window; client window) / runtime CPU per instance / machine busy`,
-    `${value.instancesPerS}/s (${value.windowS} s; ${value.clientWindowS} s) / ${value.runtimeCpuMsPerInstance} ms / ${value.machineBusyPct} %`,
+    `${name}: instances/s (runtime-recorded window; client window) / CPU per instance, runtime + PostgreSQL / machine busy`,
+    `${value.instancesPerS}/s (${value.windowS} s; ${value.clientWindowS} s) / ${value.runtimeCpuMsPerInstance} + ${value.postgresCpuMsPerInstance} ms / ${value.machineBusyPct} %`,
     '',
     value.failed === 0 ? '' : `${value.failed} failed`,
   ];
@@ -188,8 +196,8 @@ export function rolloutRows(result: RolloutBenchResult): Array<[string, string, 
     phase(`one rollout of ${result.instances} (batches of ${result.batchSize}, ${rollout.state})`, rollout),
     [
       'ROLLOUT',
-      'rollout overhead: window ratio / runtime CPU ratio (rollout ÷ direct)',
-      `${result.overheadRatio} / ${result.runtimeCpuRatio}`,
+      'rollout overhead: window ratio / runtime CPU ratio / PostgreSQL CPU ratio (rollout ÷ direct)',
+      `${result.overheadRatio} / ${result.runtimeCpuRatio} / ${result.postgresCpuRatio}`,
       '',
       '',
     ],
