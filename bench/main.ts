@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP,IDLE] [-- --keep] [-- --embedded]`: the performance benchmarks of
+ * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP,IDLE,ROLLOUT] [-- --keep] [-- --embedded]`: the performance benchmarks of
  * docs/performance.md. Starts (or reuses) PostgreSQL and Kafka with scripts/services-up.sh, then for
  * each benchmark a fresh stack (runtime + instant simulator as processes, fresh schema and topics),
  * and writes bench/results/latest.json and latest.md. Measures only: nothing here asserts on time.
@@ -15,6 +15,7 @@ import { runB2 } from './b2-throughput';
 import type { SqlWindow } from './b2-throughput';
 import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
+import { runRolloutBench } from './rollout';
 import { runStartup } from './startup';
 import { runFloor } from './floor';
 import { IDLE_FULL, IDLE_QUICK, ONAP_HEARTBEAT_MS, runIdle, runIdleEmbedded } from './idle';
@@ -39,6 +40,8 @@ const FULL: Sizes = {
   b3Loops: 100,
   b4Instances: 10_000,
   profileInstances: 300,
+  rolloutInstances: 1000,
+  rolloutBatchSize: 100,
 };
 
 const QUICK: Sizes = {
@@ -49,9 +52,11 @@ const QUICK: Sizes = {
   b3Loops: 10,
   b4Instances: 1_000,
   profileInstances: 100,
+  rolloutInstances: 200,
+  rolloutBatchSize: 20,
 };
 
-const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE'] as const;
+const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE', 'ROLLOUT'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
 interface Arguments {
@@ -85,7 +90,7 @@ function parseArguments(argv: string[]): Arguments {
       }
     } else {
       throw new Error(
-        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE, --keep, --embedded)`,
+        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE,ROLLOUT, --keep, --embedded)`,
       );
     }
   }
@@ -239,6 +244,11 @@ async function main(): Promise<void> {
   if (args.only.has('B4') && !args.embedded && !interrupted) {
     results.b4 = await withStack('b4', runId, logDir, args.keep, {}, (stack) =>
       runB4(stack, serviceAddresses, runId, sizes.b4Instances),
+    );
+  }
+  if (args.only.has('ROLLOUT') && !args.embedded && !interrupted) {
+    results.rollout = await withStack('rollout', runId, logDir, args.keep, {}, (stack) =>
+      runRolloutBench(stack, runId, sizes.rolloutInstances, sizes.rolloutBatchSize),
     );
   }
 

@@ -3,6 +3,8 @@ import type { B1Result } from './b1-latency';
 import type { B2Result, SqlWindow } from './b2-throughput';
 import type { B3Result } from './b3-s3p';
 import type { B4Result } from './b4-scale';
+import type { RolloutBenchResult } from './rollout';
+import { rolloutRows } from './rollout';
 import type { FloorPattern, FloorResult } from './floor';
 import type { StartupResult } from './startup';
 import type { IdleResult } from './idle-result';
@@ -32,6 +34,9 @@ export interface Sizes {
   b3Loops: number;
   b4Instances: number;
   profileInstances: number;
+  /** ROLLOUT: instances per rollout and its batch size (also the direct baseline's deploys in flight). */
+  rolloutInstances: number;
+  rolloutBatchSize: number;
 }
 
 export interface Results {
@@ -53,6 +58,7 @@ export interface Results {
   startup?: StartupResult | Failure;
   profile?: ProfileRun | Failure;
   idle?: IdleResult | Failure;
+  rollout?: RolloutBenchResult | Failure;
 }
 
 export function isFailure(value: unknown): value is Failure {
@@ -376,6 +382,7 @@ export function resultsMarkdown(results: Results): string {
   add('FLOOR', results.floor, floorRows);
   add('STARTUP', results.startup, startupRows);
   add('IDLE', results.idle, idleRows);
+  add('ROLLOUT', results.rollout, rolloutRows);
   const m = results.machine;
   const parts = [
     `# Benchmark results (${results.mode} run ${results.runId}, ${results.startedAt})`,

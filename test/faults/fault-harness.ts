@@ -207,6 +207,21 @@ export class FaultWorld {
 
   /** Creates `count` instances and orders DEPLOY on all of them at once; returns their ids. */
   async deployInstances(compositionId: string, count: number): Promise<string[]> {
+    const instanceIds = await this.createInstances(compositionId, count);
+    await Promise.all(
+      instanceIds.map((instanceId) =>
+        this.call(
+          this.api()
+            .put(`${API}/compositions/${compositionId}/instances/${instanceId}`)
+            .send({ deployOrder: 'DEPLOY' }),
+        ),
+      ),
+    );
+    return instanceIds;
+  }
+
+  /** Creates `count` UNDEPLOYED instances of the three-phase composition, one after the other; returns their ids. */
+  async createInstances(compositionId: string, count: number): Promise<string[]> {
     const template = JSON.parse(
       readRepoFile('tosca/examples/instances/sim-three-phase.json').replace(/COMPOSITIONIDPLACEHOLDER/g, compositionId),
     ) as { name: string; elements: Record<string, { id: string }> };
@@ -228,15 +243,6 @@ export class FaultWorld {
       }
       instanceIds.push((response.body as { instanceId: string }).instanceId);
     }
-    await Promise.all(
-      instanceIds.map((instanceId) =>
-        this.call(
-          this.api()
-            .put(`${API}/compositions/${compositionId}/instances/${instanceId}`)
-            .send({ deployOrder: 'DEPLOY' }),
-        ),
-      ),
-    );
     return instanceIds;
   }
 

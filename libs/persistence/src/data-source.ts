@@ -30,6 +30,7 @@ import { AuditIndexes1764900000000 } from './migrations/1764900000000-AuditIndex
 import { Rollouts1765500000000 } from './migrations/1765500000000-Rollouts';
 import { RolloutStates1765600000000 } from './migrations/1765600000000-RolloutStates';
 import { RolloutEvents1765600001000 } from './migrations/1765600001000-RolloutEvents';
+import { RolloutInstances1765840000000 } from './migrations/1765840000000-RolloutInstances';
 import { EventFeed1765700000000 } from './migrations/1765700000000-EventFeed';
 import { DefinitionProjects1765830000000 } from './migrations/1765830000000-DefinitionProjects';
 import { StorageWrites } from './storage-writes';
@@ -64,6 +65,7 @@ export const MIGRATIONS = [
   RolloutEvents1765600001000,
   EventFeed1765700000000,
   DefinitionProjects1765830000000,
+  RolloutInstances1765840000000,
 ];
 
 export interface DatabaseOptions {

@@ -4,14 +4,88 @@ import type {
   Rollout,
   RolloutConflict,
   RolloutEvent,
+  RolloutInstance,
   RolloutOperation,
+  RolloutTracking,
   StoredRollout,
 } from '@acm/domain';
+import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isRolloutFinished } from '@acm/domain';
 
+/** The rollout's document (its own fields, without its instances) and its instances' rows, in their order. */
 interface RolloutRow {
-  body: StoredRollout;
+  /** `revision`: new at each save (absent from documents written before instances had rows). */
+  body: { rollout: Omit<Rollout, 'instances'>; revision?: string };
+  instances: Array<{ body: RolloutInstance; tracking: RolloutTracking | null }> | null;
+}
+
+/** One statement, so one snapshot: the document and the instance rows of one save. */
+const SELECT_ROLLOUT = `SELECT body, (
+    SELECT jsonb_agg(jsonb_build_object('body', item.body, 'tracking', item.tracking) ORDER BY item.position)
+    FROM acm_rollout_instance item WHERE item.rollout_id = acm_rollout.rollout_id
+  ) AS instances FROM acm_rollout`;
+
+function storedOf(row: RolloutRow): StoredRollout {
+  const rows = row.instances ?? [];
+  const tracking: Record<string, RolloutTracking> = {};
+  for (const item of rows) {
+    if (item.tracking !== null) {
+      tracking[item.body.instanceId] = item.tracking;
+    }
+  }
+  return { rollout: { ...row.body.rollout, instances: rows.map((item) => item.body) }, tracking };
+}
+
+/** The rollout's document: everything but its instances, which live in rows, and the save's revision. */
+function documentOf(rollout: Rollout, revision: string): string {
+  const { instances: _instances, ...own } = rollout;
+  return JSON.stringify({ rollout: own, revision });
+}
+
+/** An instance's row as written: its state, its record in the rollout and the driver's tracking. */
+interface InstanceRowInput {
+  instanceId: string;
+  position: number;
+  state: string;
+  body: RolloutInstance;
+  tracking: RolloutTracking | null;
+}
+
+function instanceRows(stored: StoredRollout, previous: StoredRollout | undefined): InstanceRowInput[] {
+  const before = new Map((previous?.rollout.instances ?? []).map((item) => [item.instanceId, item]));
+  return stored.rollout.instances.flatMap((item, position) => {
+    const tracking = stored.tracking[item.instanceId] ?? null;
+    if (previous !== undefined) {
+      const was = before.get(item.instanceId);
+      const trackingWas = previous.tracking[item.instanceId] ?? null;
+      const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
+      if (was !== undefined && same(was, item) && same(trackingWas, tracking)) {
+        return [];
+      }
+    }
+    return [{ instanceId: item.instanceId, position, state: item.state, body: item, tracking }];
+  });
+}
+
+/** Writes these instance rows (inserted, or updated where they exist), in one statement. */
+async function writeInstances(
+  manager: EntityManager,
+  rolloutId: string,
+  rows: readonly InstanceRowInput[],
+): Promise<void> {
+  if (rows.length === 0) {
+    return;
+  }
+  await manager.query(
+    `INSERT INTO acm_rollout_instance (rollout_id, instance_id, position, state, body, tracking)
+     SELECT $1, item."instanceId", item.position, item.state, item.body, item.tracking
+     FROM jsonb_to_recordset($2::jsonb)
+       AS item ("instanceId" uuid, position integer, state text, body jsonb, tracking jsonb)
+     ON CONFLICT (rollout_id, instance_id)
+     DO UPDATE SET state = excluded.state, body = excluded.body, tracking = excluded.tracking`,
+    [rolloutId, JSON.stringify(rows)],
+  );
 }
 
 interface OperationRow {
@@ -44,8 +118,18 @@ async function appendEvents(manager: EntityManager, rolloutId: string, events: r
   );
 }
 
-/** The rollout port on PostgreSQL: `acm_rollout` (one jsonb document each) and `acm_rollout_claim`. */
+/**
+ * The rollout port on PostgreSQL: `acm_rollout` (the rollout's own fields as one jsonb document, its lease),
+ * `acm_rollout_instance` (a row per selected instance), `acm_rollout_claim` and `acm_rollout_event`.
+ */
 export class TypeOrmRolloutStore extends RolloutStore {
+  /**
+   * By rollout: what this store last saved or read under a lease, with that save's revision. A lease that finds the
+   * same revision (nobody saved since) reuses it instead of reading every instance row again: a step reads what its
+   * batch changed, not the fleet. Rollouts leave it when they finish.
+   */
+  private readonly leased = new Map<string, { revision: string; stored: StoredRollout }>();
+
   constructor(private readonly dataSource: DataSource) {
     super();
   }
@@ -58,11 +142,13 @@ export class TypeOrmRolloutStore extends RolloutStore {
       return held;
     }
     try {
+      const revision = randomUUID();
       await this.dataSource.transaction(async (manager) => {
         await manager.query(
           `INSERT INTO acm_rollout (rollout_id, state, created_at, body) VALUES ($1, $2, $3, $4::jsonb)`,
-          [rollout.rolloutId, rollout.state, rollout.createdAt, JSON.stringify(stored)],
+          [rollout.rolloutId, rollout.state, rollout.createdAt, documentOf(rollout, revision)],
         );
+        await writeInstances(manager, rollout.rolloutId, instanceRows(stored, undefined));
         // A claim another rollout holds (committed, or in a concurrent creation) is a unique violation.
         await manager.query(`INSERT INTO acm_rollout_claim (instance_id, rollout_id) SELECT unnest($1::uuid[]), $2`, [
           instanceIds,
@@ -70,6 +156,7 @@ export class TypeOrmRolloutStore extends RolloutStore {
         ]);
         await appendEvents(manager, rollout.rolloutId, events);
       });
+      this.leased.set(rollout.rolloutId, { revision, stored });
       return null;
     } catch (error) {
       if (!isUniqueViolation(error)) {
@@ -96,18 +183,17 @@ export class TypeOrmRolloutStore extends RolloutStore {
   }
 
   override async find(rolloutId: string): Promise<StoredRollout | null> {
-    const rows: RolloutRow[] = await this.dataSource.query(`SELECT body FROM acm_rollout WHERE rollout_id = $1`, [
-      rolloutId,
-    ]);
-    return rows[0]?.body ?? null;
+    const rows: RolloutRow[] = await this.dataSource.query(`${SELECT_ROLLOUT} WHERE rollout_id = $1`, [rolloutId]);
+    const row = rows[0];
+    return row === undefined ? null : storedOf(row);
   }
 
   override async list(limit: number): Promise<Rollout[]> {
     const rows: RolloutRow[] = await this.dataSource.query(
-      `SELECT body FROM acm_rollout ORDER BY created_at DESC, rollout_id DESC LIMIT $1`,
+      `${SELECT_ROLLOUT} ORDER BY created_at DESC, rollout_id DESC LIMIT $1`,
       [limit],
     );
-    return rows.map((row) => row.body.rollout);
+    return rows.map((row) => storedOf(row).rollout);
   }
 
   override async unfinished(limit: number): Promise<string[]> {
@@ -129,13 +215,32 @@ export class TypeOrmRolloutStore extends RolloutStore {
 
   override async lease(rolloutId: string, driverId: string, now: number, until: number): Promise<StoredRollout | null> {
     // An UPDATE answers [rows, count] through TypeORM's PostgreSQL driver.
-    const [rows]: [RolloutRow[], number] = await this.dataSource.query(
+    const [rows]: [Array<{ revision: string | null }>, number] = await this.dataSource.query(
       `UPDATE acm_rollout SET driver_id = $2, lease_until = $4
        WHERE rollout_id = $1 AND (driver_id IS NULL OR driver_id = $2 OR lease_until < $3)
-       RETURNING body`,
+       RETURNING body->>'revision' AS revision`,
       [rolloutId, driverId, now, until],
     );
-    return rows[0]?.body ?? null;
+    const row = rows[0];
+    if (row === undefined) {
+      return null;
+    }
+    const known = this.leased.get(rolloutId);
+    if (known !== undefined && row.revision !== null && known.revision === row.revision) {
+      return known.stored;
+    }
+    // Read after the lease committed, in a statement of its own: it sees every save of a previous holder (a save
+    // that held the rollout's row made the lease wait for its commit), and no one else saves while the lease holds.
+    const read: RolloutRow[] = await this.dataSource.query(`${SELECT_ROLLOUT} WHERE rollout_id = $1`, [rolloutId]);
+    const current = read[0];
+    if (current === undefined) {
+      return null;
+    }
+    const stored = storedOf(current);
+    if (current.body.revision !== undefined) {
+      this.leased.set(rolloutId, { revision: current.body.revision, stored });
+    }
+    return stored;
   }
 
   override async history(rolloutId: string): Promise<RolloutEvent[]> {
@@ -146,24 +251,39 @@ export class TypeOrmRolloutStore extends RolloutStore {
     return rows.map((row) => row.body);
   }
 
-  override save(stored: StoredRollout, driverId: string, events: readonly RolloutEvent[] = []): Promise<boolean> {
+  override async save(
+    stored: StoredRollout,
+    driverId: string,
+    events: readonly RolloutEvent[] = [],
+    previous?: StoredRollout,
+  ): Promise<boolean> {
     const { rollout } = stored;
-    return this.dataSource.transaction(async (manager) => {
+    const changed = instanceRows(stored, previous);
+    const revision = randomUUID();
+    const saved = await this.dataSource.transaction(async (manager) => {
       const finished = isRolloutFinished(rollout.state);
+      // The rollout's row first: it checks the lease and locks the rollout until this save commits.
       const [rows]: [unknown[], number] = await manager.query(
         `UPDATE acm_rollout SET state = $3, body = $4::jsonb
          WHERE rollout_id = $1 AND driver_id = $2 RETURNING rollout_id`,
-        [rollout.rolloutId, driverId, rollout.state, JSON.stringify(stored)],
+        [rollout.rolloutId, driverId, rollout.state, documentOf(rollout, revision)],
       );
       if (rows.length === 0) {
         return false;
       }
+      await writeInstances(manager, rollout.rolloutId, changed);
       if (finished) {
         await manager.query(`DELETE FROM acm_rollout_claim WHERE rollout_id = $1`, [rollout.rolloutId]);
       }
       await appendEvents(manager, rollout.rolloutId, events);
       return true;
     });
+    if (saved && !isRolloutFinished(rollout.state)) {
+      this.leased.set(rollout.rolloutId, { revision, stored });
+    } else {
+      this.leased.delete(rollout.rolloutId);
+    }
+    return saved;
   }
 
   override async release(rolloutId: string, driverId: string): Promise<void> {
@@ -203,10 +323,10 @@ export async function readRolloutGauges(dataSource: DataSource): Promise<Rollout
     `SELECT state, count(*) AS count FROM acm_rollout GROUP BY state`,
   );
   const instances: Array<{ state: string; count: string }> = await dataSource.query(
-    `SELECT item->>'state' AS state, count(*) AS count
-     FROM acm_rollout, jsonb_array_elements(body->'rollout'->'instances') AS item
+    `SELECT item.state, count(*) AS count
+     FROM acm_rollout JOIN acm_rollout_instance item ON item.rollout_id = acm_rollout.rollout_id
      WHERE acm_rollout.state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')
-     GROUP BY item->>'state'`,
+     GROUP BY item.state`,
   );
   const counted = (rows: Array<{ state: string; count: string }>) =>
     rows.map((row) => ({ state: row.state, count: Number(row.count) }));

@@ -406,7 +406,7 @@ export class RolloutService {
           throw refusalError(decision);
         }
         const actor = input.kind === 'START' || input.kind === 'TICK' ? RULES_ACTOR : (requestActor() ?? RULES_ACTOR);
-        stored = await this.saveStep(stored, decision.rollout, decision.orders, decision.rollbacks, actor, now);
+        stored = await this.saveStep(stored, decision.rollout, decision.orders, decision.rollbacks, actor, now, stored);
       }
       for (;;) {
         const { next, pendingOrders } = await this.settle(stored);
@@ -505,17 +505,16 @@ export class RolloutService {
         rollbacks.push(...decision.rollbacks);
       }
     }
-    const next = await this.saveStep({ ...stored, tracking }, rollout, orders, rollbacks, RULES_ACTOR, now);
+    const next = await this.saveStep({ ...stored, tracking }, rollout, orders, rollbacks, RULES_ACTOR, now, stored);
     return { next, pendingOrders: orders.length > 0 || rollbacks.length > 0 };
   }
 
   /**
    * Saves a step and its history; instances it ordered (or rolls back) get their baseline first, and an UPDATE's
-   * instances their properties before it, so a crash after the save loses nothing.
-   */
-  /**
-   * Saves what the rules decided at `decidedAt`, with the history of the step stamped with that time: the rules' own
-   * times (a pause between batches is due at the end of the batch plus the pause) and the history's then agree.
+   * instances their properties before it, so a crash after the save loses nothing. What the rules decided at
+   * `decidedAt` is saved with the history of the step stamped with that time: the rules' own times (a pause between
+   * batches is due at the end of the batch plus the pause) and the history's then agree. `saved` is the rollout as
+   * the store holds it: only the instances that differ from it are written.
    */
   private async saveStep(
     stored: StoredRollout,
@@ -524,6 +523,7 @@ export class RolloutService {
     rollbacks: readonly string[],
     actor: RolloutActor,
     decidedAt: number,
+    saved: StoredRollout,
   ): Promise<StoredRollout> {
     const before = stored.rollout;
     const tracking: Record<string, RolloutTracking> = { ...stored.tracking };
@@ -543,7 +543,7 @@ export class RolloutService {
     }
     const events = rolloutEvents(before, rollout, decidedAt, actor);
     const next: StoredRollout = { rollout: { ...rollout, updatedAt: decidedAt }, tracking };
-    if (!(await this.rollouts.save(next, this.driverId, events))) {
+    if (!(await this.rollouts.save(next, this.driverId, events, saved))) {
       throw new DomainError('CONCURRENT_MODIFICATION', `Rollout ${rollout.rolloutId}: another replica took it over`, {
         rolloutId: rollout.rolloutId,
       });

@@ -58,9 +58,16 @@ export abstract class RolloutStore {
   abstract lease(rolloutId: string, driverId: string, now: number, until: number): Promise<StoredRollout | null>;
   /**
    * Saves the rollout and appends `events` to its history if `driverId` still holds its lease (answers false
-   * otherwise, writing nothing); a finished rollout frees its instances.
+   * otherwise, writing nothing); a finished rollout frees its instances. With `previous` (the rollout as this driver
+   * last read or saved it), only the instances whose state or tracking changed since are written: a step costs what
+   * its batch costs, not the fleet.
    */
-  abstract save(stored: StoredRollout, driverId: string, events?: readonly RolloutEvent[]): Promise<boolean>;
+  abstract save(
+    stored: StoredRollout,
+    driverId: string,
+    events?: readonly RolloutEvent[],
+    previous?: StoredRollout,
+  ): Promise<boolean>;
   /** The rollout's history events, oldest first (appended by `create` and `save` with what they saved). */
   abstract history(rolloutId: string): Promise<RolloutEvent[]>;
   /** Gives the lease back (only the holder's). */

@@ -121,6 +121,47 @@ export function describeRolloutContract(name: string, open: () => Promise<Rollou
       expect(await rollouts.lease(randomUUID(), one, clock, clock + 1)).toBeNull();
     });
 
+    it('gives a rollout to exactly one of many drivers asking for its lease at once', async () => {
+      const stored = storedRollout([randomUUID()]);
+      await rollouts.create(stored);
+      const drivers = Array.from({ length: 8 }, () => randomUUID());
+      const leases = await Promise.all(
+        drivers.map((driver) => rollouts.lease(stored.rollout.rolloutId, driver, clock, clock + 5_000)),
+      );
+      const holders = drivers.filter((_, index) => leases[index] !== null);
+      expect(holders).toHaveLength(1);
+      const saved = await Promise.all(drivers.map((driver) => rollouts.save(stored, driver)));
+      expect(drivers.filter((_, index) => saved[index])).toEqual(holders);
+    });
+
+    it('saves a step given the rollout before it: the changed instances and tracking, the others as they were', async () => {
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      const stored = storedRollout(ids);
+      await rollouts.create(stored);
+      const driver = randomUUID();
+      const leased = (await rollouts.lease(stored.rollout.rolloutId, driver, clock, clock + 5_000))!;
+      const ordered: StoredRollout = {
+        rollout: {
+          ...leased.rollout,
+          instances: leased.rollout.instances.map((item) =>
+            item.instanceId === ids[0] ? { ...item, state: 'ORDERED' } : item,
+          ),
+        },
+        tracking: { [ids[0]!]: { baselineOperationId: null, operationId: null } },
+      };
+      expect(await rollouts.save(ordered, driver, [], leased)).toBe(true);
+      expect(await rollouts.find(stored.rollout.rolloutId)).toEqual(ordered);
+      const started: StoredRollout = {
+        ...ordered,
+        tracking: { [ids[0]!]: { baselineOperationId: null, operationId: randomUUID() } },
+      };
+      expect(await rollouts.save(started, driver, [], ordered)).toBe(true);
+      expect(await rollouts.find(stored.rollout.rolloutId)).toEqual(started);
+      expect((await rollouts.list(1000)).find((item) => item.rolloutId === stored.rollout.rolloutId)).toEqual(
+        started.rollout,
+      );
+    });
+
     it('reads the latest operation of each instance and operations by id', async () => {
       const [a, b, none] = [randomUUID(), randomUUID(), randomUUID()];
       const older = operationOf(a, { state: 'COMPLETED', startedAt: T0, finishedAt: T0 + 1 });
