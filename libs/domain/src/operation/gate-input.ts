@@ -78,8 +78,10 @@ export function applyGatedAck(
   const operation = operationOfAck(input.answered, running);
   const gates = healthGatesOf(context.templates);
   const ack = input.ack;
+  // A plan answers for every element at once: it shows the gates (plan/order-plan.ts), it does not wait on them.
   if (
     gates.size === 0 ||
+    context.planning === true ||
     operation?.targetKind !== 'INSTANCE' ||
     operation.state !== 'RUNNING' ||
     operation.order !== 'DEPLOY' ||
