@@ -125,6 +125,17 @@ describe('health gates over Kafka (runtime + simulator processes)', () => {
     expect(held.elements[db]?.deployState).toBe('DEPLOYING');
     expect(sentTo(await historyOf(compositionId, instanceId), web)).toEqual([]);
     expect(held.stateChangeResult).toBe('NO_ERROR');
+    // The graph shows the gate and why it waits.
+    const graph = await api()
+      .get(`${API}/compositions/${compositionId}/instances/${instanceId}/graph?format=json`)
+      .expect(200);
+    expect((graph.body as { nodes: Array<Record<string, unknown>> }).nodes).toContainEqual(
+      expect.objectContaining({
+        id: db,
+        gate: 'ready == true',
+        gateState: `waiting for ${DB}: condition ready == true (observed ready=null)`,
+      }),
+    );
 
     await sim()
       .put(`${SIM_API}/datas`)
