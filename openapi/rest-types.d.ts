@@ -2473,6 +2473,16 @@ export interface components {
              * @description Instance graphs with depth > 0 only: the nested-composition element whose child instance holds this element
              */
             readonly nestedIn?: string;
+            /**
+             * @description Beyond ONAP: the health condition of a gated element (metadata.health_condition)
+             * @example ready == true
+             */
+            readonly gate?: string;
+            /**
+             * @description Instance graphs only, while the element’s health gate waits: the waiting reason
+             * @example waiting for Api: condition ready == true (observed ready=false)
+             */
+            readonly gateState?: string;
         };
         readonly GraphEdge: {
             readonly from: string;
