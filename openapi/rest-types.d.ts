@@ -2285,6 +2285,132 @@ export interface components {
              */
             readonly at: string;
         };
+        readonly GateStartedDetail: {
+            /** Format: uuid */
+            readonly elementId: string;
+            /** @description The health condition (metadata.health_condition) */
+            readonly condition: string;
+            /** @description How long the condition must hold, in ms */
+            readonly bakeMs: number;
+            /** @description How long the gate may wait, in ms */
+            readonly deadlineMs: number | null;
+            /** @description What the condition read when the element answered DEPLOYED */
+            readonly observed: string;
+        };
+        readonly GateStartedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "GATE_STARTED";
+            readonly detail: components["schemas"]["GateStartedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly GateObservedDetail: {
+            /** Format: uuid */
+            readonly elementId: string;
+            readonly holds: boolean;
+            /** @description What the condition read (`ready=false, replicas=2`) */
+            readonly observed: string;
+            /** @description The waiting reason: `waiting for X: condition Y (observed Z)` */
+            readonly reason: string;
+        };
+        readonly GateObservedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "GATE_OBSERVED";
+            readonly detail: components["schemas"]["GateObservedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly GatePassedDetail: {
+            /** Format: uuid */
+            readonly elementId: string;
+            readonly observed: string;
+            /** @description From the DEPLOYED answer to the pass, in ms */
+            readonly waitedMs: number;
+        };
+        readonly GatePassedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "GATE_PASSED";
+            readonly detail: components["schemas"]["GatePassedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly GateFailedDetail: {
+            /** Format: uuid */
+            readonly elementId: string;
+            readonly observed: string;
+            readonly reason: string;
+        };
+        readonly GateFailedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "GATE_FAILED";
+            readonly detail: components["schemas"]["GateFailedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
         readonly OperationView: {
             /** Format: uuid */
             readonly operationId: string;
@@ -2323,7 +2449,7 @@ export interface components {
         readonly HistoryView: {
             readonly operations: readonly components["schemas"]["OperationView"][];
             /** @description One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; each names who caused it (actor); sensitive values in a detail are masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"])[];
         };
         readonly GraphNode: {
             readonly id: string;
@@ -2347,6 +2473,16 @@ export interface components {
              * @description Instance graphs with depth > 0 only: the nested-composition element whose child instance holds this element
              */
             readonly nestedIn?: string;
+            /**
+             * @description Beyond ONAP: the health condition of a gated element (metadata.health_condition)
+             * @example ready == true
+             */
+            readonly gate?: string;
+            /**
+             * @description Instance graphs only, while the element’s health gate waits: the waiting reason
+             * @example waiting for Api: condition ready == true (observed ready=false)
+             */
+            readonly gateState?: string;
         };
         readonly GraphEdge: {
             readonly from: string;
@@ -2482,7 +2618,7 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"])[];
         };
         readonly RolloutUpdateDto: {
             /**
@@ -2706,7 +2842,7 @@ export interface components {
         };
         readonly SubscriptionFilterDto: {
             /** @description History event kinds to receive (none: every kind) */
-            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED")[];
+            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED")[];
             /**
              * Format: uuid
              * @description Only this definition's events and its instances' events

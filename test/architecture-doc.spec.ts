@@ -40,6 +40,7 @@ const EFFECTS = {
   COUNT_FINISHED: true,
   COUNT_CONTROL: true,
   COUNT_SIGNAL: true,
+  REQUEST_STATUS: true,
   IGNORE: true,
 } satisfies Record<OperationEffect['kind'], true>;
 

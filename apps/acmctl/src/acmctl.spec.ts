@@ -145,6 +145,30 @@ describe('progress of an operation', () => {
     ]);
   });
 
+  it('shows an element that answered DEPLOYED as running until its health gate passes, with what the gate observed', () => {
+    const events = [
+      event('ORDERED', { order: 'DEPLOY' }, '00.000'),
+      event('PHASE_STARTED', { phase: 0, elementIds: [A] }, '00.000'),
+      event('GATE_STARTED', { elementId: A, condition: 'ready == true', observed: 'ready=null' }, '00.100'),
+      event('ELEMENT_RESULT', { elementId: A, deployState: 'DEPLOYING', lockState: 'NONE', result: true }, '00.100'),
+    ];
+    const firstOf = (progress: ReturnType<typeof foldProgress>) => progress.phases[0]!.elements[0]!;
+    expect(firstOf(foldProgress(NODES, events))).toMatchObject({
+      state: 'running',
+      waitingFor: 'its health gate: condition ready == true (observed ready=null)',
+    });
+    const observed = [...events, event('GATE_OBSERVED', { elementId: A, observed: 'ready=false' }, '01.000')];
+    expect(firstOf(foldProgress(NODES, observed)).waitingFor).toBe(
+      'its health gate: condition ready == true (observed ready=false)',
+    );
+    const passed = [
+      ...observed,
+      event('GATE_PASSED', { elementId: A, observed: 'ready=true', waitedMs: 3000 }, '03.000'),
+      event('ELEMENT_RESULT', { elementId: A, deployState: 'DEPLOYED', lockState: 'LOCKED', result: true }, '03.000'),
+    ];
+    expect(firstOf(foldProgress(NODES, passed))).toMatchObject({ state: 'DEPLOYED/LOCKED', waitingFor: null });
+  });
+
   it('says what each queued element waits for: its phase, a dependency, or a slot or gate', () => {
     const D = '00000000-0000-4000-8000-00000000000d';
     const E = '00000000-0000-4000-8000-00000000000e';

@@ -80,7 +80,8 @@ export interface ElementProgress {
   readonly failed: boolean;
   /**
    * What a pending element of a running operation is queued behind: its phase to open, the elements it depends on to
-   * finish, or else a free parallel slot or a gate of the runtime; null once dispatched or when the operation ended.
+   * finish, or else a free parallel slot or a gate of the runtime; for an element that answered DEPLOYED, its health
+   * gate (condition and what it observed); null once dispatched or when the operation ended.
    */
   readonly waitingFor: string | null;
 }
@@ -138,6 +139,8 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
   const phaseStart = new Map<number, number>();
   const phaseEnd = new Map<number, number>();
   const phaseOf = new Map(nodes.map((node) => [node.id, node.startPhase]));
+  // Elements that answered DEPLOYED and wait for their health gate: the condition and what it last observed.
+  const gates = new Map<string, { condition: string; observed: string }>();
   let ended = false;
   for (const event of events) {
     if (event.event === 'PHASE_STARTED') {
@@ -157,11 +160,24 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
       for (const id of event.detail.elementIds) {
         states.set(id, { state: 'running', failed: false });
       }
+    } else if (event.event === 'GATE_STARTED') {
+      const { elementId, condition, observed } = event.detail;
+      gates.set(elementId, { condition, observed });
+      states.set(elementId, { state: 'running', failed: false });
+    } else if (event.event === 'GATE_OBSERVED') {
+      const gate = gates.get(event.detail.elementId);
+      if (gate) {
+        gate.observed = event.detail.observed;
+      }
+    } else if (event.event === 'GATE_PASSED' || event.event === 'GATE_FAILED') {
+      gates.delete(event.detail.elementId);
     } else if (event.event === 'PHASE_COMPLETED') {
       phaseEnd.set(Number(event.detail.phase), timeOf(event.at));
     } else if (event.event === 'ELEMENT_RESULT') {
       const { elementId, deployState, lockState, result } = event.detail;
-      states.set(elementId, { state: `${deployState}/${lockState}`, failed: !result });
+      // A gated element's DEPLOYED answer is recorded as still deploying: it runs until its gate passes.
+      const gated = gates.has(elementId) && result;
+      states.set(elementId, { state: gated ? 'running' : `${deployState}/${lockState}`, failed: !result });
     } else if (OPERATION_ENDS.has(event.event)) {
       ended = true;
     }
@@ -171,6 +187,10 @@ export function foldProgress(nodes: readonly GraphNode[], events: readonly Histo
   // The phase opened last: an undeploy opens its phases from the highest down.
   const openPhase = [...phaseStart.keys()].at(-1);
   const queuedBehind = (id: string, phase: number): string | null => {
+    const gate = gates.get(id);
+    if (!ended && gate) {
+      return `its health gate: condition ${gate.condition} (observed ${gate.observed || 'no report yet'})`;
+    }
     if (ended || states.has(id)) {
       return null;
     }

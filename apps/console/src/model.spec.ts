@@ -111,6 +111,25 @@ describe('the console model', () => {
     expect(Object.fromEntries(queued)).toEqual({ d: 'phase 2 to open (after phase 1)', e: 'C to finish' });
   });
 
+  it('keeps an element whose health gate waits running, with the gate’s waiting reason', () => {
+    const reason = 'waiting for A: condition ready == true (observed ready=false)';
+    const graph: Graph = {
+      nodes: [{ id: 'a', name: 'A', startPhase: 0, state: 'DEPLOYING/NONE', gateState: reason }],
+      edges: [],
+    };
+    const [deploy] = operations([
+      event('ORDERED', { order: 'DEPLOY' }, '00.000'),
+      event('PHASE_STARTED', { phase: 0, elementIds: ['a'] }, '00.000'),
+      event('GATE_STARTED', { elementId: 'a', condition: 'ready == true' }, '00.100'),
+      event('ELEMENT_RESULT', { phase: 0, elementId: 'a', result: true, deployState: 'DEPLOYING' }, '00.100'),
+    ]);
+
+    expect(deploy?.running).toEqual(['a']);
+    expect(Object.fromEntries(queuedElements(graph, deploy!))).toEqual({
+      a: 'A: condition ready == true (observed ready=false)',
+    });
+  });
+
   it('marks nothing as waiting once the operation has ended', () => {
     const [deploy] = operations([...RUNNING, event('COMPLETED', {}, '02.000')]);
 

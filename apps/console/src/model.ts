@@ -13,6 +13,8 @@ export interface GraphNode {
   readonly state?: string;
   /** An instance's nested-composition element: its child instance, once it has one. */
   readonly nestedInstanceId?: string;
+  /** While the element's health gate waits: the waiting reason (`waiting for X: condition Y (observed Z)`). */
+  readonly gateState?: string;
 }
 
 export interface GraphEdge {
@@ -112,6 +114,8 @@ function operationView(operationId: string, events: readonly EventLike[]): Opera
   const pending = new Set<string>();
   const dispatched = new Set<string>();
   const answered = new Set<string>();
+  // Elements that answered DEPLOYED and wait for their health gate: still running until it passes or fails.
+  const gated = new Set<string>();
   let message: string | null = null;
   for (const event of events) {
     switch (event.event) {
@@ -130,9 +134,18 @@ function operationView(operationId: string, events: readonly EventLike[]): Opera
       case 'PHASE_COMPLETED':
         phaseEnds.set(Number(event.detail.phase), event.at);
         break;
+      case 'GATE_STARTED':
+        gated.add(event.detail.elementId);
+        break;
+      case 'GATE_PASSED':
+      case 'GATE_FAILED':
+        gated.delete(event.detail.elementId);
+        break;
       case 'ELEMENT_RESULT':
         answered.add(event.detail.elementId);
-        pending.delete(event.detail.elementId);
+        if (!(gated.has(event.detail.elementId) && event.detail.result)) {
+          pending.delete(event.detail.elementId);
+        }
         if (!event.detail.result && event.detail.message !== null) {
           message = event.detail.message;
         }
@@ -187,6 +200,11 @@ export function queuedElements(graph: Graph, operation: OperationView): Map<stri
   const started = new Set(operation.phases.map((phase) => phase.phase));
   const openPhase = operation.phases.at(-1)?.phase;
   for (const node of graph.nodes) {
+    if (running.has(node.id) && node.gateState !== undefined) {
+      // Answered DEPLOYED, not yet healthy: the reason already names the element.
+      queued.set(node.id, node.gateState.replace(/^waiting for /, ''));
+      continue;
+    }
     if (dispatched.has(node.id)) {
       continue;
     }

@@ -1,6 +1,7 @@
 import type {
   Actor,
   EventRepository,
+  GateState,
   HistoryEventBody,
   MessageAnswer,
   MessageRecord,
@@ -39,18 +40,19 @@ export interface OperationRow {
   in_flight: number;
   slot_wait: string | null;
   due_at: Date | null;
+  gates: Record<string, GateState> | null;
 }
 
 export const OPERATION_COLUMNS =
   'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at, ' +
-  'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait, due_at';
+  'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait, due_at, gates';
 
 /** The columns of an operation row as `jsonb_to_recordset` reads them. */
 export const OPERATION_RECORD =
   'operation_id uuid, target_kind text, target_id uuid, order_name text, state text, timed_out boolean, ' +
   'phase integer, started_at timestamptz, deadline_at timestamptz, finished_at timestamptz, ' +
   'progress_at timestamptz, resent integer, paused_at timestamptz, paused_ms bigint, retried integer, ' +
-  'retry_at timestamptz, in_flight integer, slot_wait text, due_at timestamptz';
+  'retry_at timestamptz, in_flight integer, slot_wait text, due_at timestamptz, gates jsonb';
 
 function isoOrNull(epochMs: number | null): string | null {
   return epochMs === null ? null : new Date(epochMs).toISOString();
@@ -79,6 +81,7 @@ export function operationRecordOf(operation: Operation): Record<string, unknown>
     in_flight: control.inFlight,
     slot_wait: control.slotWait,
     due_at: isoOrNull(control.dueAt),
+    gates: gatesValue(control.gates),
   };
 }
 
@@ -108,8 +111,21 @@ export function operationOf(row: OperationRow): Operation {
       inFlight: row.in_flight,
       slotWait: slotWaitOf(row.slot_wait),
       dueAt: epochOrNull(row.due_at),
+      ...(row.gates !== null && Object.keys(row.gates).length > 0 ? { gates: row.gates } : {}),
     },
   });
+}
+
+function gatesJson(gates: Readonly<Record<string, GateState>> | undefined): string | null {
+  const value = gatesValue(gates);
+  return value === null ? null : JSON.stringify(value);
+}
+
+/** The gates column: NULL when no gate waits, so operations without gates write what they always wrote. */
+function gatesValue(
+  gates: Readonly<Record<string, GateState>> | undefined,
+): Readonly<Record<string, GateState>> | null {
+  return gates !== undefined && Object.keys(gates).length > 0 ? gates : null;
 }
 
 const SLOT_WAITS: ReadonlySet<string> = new Set<SlotWait>(['FIRST_PHASE', 'PHASE', 'ELEMENTS']);
@@ -137,6 +153,7 @@ function controlValues(operation: Operation): unknown[] {
     control.inFlight,
     control.slotWait,
     dateOrNull(control.dueAt),
+    gatesJson(control.gates),
   ];
 }
 
@@ -146,7 +163,7 @@ export class SqlOperationRepository implements OperationRepository {
   async insert(operation: Operation): Promise<void> {
     await this.manager.query(
       `INSERT INTO acm_operation (${OPERATION_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20::jsonb)`,
       [
         operation.operationId,
         operation.targetKind,
@@ -167,7 +184,7 @@ export class SqlOperationRepository implements OperationRepository {
     await this.manager.query(
       `UPDATE acm_operation SET state = $2, timed_out = $3, phase = $4, deadline_at = $5, finished_at = $6,
          progress_at = $7, resent = $8, paused_at = $9, paused_ms = $10, retried = $11, retry_at = $12,
-         in_flight = $13, slot_wait = $14, due_at = $15
+         in_flight = $13, slot_wait = $14, due_at = $15, gates = $16::jsonb
        WHERE operation_id = $1`,
       [
         operation.operationId,
@@ -217,7 +234,7 @@ export class SqlOperationRepository implements OperationRepository {
         `UPDATE acm_operation AS o SET state = x.state, timed_out = x.timed_out, phase = x.phase,
            deadline_at = x.deadline_at, finished_at = x.finished_at, progress_at = x.progress_at, resent = x.resent,
            paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at,
-           in_flight = x.in_flight, slot_wait = x.slot_wait, due_at = x.due_at
+           in_flight = x.in_flight, slot_wait = x.slot_wait, due_at = x.due_at, gates = x.gates
          FROM jsonb_to_recordset($1::jsonb) AS x(${OPERATION_RECORD})
          WHERE o.operation_id = x.operation_id`,
         [JSON.stringify(updated.map(operationRecordOf))],

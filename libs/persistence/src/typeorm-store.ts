@@ -148,7 +148,7 @@ const SAVE_ALL = preparedStatement(
        UPDATE acm_operation AS o SET state = x.state, timed_out = x.timed_out, phase = x.phase,
          deadline_at = x.deadline_at, finished_at = x.finished_at, progress_at = x.progress_at, resent = x.resent,
          paused_at = x.paused_at, paused_ms = x.paused_ms, retried = x.retried, retry_at = x.retry_at,
-         in_flight = x.in_flight, slot_wait = x.slot_wait, due_at = x.due_at
+         in_flight = x.in_flight, slot_wait = x.slot_wait, due_at = x.due_at, gates = x.gates
        FROM jsonb_to_recordset($4::jsonb) AS x(${OPERATION_RECORD})
        WHERE o.operation_id = x.operation_id AND (SELECT ok FROM ok)
        RETURNING o.operation_id

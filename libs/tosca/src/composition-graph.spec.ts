@@ -42,6 +42,22 @@ describe(compositionGraph.name, () => {
     ]);
   });
 
+  it('names the health condition of a gated element, and an instance’s waiting gate', () => {
+    const info = infoOf('sim-dependencies.yaml');
+    const [first, ...others] = info.elements;
+    const gated: CompositionTemplateInfo = {
+      ...info,
+      elements: [{ ...first!, gateMetadata: { health_condition: 'ready == true', health_bake: 5 } }, ...others],
+    };
+    const nodes = compositionGraph(gated).nodes;
+    expect(nodes.map((node) => node.gate ?? null)).toEqual(['ready == true', ...nodes.slice(1).map(() => null)]);
+    const waiting = 'waiting for Database: condition ready == true (observed ready=false)';
+    const instanceNodes = compositionGraph(gated, [
+      { id: 'e-1', name: first!.name, state: 'DEPLOYING/NONE', gateState: waiting },
+    ]).nodes;
+    expect(instanceNodes).toEqual([expect.objectContaining({ id: 'e-1', gate: 'ready == true', gateState: waiting })]);
+  });
+
   it('takes an instance’s elements as nodes, by id, with their state', () => {
     const graph = compositionGraph(infoOf('sim-dependencies.yaml'), [
       { id: 'e1', name: 'acm.example.deps.Database', state: 'DEPLOYED/LOCKED' },

@@ -1,4 +1,4 @@
-import type { CompositionTemplateInfo } from './service-template';
+import type { CompositionTemplateInfo, ElementDefinitionInfo } from './service-template';
 
 /** One element of a composition graph: a node template, or an instance element with its live state. */
 export interface GraphNode {
@@ -17,6 +17,10 @@ export interface GraphNode {
    * element belongs to (its name is then prefixed with that element's name and a `/`).
    */
   readonly nestedIn?: string;
+  /** The element's health condition (`metadata.health_condition`), when it has a gate. */
+  readonly gate?: string;
+  /** Instance graphs only, while the element's gate waits: the waiting reason (what it observed). */
+  readonly gateState?: string;
 }
 
 /** `from` must be done before `to` starts (deploy direction); `to` lists `from` in its `dependsOn`. */
@@ -65,6 +69,14 @@ export interface GraphInstanceElement {
   readonly name: string;
   readonly state: string;
   readonly nestedInstanceId?: string;
+  /** While its health gate waits: the waiting reason. */
+  readonly gateState?: string;
+}
+
+/** The health condition a node template's metadata gives its element, when it gives a string one. */
+function gateOf(element: ElementDefinitionInfo | undefined): { gate?: string } {
+  const condition = element?.gateMetadata?.['health_condition'];
+  return typeof condition === 'string' ? { gate: condition } : {};
 }
 
 /**
@@ -87,6 +99,7 @@ export function compositionGraph(
           version: element.version,
           type: element.type,
           startPhase: element.startPhase,
+          ...gateOf(element),
         }))
       : instanceElements.map((element) => {
           const template = templates.get(element.name);
@@ -98,6 +111,8 @@ export function compositionGraph(
             startPhase: template?.startPhase ?? 0,
             state: element.state,
             ...(element.nestedInstanceId === undefined ? {} : { nestedInstanceId: element.nestedInstanceId }),
+            ...gateOf(template),
+            ...(element.gateState === undefined ? {} : { gateState: element.gateState }),
           };
         });
   const idsByName = new Map<string, string[]>();

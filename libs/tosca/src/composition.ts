@@ -267,12 +267,29 @@ export function readElements(
       properties: properties.value,
       dependsOn: [...new Set(dependencies.map((dependency) => dependency.name))],
       ...replaceFields(types.nodeTypes, entry.type?.name ?? ''),
+      ...healthGateMetadata(entry.definition),
       ...(group.value === undefined ? {} : { group: withUnique(group.value, types.nodeTypes, entry.type?.name ?? '') }),
     };
     return info;
   });
   problems.push(...checkDependencies(infos, declared));
   return { value: infos, problems };
+}
+
+/** The keys of a node template's metadata that give its element a health gate (read by the runtime's domain). */
+const HEALTH_GATE_KEYS = ['health_condition', 'health_bake', 'health_deadline'] as const;
+
+/** The node template's health-gate metadata, as written, when it sets any: the runtime checks and reads it. */
+function healthGateMetadata(definition: Record<string, unknown>): Pick<ElementDefinitionInfo, 'gateMetadata'> {
+  const metadata = definition['metadata'];
+  if (!isMapping(metadata) || !HEALTH_GATE_KEYS.some((key) => metadata[key] !== undefined)) {
+    return {};
+  }
+  return {
+    gateMetadata: Object.fromEntries(
+      HEALTH_GATE_KEYS.filter((key) => metadata[key] !== undefined).map((key) => [key, metadata[key]]),
+    ),
+  };
 }
 
 /** The replace rules of an element's node type, as optional fields: a type that sets none adds nothing. */

@@ -145,6 +145,11 @@ export interface ElementDefinitionInfo {
   createBeforeDestroy?: true;
   /** The node template has a `count` (TOSCA 2.0): an instance holds that many members of it (see group-rules.ts). */
   group?: GroupDefinition;
+  /**
+   * The node template's `metadata.health_condition`, `health_bake` and `health_deadline`, as written, when it sets
+   * any: its element's health gate (ACM-runtime extension, not in ONAP; the runtime checks and reads it).
+   */
+  gateMetadata?: Record<string, unknown>;
 }
 
 /** The parts of a valid definition that drive commissioning, priming and instance validation. */

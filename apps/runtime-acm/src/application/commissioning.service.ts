@@ -20,6 +20,7 @@ import {
   assertNestedPrimed,
   assertNesting,
   assertParticipantsOnline,
+  assertHealthGates,
   assertWaitConditionSettings,
   assignParticipants,
   elementStatesForOrder,
@@ -92,6 +93,7 @@ export class CommissioningService {
     const info = this.templates.read(body);
     assertControlSettings(info.metadata, 'metadata');
     assertWaitConditionSettings(info.elements.filter(isWaitConditionTemplate));
+    assertHealthGates(info.elements.map((element) => ({ name: element.name, metadata: element.gateMetadata ?? {} })));
     const template = body as ServiceTemplate;
     const existingId = compositionIdOf(template);
     const compositionId = existingId?.toLowerCase() ?? this.ids.uuid();

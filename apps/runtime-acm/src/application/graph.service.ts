@@ -1,5 +1,5 @@
 import type { AutomationComposition, CompositionDefinition, ReadModel } from '@acm/domain';
-import { DomainError, ReadModels, storedNestedStateOf } from '@acm/domain';
+import { DomainError, ReadModels, gateWaitingReason, healthGateOf, storedNestedStateOf } from '@acm/domain';
 import type { CompositionGraph, GraphFormat } from '@acm/tosca';
 import { compositionGraph, toDot, toMermaid, withNestedGraph } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
@@ -63,16 +63,26 @@ export class GraphService {
     depth: number,
   ): Promise<CompositionGraph> {
     const definition = await this.definition(store, instance.compositionId);
+    const info = this.templates.readDefinition(definition);
+    const running = await store.operations.findRunning(instance.instanceId);
+    const gates = running?.targetKind === 'INSTANCE' ? (running.control.gates ?? {}) : {};
     const elements = Object.values(instance.elements).map((element) => {
       const child = storedNestedStateOf(element.outProperties)?.childInstanceId ?? null;
+      const gate = gates[element.id];
+      const rules = healthGateOf(
+        info.elements.find((template) => template.name === element.definition.name)?.gateMetadata ?? {},
+      ).gate;
       return {
         id: element.id,
         name: element.definition.name,
         state: `${element.deployState}/${element.lockState}`,
         ...(child === null ? {} : { nestedInstanceId: child }),
+        ...(gate === undefined || rules === undefined
+          ? {}
+          : { gateState: gateWaitingReason(element.definition.name, rules, gate) }),
       };
     });
-    let graph = compositionGraph(this.templates.readDefinition(definition), elements);
+    let graph = compositionGraph(info, elements);
     if (depth > 0) {
       for (const element of elements) {
         // A child deleted since (the parent's DELETE removes it) has nothing left to show.

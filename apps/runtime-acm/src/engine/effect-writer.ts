@@ -264,6 +264,20 @@ export class EffectWriter {
         case 'COUNT_SIGNAL':
           this.metrics.signals.inc({ status: effect.status, effect: effect.effect.toLowerCase() });
           break;
+        case 'REQUEST_STATUS':
+          outbox.push(
+            toOutbox(
+              {
+                messageType: 'PARTICIPANT_STATUS_REQ',
+                messageId: this.ids.uuid(),
+                timestamp: new Date(now).toISOString(),
+                participantId: effect.participantId,
+                participantIdList: [effect.participantId],
+              },
+              this.topics,
+            ),
+          );
+          break;
         case 'IGNORE':
           this.ignored([effect]);
           break;

@@ -7,3 +7,4 @@ export * from './supersede';
 export * from './wait-condition';
 export * from './control-settings';
 export * from './nested-composition';
+export * from './health-gate';

@@ -138,6 +138,25 @@ export type HistoryEventDetails = {
     readonly elementIds: readonly string[];
     readonly silentForMs: number;
   };
+  /** An element answered DEPLOYED and has a health gate: it is deployed, not yet healthy, until the gate holds. */
+  readonly GATE_STARTED: {
+    readonly elementId: string;
+    readonly condition: string;
+    readonly bakeMs: number;
+    readonly deadlineMs: number | null;
+    readonly observed: string;
+  };
+  /** What a waiting gate's condition read changed: `reason` is the waiting reason the instance shows. */
+  readonly GATE_OBSERVED: {
+    readonly elementId: string;
+    readonly holds: boolean;
+    readonly observed: string;
+    readonly reason: string;
+  };
+  /** The gate held for its bake time: the element is done, its dependants and the next phase may go. */
+  readonly GATE_PASSED: { readonly elementId: string; readonly observed: string; readonly waitedMs: number };
+  /** The gate missed its deadline: the element fails under the operation's failure and retry rules. */
+  readonly GATE_FAILED: { readonly elementId: string; readonly observed: string; readonly reason: string };
   readonly WAIT_STARTED: { readonly elementId: string; readonly count: number; readonly timeoutMs: number | null };
   readonly WAIT_TIMED_OUT: {
     readonly elementId: string;
@@ -247,6 +266,10 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   CHILD_ORDERED: true,
   CHILD_ENDED: true,
   PARENT_ORDERED: true,
+  GATE_STARTED: true,
+  GATE_OBSERVED: true,
+  GATE_PASSED: true,
+  GATE_FAILED: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

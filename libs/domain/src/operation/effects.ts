@@ -126,6 +126,12 @@ export interface CountSignalEffect {
   readonly effect: 'COUNTED' | 'COMPLETED' | 'FAILED' | 'DUPLICATE';
 }
 
+/** A health gate waits: ask the participant for a fresh report (ONAP's PARTICIPANT_STATUS_REQ, on the sync topic). */
+export interface RequestStatusEffect {
+  readonly kind: 'REQUEST_STATUS';
+  readonly participantId: string;
+}
+
 /** What a step of an operation asks the world to do; the engine's shell turns each into rows and metrics. */
 export type OperationEffect =
   | SendPhaseEffect
@@ -137,6 +143,7 @@ export type OperationEffect =
   | CountFinishedEffect
   | CountControlEffect
   | CountSignalEffect
+  | RequestStatusEffect
   | IgnoreEffect;
 
 export function recordEvent<K extends HistoryEventKind>(

@@ -19,6 +19,8 @@ export interface ElementTemplate {
   readonly createBeforeDestroy?: boolean;
   /** The node template has a count (TOSCA 2.0): an instance holds that many members of it (instance/groups.ts). */
   readonly group?: GroupRules;
+  /** Its health-gate metadata (`health_condition`, `health_bake`, `health_deadline`), as written; absent: no gate. */
+  readonly gateMetadata?: Readonly<Record<string, unknown>>;
 }
 
 /** What one call of a group's scaling webhook does to its count (Heat's ScalingPolicy words). */

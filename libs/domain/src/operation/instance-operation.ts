@@ -11,7 +11,7 @@ import type {
   UnrefusableInput,
 } from './instance-types';
 import { decideOrder } from './order-input';
-import { applyInstanceAck } from './ack-input';
+import { applyGatedAck } from './gate-input';
 import { supervise, tick } from './supervision-input';
 import { cancel, pause, resume } from './control-input';
 import { settleWaitConditions, signalWait } from './wait-condition-input';
@@ -57,7 +57,7 @@ type InputDecider<K extends InstanceInputKind> = (
 /** The module that decides each input kind; the type makes a new kind fail to compile until it is named here. */
 export const INSTANCE_INPUTS: { readonly [K in InstanceInputKind]: InputDecider<K> } = {
   ORDER: decideOrder, // order-input.ts
-  ACK: applyInstanceAck, // ack-input.ts
+  ACK: applyGatedAck, // gate-input.ts, then ack-input.ts
   TICK: tick, // supervision-input.ts
   SUPERVISE: supervise, // supervision-input.ts
   CANCEL: cancel, // control-input.ts

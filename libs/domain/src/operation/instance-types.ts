@@ -148,6 +148,8 @@ export interface InstanceStepContext {
    * they read as known after deploy), so no element fails for them.
    */
   readonly planning?: boolean;
+  /** How often a waiting health gate is evaluated and its participant asked for a fresh report; absent: 1 s. */
+  readonly gatePollMs?: number;
 }
 
 /** The settings of the control of running work for one operation, resolved by the shell from configuration. */

@@ -60,6 +60,7 @@ export function instanceDueAt(
   if (due !== null && due.resendAt !== null) {
     dues.push(due.resendAt);
   }
+  dues.push(...(due?.gates ?? []));
   for (const report of due?.reports ?? []) {
     // Reports that fell due by `reportedUpTo` were made: the next one falls due after the next progress.
     if (reportedUpTo === null || report.at > reportedUpTo) {

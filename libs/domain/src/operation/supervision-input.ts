@@ -13,6 +13,7 @@ import { isWatched, timeOutOperation } from './timeout';
 import type { InputOf, InstanceStep, InstanceStepContext } from './instance-types';
 import { countControl, inFlightOf, sendPhase, stepWith, syncOwn, unchanged } from './step-parts';
 import { timeOutWaits } from './wait-condition-input';
+import { gateDueTimes, gatedElementIds, superviseGates } from './gate-input';
 
 /** TICK: the timeout rule. An overdue operation is flagged; an instance without another error shows TIMEOUT. */
 export function tick(
@@ -63,10 +64,12 @@ export interface SupervisionDue {
   readonly resendAt: number | null;
   /** Elements in transition with a no-progress timeout, and when their report falls due. */
   readonly reports: ReadonlyArray<{ readonly elementId: string; readonly at: number }>;
+  /** When each waiting health gate is next evaluated (its bake's end, its deadline, its next fresh report). */
+  readonly gates: readonly number[];
 }
 
 /** What supervision reads besides the state: which elements a participant runs, and the control settings. */
-export type SupervisionContext = Pick<InstanceStepContext, 'templates' | 'control'>;
+export type SupervisionContext = Pick<InstanceStepContext, 'templates' | 'control' | 'gatePollMs'>;
 
 /**
  * The one rule of supervision's due times: `needsSupervision` (is anything due now?) and `instanceDueAt` (when is
@@ -93,17 +96,24 @@ export function supervisionDueOf(
     return null;
   }
   if (running.control.retryAt !== null) {
-    return { retryAt: running.control.retryAt, resendAt: null, reports: [] };
+    return { retryAt: running.control.retryAt, resendAt: null, reports: [], gates: [] };
   }
   const silence = silenceOf(running, target.lastMsg);
   const runByParticipant = runByParticipantIn(context.templates);
+  // An element whose health gate waits has answered: it is neither resent nor reported stuck.
+  const gated = gatedElementIds(running);
   const reports = Object.values(target.elements).flatMap((element) => {
     const timeoutMs = noProgressTimeoutOf(element.properties, settings.noProgressTimeoutMs);
-    return isElementTransitional(element) && runByParticipant(element) && timeoutMs !== null
+    return isElementTransitional(element) && runByParticipant(element) && !gated.has(element.id) && timeoutMs !== null
       ? [{ elementId: element.id, at: silence.lastProgressAt + timeoutMs }]
       : [];
   });
-  return { retryAt: null, resendAt: nextResendAt(settings.resend, silence), reports };
+  return {
+    retryAt: null,
+    resendAt: nextResendAt(settings.resend, silence),
+    reports,
+    gates: gateDueTimes(target, running, context),
+  };
 }
 
 /**
@@ -119,7 +129,9 @@ export function needsSupervision(
   const due = running === null ? null : supervisionDueOf(target, running, context);
   return (
     due !== null &&
-    [due.retryAt, due.resendAt, ...due.reports.map((report) => report.at)].some((at) => at !== null && at <= now)
+    [due.retryAt, due.resendAt, ...due.reports.map((report) => report.at), ...due.gates].some(
+      (at) => at !== null && at <= now,
+    )
   );
 }
 
@@ -163,8 +175,16 @@ export function supervise(
     }
     return stepWith(target, moved, effects);
   }
-  const effects: OperationEffect[] = [];
-  let operation = running;
+  // The waiting health gates first: a gate that passed or failed answers for its element through the ACK rules.
+  const gateStep = superviseGates(target, running, now, context);
+  if (gateStep !== null && (gateStep.target !== target || gateStep.operation?.state !== 'RUNNING')) {
+    return gateStep;
+  }
+  const gatedNow = gateStep?.operation ?? running;
+  const afterGates = gateStep?.effects ?? [];
+  const gated = gatedElementIds(gatedNow);
+  const effects: OperationEffect[] = [...afterGates];
+  let operation = gatedNow;
   const silence = silenceOf(running, target.lastMsg);
   const lastProgressAt = silence.lastProgressAt;
   const decision = decideResend(settings.resend, silence, now);
@@ -173,7 +193,7 @@ export function supervise(
   if (decision.kind === 'RESEND') {
     const unfinished = new Set(
       elementsInPhase(target.elements, phase, startPhaseOf)
-        .filter(runByParticipant)
+        .filter((element) => runByParticipant(element) && !gated.has(element.id))
         .map((element) => element.id),
     );
     const described: string[] = [];
@@ -203,12 +223,16 @@ export function supervise(
       );
     }
     // The deadline stays: after the last resend, the operation's usual TIMEOUT.
-    operation = { ...running, control: { ...running.control, resent: decision.attempt, progressAt: now } };
+    operation = { ...operation, control: { ...operation.control, resent: decision.attempt, progressAt: now } };
   }
   const stuck = stuckElements(
     Object.values(target.elements)
       .filter(
-        (element) => isElementTransitional(element) && runByParticipant(element) && !input.reported.has(element.id),
+        (element) =>
+          isElementTransitional(element) &&
+          runByParticipant(element) &&
+          !gated.has(element.id) &&
+          !input.reported.has(element.id),
       )
       .map((element) => ({
         elementId: element.id,

@@ -93,6 +93,36 @@ describe(planInstanceOrder.name, () => {
     expect(plan.steps.map((step) => step.participants)).toEqual([['P1'], ['P1'], ['P2']]);
   });
 
+  it('shows the health gate of a deploy’s gated element, and still plans what waits for it', () => {
+    const gated = DIAMOND.map((entry) =>
+      entry.name === 'Database'
+        ? { ...entry, gateMetadata: { health_condition: 'ready == true', health_bake: 30, health_deadline: 300 } }
+        : entry,
+    );
+    const deploy = planInstanceOrder({
+      order: 'DEPLOY',
+      instance: instance(DIAMOND_NAMES, 'UNDEPLOYED', 'NONE'),
+      templates: gated,
+    });
+    expect(shape(deploy)).toHaveLength(3);
+    expect(deploy.steps[0]?.elements[0]?.gate).toEqual({
+      condition: 'ready == true',
+      bakeMs: 30_000,
+      deadlineMs: 300_000,
+    });
+    expect(deploy.steps.slice(1).flatMap((step) => step.elements.map((entry) => entry.gate))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const undeploy = planInstanceOrder({
+      order: 'UNDEPLOY',
+      instance: instance(DIAMOND_NAMES, 'DEPLOYED', 'LOCKED'),
+      templates: gated,
+    });
+    expect(undeploy.steps.flatMap((step) => step.elements.filter((entry) => entry.gate !== undefined))).toEqual([]);
+  });
+
   it('undeploys, locks and deletes the diamond in reverse', () => {
     for (const [order, deployState, lockState] of [
       ['UNDEPLOY', 'DEPLOYED', 'LOCKED'],

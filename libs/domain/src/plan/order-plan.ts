@@ -1,3 +1,4 @@
+import { healthGatesOf } from '../operation/gate-input';
 import type { AutomationComposition, InstanceElement } from '../model';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import { completedStateOf, transitionalStateFor } from '../instance/instance-lifecycle';
@@ -34,6 +35,11 @@ export interface PlanStepElement {
    * is written, "(known after deploy)" while the element it reads has not reported it; sensitive values masked.
    */
   readonly references?: Readonly<Record<string, unknown>>;
+  /**
+   * Only in a deploy, for an element with a health gate: once it answered DEPLOYED, what it must report (the condition)
+   * and for how long (ms) before its dependants and the next phase go; past the deadline (ms) it fails.
+   */
+  readonly gate?: { readonly condition: string; readonly bakeMs: number; readonly deadlineMs: number | null };
 }
 
 /** One message the engine would send: the elements it dispatches together, and their participants. */
@@ -200,10 +206,12 @@ function stepOf(
   templates: Parameters<typeof waitsOf>[2],
 ): PlanStep {
   const waits = waitsOf(order, effect.instance.elements, templates);
+  const gates = healthGatesOf(templates);
   const elements = effect.dispatched
     .map((id) => effect.instance.elements[id])
     .filter((element): element is InstanceElement => element !== undefined)
     .map((element): PlanStepElement => {
+      const gate = order === 'DEPLOY' ? gates.get(element.definition.name)?.rules : undefined;
       const references =
         order === 'DEPLOY' || order === 'UPDATE'
           ? plannedReferenceValues(element, effect.instance.elements, templates.own)
@@ -215,6 +223,7 @@ function stepOf(
         participantId: element.participantId,
         waitsFor: [...(waits.get(element.id) ?? [])],
         ...(references === null ? {} : { references }),
+        ...(gate === undefined ? {} : { gate }),
       };
     });
   const participants = [

@@ -1,3 +1,4 @@
+import type { GateState } from '../control/health-gate';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import { INSTANCE_ORDERS } from '../instance/instance-lifecycle';
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
@@ -91,6 +92,11 @@ export interface OperationControl {
    * see operation/supervision-due.ts); null when nothing of it can fall due. Stored, so every replica honours it.
    */
   dueAt: number | null;
+  /**
+   * The health gates of elements that answered DEPLOYED and wait to be healthy, by element id (control/health-gate.ts);
+   * absent or empty when none waits. Stored with the operation, so a restart resumes each gate where it was.
+   */
+  gates?: Readonly<Record<string, GateState>>;
 }
 
 /**

@@ -36,6 +36,18 @@ export class GraphNode implements tosca.GraphNode {
       'Instance graphs with depth > 0 only: the nested-composition element whose child instance holds this element',
   })
   nestedIn?: string;
+
+  @ApiPropertyOptional({
+    description: 'Beyond ONAP: the health condition of a gated element (metadata.health_condition)',
+    example: 'ready == true',
+  })
+  gate?: string;
+
+  @ApiPropertyOptional({
+    description: 'Instance graphs only, while the element’s health gate waits: the waiting reason',
+    example: 'waiting for Api: condition ready == true (observed ready=false)',
+  })
+  gateState?: string;
 }
 
 /** A dependency: `from` must be deployed before `to`. */

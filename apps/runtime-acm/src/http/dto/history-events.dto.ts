@@ -285,6 +285,59 @@ export class WaitStartedDetail {
   readonly timeoutMs!: number | null;
 }
 
+export class GateStartedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ description: 'The health condition (metadata.health_condition)' })
+  readonly condition!: string;
+
+  @ApiProperty({ type: 'integer', description: 'How long the condition must hold, in ms' })
+  readonly bakeMs!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'How long the gate may wait, in ms' })
+  readonly deadlineMs!: number | null;
+
+  @ApiProperty({ description: 'What the condition read when the element answered DEPLOYED' })
+  readonly observed!: string;
+}
+
+export class GateObservedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty()
+  readonly holds!: boolean;
+
+  @ApiProperty({ description: 'What the condition read (`ready=false, replicas=2`)' })
+  readonly observed!: string;
+
+  @ApiProperty({ description: 'The waiting reason: `waiting for X: condition Y (observed Z)`' })
+  readonly reason!: string;
+}
+
+export class GatePassedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty()
+  readonly observed!: string;
+
+  @ApiProperty({ type: 'integer', description: 'From the DEPLOYED answer to the pass, in ms' })
+  readonly waitedMs!: number;
+}
+
+export class GateFailedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty()
+  readonly observed!: string;
+
+  @ApiProperty()
+  readonly reason!: string;
+}
+
 export class WaitTimedOutDetail {
   @ApiProperty(UUID)
   readonly elementId!: string;
@@ -441,6 +494,10 @@ const DETAILS = {
   RETRY_ATTEMPT: [RetryAttemptDetail],
   RESENT: [InstanceResentDetail, DefinitionResentDetail],
   NO_PROGRESS: [NoProgressDetail],
+  GATE_STARTED: [GateStartedDetail],
+  GATE_OBSERVED: [GateObservedDetail],
+  GATE_PASSED: [GatePassedDetail],
+  GATE_FAILED: [GateFailedDetail],
   WAIT_STARTED: [WaitStartedDetail],
   WAIT_TIMED_OUT: [WaitTimedOutDetail],
   SIGNAL_RECEIVED: [SignalReceivedDetail],
@@ -488,6 +545,10 @@ const SAME: {
     RETRY_ATTEMPT: true,
     RESENT: true,
     NO_PROGRESS: true,
+    GATE_STARTED: true,
+    GATE_OBSERVED: true,
+    GATE_PASSED: true,
+    GATE_FAILED: true,
     WAIT_STARTED: true,
     WAIT_TIMED_OUT: true,
     SIGNAL_RECEIVED: true,

@@ -49,6 +49,30 @@ export function describeOperationsContract(context: ContractContext): void {
       });
     });
 
+    it('keeps the waiting health gates of an operation, through update and saveMany, and forgets them when none waits', async () => {
+      const targetId = randomUUID();
+      const gates = {
+        [randomUUID()]: { startedAt: 1_764_000_000_100, holdingSince: null, observed: 'ready=null', requestedAt: 1 },
+        [randomUUID()]: {
+          startedAt: 1_764_000_000_200,
+          holdingSince: 1_764_000_000_300,
+          observed: 'ready=true',
+          requestedAt: 2,
+        },
+      };
+      const operation = operationOf(targetId);
+      const gated: Operation = { ...operation, control: { ...operation.control, gates } };
+      await inTransaction((store) => store.operations.insert(gated));
+      expect(await read((store) => store.operations.find(operation.operationId))).toEqual(gated);
+      const one = Object.fromEntries(Object.entries(gates).slice(1));
+      const fewer: Operation = { ...gated, control: { ...gated.control, gates: one } };
+      await inTransaction((store) => store.operations.saveMany([{ operation: fewer, isNew: false }]));
+      expect(await read((store) => store.operations.findRunning(targetId))).toEqual(fewer);
+      await inTransaction((store) => store.operations.update({ ...fewer, control: { ...fewer.control, gates: {} } }));
+      const found = await read((store) => store.operations.find(operation.operationId));
+      expect(Object.keys(found?.control.gates ?? {})).toEqual([]);
+    });
+
     it('refuses a second running operation of one target', async () => {
       const targetId = randomUUID();
       await inTransaction((store) => store.operations.insert(operationOf(targetId)));
