@@ -54,3 +54,4 @@ export * from './notification/subscription';
 export * from './ports/subscription-store.port';
 export * from './ports/event-feed.port';
 export * from './observation/observation';
+export * from './ports/observation-store.port';
