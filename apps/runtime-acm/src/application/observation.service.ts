@@ -1,5 +1,5 @@
 import type { ParticipantStatus } from '@acm/contracts';
-import type { ElementObservationRow, JsonObject, ObservedElement, OperationEvent } from '@acm/domain';
+import type { ElementObservationRow, ObservedElement, OperationEvent } from '@acm/domain';
 import {
   Clock,
   ObservationStore,
@@ -27,6 +27,13 @@ interface InstanceObservations {
   }>;
 }
 
+/** True when a STATUS carries at least one observation. */
+export function carriesObservation(message: ParticipantStatus): boolean {
+  return (message.automationCompositionInfoList ?? []).some((info) =>
+    (info.elements ?? []).some((element) => element.observation !== undefined),
+  );
+}
+
 /** The reason an observation is ignored and counted (`acm_participant_messages_ignored_total`). */
 export const OBSERVATION_NOT_OWNED = 'OBSERVATION_NOT_OWNED';
 
@@ -52,19 +59,12 @@ export class ObservationService {
     private readonly metrics: EngineMetrics,
   ) {}
 
-  /** True when a STATUS carries at least one observation. */
-  static carriesObservation(message: ParticipantStatus): boolean {
-    return (message.automationCompositionInfoList ?? []).some((info) =>
-      (info.elements ?? []).some((element) => element.observation !== undefined),
-    );
-  }
-
   /**
    * Records the observations of committed STATUS reports, in their order. A failure is logged and counted, never
    * thrown: the reports' own data is committed, and the participant's next observation tries again.
    */
   async record(reports: readonly ParticipantStatus[]): Promise<void> {
-    for (const report of reports.filter(ObservationService.carriesObservation)) {
+    for (const report of reports.filter(carriesObservation)) {
       for (const observed of this.byInstance(report)) {
         try {
           await this.recordInstance(observed);
@@ -146,7 +146,7 @@ export class ObservationService {
           present: observation.present,
           healthy: observation.healthy,
           ...(observation.reason === undefined ? {} : { reason: observation.reason }),
-          ...(observation.properties === undefined ? {} : { properties: observation.properties as JsonObject }),
+          ...(observation.properties === undefined ? {} : { properties: observation.properties }),
         },
         element.properties,
         settings,
@@ -165,7 +165,7 @@ export class ObservationService {
           operationId: null,
           actor: { kind: 'participant', participantId: observed.participantId, replicaId: observed.replicaId },
           at: now,
-        } as OperationEvent);
+        });
       }
     }
     await this.observations.record(rows, events);
