@@ -2,6 +2,7 @@ import type {
   CompositionDefinition,
   DefinitionOrder,
   DefinitionQuery,
+  JsonObject,
   NodeTemplateState,
   PrimeOrder,
   ReadModel,
@@ -15,6 +16,7 @@ import {
   ReadModels,
   UnitOfWork,
   assertControlSettings,
+  assertObservationSettings,
   assertDefinitionEditable,
   assertNestedPrimed,
   assertNesting,
@@ -80,6 +82,7 @@ export class CommissioningService {
     const info = this.templates.read(body);
     assertControlSettings(info.metadata, 'metadata');
     assertWaitConditionSettings(info.elements.filter(isWaitConditionTemplate));
+    assertObservationSettings(body as JsonObject);
     const template = body as ServiceTemplate;
     const existingId = compositionIdOf(template);
     const compositionId = existingId?.toLowerCase() ?? this.ids.uuid();

@@ -1,5 +1,5 @@
 import type { ParticipantStatus } from '@acm/contracts';
-import type { ElementObservationRow, ObservedElement, OperationEvent } from '@acm/domain';
+import type { ElementObservationRow, OperationEvent } from '@acm/domain';
 import {
   Clock,
   ObservationStore,
@@ -37,10 +37,18 @@ export function carriesObservation(message: ParticipantStatus): boolean {
 /** The reason an observation is ignored and counted (`acm_participant_messages_ignored_total`). */
 export const OBSERVATION_NOT_OWNED = 'OBSERVATION_NOT_OWNED';
 
-/** An instance's observed health: each element's (Unknown when never observed) and the worst of them. */
+/** One observed element in GET: its health, why, since when (ISO 8601), and its drifted properties (JSON pointers). */
+export interface ElementHealthView {
+  health: HealthState;
+  reason: string | null;
+  since: string;
+  drift: string[];
+}
+
+/** An instance's observed health: the worst of its elements' and each observed element's. */
 export interface InstanceHealthView {
-  readonly health: HealthState;
-  readonly elements: Readonly<Record<string, ObservedElement>>;
+  health: HealthState;
+  elements: Record<string, ElementHealthView>;
 }
 
 /**
@@ -78,11 +86,30 @@ export class ObservationService {
     }
   }
 
-  /** An instance's health for GET: its observed elements and the worst state of all of them. */
-  async ofInstance(instanceId: string, elementIds: readonly string[]): Promise<InstanceHealthView> {
+  /**
+   * An instance's observed health for GET: the worst state of its elements (Unknown for one never observed) and each
+   * observed element's; null when no element of it was ever observed (ONAP's participants: nothing to show).
+   */
+  async ofInstance(instanceId: string, elementIds: readonly string[]): Promise<InstanceHealthView | null> {
     const elements = await this.observations.ofInstance(instanceId);
+    if (Object.keys(elements).length === 0) {
+      return null;
+    }
     const states = elementIds.map((id) => elements[id]?.health.state ?? 'Unknown');
-    return { health: worstHealth(states), elements };
+    return {
+      health: worstHealth(states),
+      elements: Object.fromEntries(
+        Object.entries(elements).map(([id, observed]) => [
+          id,
+          {
+            health: observed.health.state,
+            reason: observed.health.reason,
+            since: new Date(observed.health.since).toISOString(),
+            drift: [...observed.drift],
+          },
+        ]),
+      ),
+    };
   }
 
   private byInstance(report: ParticipantStatus): InstanceObservations[] {

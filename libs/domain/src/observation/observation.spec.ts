@@ -1,4 +1,5 @@
 import {
+  assertObservationSettings,
   decideObservation,
   driftOf,
   elementsToHeal,
@@ -175,5 +176,16 @@ describe('observation metadata', () => {
       'topology_template.node_templates.web.metadata.drift_ignore[1]',
     ]);
     expect(observationProblems(template({ drift_ignore: '/a' }))[0]?.message).toBe('must be a list of JSON pointers');
+  });
+
+  it('refuses a template with a bad setting as VALIDATION_FAILED (400), naming the field', () => {
+    expect(() => assertObservationSettings(template({ drift_ignore: ['replicas'] }))).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        message:
+          'topology_template.node_templates.web.metadata.drift_ignore[0]: must be a JSON pointer (RFC 6901, e.g. "/replicas"), got "replicas"',
+      }),
+    );
+    expect(() => assertObservationSettings(template({ drift_ignore: ['/replicas'] }))).not.toThrow();
   });
 });

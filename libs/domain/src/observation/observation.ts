@@ -1,3 +1,4 @@
+import { DomainError } from '../errors';
 import type { JsonObject } from '../model';
 
 /**
@@ -295,6 +296,18 @@ export function observationProblems(serviceTemplate: JsonObject): ObservationPro
     });
   }
   return problems;
+}
+
+/** Refuses (VALIDATION_FAILED, 400) a service template whose observation metadata has problems, naming each field. */
+export function assertObservationSettings(serviceTemplate: JsonObject): void {
+  const problems = observationProblems(serviceTemplate);
+  if (problems.length > 0) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      problems.map((problem) => `${problem.path}: ${problem.message}`).join('\n'),
+      { problems },
+    );
+  }
 }
 
 /** Why a `drift` value is refused, or null when absent or one of off, warn, correct. */
