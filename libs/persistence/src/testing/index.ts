@@ -18,3 +18,5 @@ export { describeSubscriptionContract } from './contracts/subscriptions.contract
 export type { SubscriptionContractFixture } from './contracts/subscriptions.contract';
 export { InMemorySubscriptionStore } from './in-memory/subscriptions';
 export { InMemoryObservationStore } from './in-memory/observations';
+export { describeObservationContract } from './contracts/observations.contract';
+export type { ObservationContractFixture } from './contracts/observations.contract';
