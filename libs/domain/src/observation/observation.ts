@@ -191,7 +191,12 @@ export function decideObservation(
   const health: ElementHealth =
     state === before.health.state ? { state, reason, since: before.health.since } : { state, reason, since: now };
   const compares = settings.driftMode !== 'off' && observation.present && observation.properties !== undefined;
-  const drift = compares ? driftOf(desired, observation.properties ?? {}, settings.ignore) : [];
+  // Not compared this time (a gone element, or no properties observed): the drift known stays; with drift off, none.
+  const drift = compares
+    ? driftOf(desired, observation.properties ?? {}, settings.ignore)
+    : settings.driftMode === 'off'
+      ? []
+      : before.drift;
   const changes: ObservationChange[] = [];
   if (state !== before.health.state) {
     changes.push({
