@@ -1084,6 +1084,19 @@ export interface components {
              */
             readonly affectedAutomationComposition: components["schemas"]["ToscaConceptIdentifier"];
         };
+        readonly ElementHealth: {
+            /** @enum {string} */
+            readonly health: "Healthy" | "Degraded" | "Missing" | "Unknown";
+            /** @description Why, as the participant reported it */
+            readonly reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the element entered this health state
+             */
+            readonly since: string;
+            /** @description JSON pointers of the desired properties that differ from the observed ones (drift warn or correct) */
+            readonly drift: readonly string[];
+        };
         readonly RuntimeControl: {
             /** Format: uuid */
             readonly operationId: string;
@@ -1101,6 +1114,16 @@ export interface components {
             readonly retryAt: number | null;
             /** @description Elements reported with no progress for noProgressTimeoutMs since the last progress (not failed) */
             readonly noProgress: readonly string[];
+        };
+        readonly ObservedHealth: {
+            /**
+             * @description The worst state of the elements (Unknown: never observed)
+             * @enum {string}
+             */
+            readonly health: "Healthy" | "Degraded" | "Missing" | "Unknown";
+            readonly elements: {
+                readonly [key: string]: components["schemas"]["ElementHealth"];
+            };
         };
         readonly AutomationCompositionWithControl: {
             /** @example MinimalInstance */
@@ -1152,6 +1175,8 @@ export interface components {
             readonly refusedOrders: readonly components["schemas"]["RefusedOrder"][];
             /** @description Beyond ONAP: present while an operation runs */
             readonly runtimeControl?: components["schemas"]["RuntimeControl"];
+            /** @description Beyond ONAP: the health and drift participants observed, once one reported an observation */
+            readonly observedHealth?: components["schemas"]["ObservedHealth"];
         };
         /**
          * @description Absent: NONE
@@ -2411,6 +2436,72 @@ export interface components {
              */
             readonly at: string;
         };
+        readonly HealthChangedDetail: {
+            /** Format: uuid */
+            readonly elementId: string;
+            /** @enum {string} */
+            readonly health: "Healthy" | "Degraded" | "Missing" | "Unknown";
+            /** @enum {string} */
+            readonly previous: "Healthy" | "Degraded" | "Missing" | "Unknown";
+            /** @description Why, as the participant reported it */
+            readonly reason: string | null;
+        };
+        readonly HealthChangedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "HEALTH_CHANGED";
+            readonly detail: components["schemas"]["HealthChangedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly DriftedDetail: {
+            /** Format: uuid */
+            readonly elementId: string;
+            /** @description JSON pointers of the desired properties that differ from the observed */
+            readonly paths: readonly string[];
+            /** @description The pointers before this observation */
+            readonly previous: readonly string[];
+            /** @enum {string} */
+            readonly mode: "off" | "warn" | "correct";
+        };
+        readonly DriftedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "DRIFTED";
+            readonly detail: components["schemas"]["DriftedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
         readonly OperationView: {
             /** Format: uuid */
             readonly operationId: string;
@@ -2449,7 +2540,7 @@ export interface components {
         readonly HistoryView: {
             readonly operations: readonly components["schemas"]["OperationView"][];
             /** @description One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; each names who caused it (actor); sensitive values in a detail are masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"])[];
         };
         readonly GraphNode: {
             readonly id: string;
@@ -2618,7 +2709,7 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"])[];
         };
         readonly RolloutUpdateDto: {
             /**
@@ -2842,7 +2933,7 @@ export interface components {
         };
         readonly SubscriptionFilterDto: {
             /** @description History event kinds to receive (none: every kind) */
-            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED")[];
+            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED" | "HEALTH_CHANGED" | "DRIFTED")[];
             /**
              * Format: uuid
              * @description Only this definition's events and its instances' events

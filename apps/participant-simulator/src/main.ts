@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     topics: config.topics,
     failOperations: config.failOperations,
     auth: { user: config.user, password: config.password },
+    observeAll: config.observeAll,
     ...(config.groupId === undefined ? {} : { groupId: config.groupId }),
     ...(config.signing === undefined ? {} : { signing: config.signing }),
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),

@@ -8,6 +8,7 @@ import {
   RolloutStore,
   EventFeed,
   SubscriptionStore,
+  ObservationStore,
   UnitOfWork,
 } from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
@@ -21,6 +22,7 @@ import {
   TypeOrmRolloutStore,
   TypeOrmEventFeed,
   TypeOrmSubscriptionStore,
+  TypeOrmObservationStore,
   TypeOrmUnitOfWork,
 } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
@@ -38,6 +40,8 @@ import { DefinitionDocsService } from './application/definition-docs.service';
 import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
 import { AnswerGroupCommit } from './application/answer-group-commit';
+import { ObservationService } from './application/observation.service';
+import { ObservationMetrics } from './metrics/observation-metrics';
 import { ControlService } from './application/control.service';
 import { GroupScalingService } from './application/group-scaling.service';
 import { ParticipantsService } from './application/participants.service';
@@ -196,6 +200,9 @@ export class RuntimeModule {
         OperationInterventions,
         CommitNudge,
         ParallelSlots,
+        { provide: ObservationStore, useValue: new TypeOrmObservationStore(options.database.dataSource) },
+        ObservationService,
+        ObservationMetrics,
         ParticipantProtocolService,
         AnswerGroupCommit,
         OutboxRelay,

@@ -223,6 +223,20 @@ describe('participant message codec', () => {
     });
   });
 
+  describe('element observation (an extension ONAP participants never send)', () => {
+    it('decodes a STATUS whose element info carries an observation, and one without (ONAP’s)', () => {
+      const message = exampleObject('STATUS');
+      const infos = message['automationCompositionInfoList'] as Array<{ elements: Array<Record<string, unknown>> }>;
+      const observation = { present: true, healthy: false, reason: 'probe failed', properties: { replicas: 2 } };
+      infos[0]!.elements[0]!['observation'] = observation;
+      const decoded = decodeOk(JSON.stringify(message));
+      expect(decoded).toMatchObject({ automationCompositionInfoList: [{ elements: [{ observation }] }] });
+      expect(decodeOk(exampleJson('STATUS'))).not.toHaveProperty(
+        'automationCompositionInfoList.0.elements.0.observation',
+      );
+    });
+  });
+
   describe('decodeMessage refusals', () => {
     type Mutation = (message: Record<string, unknown>) => void;
     const set =
@@ -504,6 +518,15 @@ describe('participant message codec', () => {
           list[0]!.compositionDto['inPropertiesMap'] = { 'a 1.0.0': 'x' };
         },
         'PARTICIPANT_PRIME.primeDtoList[0].compositionDto.inPropertiesMap.a 1.0.0: must be an object',
+      ],
+      [
+        'an element observation without its presence',
+        'STATUS',
+        (message) => {
+          const infos = message['automationCompositionInfoList'] as Array<{ elements: Array<Record<string, unknown>> }>;
+          infos[0]!.elements[0]!['observation'] = { healthy: true };
+        },
+        'PARTICIPANT_STATUS.automationCompositionInfoList[0].elements[0].observation.present: is required',
       ],
     ];
 

@@ -165,6 +165,19 @@ export interface ElementDefinitionOutProperties {
   outProperties?: PropertyMap;
 }
 
+/**
+ * What a participant's `observe` hook found of one element: an extension of this runtime that ONAP's participants
+ * never send (without it, health stays Unknown and nothing is compared, ONAP's behaviour).
+ */
+export interface ElementObservationInfo {
+  /** False: the element is gone. */
+  present: boolean;
+  healthy: boolean;
+  reason?: string;
+  /** The element's properties as observed, compared with the desired ones for drift. */
+  properties?: PropertyMap;
+}
+
 /** STATUS element report: runtime information a participant pushes outside any order. */
 export interface AutomationCompositionElementInfo {
   automationCompositionElementId: Uuid;
@@ -173,6 +186,8 @@ export interface AutomationCompositionElementInfo {
   operationalState?: string;
   useState?: string;
   outProperties?: PropertyMap;
+  /** This runtime's extension: the element as the participant observed it. */
+  observation?: ElementObservationInfo;
 }
 
 /** STATUS instance report. */

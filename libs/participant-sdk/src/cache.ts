@@ -117,17 +117,18 @@ export class ParticipantCache {
     for (const definition of definitions) {
       const template = definition.automationCompositionElementToscaNodeTemplate;
       const key = definitionKey(definition.acElementDefinitionId);
-      elements.set(
-        key,
-        compositionElement(
-          compositionId,
-          definition.acElementDefinitionId,
-          copy(template?.properties ?? {}),
-          copy(definition.outProperties ?? previous?.elements.get(key)?.outProperties ?? {}),
-          template?.type,
-          template?.type_version,
-        ),
+      const element = compositionElement(
+        compositionId,
+        definition.acElementDefinitionId,
+        copy(template?.properties ?? {}),
+        copy(definition.outProperties ?? previous?.elements.get(key)?.outProperties ?? {}),
+        template?.type,
+        template?.type_version,
       );
+      if (template?.metadata !== undefined) {
+        element.metadata = copy(template.metadata);
+      }
+      elements.set(key, element);
     }
     const keys = new Set([...Object.keys(dto?.inPropertiesMap ?? {}), ...Object.keys(dto?.outPropertiesMap ?? {})]);
     for (const key of keys) {

@@ -36,6 +36,7 @@ import type { OutboundStats, RetryTimers } from './outbound-queue';
 import { DEFAULT_REPLAY_WINDOW_MS } from './replay-window';
 import { ParticipantCore } from './runtime/core';
 import { InboundDispatcher } from './runtime/inbound';
+import { DEFAULT_OBSERVE_TICK_MS, ObserveSchedule, observableElements, observeAndReport } from './runtime/observe';
 import { registerMessage, sendStatus } from './runtime/outbound';
 import { sendCompositionInfo, sendElementInfo } from './runtime/pushes';
 import type {
@@ -91,6 +92,10 @@ export interface ParticipantOptions {
    * leave unsigned, as ONAP's participants send them.
    */
   signing?: RecordSigningKey;
+  /** How often the observe schedule looks for elements due (ms); default 1 000. Only with a handler's `observe`. */
+  observeTickMs?: number;
+  /** The observe schedule's jitter source, a number in [0, 1); default `Math.random` (tests inject a fixed one). */
+  random?: () => number;
 }
 
 /**
@@ -115,6 +120,7 @@ export class Participant {
   private readonly inbound: InboundDispatcher;
   private subscriptions: Subscription[] = [];
   private heartbeatHandle: unknown;
+  private readonly observeSchedule: ObserveSchedule;
 
   constructor(options: ParticipantOptions) {
     this.participantId = options.participantId.toLowerCase();
@@ -163,6 +169,12 @@ export class Participant {
       outbound: this.outbound,
     });
     this.inbound = new InboundDispatcher(this.core, options.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS);
+    this.observeSchedule = new ObserveSchedule(
+      this.core,
+      this.timers,
+      options.random ?? Math.random,
+      options.observeTickMs ?? DEFAULT_OBSERVE_TICK_MS,
+    );
   }
 
   // Lifecycle -----------------------------------------------------------------------------------
@@ -200,6 +212,7 @@ export class Participant {
     this.heartbeatHandle = this.timers.setInterval(() => {
       void this.heartbeat();
     }, this.heartbeatMs);
+    this.observeSchedule.start();
     await core.publish(registerMessage(core, this.intermediaryVersion));
     this.logger('info', 'Participant started', {
       participantId: this.participantId,
@@ -219,6 +232,7 @@ export class Participant {
     }
     core.enter('stopping');
     this.timers.clearInterval(this.heartbeatHandle);
+    this.observeSchedule.stop();
     await this.closeSubscriptions();
     core.abortOperations(
       () => true,
@@ -235,6 +249,14 @@ export class Participant {
     core.enter('stopped');
     this.outbound.close();
     this.logger('info', 'Participant stopped', { participantId: this.participantId, replicaId: this.replicaId });
+  }
+
+  /**
+   * Runs the handler's `observe` over every deployed element now and reports the findings (one STATUS per instance),
+   * as on the runtime's STATUS_REQ; resolves with the number of elements reported (0 without `observe`).
+   */
+  observeNow(): Promise<number> {
+    return observeAndReport(this.core, observableElements(this.core));
   }
 
   /** True once the runtime acknowledged this replica's registration. */

@@ -36,6 +36,8 @@ export interface CompositionElement {
   outProperties: PropertyMap;
   /** `inProperties.startPhase` as an integer (0 when absent), the phase the element deploys in. */
   startPhase: number;
+  /** The node template's metadata, when the runtime sent the template (e.g. `observe_interval`). */
+  metadata?: PropertyMap;
 }
 
 /**
@@ -258,6 +260,35 @@ export interface CompositionContext {
 }
 
 /**
+ * What `observe` found of one deployed element (a provider's Read, Heat's check). Reported in the STATUS element
+ * info's `observation` (an extension ONAP's participants never send) with the operational and use state and the
+ * outProperties, which are also cached as `ctx.report.info` caches them.
+ *
+ * @publicApi Returned by `ElementHandler.observe`.
+ */
+export interface ElementObservation extends ReportedElementInfo {
+  /** False: the element is gone. */
+  present: boolean;
+  healthy: boolean;
+  /** Why it is unhealthy or gone. */
+  reason?: string;
+  /** The properties as observed; the runtime compares them with the desired ones (drift). Absent: not compared. */
+  properties?: PropertyMap;
+}
+
+/**
+ * Everything `observe` gets for one deployed element.
+ *
+ * @publicApi Argument of `ElementHandler.observe`.
+ */
+export interface ObserveContext {
+  instanceId: Uuid;
+  compositionId: Uuid;
+  compositionElement: CompositionElement;
+  instanceElement: InstanceElement;
+}
+
+/**
  * The participant's business logic, like ONAP's AcElementListenerV4. `deploy` and `undeploy` are
  * required; every other operation is optional: when absent the SDK answers success "Not implemented",
  * or FAILED "Not supported" with `failUnsupportedOperation: true`. A thrown error (or rejected promise)
@@ -279,6 +310,13 @@ export interface ElementHandler {
   rollbackMigration?(ctx: MigrationContext): Promise<ElementOutcome> | ElementOutcome;
   prepare?(ctx: PrepareContext): Promise<ElementOutcome> | ElementOutcome;
   review?(ctx: PrepareContext): Promise<ElementOutcome> | ElementOutcome;
+  /**
+   * Looks at one deployed element and says what runs: run on the runtime's PARTICIPANT_STATUS_REQ and on the
+   * participant's own schedule (node template metadata `observe_interval`, seconds, with jitter). Absent: the
+   * participant reports no observation and the runtime keeps ONAP's behaviour (health Unknown). Null: nothing to
+   * report of this element this time.
+   */
+  observe?(ctx: ObserveContext): Promise<ElementObservation | null> | ElementObservation | null;
 }
 
 /** @publicApi Names of the element handler methods (also the simulator's operation names). */

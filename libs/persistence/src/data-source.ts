@@ -34,6 +34,7 @@ import { RolloutInstances1765840000000 } from './migrations/1765840000000-Rollou
 import { EventFeed1765700000000 } from './migrations/1765700000000-EventFeed';
 import { DefinitionProjects1765830000000 } from './migrations/1765830000000-DefinitionProjects';
 import { OperationGates1765810000000 } from './migrations/1765810000000-OperationGates';
+import { ElementObservations1765800000000 } from './migrations/1765800000000-ElementObservations';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -65,6 +66,7 @@ export const MIGRATIONS = [
   RolloutStates1765600000000,
   RolloutEvents1765600001000,
   EventFeed1765700000000,
+  ElementObservations1765800000000,
   OperationGates1765810000000,
   DefinitionProjects1765830000000,
   RolloutInstances1765840000000,

@@ -17,7 +17,9 @@ describe('simulator configuration', () => {
       tracing: null,
       user: 'participantUser',
       password: 'zb!XztG34',
+      observeAll: false,
     });
+    expect(loadSimulatorConfig({ SIM_OBSERVE: 'true' }).observeAll).toBe(true);
   });
 
   it('reads every variable', () => {

@@ -20,6 +20,8 @@ export interface SimulatorProcessConfig extends ParticipantEnvironment {
   readonly failOperations: SimOperation[];
   readonly user: string;
   readonly password: string;
+  /** SIM_OBSERVE=true: observe every deployed element (the simulator's `observeAll`). */
+  readonly observeAll: boolean;
 }
 
 /** Parses `type:version[,type:version…]`. The version follows the last colon. */
@@ -58,6 +60,7 @@ export function loadSimulatorConfig(env: Environment = process.env): SimulatorPr
     failOperations: parseFailOperations(envText(env, 'SIM_FAIL_OPERATIONS')),
     user: envText(env, 'SIM_USER') ?? DEFAULT_SIM_USER,
     password: env['SIM_PASSWORD'] ?? DEFAULT_SIM_PASSWORD,
+    observeAll: envText(env, 'SIM_OBSERVE') === 'true',
     ...(groupId === undefined ? {} : { groupId }),
     ...(timersMs === undefined ? {} : { timersMs }),
   };

@@ -32,6 +32,8 @@ import type { DropSwitch } from './drop-switch';
 import { parseInstanceFailures } from './instance-failures';
 import { parseSimConfig } from './sim-config';
 import type { SimConfigHolder } from './simulator-handler';
+import { parseObservationRequest } from './sim-observations';
+import type { SimObservations } from './sim-observations';
 
 /** ONAP's context path of the simulator. */
 export const SIM_CONTEXT_PATH = '/onap/policy/simparticipant';
@@ -56,6 +58,8 @@ export interface ControlApiOptions {
   participant: Participant;
   settings: SimConfigHolder;
   drops: DropSwitch;
+  /** What the element handler's `observe` reports; absent: the `/observations` routes answer 404. */
+  observations?: SimObservations;
   /** HTTP Basic credentials; `false` disables authentication (e.g. when the embedding app already checks it). */
   auth: { user: string; password: string } | false;
 }
@@ -151,6 +155,29 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
       }
       settings.failures = parsed.failures;
       return [200, settings.failures];
+    }
+    if (path === '/observations' && options.observations !== undefined) {
+      // Not in ONAP's simulator: make an element gone, unhealthy or changed for `observe`, and back.
+      const observations = options.observations;
+      if (method === 'GET') {
+        return [200, observations.list()];
+      }
+      if (method === 'PUT') {
+        const parsed = parseObservationRequest(await readBody(request));
+        if (!parsed.ok) {
+          throw new HttpError(400, parsed.problems.join('; '));
+        }
+        observations.set(parsed.request);
+        return [200, observations.list()];
+      }
+      if (method === 'DELETE') {
+        const instanceId = url.searchParams.get('instanceId') ?? '';
+        const elementId = url.searchParams.get('elementId') ?? '';
+        if (!observations.clear(instanceId, elementId)) {
+          throw new HttpError(404, `No observation set for element ${excerpt(elementId)} of ${excerpt(instanceId)}`);
+        }
+        return [200, observations.list()];
+      }
     }
     if (path === '/instances' && method === 'GET') {
       const ids = csv(url.searchParams.get('instanceIds'))?.map((id) => id.toLowerCase());
@@ -262,9 +289,16 @@ export function createControlApi(options: ControlApiOptions): ControlHandler {
       return [200];
     }
     const known =
-      ['/parameters', '/invocations', '/drop', '/failures', '/instances', '/datas', '/compositiondatas'].includes(
-        path,
-      ) || instanceMatch !== null;
+      [
+        '/parameters',
+        '/invocations',
+        '/drop',
+        '/failures',
+        '/instances',
+        '/datas',
+        '/compositiondatas',
+        '/observations',
+      ].includes(path) || instanceMatch !== null;
     throw new HttpError(known ? 405 : 404, known ? `Method ${method} not allowed on ${path}` : `No such path ${path}`);
   };
 

@@ -9,3 +9,4 @@ export * from './sim-config';
 export * from './control-api';
 export * from './config';
 export * from './drop-switch';
+export * from './sim-observations';

@@ -16,10 +16,12 @@ import type {
   ElementHandler,
   ElementOutcome,
   MigrationContext,
+  ObserveContext,
   PrepareContext,
   UpdateContext,
 } from '@acm/participant-sdk';
 
+import { SimObservations } from './sim-observations';
 import { SUCCESS_FLAGS } from './sim-config';
 import type { SimConfig, SimOperation } from './sim-config';
 
@@ -99,7 +101,10 @@ function withStage(outProperties: PropertyMap, key: string, stage: number): Prop
 }
 
 /** Builds the simulator's ElementHandler on a config holder. */
-export function createSimulatorHandler(settings: SimConfigHolder): Required<ElementHandler> {
+export function createSimulatorHandler(
+  settings: SimConfigHolder,
+  observations: SimObservations = new SimObservations(false),
+): Required<ElementHandler> {
   /**
    * The shape shared by ONAP's lock, unlock, update, precheck and review: wait, then report success with the
    * configured props (or the current outProperties), or report failure with a fixed message.
@@ -125,6 +130,10 @@ export function createSimulatorHandler(settings: SimConfigHolder): Required<Elem
     );
 
   return {
+    observe(ctx: ObserveContext) {
+      return observations.observe(ctx);
+    },
+
     async deploy(ctx: ElementContext): Promise<ElementOutcome> {
       const outProperties = { ...ctx.instanceElement.outProperties };
       if (settings.props('deploy') === undefined) {

@@ -334,6 +334,58 @@ describe('participant simulator', () => {
       expect((await api(h).put('/datas', { outProperties: {} })).status).toBe(400);
     });
 
+    it('makes an element gone, unhealthy or changed for observe through PUT /observations, and back', async () => {
+      const h = await harness();
+      await primeAndDeploy(h);
+      // Nobody asked to observe: the simulator reports nothing, as ONAP's.
+      await expect(h.simulator.participant.observeNow()).resolves.toBe(0);
+      const gone = { instanceId: INSTANCE, elementId: element.id, present: false, reason: 'deleted by hand' };
+      const put = await api(h).put('/observations', gone);
+      expect(put.status).toBe(200);
+      expect(put.body).toEqual([
+        { instanceId: INSTANCE, elementId: element.id, present: false, healthy: true, reason: 'deleted by hand' },
+      ]);
+      await expect(h.simulator.participant.observeNow()).resolves.toBe(1);
+      const report = await h.runtime.waitFor('PARTICIPANT_STATUS', (s) =>
+        JSON.stringify(s.automationCompositionInfoList ?? []).includes('deleted by hand'),
+      );
+      expect(report.automationCompositionInfoList?.[0]?.elements?.[0]?.observation).toEqual({
+        present: false,
+        healthy: true,
+        reason: 'deleted by hand',
+        properties: element.properties,
+      });
+      const changed = { instanceId: INSTANCE, elementId: element.id, properties: { deployTimeoutMs: 1 } };
+      expect((await api(h).put('/observations', changed)).status).toBe(200);
+      await h.simulator.participant.observeNow();
+      await h.runtime.waitFor('PARTICIPANT_STATUS', (s) =>
+        JSON.stringify(s.automationCompositionInfoList ?? []).includes('"deployTimeoutMs":1}'),
+      );
+      const agent = request(h.simulator.controlHandler);
+      const cleared = await agent
+        .delete(`${SIM_API_PATH}/observations?instanceId=${INSTANCE}&elementId=${element.id}`)
+        .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD);
+      expect(cleared.status).toBe(200);
+      await expect(h.simulator.participant.observeNow()).resolves.toBe(0);
+      const bad = await api(h).put('/observations', { instanceId: 'x', elementId: element.id, present: 'no' });
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain('instanceId: must be a UUID; present: must be a boolean');
+    });
+
+    it('observes every deployed element, healthy and as desired, with observeAll', async () => {
+      const h = await harness({ observeAll: true });
+      await primeAndDeploy(h);
+      await expect(h.simulator.participant.observeNow()).resolves.toBe(1);
+      const report = await h.runtime.waitFor('PARTICIPANT_STATUS', (s) =>
+        JSON.stringify(s.automationCompositionInfoList ?? []).includes('observation'),
+      );
+      expect(report.automationCompositionInfoList?.[0]?.elements?.[0]?.observation).toEqual({
+        present: true,
+        healthy: true,
+        properties: element.properties,
+      });
+    });
+
     it('pushes definition outProperties through PUT /compositiondatas', async () => {
       const h = await harness();
       await h.runtime.send(primeOrder(order));

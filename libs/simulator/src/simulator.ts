@@ -13,6 +13,7 @@ import { DropSwitch, DroppingMessageBus } from './drop-switch';
 import { startupSimConfig } from './sim-config';
 import type { SimConfig, SimOperation } from './sim-config';
 import { SimConfigHolder, createSimulatorHandler } from './simulator-handler';
+import { SimObservations } from './sim-observations';
 
 /** ONAP's simulator participant id (`…6c90`). */
 export const DEFAULT_SIM_PARTICIPANT_ID = '101c62b3-8918-41b9-a747-d21eb79c6c90';
@@ -45,6 +46,13 @@ export interface SimulatorOptions {
   start?: boolean;
   /** Signs every record sent as this principal (the SDK's `signing` option); absent: unsigned, as ONAP's simulator. */
   signing?: RecordSigningKey;
+  /**
+   * Observe every deployed element (the SDK's schedule and the runtime's STATUS_REQ), reporting it healthy and as
+   * desired unless `PUT /observations` says otherwise. Default false: only the elements that route set are observed.
+   */
+  observeAll?: boolean;
+  /** The SDK's observe schedule tick (ms); default the SDK's. */
+  observeTickMs?: number;
 }
 
 export interface Simulator {
@@ -53,6 +61,8 @@ export interface Simulator {
   settings: SimConfigHolder;
   /** The "drop next N messages" switch (also reachable through `GET|PUT /drop`). */
   drops: DropSwitch;
+  /** What `observe` reports (also reachable through `GET|PUT|DELETE /observations`). */
+  observations: SimObservations;
   /**
    * The control API (`/onap/policy/simparticipant/v2/...` and `/health`) as a `node:http` request listener.
    * Use it with `http.createServer(controlHandler)`, or as Express middleware with `app.use(controlHandler)`:
@@ -79,6 +89,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
   }
   const settings = new SimConfigHolder(startupSimConfig(startupOptions));
   const drops = new DropSwitch();
+  const observations = new SimObservations(options.observeAll ?? false);
   const identity = (): { participantId: Uuid; replicaId: Uuid } => ({
     participantId: participant.participantId,
     replicaId: participant.replicaId,
@@ -87,7 +98,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     participantId: options.participantId ?? DEFAULT_SIM_PARTICIPANT_ID,
     supportedElementTypes: options.supportedElementTypes ?? DEFAULT_SIM_ELEMENT_TYPES,
     bus: new DroppingMessageBus(options.bus, drops, identity, options.logger ?? consoleParticipantLogger),
-    handler: createSimulatorHandler(settings),
+    handler: createSimulatorHandler(settings, observations),
     // ONAP's simulator sets failUnsupportedOperation true, but it implements every operation, so the flag never applies.
     failUnsupportedOperation: true,
     ...(options.replicaId === undefined ? {} : { replicaId: options.replicaId }),
@@ -97,11 +108,13 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
+    ...(options.observeTickMs === undefined ? {} : { observeTickMs: options.observeTickMs }),
   });
   const controlHandler = createControlApi({
     participant,
     settings,
     drops,
+    observations,
     auth: options.auth ?? { user: DEFAULT_SIM_USER, password: DEFAULT_SIM_PASSWORD },
   });
   let started = false;
@@ -109,6 +122,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     participant,
     settings,
     drops,
+    observations,
     controlHandler,
     async start() {
       if (!started) {

@@ -81,5 +81,6 @@ export class AnswerGroupCommit {
       }
     });
     await Promise.all([beating, applying]);
+    await this.participants.recordObservations(runs.flatMap((run) => (run.kind === 'REPORTS' ? run.reports : [])));
   }
 }

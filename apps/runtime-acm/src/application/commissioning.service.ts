@@ -2,6 +2,7 @@ import type {
   CompositionDefinition,
   DefinitionOrder,
   DefinitionQuery,
+  JsonObject,
   NodeTemplateState,
   PrimeOrder,
   ReadModel,
@@ -16,6 +17,7 @@ import {
   ReadModels,
   UnitOfWork,
   assertControlSettings,
+  assertObservationSettings,
   assertDefinitionEditable,
   assertNestedPrimed,
   assertNesting,
@@ -94,6 +96,7 @@ export class CommissioningService {
     assertControlSettings(info.metadata, 'metadata');
     assertWaitConditionSettings(info.elements.filter(isWaitConditionTemplate));
     assertHealthGates(info.elements.map((element) => ({ name: element.name, metadata: element.gateMetadata ?? {} })));
+    assertObservationSettings(body as JsonObject);
     const template = body as ServiceTemplate;
     const existingId = compositionIdOf(template);
     const compositionId = existingId?.toLowerCase() ?? this.ids.uuid();

@@ -21,6 +21,7 @@ import { TemplateReader } from '../engine/template-reader';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { EngineMetrics } from '../engine/engine-metrics';
+import { ObservationService } from './observation.service';
 import { participantDefinitions, requestedInstanceSync, restartAc, toOutbox } from '../engine/participant-messages';
 
 /** True when a STATUS carries more than a heartbeat. */
@@ -50,6 +51,7 @@ export class ParticipantProtocolService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly metrics: EngineMetrics,
+    private readonly observations: ObservationService,
   ) {
     this.topics = { operation: config.operationTopic, sync: config.syncTopic };
     this.registrationLimits = {
@@ -102,7 +104,16 @@ export class ParticipantProtocolService {
     await this.heartbeats([message]);
     if (carriesReport(message)) {
       await this.unitOfWork.transaction((store) => this.reportIn(store, message));
+      await this.recordObservations([message]);
     }
+  }
+
+  /**
+   * The observations (health, drift) the committed reports carry, after their commit: they are written apart from the
+   * instance rows, on a connection of their own, so never inside the reports' transaction.
+   */
+  recordObservations(reports: readonly ParticipantStatus[]): Promise<void> {
+    return this.observations.record(reports);
   }
 
   /**

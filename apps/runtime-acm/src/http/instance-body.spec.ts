@@ -34,3 +34,11 @@ describe('parseInstanceBody: the count of a group element', () => {
     expect(refusalOf(bodyWith({ count }))).toContain(`elements["${ELEMENT}"].count: must be an integer, got`);
   });
 });
+
+describe('parseInstanceBody: the drift mode of an instance', () => {
+  it('accepts off, warn and correct, and refuses anything else naming the field', () => {
+    const withDrift = (drift: unknown) => ({ ...(bodyWith({}) as Record<string, unknown>), metadata: { drift } });
+    expect(parseInstanceBody(withDrift('correct')).metadata).toEqual({ drift: 'correct' });
+    expect(refusalOf(withDrift('heal'))).toBe('metadata.drift: must be one of off, warn, correct, got "heal"');
+  });
+});

@@ -1,5 +1,5 @@
 import type { JsonObject } from '@acm/domain';
-import { MAX_PARALLEL_ELEMENTS_FIELD, parallelismProblem } from '@acm/domain';
+import { DRIFT_MODE_FIELD, MAX_PARALLEL_ELEMENTS_FIELD, driftModeProblem, parallelismProblem } from '@acm/domain';
 import { excerpt, shortText } from '@acm/input-guards';
 import { nameProblem, versionProblem } from '@acm/tosca';
 import type { InstanceRequest } from '../application/instantiation.service';
@@ -115,6 +115,10 @@ export function parseInstanceBody(body: unknown): InstanceRequest {
     const parallelism = parallelismProblem(metadata);
     if (parallelism !== null) {
       problems.push(`metadata.${MAX_PARALLEL_ELEMENTS_FIELD}: ${parallelism}`);
+    }
+    const drift = driftModeProblem(metadata?.[DRIFT_MODE_FIELD]);
+    if (drift !== null) {
+      problems.push(`metadata.${DRIFT_MODE_FIELD}: ${drift}`);
     }
   } catch (error) {
     problems.push(error instanceof Error ? error.message : String(error));

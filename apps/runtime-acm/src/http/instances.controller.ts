@@ -10,6 +10,8 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { ObservationService } from '../application/observation.service';
+import type { InstanceHealthView } from '../application/observation.service';
 import { ControlService } from '../application/control.service';
 import type { ControlView } from '../application/control.service';
 import { InstantiationService } from '../application/instantiation.service';
@@ -101,6 +103,7 @@ export class CompositionInstancesController {
     private readonly instantiation: InstantiationService,
     private readonly sensitive: SensitiveValues,
     private readonly control: ControlService,
+    private readonly observations: ObservationService,
   ) {}
 
   @Get()
@@ -202,15 +205,21 @@ export class CompositionInstancesController {
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
     @Query() query: Record<string, unknown>,
-  ): Promise<InstanceView & { runtimeControl?: ControlView }> {
+  ): Promise<InstanceView & { runtimeControl?: ControlView; observedHealth?: InstanceHealthView }> {
     const disclose = this.sensitive.disclosure(parseShowSensitive(query));
     const instance = await this.instantiation.get(
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),
     );
-    // Beside ONAP's fields, which ONAP clients read alone: whether the running operation is paused or stuck.
+    // Beside ONAP's fields, which ONAP clients read alone: whether the running operation is paused or stuck, and the
+    // health and drift participants observed (only once one reported an observation).
     const runtimeControl = await this.control.controlOf(instance.instanceId);
-    return { ...instanceView(instance, disclose), ...(runtimeControl ? { runtimeControl } : {}) };
+    const observedHealth = await this.observations.ofInstance(instance.instanceId, Object.keys(instance.elements));
+    return {
+      ...instanceView(instance, disclose),
+      ...(runtimeControl ? { runtimeControl } : {}),
+      ...(observedHealth ? { observedHealth } : {}),
+    };
   }
 
   @Put(':instanceId')

@@ -14,6 +14,8 @@ import { CountingIds, EngineFixture, STARTED_AT } from '../engine/testing/engine
 import { AnswerGroupCommit } from '../application/answer-group-commit';
 import { ParticipantInboxListener } from './participant-inbox.listener';
 import { BufferedSessions } from '@acm/persistence';
+import { InMemoryObservationStore } from '@acm/persistence/testing';
+import { ObservationService } from '../application/observation.service';
 
 const P1 = '101c62b3-8918-41b9-a747-d21eb79c6c03';
 const REPLICA = '5f4a9d7e-7d43-4c59-9f7e-2f7d1b0c9a11';
@@ -83,6 +85,7 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
     // these tests read no metric, and EngineMetrics and OperabilityMetrics both declare acm_phase_resends_total.
     const operability = new OperabilityMetrics(new RuntimeMetrics(), null as unknown as Database, fixture.config, bus);
     const counting = new CountingUnitOfWork(fixture.unitOfWork);
+    const observations = new InMemoryObservationStore();
     const participants = new ParticipantProtocolService(
       fixture.config,
       counting,
@@ -90,6 +93,7 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
       fixture.clock,
       new CountingIds(),
       metrics,
+      new ObservationService(counting, observations, fixture.clock, metrics),
     );
     const listener = new ParticipantInboxListener(
       fixture.config,
@@ -110,7 +114,7 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
     const sent = await fixture.take();
     counting.transactions = 0;
     counting.autocommits = 0;
-    return { fixture, counting, listener, first, second, sent };
+    return { fixture, counting, listener, first, second, sent, observations, metrics };
   }
 
   it('applies the ACKs and STATUS reports of many instances in one transaction; the heartbeats cost one statement', async () => {
@@ -142,6 +146,51 @@ describe('ParticipantInboxListener: a batch of participant messages', () => {
     expect((await fixture.current(first.instanceId))!.elements[element!]!.outProperties).toEqual({
       InternalState: 'DEPLOYING',
     });
+  });
+
+  it('records an observation once, ignores and counts one of an element the participant does not own', async () => {
+    const { listener, first, second, sent, observations, metrics } = await setUp();
+    const elementOf = (instanceId: string) =>
+      sent.find(
+        (order) => (order.message as { automationCompositionId?: string }).automationCompositionId === instanceId,
+      )!.described[P1]![0]!;
+    const gone = statusOf([
+      {
+        automationCompositionId: first.instanceId,
+        elements: [
+          {
+            automationCompositionElementId: elementOf(first.instanceId),
+            observation: { present: false, healthy: false, reason: 'deleted by hand' },
+          },
+          // An element of another instance, reported under this one: not this instance's, so not recorded.
+          {
+            automationCompositionElementId: elementOf(second.instanceId),
+            observation: { present: true, healthy: true },
+          },
+        ],
+      },
+    ]);
+    await listener.receiveBatch([recordOf(gone), recordOf(statusOf())]);
+    expect(observations.events).toEqual([
+      expect.objectContaining({
+        subjectId: first.instanceId,
+        event: 'HEALTH_CHANGED',
+        detail: {
+          elementId: elementOf(first.instanceId),
+          health: 'Missing',
+          previous: 'Unknown',
+          reason: 'deleted by hand',
+        },
+        actor: { kind: 'participant', participantId: P1, replicaId: REPLICA },
+      }),
+    ]);
+    const ignored = await metrics.messagesIgnored.get();
+    expect(ignored.values.find((value) => value.labels.reason === 'OBSERVATION_NOT_OWNED')?.value).toBe(1);
+    const writes = observations.writes;
+    // The same observation again changes nothing: compared first, nothing written.
+    await listener.receive(recordOf({ ...gone, messageId: 'f0000000-0000-4000-8000-0000000fffff' }));
+    expect(observations.writes).toBe(writes);
+    expect(observations.events).toHaveLength(1);
   });
 
   it('does not hold the ACKs back behind the heartbeat: the transaction starts while the heartbeat is open', async () => {

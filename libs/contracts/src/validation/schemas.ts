@@ -48,6 +48,7 @@ import type {
   AcElementRestart,
   AutomationCompositionElementDefinition,
   AutomationCompositionElementInfo,
+  ElementObservationInfo,
   AutomationCompositionInfo,
   CompositionDto,
   CompositionElementDto,
@@ -228,6 +229,13 @@ const elementDefinitionOutProperties = object<ElementDefinitionOutProperties>({
   outProperties: opt(propertyMap),
 });
 
+const elementObservation = object<ElementObservationInfo>({
+  present: req(boolean),
+  healthy: req(boolean),
+  reason: opt(string),
+  properties: opt(propertyMap),
+});
+
 const elementInfo = object<AutomationCompositionElementInfo>({
   automationCompositionElementId: req(uuid),
   deployState: opt(deployState),
@@ -235,6 +243,7 @@ const elementInfo = object<AutomationCompositionElementInfo>({
   operationalState: opt(string),
   useState: opt(string),
   outProperties: opt(propertyMap),
+  observation: opt(elementObservation),
 });
 
 const compositionInfo = object<AutomationCompositionInfo>({

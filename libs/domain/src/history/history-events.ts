@@ -1,6 +1,7 @@
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { AcTypeState, DeployState, LockState, StateChangeResult } from '../states';
+import type { ObservationChange } from '../observation/observation';
 import type { Actor } from './actor';
 import { runtimeActor } from './actor';
 
@@ -200,6 +201,10 @@ export type HistoryEventDetails = {
     readonly parentElementId: string;
     readonly order: string;
   };
+  /** A participant's observation changed a deployed element's health (Healthy, Degraded, Missing, Unknown). */
+  readonly HEALTH_CHANGED: Extract<ObservationChange, { readonly event: 'HEALTH_CHANGED' }>['detail'];
+  /** The desired properties that differ from the observed ones changed (under drift warn or correct). */
+  readonly DRIFTED: Extract<ObservationChange, { readonly event: 'DRIFTED' }>['detail'];
   /** PROPERTY_VALIDATION=warn accepted an instance whose properties have problems. */
   readonly PROPERTY_PROBLEMS: {
     readonly order: string;
@@ -270,6 +275,8 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   GATE_OBSERVED: true,
   GATE_PASSED: true,
   GATE_FAILED: true,
+  HEALTH_CHANGED: true,
+  DRIFTED: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

@@ -19,6 +19,7 @@ import { onStateChange } from './orders/state-change';
 import { onSync } from './orders/sync';
 import { onUpdate } from './orders/update';
 import { sendStatus } from './outbound';
+import { observableElements, observeAndReport } from './observe';
 import { RevisionGuard, isGuarded } from './revision-guard';
 import type { GuardedMessage } from './revision-guard';
 
@@ -93,6 +94,9 @@ export class InboundDispatcher {
         return;
       case 'PARTICIPANT_STATUS_REQ':
         await sendStatus(core);
+        if (core.handler.observe !== undefined) {
+          await observeAndReport(core, observableElements(core));
+        }
         return;
       case 'PARTICIPANT_SYNC_MSG':
         onSync(core, message);

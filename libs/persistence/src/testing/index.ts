@@ -17,3 +17,6 @@ export { InMemoryRolloutStore } from './in-memory/rollouts';
 export { describeSubscriptionContract } from './contracts/subscriptions.contract';
 export type { SubscriptionContractFixture } from './contracts/subscriptions.contract';
 export { InMemorySubscriptionStore } from './in-memory/subscriptions';
+export { InMemoryObservationStore } from './in-memory/observations';
+export { describeObservationContract } from './contracts/observations.contract';
+export type { ObservationContractFixture } from './contracts/observations.contract';

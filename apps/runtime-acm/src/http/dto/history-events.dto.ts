@@ -2,13 +2,24 @@ import type { Actor, HistoryEventDetails, HistoryEventKind } from '@acm/domain';
 import {
   AC_TYPE_STATES,
   DEPLOY_STATES,
+  DRIFT_MODES,
+  HEALTH_STATES,
   HISTORY_EVENT_KINDS,
   INSTANCE_ORDERS,
   LOCK_STATES,
   RUNTIME_RULES,
   STATE_CHANGE_RESULTS,
 } from '@acm/domain';
-import type { AcTypeState, DeployState, HistoryOrder, LockState, RuntimeRule, StateChangeResult } from '@acm/domain';
+import type {
+  AcTypeState,
+  DeployState,
+  DriftMode,
+  HealthState,
+  HistoryOrder,
+  LockState,
+  RuntimeRule,
+  StateChangeResult,
+} from '@acm/domain';
 import type { Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import type { ApiPropertyOptions } from '@nestjs/swagger';
@@ -386,6 +397,34 @@ export class WaitEndedDetail {
   readonly reason!: string | null;
 }
 
+export class HealthChangedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ enum: HEALTH_STATES })
+  readonly health!: HealthState;
+
+  @ApiProperty({ enum: HEALTH_STATES })
+  readonly previous!: HealthState;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'Why, as the participant reported it' })
+  readonly reason!: string | null;
+}
+
+export class DriftedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ type: [String], description: 'JSON pointers of the desired properties that differ from the observed' })
+  readonly paths!: readonly string[];
+
+  @ApiProperty({ type: [String], description: 'The pointers before this observation' })
+  readonly previous!: readonly string[];
+
+  @ApiProperty({ enum: DRIFT_MODES })
+  readonly mode!: DriftMode;
+}
+
 export class PropertyProblemsDetail {
   @ApiProperty({ description: 'The request: CREATE, UPDATE, MIGRATE, ...' })
   readonly order!: string;
@@ -509,6 +548,8 @@ const DETAILS = {
   CHILD_ORDERED: [ChildOrderedDetail],
   CHILD_ENDED: [ChildEndedDetail],
   PARENT_ORDERED: [ParentOrderedDetail],
+  HEALTH_CHANGED: [HealthChangedDetail],
+  DRIFTED: [DriftedDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -560,6 +601,8 @@ const SAME: {
     CHILD_ORDERED: true,
     CHILD_ENDED: true,
     PARENT_ORDERED: true,
+    HEALTH_CHANGED: true,
+    DRIFTED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };

@@ -2,6 +2,7 @@ import {
   DEPLOY_ORDERS,
   INSTANCE_ORDERS,
   DEPLOY_STATES,
+  HEALTH_STATES,
   LOCK_ORDERS,
   LOCK_STATES,
   MIGRATION_STATES,
@@ -13,6 +14,7 @@ import type {
   JsonObject,
   DeployOrder,
   DeployState,
+  HealthState,
   InstanceOrder,
   LockOrder,
   LockState,
@@ -27,6 +29,7 @@ import { notOneOf } from '../validated-body';
 import { excerpt } from '@acm/input-guards';
 import type { InstantiationResponse as InstantiationAnswer } from '../../application/instantiation.service';
 import type { ElementView, InstanceView, InstancesView } from '../../application/views';
+import type { ElementHealthView, InstanceHealthView } from '../../application/observation.service';
 import { ToscaConceptIdentifier } from './composition.dto';
 import { EXAMPLE_INSTANCE_ID, INSTANTIATION_RESPONSE_EXAMPLE } from './examples';
 
@@ -264,8 +267,42 @@ export class RuntimeControl {
   noProgress!: string[];
 }
 
+/** One observed element's health and drift. */
+export class ElementHealth implements ElementHealthView {
+  @ApiProperty({ enum: HEALTH_STATES })
+  health!: HealthState;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'Why, as the participant reported it' })
+  reason!: string | null;
+
+  @ApiProperty({ format: 'date-time', description: 'When the element entered this health state' })
+  since!: string;
+
+  @ApiProperty({
+    type: [String],
+    description: 'JSON pointers of the desired properties that differ from the observed ones (drift warn or correct)',
+  })
+  drift!: string[];
+}
+
+/** The health participants observed of an instance's elements. */
+export class ObservedHealth implements InstanceHealthView {
+  @ApiProperty({ enum: HEALTH_STATES, description: 'The worst state of the elements (Unknown: never observed)' })
+  health!: HealthState;
+
+  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(ElementHealth) } })
+  elements!: Record<string, ElementHealth>;
+}
+
 /** GET of one instance: ONAP's fields and, while an operation runs, its control state. */
+@ApiExtraModels(ElementHealth)
 export class AutomationCompositionWithControl extends AutomationCompositionView {
   @ApiPropertyOptional({ type: RuntimeControl, description: 'Beyond ONAP: present while an operation runs' })
   runtimeControl?: RuntimeControl;
+
+  @ApiPropertyOptional({
+    type: ObservedHealth,
+    description: 'Beyond ONAP: the health and drift participants observed, once one reported an observation',
+  })
+  observedHealth?: ObservedHealth;
 }
