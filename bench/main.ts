@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runB1 } from './b1-latency';
 import { runB2 } from './b2-throughput';
-import type { SqlWindow } from './b2-throughput';
+import type { B2Run, SqlWindow } from './b2-throughput';
 import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
 import { runStartup } from './startup';
@@ -190,6 +190,10 @@ async function main(): Promise<void> {
     const simulatorName = `simulator-${runId}-{index}.cpuprofile`;
     const simulatorFile = join(profileDir, simulatorName.replace('{index}', '0'));
     const sqlCountFile = join(logDir, 'prof-sql-counts.json');
+    const kafkaCountFiles = {
+      runtime: join(logDir, 'prof-kafka-counts-runtime.json'),
+      participants: [join(logDir, 'prof-kafka-counts-simulator.json')],
+    };
     const options = {
       runtimeNodeArgs: [
         '--cpu-prof',
@@ -199,16 +203,37 @@ async function main(): Promise<void> {
         name,
         '--require',
         join(BUILD_DIR, 'bench/sql-counter.js'),
+        '--require',
+        join(BUILD_DIR, 'bench/kafka-counter.js'),
       ],
-      runtimeEnv: { BENCH_SQL_COUNT_FILE: sqlCountFile },
-      simulatorNodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', simulatorName],
+      runtimeEnv: { BENCH_SQL_COUNT_FILE: sqlCountFile, BENCH_KAFKA_COUNT_FILE: kafkaCountFiles.runtime },
+      simulatorNodeArgs: [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        profileDir,
+        '--cpu-prof-name',
+        simulatorName,
+        '--require',
+        join(BUILD_DIR, 'bench/kafka-counter.js'),
+      ],
+      simulatorEnv: { BENCH_KAFKA_COUNT_FILE: kafkaCountFiles.participants[0] ?? '' },
     };
     let window = { from: 0, to: 0 };
     let sql: SqlWindow | undefined;
+    let kafka: B2Run['kafka'];
     const b2 = await withStack('prof', runId, logDir, args.keep, options, async (stack) => {
-      const run = await runB2(stack, runId, sizes.profileInstances, sizes.b2InFlight, 'PROF', sqlCountFile);
+      const run = await runB2(
+        stack,
+        runId,
+        sizes.profileInstances,
+        sizes.b2InFlight,
+        'PROF',
+        sqlCountFile,
+        kafkaCountFiles,
+      );
       window = run.windowUs;
       sql = run.sql;
+      kafka = run.kafka;
       return run.result;
     });
     // The profile is written when the runtime exits, i.e. once withStack stopped it.
@@ -221,6 +246,7 @@ async function main(): Promise<void> {
         file: `bench/results/profiles/${name}`,
         b2,
         ...(sql === undefined ? {} : { sql }),
+        ...(kafka === undefined ? {} : { kafka }),
         summary: summarizeProfile(file, { fromUs: window.from, toUs: window.to, top: 25 }),
         simulator: existsSync(simulatorFile)
           ? {

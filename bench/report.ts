@@ -10,6 +10,8 @@ import type { MachineInfo, SourceState } from './lib/machine';
 import type { Summary } from './lib/stats';
 import type { ProfileSummary } from './profile-summary';
 import { profileMarkdown } from './profile-summary';
+import type { KafkaWindow } from './kafka-counts';
+import { kafkaWindowMarkdown } from './kafka-counts';
 
 export interface Failure {
   error: string;
@@ -19,6 +21,8 @@ export interface ProfileRun {
   file: string;
   b2: B2Result;
   sql?: SqlWindow;
+  /** Broker requests and records per deployed instance, by side (bench/kafka-counter.ts). */
+  kafka?: { runtime: KafkaWindow; participant: KafkaWindow };
   summary: ProfileSummary;
   /** The simulator's profile of the same window (one replica). */
   simulator?: { file: string; summary: ProfileSummary } | Failure;
@@ -437,6 +441,9 @@ export function resultsMarkdown(results: Results): string {
             .slice(0, 20)
             .map((row) => `| ${row.kind} | ${thousands(row.count)} | ${row.perElementTransition} |`),
         );
+      }
+      if (p.kafka !== undefined) {
+        parts.push('', kafkaWindowMarkdown(p.kafka));
       }
     }
   }
