@@ -1,0 +1,270 @@
+/**
+ * B5's pure parts: the fleet's layout (compositions, participants, processes), the composition each group of six
+ * participants serves, the lost / stuck / duplicated accounting and the figures of an order wave. No I/O, no clock:
+ * bench/b5-fleet.ts gathers the inputs, test/b5-figures.spec.ts checks the arithmetic.
+ */
+import type { Summary } from './lib/stats';
+import { round, summarize } from './lib/stats';
+
+/** Elements of the composition, one participant type each (two per start phase, three phases). */
+export const FLEET_ELEMENTS = 6;
+
+export interface FleetSize {
+  instances: number;
+  participants: number;
+  /** Participants per participant process. */
+  participantsPerProcess: number;
+  replicas: number;
+  /** Orders in flight at once during a wave. */
+  inFlight: number;
+  /** STATUS heartbeat of the short steady state, ms (the other one is ONAP's 120 000). */
+  shortHeartbeatMs: number;
+  /** Each steady-state window, s. */
+  steadyWindowS: number;
+}
+
+export const B5_FULL: FleetSize = {
+  instances: 10_000,
+  participants: 1_000,
+  participantsPerProcess: 100,
+  replicas: 3,
+  inFlight: 150,
+  shortHeartbeatMs: 5_000,
+  steadyWindowS: 60,
+};
+
+export const B5_QUICK: FleetSize = {
+  instances: 300,
+  participants: 30,
+  participantsPerProcess: 15,
+  replicas: 3,
+  inFlight: 60,
+  shortHeartbeatMs: 5_000,
+  steadyWindowS: 20,
+};
+
+export interface FleetParticipantSpec {
+  participantId: string;
+  typeName: string;
+  typeVersion: string;
+}
+
+/** What a participant process reports about its handler calls. */
+export interface ParticipantReport {
+  participants: number;
+  handlerCalls: number;
+  /** Calls for an order (message id) and element already handled once. */
+  repeatedCalls: number;
+}
+
+export interface FleetLayout {
+  /** Compositions, each served by its own six participants (one per element). */
+  groups: number;
+  participants: FleetParticipantSpec[][];
+  /** The participants of each process. */
+  processes: FleetParticipantSpec[][];
+  /** Instances per group, the remainder spread over the first groups. */
+  instancesPerGroup: number[];
+}
+
+/** The element type of element `element` (1..6) in group `group`: one name per element, one version per group. */
+export function fleetElementType(group: number, element: number): { typeName: string; typeVersion: string } {
+  return { typeName: `bench.fleet.Element${element}`, typeVersion: `1.${group}.0` };
+}
+
+/**
+ * Splits the fleet: `participants / 6` compositions (groups) of six participants, instances spread evenly over the
+ * groups, participants packed into processes. `ids` hands out participant ids (random in the harness).
+ */
+export function fleetLayout(size: FleetSize, ids: () => string): FleetLayout {
+  const groups = Math.floor(size.participants / FLEET_ELEMENTS);
+  if (groups < 1 || size.instances < groups || size.participantsPerProcess < 1) {
+    throw new Error(
+      `B5 needs at least ${FLEET_ELEMENTS} participants, one instance per composition and one participant per process`,
+    );
+  }
+  const participants: FleetParticipantSpec[][] = [];
+  for (let group = 0; group < groups; group += 1) {
+    const members: FleetParticipantSpec[] = [];
+    for (let element = 1; element <= FLEET_ELEMENTS; element += 1) {
+      members.push({ participantId: ids(), ...fleetElementType(group, element) });
+    }
+    participants.push(members);
+  }
+  const flat = participants.flat();
+  const processes: FleetParticipantSpec[][] = [];
+  for (let index = 0; index < flat.length; index += size.participantsPerProcess) {
+    processes.push(flat.slice(index, index + size.participantsPerProcess));
+  }
+  const base = Math.floor(size.instances / groups);
+  const remainder = size.instances - base * groups;
+  const instancesPerGroup = Array.from({ length: groups }, (_, group) => base + (group < remainder ? 1 : 0));
+  return { groups, participants, processes, instancesPerGroup };
+}
+
+const SIM_ELEMENT_REFERENCE =
+  /type: org\.onap\.policy\.clamp\.acm\.SimAutomationCompositionElement\n(\s+)type_version: 1\.0\.0/g;
+
+/**
+ * The three-phase, six-element example rewritten for one group: its own name, and each element node template of its
+ * own type (derived from the simulator's element type), so priming assigns every element to a different participant.
+ */
+export function fleetCompositionYaml(threePhaseYaml: string, name: string, group: number): string {
+  let element = 0;
+  const referenced = threePhaseYaml.replace(SIM_ELEMENT_REFERENCE, (_match, indent: string) => {
+    element += 1;
+    const type = fleetElementType(group, element);
+    return `type: ${type.typeName}\n${indent}type_version: ${type.typeVersion}`;
+  });
+  if (element !== FLEET_ELEMENTS) {
+    throw new Error(`expected ${FLEET_ELEMENTS} simulator elements in the composition, found ${element}`);
+  }
+  const types = Array.from({ length: FLEET_ELEMENTS }, (_, index) => {
+    const type = fleetElementType(group, index + 1);
+    return [
+      `  ${type.typeName}:`,
+      `    version: ${type.typeVersion}`,
+      '    derived_from: org.onap.policy.clamp.acm.SimAutomationCompositionElement',
+      `    description: Element ${index + 1} of the B5 fleet composition ${group}.`,
+      '',
+    ].join('\n');
+  }).join('\n');
+  const withTypes = referenced.replace(/^topology_template:/m, `${types}\ntopology_template:`);
+  return withTypes.replace(/^name: .*$/m, `name: ${name}`);
+}
+
+/** An order the harness sent and the runtime accepted. */
+export interface SentOrder {
+  instanceId: string;
+  /** Harness clock (ms since the epoch) just before the request. */
+  sentAt: number;
+}
+
+/** A row of acm_operation for the wave's order. */
+export interface OperationRow {
+  targetId: string;
+  state: string;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+export interface Accounting {
+  ordered: number;
+  completed: number;
+  failed: number;
+  /** Accepted orders with no operation recorded. */
+  lost: number;
+  /** Operations still running, or instances not in the state the order leads to. */
+  stuck: number;
+  /** More than one operation for one order, or a participant handling one order for one element twice. */
+  duplicated: number;
+  /** The ids behind the non-zero counts (at most 10 each), to look at. */
+  examples: { lost: string[]; stuck: string[]; duplicated: string[]; failed: string[] };
+}
+
+/**
+ * Checks a wave, not assumes it: every accepted order has exactly one operation, it finished COMPLETED, the instance
+ * ended in `expectedState`, and no participant handled an order for an element twice.
+ */
+export function accountWave(
+  orders: readonly SentOrder[],
+  operations: readonly OperationRow[],
+  finalStates: ReadonlyMap<string, string>,
+  expectedState: string,
+  reports: readonly ParticipantReport[],
+): Accounting {
+  const byTarget = new Map<string, OperationRow[]>();
+  for (const row of operations) {
+    byTarget.set(row.targetId, [...(byTarget.get(row.targetId) ?? []), row]);
+  }
+  const lost: string[] = [];
+  const stuck: string[] = [];
+  const duplicated: string[] = [];
+  const failed: string[] = [];
+  let completed = 0;
+  for (const { instanceId } of orders) {
+    const rows = byTarget.get(instanceId) ?? [];
+    if (rows.length === 0) {
+      lost.push(instanceId);
+      continue;
+    }
+    if (rows.length > 1) {
+      duplicated.push(instanceId);
+    }
+    const last = rows[rows.length - 1] as OperationRow;
+    if (last.state === 'RUNNING' || finalStates.get(instanceId) !== expectedState) {
+      stuck.push(instanceId);
+    } else if (last.state === 'COMPLETED') {
+      completed += 1;
+    } else {
+      failed.push(instanceId);
+    }
+  }
+  const repeated = reports.reduce((sum, report) => sum + report.repeatedCalls, 0);
+  const first = (ids: string[]): string[] => ids.slice(0, 10);
+  return {
+    ordered: orders.length,
+    completed,
+    failed: failed.length,
+    lost: lost.length,
+    stuck: stuck.length,
+    duplicated: duplicated.length + repeated,
+    examples: { lost: first(lost), stuck: first(stuck), duplicated: first(duplicated), failed: first(failed) },
+  };
+}
+
+export interface WaveFigures {
+  orders: number;
+  /** Orders accepted per second over the time the harness spent sending them. */
+  ordersPerS: number;
+  /** Completed × elements per second, first operation start → last finish (the runtime's own records). */
+  transitionsPerS: number;
+  windowS: number;
+  orderToFirstDispatchMs: Summary;
+  orderToCompletionMs: Summary;
+}
+
+/**
+ * The figures of one wave. `firstDispatch` holds the producer's stamp of the first order message seen on the
+ * operation topic per instance; order times are the harness's; finish times the runtime's (all on this machine).
+ */
+export function waveFigures(
+  orders: readonly SentOrder[],
+  sendingS: number,
+  operations: readonly OperationRow[],
+  firstDispatch: ReadonlyMap<string, number>,
+  elements: number,
+): WaveFigures {
+  const finished = operations.filter((row) => row.state === 'COMPLETED' && row.finishedAt !== null);
+  const firstStart = Math.min(...operations.map((row) => row.startedAt));
+  const lastFinish = Math.max(...finished.map((row) => row.finishedAt as number));
+  const windowS = finished.length === 0 ? Number.NaN : (lastFinish - firstStart) / 1000;
+  const sentAt = new Map(orders.map((order) => [order.instanceId, order.sentAt]));
+  const toDispatch: number[] = [];
+  const toCompletion: number[] = [];
+  for (const [instanceId, sent] of sentAt) {
+    const dispatched = firstDispatch.get(instanceId);
+    if (dispatched !== undefined) {
+      toDispatch.push(dispatched - sent);
+    }
+  }
+  for (const row of finished) {
+    const sent = sentAt.get(row.targetId);
+    if (sent !== undefined) {
+      toCompletion.push((row.finishedAt as number) - sent);
+    }
+  }
+  return {
+    orders: orders.length,
+    ordersPerS: round(sendingS > 0 ? orders.length / sendingS : Number.NaN, 1),
+    transitionsPerS: round((finished.length * elements) / windowS, 0),
+    windowS: round(windowS, 2),
+    orderToFirstDispatchMs: summarize(toDispatch),
+    orderToCompletionMs: summarize(toCompletion),
+  };
+}
+
+/** CPU seconds over a window as a share of one core, in per cent. */
+export function cpuPctOfCore(cpuSeconds: number, windowS: number): number {
+  return round(windowS > 0 ? (cpuSeconds / windowS) * 100 : Number.NaN, 2);
+}
