@@ -268,3 +268,121 @@ export function waveFigures(
 export function cpuPctOfCore(cpuSeconds: number, windowS: number): number {
   return round(windowS > 0 ? (cpuSeconds / windowS) * 100 : Number.NaN, 2);
 }
+
+/** The parts of B5's result its report needs (bench/b5-fleet.ts's B5Result satisfies it). */
+export interface B5Report {
+  size: FleetSize;
+  compositions: number;
+  participantProcesses: number;
+  createPerS: number;
+  waves: Array<{
+    label: string;
+    figures: WaveFigures;
+    accounting: Accounting;
+    replicas: Array<{ cpuS: number; cpuMsPerInstance: number; rssMb: number }>;
+    postgres: { cpuS: number; cpuMsPerInstance: number; rssMbSum: number };
+    participantsCpuMsPerInstance: number;
+  }>;
+  steady: Array<{
+    heartbeatMs: number;
+    windowS: number;
+    replicasCpuPctOfCore: number[];
+    postgresCpuPctOfCore: number;
+    participantsCpuPctOfCore: number;
+  }>;
+}
+
+/** B5's section of the results page. */
+export function b5Markdown(report: B5Report): string {
+  const s = report.size;
+  const lines = [
+    '## B5 fleet',
+    '',
+    `${s.instances} instances of the 3-phase, ${FLEET_ELEMENTS}-element composition over ${s.participants} participants (${report.compositions} compositions, ${report.participantProcesses} participant processes), ${s.replicas} runtime replicas, ${s.inFlight} orders in flight; instances created at ${report.createPerS}/s.`,
+    '',
+    '| wave | orders/s | transitions/s | first dispatch p50 / p99 ms | completion p50 / p99 ms | completed | failed | lost | stuck | duplicated | replicas CPU ms/instance | replicas RSS MB | PostgreSQL CPU ms/instance | PostgreSQL RSS MB (sum) | participants CPU ms/instance |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |',
+  ];
+  for (const wave of report.waves) {
+    const f = wave.figures;
+    const a = wave.accounting;
+    lines.push(
+      `| ${wave.label} | ${f.ordersPerS} | ${f.transitionsPerS} | ${f.orderToFirstDispatchMs.p50} / ${f.orderToFirstDispatchMs.p99} | ${f.orderToCompletionMs.p50} / ${f.orderToCompletionMs.p99} | ${a.completed}/${a.ordered} | ${a.failed} | ${a.lost} | ${a.stuck} | ${a.duplicated} | ${wave.replicas.map((r) => r.cpuMsPerInstance).join(' / ')} | ${wave.replicas.map((r) => r.rssMb).join(' / ')} | ${wave.postgres.cpuMsPerInstance} | ${wave.postgres.rssMbSum} | ${wave.participantsCpuMsPerInstance} |`,
+    );
+  }
+  lines.push(
+    '',
+    '| steady state | window s | replicas CPU % of a core | PostgreSQL CPU % of a core | participants CPU % of a core |',
+    '| --- | ---: | --- | ---: | ---: |',
+  );
+  for (const steady of report.steady) {
+    lines.push(
+      `| heartbeat ${steady.heartbeatMs} ms | ${steady.windowS} | ${steady.replicasCpuPctOfCore.join(' / ')} | ${steady.postgresCpuPctOfCore} | ${steady.participantsCpuPctOfCore} |`,
+    );
+  }
+  lines.push('', 'Supervision pass time: the runtime exports no metric for it (B4 times the pass SQL from outside).');
+  return lines.join('\n');
+}
+
+export interface ProcessFigures {
+  cpuS: number;
+  cpuMsPerInstance: number;
+  rssMb: number;
+}
+
+export interface B5Wave extends WaveFigures {
+  accounting: Accounting;
+  /** Per replica, in start order; a replica killed during the wave reports what it used until then. */
+  replicas: ProcessFigures[];
+  postgres: { cpuS: number; cpuMsPerInstance: number; rssMbSum: number };
+  participantsCpuMsPerInstance: number;
+}
+
+export interface SteadyState {
+  heartbeatMs: number;
+  windowS: number;
+  /** Each replica's CPU as a share of one core. */
+  replicasCpuPctOfCore: number[];
+  postgresCpuPctOfCore: number;
+  /** All participant processes together. */
+  participantsCpuPctOfCore: number;
+}
+
+export interface B5Result {
+  size: FleetSize;
+  compositions: number;
+  participantProcesses: number;
+  setupS: { replicas: number; participants: number; prime: number; create: number };
+  createPerS: number;
+  deploy: B5Wave;
+  steady: SteadyState[];
+  undeployWithFailover: B5Wave & { killedReplica: number; killedAfterOrders: number };
+  /** The runtime exports no supervision pass metric; B4 times the pass's SQL from outside instead. */
+  supervisionPassMs: null;
+}
+
+/** The result as the report reads it. */
+export function b5Report(result: B5Result): B5Report {
+  const wave = (label: string, figures: B5Wave): B5Report['waves'][number] => ({
+    label,
+    figures,
+    accounting: figures.accounting,
+    replicas: figures.replicas,
+    postgres: figures.postgres,
+    participantsCpuMsPerInstance: figures.participantsCpuMsPerInstance,
+  });
+  return {
+    size: result.size,
+    compositions: result.compositions,
+    participantProcesses: result.participantProcesses,
+    createPerS: result.createPerS,
+    waves: [
+      wave('deploy all', result.deploy),
+      wave(
+        `undeploy all, replica ${result.undeployWithFailover.killedReplica} SIGKILLed after ${result.undeployWithFailover.killedAfterOrders} orders`,
+        result.undeployWithFailover,
+      ),
+    ],
+    steady: result.steady,
+  };
+}

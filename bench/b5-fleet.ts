@@ -15,13 +15,14 @@ import type { Subscription } from '@acm/messaging';
 
 import { THREE_PHASE_INSTANCE, THREE_PHASE_YAML } from './b1-latency';
 import type {
-  Accounting,
+  B5Result,
+  B5Wave,
   FleetLayout,
   FleetSize,
   OperationRow,
   ParticipantReport,
   SentOrder,
-  WaveFigures,
+  SteadyState,
 } from './b5-figures';
 import {
   FLEET_ELEMENTS,
@@ -46,43 +47,6 @@ import { OperationWatcher } from './lib/watcher';
 const PARTICIPANT_SCRIPT = join(BUILD_DIR, 'bench/b5-participants.js');
 const CREATE_CONCURRENCY = 8;
 const WAVE_TIMEOUT_MS = 600_000;
-
-export interface ProcessFigures {
-  cpuS: number;
-  cpuMsPerInstance: number;
-  rssMb: number;
-}
-
-export interface B5Wave extends WaveFigures {
-  accounting: Accounting;
-  /** Per replica, in start order; a replica killed during the wave reports what it used until then. */
-  replicas: ProcessFigures[];
-  postgres: { cpuS: number; cpuMsPerInstance: number; rssMbSum: number };
-  participantsCpuMsPerInstance: number;
-}
-
-export interface SteadyState {
-  heartbeatMs: number;
-  windowS: number;
-  /** Each replica's CPU as a share of one core. */
-  replicasCpuPctOfCore: number[];
-  postgresCpuPctOfCore: number;
-  /** All participant processes together. */
-  participantsCpuPctOfCore: number;
-}
-
-export interface B5Result {
-  size: FleetSize;
-  compositions: number;
-  participantProcesses: number;
-  setupS: { replicas: number; participants: number; prime: number; create: number };
-  createPerS: number;
-  deploy: B5Wave;
-  steady: SteadyState[];
-  undeployWithFailover: B5Wave & { killedReplica: number; killedAfterOrders: number };
-  /** The runtime exports no supervision pass metric; B4 times the pass's SQL from outside instead. */
-  supervisionPassMs: null;
-}
 
 /** Sum of the RSS of every PostgreSQL process (shared buffers count once per process that touched them). */
 function postgresRssMbSum(): number {

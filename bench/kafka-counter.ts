@@ -15,8 +15,18 @@ import type { KafkaCounts } from './kafka-counts';
 
 type Role = 'producer' | 'consumer' | 'admin';
 
-function install(file: string): void {
+let installed: KafkaCounts | undefined;
+
+/**
+ * Starts counting in this process (once; later calls return the same running totals). Only clients created after
+ * the first call are counted.
+ */
+export function startKafkaCounting(): KafkaCounts {
+  if (installed !== undefined) {
+    return installed;
+  }
   const counts: KafkaCounts = { records: 0, requests: {} };
+  installed = counts;
   const count = (role: Role, apiName: string): void => {
     const key = `${role} ${apiName}`;
     counts.requests[key] = (counts.requests[key] ?? 0) + 1;
@@ -54,12 +64,13 @@ function install(file: string): void {
     admin.on(admin.events.REQUEST, ({ payload }) => count('admin', payload.apiName));
     return admin;
   };
-  const write = (): void => writeFileSync(file, JSON.stringify(counts));
-  setInterval(write, 200).unref();
-  process.once('exit', write);
+  return counts;
 }
 
 const target = process.env['BENCH_KAFKA_COUNT_FILE'];
 if (target !== undefined && target !== '') {
-  install(target);
+  const counts = startKafkaCounting();
+  const write = (): void => writeFileSync(target, JSON.stringify(counts));
+  setInterval(write, 200).unref();
+  process.once('exit', write);
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP,IDLE] [-- --keep] [-- --embedded]`: the performance benchmarks of
+ * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP,IDLE,B5] [-- --keep] [-- --embedded]`: the performance benchmarks of
  * docs/performance.md. Starts (or reuses) PostgreSQL and Kafka with scripts/services-up.sh, then for
  * each benchmark a fresh stack (runtime + instant simulator as processes, fresh schema and topics),
  * and writes bench/results/latest.json and latest.md. Measures only: nothing here asserts on time.
@@ -17,6 +17,8 @@ import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
 import { runStartup } from './startup';
 import { runFloor } from './floor';
+import { runB5 } from './b5-fleet';
+import { B5_FULL, B5_QUICK } from './b5-figures';
 import { IDLE_FULL, IDLE_QUICK, ONAP_HEARTBEAT_MS, runIdle, runIdleEmbedded } from './idle';
 import type { EmbeddedSuite } from './embedded';
 import { embeddedSuiteMarkdown, runEmbeddedSuite } from './embedded';
@@ -51,7 +53,7 @@ const QUICK: Sizes = {
   profileInstances: 100,
 };
 
-const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE'] as const;
+const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE', 'B5'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
 interface Arguments {
@@ -85,7 +87,7 @@ function parseArguments(argv: string[]): Arguments {
       }
     } else {
       throw new Error(
-        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE, --keep, --embedded)`,
+        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE,B5, --keep, --embedded)`,
       );
     }
   }
@@ -279,6 +281,15 @@ async function main(): Promise<void> {
       (stack) => runIdle(stack, idleSizes, logDir),
     );
     results.idle = 'error' in idle ? idle : { ...idle, embedded: await runIdleEmbedded(idleSizes, logDir) };
+  }
+
+  if (args.only.has('B5') && !args.embedded && !interrupted) {
+    try {
+      results.b5 = await runB5(serviceAddresses, runId, logDir, args.quick ? B5_QUICK : B5_FULL, args.keep);
+    } catch (error) {
+      log(`B5 failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      results.b5 = { error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   // After the others: a broker that just started answers slower for a while, which would be charged to the floor.

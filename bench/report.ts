@@ -11,6 +11,8 @@ import type { Summary } from './lib/stats';
 import type { ProfileSummary } from './profile-summary';
 import { profileMarkdown } from './profile-summary';
 import type { KafkaWindow } from './kafka-counts';
+import type { B5Result } from './b5-figures';
+import { b5Markdown, b5Report } from './b5-figures';
 import { kafkaWindowMarkdown } from './kafka-counts';
 
 export interface Failure {
@@ -57,6 +59,7 @@ export interface Results {
   startup?: StartupResult | Failure;
   profile?: ProfileRun | Failure;
   idle?: IdleResult | Failure;
+  b5?: B5Result | Failure;
 }
 
 export function isFailure(value: unknown): value is Failure {
@@ -446,6 +449,15 @@ export function resultsMarkdown(results: Results): string {
         parts.push('', kafkaWindowMarkdown(p.kafka));
       }
     }
+  }
+  if (results.floor !== undefined && !isFailure(results.floor)) {
+    parts.push('', '## FLOOR broker work', '', kafkaWindowMarkdown(results.floor.concurrent.kafka));
+  }
+  if (results.b5 !== undefined) {
+    parts.push(
+      '',
+      isFailure(results.b5) ? `## B5 fleet\n\nB5 failed: ${results.b5.error}` : b5Markdown(b5Report(results.b5)),
+    );
   }
   return `${parts.join('\n')}\n`;
 }
