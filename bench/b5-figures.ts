@@ -5,6 +5,8 @@
  */
 import type { Summary } from './lib/stats';
 import { round, summarize } from './lib/stats';
+import type { KafkaRates, KafkaWindow } from './kafka-counts';
+import { kafkaWindowMarkdown } from './kafka-counts';
 
 /** Elements of the composition, one participant type each (two per start phase, three phases). */
 export const FLEET_ELEMENTS = 6;
@@ -107,7 +109,7 @@ const SIM_ELEMENT_REFERENCE =
 
 /**
  * The three-phase, six-element example rewritten for one group: its own name, and each element node template of its
- * own type (derived from the simulator's element type), so priming assigns every element to a different participant.
+ * own type (an element type of its own, like the simulator's), so priming assigns every element to a different participant.
  */
 export function fleetCompositionYaml(threePhaseYaml: string, name: string, group: number): string {
   let element = 0;
@@ -124,8 +126,13 @@ export function fleetCompositionYaml(threePhaseYaml: string, name: string, group
     return [
       `  ${type.typeName}:`,
       `    version: ${type.typeVersion}`,
-      '    derived_from: org.onap.policy.clamp.acm.SimAutomationCompositionElement',
+      // Directly: ONAP's element test looks at the node type's own derived_from only.
+      '    derived_from: org.onap.policy.clamp.acm.AutomationCompositionElement',
       `    description: Element ${index + 1} of the B5 fleet composition ${group}.`,
+      '    properties:',
+      '      baseUrl:',
+      '        type: string',
+      '        required: false',
       '',
     ].join('\n');
   }).join('\n');
@@ -282,6 +289,7 @@ export interface B5Report {
     replicas: Array<{ cpuS: number; cpuMsPerInstance: number; rssMb: number }>;
     postgres: { cpuS: number; cpuMsPerInstance: number; rssMbSum: number };
     participantsCpuMsPerInstance: number;
+    kafka?: { runtime: KafkaWindow; participant: KafkaWindow };
   }>;
   steady: Array<{
     heartbeatMs: number;
@@ -289,6 +297,7 @@ export interface B5Report {
     replicasCpuPctOfCore: number[];
     postgresCpuPctOfCore: number;
     participantsCpuPctOfCore: number;
+    brokerRequests?: { runtime: KafkaRates; participant: KafkaRates };
   }>;
 }
 
@@ -312,13 +321,23 @@ export function b5Markdown(report: B5Report): string {
   }
   lines.push(
     '',
-    '| steady state | window s | replicas CPU % of a core | PostgreSQL CPU % of a core | participants CPU % of a core |',
-    '| --- | ---: | --- | ---: | ---: |',
+    '| steady state | window s | replicas CPU % of a core | PostgreSQL CPU % of a core | participants CPU % of a core | broker requests/s: replicas / participants (of them Fetch, Heartbeat) |',
+    '| --- | ---: | --- | ---: | ---: | --- |',
   );
   for (const steady of report.steady) {
+    const requests = steady.brokerRequests;
+    const rates =
+      requests === undefined
+        ? 'not counted'
+        : `${requests.runtime.requestsPerS} / ${requests.participant.requestsPerS} (${requests.participant.fetchPerS}, ${requests.participant.heartbeatPerS})`;
     lines.push(
-      `| heartbeat ${steady.heartbeatMs} ms | ${steady.windowS} | ${steady.replicasCpuPctOfCore.join(' / ')} | ${steady.postgresCpuPctOfCore} | ${steady.participantsCpuPctOfCore} |`,
+      `| heartbeat ${steady.heartbeatMs} ms | ${steady.windowS} | ${steady.replicasCpuPctOfCore.join(' / ')} | ${steady.postgresCpuPctOfCore} | ${steady.participantsCpuPctOfCore} | ${rates} |`,
     );
+  }
+  for (const wave of report.waves) {
+    if (wave.kafka !== undefined) {
+      lines.push('', `${wave.label}, all replicas and all participants:`, '', kafkaWindowMarkdown(wave.kafka));
+    }
   }
   lines.push('', 'Supervision pass time: the runtime exports no metric for it (B4 times the pass SQL from outside).');
   return lines.join('\n');
@@ -336,6 +355,8 @@ export interface B5Wave extends WaveFigures {
   replicas: ProcessFigures[];
   postgres: { cpuS: number; cpuMsPerInstance: number; rssMbSum: number };
   participantsCpuMsPerInstance: number;
+  /** Broker requests and records per instance of the wave: all replicas, all participants. */
+  kafka: { runtime: KafkaWindow; participant: KafkaWindow };
 }
 
 export interface SteadyState {
@@ -346,6 +367,8 @@ export interface SteadyState {
   postgresCpuPctOfCore: number;
   /** All participant processes together. */
   participantsCpuPctOfCore: number;
+  /** Broker requests per second: all replicas, all participants. */
+  brokerRequests: { runtime: KafkaRates; participant: KafkaRates };
 }
 
 export interface B5Result {
@@ -370,6 +393,7 @@ export function b5Report(result: B5Result): B5Report {
     replicas: figures.replicas,
     postgres: figures.postgres,
     participantsCpuMsPerInstance: figures.participantsCpuMsPerInstance,
+    kafka: figures.kafka,
   });
   return {
     size: result.size,

@@ -33,6 +33,8 @@ import {
   waveFigures,
 } from './b5-figures';
 import { ONAP_HEARTBEAT_MS } from './idle';
+import type { KafkaCounts } from './kafka-counts';
+import { NO_KAFKA_COUNTS, addKafkaCounts, kafkaRates, kafkaWindow } from './kafka-counts';
 import { commissionAndPrime, freshInstance, instantiate, order, readInstanceTemplate, repoFile } from './lib/acm';
 import { harnessBus } from './lib/harness-bus';
 import { HttpClient } from './lib/http-client';
@@ -45,6 +47,8 @@ import { log, pool, sleep, until } from './lib/util';
 import { OperationWatcher } from './lib/watcher';
 
 const PARTICIPANT_SCRIPT = join(BUILD_DIR, 'bench/b5-participants.js');
+/** Counts each process's broker requests (bench/kafka-counter.ts): a listener per request, nothing else. */
+const COUNTER_SCRIPT = join(BUILD_DIR, 'bench/kafka-counter.js');
 const CREATE_CONCURRENCY = 8;
 const WAVE_TIMEOUT_MS = 600_000;
 
@@ -162,8 +166,10 @@ export class FleetBench {
         RUNTIME_SYNC_TOPIC: this.topics.sync,
         SIMULATOR: 'false',
         LOG_LEVEL: 'warn',
+        BENCH_KAFKA_COUNT_FILE: join(this.logDir, `b5-runtime${index}.kafka.json`),
       },
       this.logDir,
+      ['--require', COUNTER_SCRIPT],
     );
     process.start();
     const api = new HttpClient(`http://127.0.0.1:${port}`, USER, PASSWORD);
@@ -192,8 +198,10 @@ export class FleetBench {
           OPERATION_TOPIC: this.topics.operation,
           SYNC_TOPIC: this.topics.sync,
           HEARTBEAT_MS: String(heartbeatMs),
+          BENCH_KAFKA_COUNT_FILE: join(this.logDir, `${name}.kafka.json`),
         },
         this.logDir,
+        ['--require', COUNTER_SCRIPT],
       );
       child.start();
       return child;
@@ -224,6 +232,26 @@ export class FleetBench {
         return { participants: 0, handlerCalls: 0, repeatedCalls: 0 };
       }
     });
+  }
+
+  private readCounts(names: readonly string[]): KafkaCounts {
+    return addKafkaCounts(
+      names.map((name) => {
+        try {
+          return JSON.parse(readFileSync(join(this.logDir, `${name}.kafka.json`), 'utf8')) as KafkaCounts;
+        } catch {
+          return NO_KAFKA_COUNTS;
+        }
+      }),
+    );
+  }
+
+  /** The running broker request totals of the replicas and of the participant processes. */
+  private kafkaCounts(): { runtime: KafkaCounts; participant: KafkaCounts } {
+    return {
+      runtime: this.readCounts(this.replicas.map((replica) => replica.process.name)),
+      participant: this.readCounts(this.participants.map((child) => child.name)),
+    };
   }
 
   private participantsCpuS(): number {
@@ -272,6 +300,7 @@ export class FleetBench {
     watcher.start();
     const sent: SentOrder[] = [];
     const reportsBefore = this.participantReports();
+    const kafkaBefore = this.kafkaCounts();
     const replicaBefore = this.replicaCpu();
     const participantsBefore = this.participantsCpuS();
     const postgres = new ProcessGroupCpu(SERVICE_PROCESSES.postgres);
@@ -315,8 +344,9 @@ export class FleetBench {
     const postgresCpuS = postgres.stop();
     const replicaAfter = this.replicaCpu();
     const participantsCpuS = this.participantsCpuS() - participantsBefore;
-    // Let the participants' reports catch up with their last handler calls.
+    // Let the participants' reports (and the broker counts) catch up with their last calls.
     await sleep(1_000);
+    const kafkaAfter = this.kafkaCounts();
     const ids = instances.map((instance) => instance.instanceId);
     const operations = await this.operations(ids, orderName);
     const reports = this.participantReports().map((report, index) => ({
@@ -342,6 +372,10 @@ export class FleetBench {
         rssMbSum: postgresRss,
       },
       participantsCpuMsPerInstance: round((participantsCpuS * 1000) / n, 2),
+      kafka: {
+        runtime: kafkaWindow(kafkaBefore.runtime, kafkaAfter.runtime, n),
+        participant: kafkaWindow(kafkaBefore.participant, kafkaAfter.participant, n),
+      },
     };
   }
 
@@ -349,12 +383,14 @@ export class FleetBench {
     const windowS = this.size.steadyWindowS;
     const replicaBefore = this.replicaCpu();
     const participantsBefore = this.participantsCpuS();
+    const kafkaBefore = this.kafkaCounts();
     const postgres = new ProcessGroupCpu(SERVICE_PROCESSES.postgres);
     postgres.start();
     const started = performance.now();
     await sleep(windowS * 1000);
     const elapsedS = (performance.now() - started) / 1000;
     const replicaAfter = this.replicaCpu();
+    const kafkaAfter = this.kafkaCounts();
     return {
       heartbeatMs,
       windowS: round(elapsedS, 1),
@@ -363,6 +399,10 @@ export class FleetBench {
       ),
       postgresCpuPctOfCore: cpuPctOfCore(postgres.stop(), elapsedS),
       participantsCpuPctOfCore: cpuPctOfCore(this.participantsCpuS() - participantsBefore, elapsedS),
+      brokerRequests: {
+        runtime: kafkaRates(kafkaBefore.runtime, kafkaAfter.runtime, elapsedS),
+        participant: kafkaRates(kafkaBefore.participant, kafkaAfter.participant, elapsedS),
+      },
     };
   }
 

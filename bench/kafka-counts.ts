@@ -98,3 +98,25 @@ export function kafkaWindowMarkdown(sides: { runtime: KafkaWindow; participant: 
     ),
   ].join('\n');
 }
+
+export interface KafkaRates {
+  requestsPerS: number;
+  fetchPerS: number;
+  heartbeatPerS: number;
+  byRequest: Array<{ request: string; perS: number }>;
+}
+
+/** Requests per second between two readings (a steady state, where nothing is deployed to divide by). */
+export function kafkaRates(before: KafkaCounts, after: KafkaCounts, seconds: number): KafkaRates {
+  if (!(seconds > 0)) {
+    throw new Error(`kafkaRates: seconds must be positive, got ${seconds}`);
+  }
+  const window = kafkaWindow(before, after, 1);
+  const perS = (count: number): number => round(count / seconds, 2);
+  return {
+    requestsPerS: perS(window.requestsPerInstance),
+    fetchPerS: perS(window.fetchRequestsPerInstance),
+    heartbeatPerS: perS(window.heartbeatsPerInstance),
+    byRequest: window.byRequest.map((entry) => ({ request: entry.request, perS: perS(entry.count) })),
+  };
+}

@@ -1,4 +1,4 @@
-import { addKafkaCounts, kafkaWindow, kafkaWindowMarkdown } from '../bench/kafka-counts';
+import { addKafkaCounts, kafkaRates, kafkaWindow, kafkaWindowMarkdown } from '../bench/kafka-counts';
 
 describe('the broker work per deployed instance (bench/kafka-counts)', () => {
   const before = {
@@ -62,5 +62,20 @@ describe('the broker work per deployed instance (bench/kafka-counts)', () => {
     expect(table).toContain('| records produced | 6 | 3 |');
     expect(table).toContain('| Produce requests | 2 | 0.5 |');
     expect(table).toContain('| consumer Fetch | 4 | 0 |');
+  });
+
+  it('gives a steady state as requests per second', () => {
+    expect(kafkaRates(before, after, 20)).toEqual({
+      requestsPerS: 33.5,
+      fetchPerS: 20,
+      heartbeatPerS: 1,
+      byRequest: [
+        { request: 'consumer Fetch', perS: 20 },
+        { request: 'producer Produce', perS: 10 },
+        { request: 'consumer OffsetCommit', perS: 2.5 },
+        { request: 'consumer Heartbeat', perS: 1 },
+      ],
+    });
+    expect(() => kafkaRates(before, after, 0)).toThrow(/seconds must be positive/);
   });
 });
