@@ -50,7 +50,11 @@ const PARTICIPANT_SCRIPT = join(BUILD_DIR, 'bench/b5-participants.js');
 /** Counts each process's broker requests (bench/kafka-counter.ts): a listener per request, nothing else. */
 const COUNTER_SCRIPT = join(BUILD_DIR, 'bench/kafka-counter.js');
 const CREATE_CONCURRENCY = 8;
-const WAVE_TIMEOUT_MS = 600_000;
+/**
+ * How long one order is waited for: a little beyond the runtime's own operation deadline (200 s by default), after
+ * which it is flagged TIMEOUT but stays RUNNING; it then counts as stuck.
+ */
+const WAVE_TIMEOUT_MS = 240_000;
 
 /** Sum of the RSS of every PostgreSQL process (shared buffers count once per process that touched them). */
 function postgresRssMbSum(): number {
