@@ -410,3 +410,18 @@ export function b5Report(result: B5Result): B5Report {
     steady: result.steady,
   };
 }
+
+/**
+ * `BENCH_B5_SIZE=<instances>/<participants>` scales B5 between the quick and the full size (e.g. a smoke run of the
+ * harness); absent, the base size stands.
+ */
+export function b5Size(base: FleetSize, setting: string | undefined): FleetSize {
+  if (setting === undefined || setting.trim() === '') {
+    return base;
+  }
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(setting);
+  if (match === null) {
+    throw new Error(`BENCH_B5_SIZE: expected <instances>/<participants>, got "${setting}"`);
+  }
+  return { ...base, instances: Number(match[1]), participants: Number(match[2]) };
+}

@@ -18,7 +18,7 @@ import { runB4 } from './b4-scale';
 import { runStartup } from './startup';
 import { runFloor } from './floor';
 import { runB5 } from './b5-fleet';
-import { B5_FULL, B5_QUICK } from './b5-figures';
+import { B5_FULL, B5_QUICK, b5Size } from './b5-figures';
 import { IDLE_FULL, IDLE_QUICK, ONAP_HEARTBEAT_MS, runIdle, runIdleEmbedded } from './idle';
 import type { EmbeddedSuite } from './embedded';
 import { embeddedSuiteMarkdown, runEmbeddedSuite } from './embedded';
@@ -285,7 +285,8 @@ async function main(): Promise<void> {
 
   if (args.only.has('B5') && !args.embedded && !interrupted) {
     try {
-      results.b5 = await runB5(serviceAddresses, runId, logDir, args.quick ? B5_QUICK : B5_FULL, args.keep);
+      const size = b5Size(args.quick ? B5_QUICK : B5_FULL, process.env['BENCH_B5_SIZE']);
+      results.b5 = await runB5(serviceAddresses, runId, logDir, size, args.keep);
     } catch (error) {
       log(`B5 failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       results.b5 = { error: error instanceof Error ? error.message : String(error) };

@@ -6,6 +6,7 @@ import {
   FLEET_ELEMENTS,
   accountWave,
   b5Markdown,
+  b5Size,
   cpuPctOfCore,
   fleetCompositionYaml,
   fleetLayout,
@@ -192,3 +193,14 @@ describe('B5 wave figures', () => {
 function done1(): OperationRow {
   return { targetId: 'a', state: 'COMPLETED', startedAt: 0, finishedAt: 10 };
 }
+
+describe('B5 size setting', () => {
+  it('keeps the base size when unset and scales instances and participants when set', () => {
+    expect(b5Size(B5_QUICK, undefined)).toBe(B5_QUICK);
+    expect(b5Size(B5_QUICK, ' 12 / 6 ')).toEqual({ ...B5_QUICK, instances: 12, participants: 6 });
+  });
+
+  it('refuses anything else', () => {
+    expect(() => b5Size(B5_QUICK, '12')).toThrow(/BENCH_B5_SIZE/);
+  });
+});
