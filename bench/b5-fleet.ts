@@ -228,6 +228,12 @@ export class FleetBench {
     });
   }
 
+  /** Round-robin over the replicas still running. */
+  private liveReplica(index: number): Replica {
+    const live = this.replicas.filter((replica) => replica.process.alive);
+    return live[index % live.length] as Replica;
+  }
+
   private participantReports(): ParticipantReport[] {
     return this.participants.map((child) => {
       try {
@@ -322,16 +328,26 @@ export class FleetBench {
           this.replicaCpu().forEach((value, replica) => (replicaAtKill[replica] = value));
           await midway?.();
         }
-        const live = this.replicas.filter((replica) => replica.process.alive);
-        const replica = live[index % live.length] as Replica;
         const sentAt = Date.now();
+        const body = { deployOrder: orderName };
+        const label = orderName.toLowerCase();
+        const replica = this.liveReplica(index);
         try {
-          await order(replica.api, compositionId, instanceId, { deployOrder: orderName }, orderName.toLowerCase());
-          sent.push({ instanceId, sentAt });
+          await order(replica.api, compositionId, instanceId, body, label);
         } catch (error) {
-          log(`B5: ${orderName} of ${instanceId} refused: ${String(error)}`);
-          return;
+          if (replica.process.alive) {
+            log(`B5: ${orderName} of ${instanceId} refused: ${String(error)}`);
+            return;
+          }
+          // The replica died with the request in flight: whether its transaction committed is unknown, so the order
+          // goes to a live replica; refused there (already under way), it still counts as sent and the accounting
+          // finds its operation, or counts it lost.
+          await order(this.liveReplica(index).api, compositionId, instanceId, body, label).catch(
+            (retryError: unknown) =>
+              log(`B5: ${orderName} of ${instanceId} sent again after its replica died: ${String(retryError)}`),
+          );
         }
+        sent.push({ instanceId, sentAt });
         sentCount += 1;
         if (sentCount === instances.length) {
           sendingS = (performance.now() - started) / 1000;
