@@ -335,13 +335,17 @@ export class FleetBench {
         try {
           await order(replica.api, compositionId, instanceId, body, label);
         } catch (error) {
-          if (replica.process.alive) {
+          // An HTTP answer is a refusal; a reset connection (the replica died with the request in flight, possibly
+          // before this process saw it exit) is not.
+          if (/HTTP \d+/.test(String(error))) {
             log(`B5: ${orderName} of ${instanceId} refused: ${String(error)}`);
             return;
           }
-          // The replica died with the request in flight: whether its transaction committed is unknown, so the order
+          // The connection failed: whether its transaction committed is unknown, so the order
           // goes to a live replica; refused there (already under way), it still counts as sent and the accounting
           // finds its operation, or counts it lost.
+          // Long enough for this process to see the dead replica exit, so the round-robin skips it.
+          await sleep(500);
           await order(this.liveReplica(index).api, compositionId, instanceId, body, label).catch(
             (retryError: unknown) =>
               log(`B5: ${orderName} of ${instanceId} sent again after its replica died: ${String(retryError)}`),
