@@ -29,6 +29,8 @@ import type { Summary } from './lib/stats';
 import { round, summarize } from './lib/stats';
 import { log, pool, sleep } from './lib/util';
 import type { SqlCounts } from './sql-counter';
+import type { KafkaCounts, KafkaWindow } from './kafka-counts';
+import { NO_KAFKA_COUNTS, addKafkaCounts, kafkaWindow } from './kafka-counts';
 import { OperationWatcher } from './lib/watcher';
 
 const ELEMENTS = 6;
@@ -73,6 +75,8 @@ export interface B2Run {
   result: B2Result;
   /** SQL statements the runtime sent during the window (only when it runs with bench/sql-counter). */
   sql?: SqlWindow;
+  /** Broker requests and records per deployed instance (only when the processes run with bench/kafka-counter). */
+  kafka?: { runtime: KafkaWindow; participant: KafkaWindow };
   /** The deploy window on CLOCK_MONOTONIC in µs (the clock of V8's .cpuprofile timestamps). */
   windowUs: { from: number; to: number };
 }
@@ -84,6 +88,18 @@ function readCounts(file: string | undefined): SqlCounts | undefined {
     return undefined;
   }
   return JSON.parse(readFileSync(file, 'utf8')) as SqlCounts;
+}
+
+function readKafkaCounts(files: readonly string[]): KafkaCounts {
+  return addKafkaCounts(
+    files.map((file) => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as KafkaCounts) : NO_KAFKA_COUNTS)),
+  );
+}
+
+/** Where the runtime's and the simulators' bench/kafka-counter write their totals. */
+export interface KafkaCountFiles {
+  runtime: string;
+  participants: readonly string[];
 }
 
 function sqlWindow(before: SqlCounts, after: SqlCounts, elementTransitions: number): SqlWindow {
@@ -110,6 +126,7 @@ export async function runB2(
   inFlight: number,
   label = 'B2',
   sqlCountFile?: string,
+  kafkaCountFiles?: KafkaCountFiles,
 ): Promise<B2Run> {
   const compositionId = await commissionAndPrime(
     stack.api,
@@ -161,8 +178,15 @@ export async function runB2(
     log(`${label}: deploying ${n} instances, ${inFlight} in flight`);
     const simulatorPids = stack.simulators.map((simulator) => simulator.pid);
     const simCpu = (): number => simulatorPids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
-    await sleep(sqlCountFile === undefined ? 0 : 400);
+    await sleep(sqlCountFile === undefined && kafkaCountFiles === undefined ? 0 : 400);
     const sqlBefore = readCounts(sqlCountFile);
+    const kafkaBefore =
+      kafkaCountFiles === undefined
+        ? undefined
+        : {
+            runtime: readKafkaCounts([kafkaCountFiles.runtime]),
+            participant: readKafkaCounts(kafkaCountFiles.participants),
+          };
     const rss = new RssSampler(stack.runtimePid);
     const cpuBefore = processCpuSeconds(stack.runtimePid);
     const simBefore = simCpu();
@@ -184,8 +208,15 @@ export async function runB2(
     const machineBusy = busyShare(machineBefore, machineCpu());
     const peakRss = rss.stop();
     const memory = processMemory(stack.runtimePid);
-    await sleep(sqlCountFile === undefined ? 0 : 400);
+    await sleep(sqlCountFile === undefined && kafkaCountFiles === undefined ? 0 : 400);
     const sqlAfter = readCounts(sqlCountFile);
+    const kafka =
+      kafkaCountFiles === undefined || kafkaBefore === undefined
+        ? undefined
+        : {
+            runtime: kafkaWindow(kafkaBefore.runtime, readKafkaCounts([kafkaCountFiles.runtime]), n),
+            participant: kafkaWindow(kafkaBefore.participant, readKafkaCounts(kafkaCountFiles.participants), n),
+          };
 
     const rows = (
       await stack.pool.query<{ started: Date; finished: Date | null }>(
@@ -223,6 +254,7 @@ export async function runB2(
         failed,
       },
       windowUs: { from: fromUs, to: toUs },
+      ...(kafka === undefined ? {} : { kafka }),
       ...(sqlBefore !== undefined && sqlAfter !== undefined
         ? { sql: sqlWindow(sqlBefore, sqlAfter, completed * ELEMENTS) }
         : {}),

@@ -6,7 +6,7 @@
  * order leaves once both ACKs are in. The figures bound what B1 and B2 can reach on this machine: the runtime and
  * the simulator can only add to them.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { decodeMessage, isForOthers } from '@acm/contracts';
@@ -28,7 +28,10 @@ import { ProcessGroupCpu, SERVICE_PROCESSES, busyShare, machineCpu, processCpuSe
 import { deleteTopics } from './lib/stack';
 import type { Summary } from './lib/stats';
 import { round, summarize } from './lib/stats';
-import { log, pool, until } from './lib/util';
+import { log, pool, sleep, until } from './lib/util';
+import { startKafkaCounting } from './kafka-counter';
+import type { KafkaCounts, KafkaWindow } from './kafka-counts';
+import { NO_KAFKA_COUNTS, kafkaWindow } from './kafka-counts';
 
 const WARMUP = 20;
 /** A deploy that has not finished by then lost a record: the run fails instead of hanging. */
@@ -36,6 +39,8 @@ const DEPLOY_TIMEOUT_MS = 60_000;
 const PARTICIPANT_SCRIPT = join(BUILD_DIR, 'bench/floor-participant.js');
 
 export interface FloorPattern {
+  /** Broker requests and records per deployed instance of each side (bench/kafka-counter.ts). */
+  kafka: { runtime: KafkaWindow; participant: KafkaWindow };
   instances: number;
   inFlight: number;
   /** Order of phase 0 sent → last ACK of phase 2 read, per deploy. */
@@ -127,8 +132,19 @@ class FloorRuntimeSide {
   }
 }
 
+/** Where the floor's broker requests are counted: this process's running totals and the participant's file. */
+interface FloorCounting {
+  runtime: KafkaCounts;
+  participantFile: string;
+}
+
+function participantCounts(file: string): KafkaCounts {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as KafkaCounts) : NO_KAFKA_COUNTS;
+}
+
 async function runPattern(
   side: FloorRuntimeSide,
+  counting: FloorCounting,
   participantPid: number,
   compositionId: string,
   participantId: string,
@@ -146,6 +162,12 @@ async function runPattern(
   const ownBefore = process.cpuUsage();
   const participantBefore = processCpuSeconds(participantPid);
   const machineBefore = machineCpu();
+  // The participant writes its totals every 200 ms: wait for a fresh reading at both ends of the window.
+  await sleep(400);
+  const countsBefore = {
+    runtime: structuredClone(counting.runtime),
+    participant: participantCounts(counting.participantFile),
+  };
   const start = performance.now();
   await pool(instances, inFlight, async (instance) => {
     durations.push(await side.deploy(instance));
@@ -155,8 +177,15 @@ async function runPattern(
   const participantCpuS = processCpuSeconds(participantPid) - participantBefore;
   const kafkaCpuS = kafkaCpu.stop();
   const machineBusy = busyShare(machineBefore, machineCpu());
+  const runtimeCountsAfter = structuredClone(counting.runtime);
+  await sleep(400);
+  const kafka = {
+    runtime: kafkaWindow(countsBefore.runtime, runtimeCountsAfter, n),
+    participant: kafkaWindow(countsBefore.participant, participantCounts(counting.participantFile), n),
+  };
   const perInstance = (seconds: number): number => round((seconds * 1000) / n, 2);
   return {
+    kafka,
     instances: n,
     inFlight,
     deployMs: summarize(durations),
@@ -183,6 +212,10 @@ export async function runFloor(
   const participantId = randomUUID();
   const compositionId = randomUUID();
   const readyFile = join(logDir, 'floor-participant.ready');
+  const counting = {
+    runtime: startKafkaCounting(),
+    participantFile: join(logDir, 'floor-kafka-counts-participant.json'),
+  };
   rmSync(readyFile, { force: true });
   const participant = new NodeProcess(
     'floor-participant',
@@ -193,8 +226,10 @@ export async function runFloor(
       FLOOR_GROUP: `acm-bench-floor-participant-${runId}`,
       FLOOR_PARTICIPANT_ID: participantId,
       FLOOR_READY_FILE: readyFile,
+      BENCH_KAFKA_COUNT_FILE: counting.participantFile,
     },
     logDir,
+    ['--require', join(BUILD_DIR, 'bench/kafka-counter.js')],
   );
   const bus = harnessBus(brokers, 'acm-floor-runtime', 'kafka');
   try {
@@ -228,10 +263,19 @@ export async function runFloor(
         ack: Buffer.byteLength(answers[1]?.value ?? ''),
       };
       log(`FLOOR: ${sequentialInstances} deploys one at a time`);
-      const sequential = await runPattern(side, participant.pid, compositionId, participantId, sequentialInstances, 1);
+      const sequential = await runPattern(
+        side,
+        counting,
+        participant.pid,
+        compositionId,
+        participantId,
+        sequentialInstances,
+        1,
+      );
       log(`FLOOR: ${concurrentInstances} deploys, ${inFlight} in flight`);
       const concurrent = await runPattern(
         side,
+        counting,
         participant.pid,
         compositionId,
         participantId,

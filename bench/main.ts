@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP,IDLE,ROLLOUT] [-- --keep] [-- --embedded]`: the performance benchmarks of
+ * `npm run bench [-- --quick] [-- --only B1,B3,STARTUP,IDLE,ROLLOUT,B5] [-- --keep] [-- --embedded]`: the performance benchmarks of
  * docs/performance.md. Starts (or reuses) PostgreSQL and Kafka with scripts/services-up.sh, then for
  * each benchmark a fresh stack (runtime + instant simulator as processes, fresh schema and topics),
  * and writes bench/results/latest.json and latest.md. Measures only: nothing here asserts on time.
@@ -12,12 +12,14 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runB1 } from './b1-latency';
 import { runB2 } from './b2-throughput';
-import type { SqlWindow } from './b2-throughput';
+import type { B2Run, SqlWindow } from './b2-throughput';
 import { runB3 } from './b3-s3p';
 import { runB4 } from './b4-scale';
 import { runRolloutBench } from './rollout';
 import { runStartup } from './startup';
 import { runFloor } from './floor';
+import { runB5 } from './b5-fleet';
+import { B5_FULL, B5_QUICK, b5Size } from './b5-figures';
 import { IDLE_FULL, IDLE_QUICK, ONAP_HEARTBEAT_MS, runIdle, runIdleEmbedded } from './idle';
 import type { EmbeddedSuite } from './embedded';
 import { embeddedSuiteMarkdown, runEmbeddedSuite } from './embedded';
@@ -56,7 +58,7 @@ const QUICK: Sizes = {
   rolloutBatchSize: 20,
 };
 
-const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE', 'ROLLOUT'] as const;
+const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE', 'ROLLOUT', 'B5'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
 interface Arguments {
@@ -90,7 +92,7 @@ function parseArguments(argv: string[]): Arguments {
       }
     } else {
       throw new Error(
-        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE,ROLLOUT, --keep, --embedded)`,
+        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE,ROLLOUT,B5, --keep, --embedded)`,
       );
     }
   }
@@ -195,6 +197,10 @@ async function main(): Promise<void> {
     const simulatorName = `simulator-${runId}-{index}.cpuprofile`;
     const simulatorFile = join(profileDir, simulatorName.replace('{index}', '0'));
     const sqlCountFile = join(logDir, 'prof-sql-counts.json');
+    const kafkaCountFiles = {
+      runtime: join(logDir, 'prof-kafka-counts-runtime.json'),
+      participants: [join(logDir, 'prof-kafka-counts-simulator.json')],
+    };
     const options = {
       runtimeNodeArgs: [
         '--cpu-prof',
@@ -204,16 +210,37 @@ async function main(): Promise<void> {
         name,
         '--require',
         join(BUILD_DIR, 'bench/sql-counter.js'),
+        '--require',
+        join(BUILD_DIR, 'bench/kafka-counter.js'),
       ],
-      runtimeEnv: { BENCH_SQL_COUNT_FILE: sqlCountFile },
-      simulatorNodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', simulatorName],
+      runtimeEnv: { BENCH_SQL_COUNT_FILE: sqlCountFile, BENCH_KAFKA_COUNT_FILE: kafkaCountFiles.runtime },
+      simulatorNodeArgs: [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        profileDir,
+        '--cpu-prof-name',
+        simulatorName,
+        '--require',
+        join(BUILD_DIR, 'bench/kafka-counter.js'),
+      ],
+      simulatorEnv: { BENCH_KAFKA_COUNT_FILE: kafkaCountFiles.participants[0] ?? '' },
     };
     let window = { from: 0, to: 0 };
     let sql: SqlWindow | undefined;
+    let kafka: B2Run['kafka'];
     const b2 = await withStack('prof', runId, logDir, args.keep, options, async (stack) => {
-      const run = await runB2(stack, runId, sizes.profileInstances, sizes.b2InFlight, 'PROF', sqlCountFile);
+      const run = await runB2(
+        stack,
+        runId,
+        sizes.profileInstances,
+        sizes.b2InFlight,
+        'PROF',
+        sqlCountFile,
+        kafkaCountFiles,
+      );
       window = run.windowUs;
       sql = run.sql;
+      kafka = run.kafka;
       return run.result;
     });
     // The profile is written when the runtime exits, i.e. once withStack stopped it.
@@ -226,6 +253,7 @@ async function main(): Promise<void> {
         file: `bench/results/profiles/${name}`,
         b2,
         ...(sql === undefined ? {} : { sql }),
+        ...(kafka === undefined ? {} : { kafka }),
         summary: summarizeProfile(file, { fromUs: window.from, toUs: window.to, top: 25 }),
         simulator: existsSync(simulatorFile)
           ? {
@@ -263,6 +291,16 @@ async function main(): Promise<void> {
       (stack) => runIdle(stack, idleSizes, logDir),
     );
     results.idle = 'error' in idle ? idle : { ...idle, embedded: await runIdleEmbedded(idleSizes, logDir) };
+  }
+
+  if (args.only.has('B5') && !args.embedded && !interrupted) {
+    try {
+      const size = b5Size(args.quick ? B5_QUICK : B5_FULL, process.env['BENCH_B5_SIZE']);
+      results.b5 = await runB5(serviceAddresses, runId, logDir, size, args.keep);
+    } catch (error) {
+      log(`B5 failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      results.b5 = { error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   // After the others: a broker that just started answers slower for a while, which would be charged to the floor.

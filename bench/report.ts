@@ -12,6 +12,10 @@ import type { MachineInfo, SourceState } from './lib/machine';
 import type { Summary } from './lib/stats';
 import type { ProfileSummary } from './profile-summary';
 import { profileMarkdown } from './profile-summary';
+import type { KafkaWindow } from './kafka-counts';
+import type { B5Result } from './b5-figures';
+import { b5Markdown, b5Report } from './b5-figures';
+import { kafkaWindowMarkdown } from './kafka-counts';
 
 export interface Failure {
   error: string;
@@ -21,6 +25,8 @@ export interface ProfileRun {
   file: string;
   b2: B2Result;
   sql?: SqlWindow;
+  /** Broker requests and records per deployed instance, by side (bench/kafka-counter.ts). */
+  kafka?: { runtime: KafkaWindow; participant: KafkaWindow };
   summary: ProfileSummary;
   /** The simulator's profile of the same window (one replica). */
   simulator?: { file: string; summary: ProfileSummary } | Failure;
@@ -59,6 +65,7 @@ export interface Results {
   profile?: ProfileRun | Failure;
   idle?: IdleResult | Failure;
   rollout?: RolloutBenchResult | Failure;
+  b5?: B5Result | Failure;
 }
 
 export function isFailure(value: unknown): value is Failure {
@@ -445,7 +452,19 @@ export function resultsMarkdown(results: Results): string {
             .map((row) => `| ${row.kind} | ${thousands(row.count)} | ${row.perElementTransition} |`),
         );
       }
+      if (p.kafka !== undefined) {
+        parts.push('', kafkaWindowMarkdown(p.kafka));
+      }
     }
+  }
+  if (results.floor !== undefined && !isFailure(results.floor)) {
+    parts.push('', '## FLOOR broker work', '', kafkaWindowMarkdown(results.floor.concurrent.kafka));
+  }
+  if (results.b5 !== undefined) {
+    parts.push(
+      '',
+      isFailure(results.b5) ? `## B5 fleet\n\nB5 failed: ${results.b5.error}` : b5Markdown(b5Report(results.b5)),
+    );
   }
   return `${parts.join('\n')}\n`;
 }

@@ -70,6 +70,13 @@ export class NodeProcess {
     running.add(this);
   }
 
+  /** SIGKILL at once, as a crash would end it (no shutdown, no profile); `stop` afterwards only forgets it. */
+  kill(): void {
+    if (this.child && this.alive) {
+      this.child.kill('SIGKILL');
+    }
+  }
+
   /** SIGTERM (a clean shutdown, which also writes a --cpu-prof profile), SIGKILL if it hangs. */
   async stop(): Promise<void> {
     const child = this.child;
