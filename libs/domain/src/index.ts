@@ -53,3 +53,5 @@ export * from './access/access-policy';
 export * from './notification/subscription';
 export * from './ports/subscription-store.port';
 export * from './ports/event-feed.port';
+export * from './window/window';
+export * from './ports/cron-calendar.port';
