@@ -31,6 +31,7 @@ import { Rollouts1765500000000 } from './migrations/1765500000000-Rollouts';
 import { RolloutStates1765600000000 } from './migrations/1765600000000-RolloutStates';
 import { RolloutEvents1765600001000 } from './migrations/1765600001000-RolloutEvents';
 import { EventFeed1765700000000 } from './migrations/1765700000000-EventFeed';
+import { MaintenanceWindows1765820000000 } from './migrations/1765820000000-MaintenanceWindows';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -62,6 +63,7 @@ export const MIGRATIONS = [
   RolloutStates1765600000000,
   RolloutEvents1765600001000,
   EventFeed1765700000000,
+  MaintenanceWindows1765820000000,
 ];
 
 export interface DatabaseOptions {

@@ -14,3 +14,4 @@ export { BufferedSessions } from './session/buffered-sessions';
 export { StoreReadModels } from './session/store-read-models';
 export { TypeOrmEventFeed } from './event-feed';
 export { TypeOrmSubscriptionStore } from './subscription-store';
+export { TypeOrmWindowStore } from './window-store';

@@ -17,3 +17,6 @@ export { InMemoryRolloutStore } from './in-memory/rollouts';
 export { describeSubscriptionContract } from './contracts/subscriptions.contract';
 export type { SubscriptionContractFixture } from './contracts/subscriptions.contract';
 export { InMemorySubscriptionStore } from './in-memory/subscriptions';
+export { describeWindowContract } from './contracts/windows.contract';
+export type { WindowContractFixture } from './contracts/windows.contract';
+export { InMemoryWindowStore } from './in-memory/windows';
