@@ -15,6 +15,7 @@ import { AccessRefusals } from './application/access-refusals.service';
 import type { Refusal } from './application/access-refusals.service';
 import { principalOf } from './security/principal';
 import { accessGuard } from './http/access-guard';
+import { windowOverrideGuard } from './http/window-override-guard';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
@@ -146,6 +147,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
       }),
     );
     app.use(accessGuard(config.policy, `/${CONTEXT_PATH}`, onRefused));
+    app.use(windowOverrideGuard(config.policy, `/${CONTEXT_PATH}`, onRefused));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();

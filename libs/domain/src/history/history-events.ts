@@ -181,6 +181,12 @@ export type HistoryEventDetails = {
     readonly parentElementId: string;
     readonly order: string;
   };
+  /** An order went through maintenance windows that held it, by a manual override: who, why, and which windows. */
+  readonly WINDOW_OVERRIDDEN: {
+    readonly order: string;
+    readonly reason: string;
+    readonly windows: readonly string[];
+  };
   /** PROPERTY_VALIDATION=warn accepted an instance whose properties have problems. */
   readonly PROPERTY_PROBLEMS: {
     readonly order: string;
@@ -247,6 +253,7 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   CHILD_ORDERED: true,
   CHILD_ENDED: true,
   PARENT_ORDERED: true,
+  WINDOW_OVERRIDDEN: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

@@ -138,6 +138,8 @@ export interface Rollout {
   readonly nextBatchAt: number | null;
   /** While ROLLING_BACK: the batches still to roll back, in the order they are rolled back. */
   readonly rollbackBatches: readonly number[];
+  /** The next batch is held by maintenance windows: which, and until when; null while no window holds it. */
+  readonly windowWait: WindowWait | null;
   /** Why the rollout paused, failed or was cancelled; null while nothing stopped it. */
   readonly reason: string | null;
   readonly instances: readonly RolloutInstance[];
@@ -146,6 +148,21 @@ export interface Rollout {
   readonly createdAt: number;
   readonly updatedAt: number;
 }
+
+/** Maintenance windows holding a batch: their names, and their next opening (null: none found within a year). */
+export interface WindowWait {
+  readonly windows: readonly string[];
+  readonly until: number | null;
+}
+
+/**
+ * Whether maintenance windows hold a batch at a time (null: it may start). The application computes it from the
+ * windows that apply to the batch's instances; without one, no window holds any batch.
+ */
+export type BatchGate = (batch: number, at: number) => WindowWait | null;
+
+/** A batch held by windows with no opening in sight is looked at again after this long (windows may change). */
+export const WINDOW_RECHECK_MS = 3_600_000;
 
 export type RolloutInput =
   | { readonly kind: 'START' }
@@ -210,6 +227,7 @@ export function upgradeRollout(stored: Rollout): Rollout {
     promoted: stored.promoted ?? false,
     nextBatchAt: stored.nextBatchAt ?? null,
     rollbackBatches: stored.rollbackBatches ?? [],
+    windowWait: stored.windowWait ?? null,
     refused: stored.refused ?? [],
   };
 }
@@ -586,6 +604,7 @@ export function newRollout(
     promoted: false,
     nextBatchAt: null,
     rollbackBatches: [],
+    windowWait: null,
     reason: null,
     instances: plan.batches.flatMap((members, batch) =>
       members.map((instanceId) => ({ instanceId, batch, state: 'PENDING' as const, reason: null })),
@@ -603,6 +622,20 @@ interface Draft {
   orders: string[];
   rollbacks: string[];
   dueAt: number | null;
+  gate: BatchGate | null;
+}
+
+/** Starts `batch` unless windows hold it: then the rollout waits for their opening (answers whether it started). */
+function startBatch(draft: Draft, batch: number, now: number): boolean {
+  const hold = draft.gate?.(batch, now) ?? null;
+  if (hold !== null) {
+    const recheck = hold.until ?? now + WINDOW_RECHECK_MS;
+    draft.rollout = { ...draft.rollout, windowWait: hold, nextBatchAt: recheck };
+    draft.dueAt = recheck;
+    return false;
+  }
+  draft.rollout = { ...draft.rollout, currentBatch: batch, nextBatchAt: null, windowWait: null };
+  return true;
 }
 
 function withInstances(rollout: Rollout, change: ReadonlyMap<string, Partial<RolloutInstance>>): Rollout {
@@ -724,6 +757,12 @@ function advance(draft: Draft, now: number): void {
       advanceRollback(draft);
       return;
     }
+    if (rollout.state === 'RUNNING' && rollout.currentBatch < 0 && rollout.windowWait !== null) {
+      if (!startBatch(draft, 0, now)) {
+        return;
+      }
+      continue;
+    }
     if (rollout.state !== 'RUNNING' || rollout.currentBatch < 0) {
       return;
     }
@@ -765,7 +804,8 @@ function advance(draft: Draft, now: number): void {
       };
       return;
     }
-    if (judged.strategy.pauseBetweenBatches > 0) {
+    // A batch held by windows already waited its pause: the windows alone say when it starts.
+    if (judged.strategy.pauseBetweenBatches > 0 && judged.windowWait === null) {
       const dueAt = judged.nextBatchAt ?? now + judged.strategy.pauseBetweenBatches;
       if (now < dueAt) {
         draft.rollout = { ...judged, nextBatchAt: dueAt };
@@ -773,7 +813,10 @@ function advance(draft: Draft, now: number): void {
         return;
       }
     }
-    draft.rollout = { ...judged, currentBatch: batch + 1, nextBatchAt: null };
+    draft.rollout = judged;
+    if (!startBatch(draft, batch + 1, now)) {
+      return;
+    }
   }
 }
 
@@ -788,11 +831,11 @@ function refused(rollout: Rollout, action: string, allowedIn: string): Refusal {
   );
 }
 
-function stepOf(rollout: Rollout, now: number, change: (draft: Draft) => void): RolloutStep {
-  const draft: Draft = { rollout, orders: [], rollbacks: [], dueAt: null };
+function stepOf(rollout: Rollout, now: number, gate: BatchGate | null, change: (draft: Draft) => void): RolloutStep {
+  const draft: Draft = { rollout, orders: [], rollbacks: [], dueAt: null, gate };
   change(draft);
   advance(draft, now);
-  return draft;
+  return { rollout: draft.rollout, orders: draft.orders, rollbacks: draft.rollbacks, dueAt: draft.dueAt };
 }
 
 function recordEnd(rollout: Rollout, input: Extract<RolloutInput, { instanceId: string }>): Rollout | null {
@@ -814,12 +857,14 @@ function recordEnd(rollout: Rollout, input: Extract<RolloutInput, { instanceId: 
 /**
  * The rollout's answer to one input at `now` (the caller's clock, epoch ms): its new state, the instances to order
  * or roll back now, and when the next batch is due. Outcomes of instances the rollout did not order (or already
- * recorded) change nothing, so a replayed or late event is harmless.
+ * recorded) change nothing, so a replayed or late event is harmless. `gate` says whether maintenance windows hold a
+ * batch about to start; a held batch waits (windowWait, nextBatchAt at the opening) and a later input starts it.
  */
 export function decideRollout(
   rollout: Rollout,
   input: RolloutInput,
   now: number = rollout.updatedAt,
+  gate: BatchGate | null = null,
 ): RolloutStep | Refusal {
   const none: RolloutStep = { rollout, orders: [], rollbacks: [], dueAt: rollout.nextBatchAt };
   switch (input.kind) {
@@ -827,18 +872,18 @@ export function decideRollout(
       if (rollout.state !== 'RUNNING' || rollout.currentBatch >= 0) {
         return none;
       }
-      return stepOf(rollout, now, (draft) => {
-        draft.rollout = { ...draft.rollout, currentBatch: 0 };
+      return stepOf(rollout, now, gate, (draft) => {
+        startBatch(draft, 0, now);
       });
     case 'TICK':
-      return stepOf(rollout, now, () => undefined);
+      return stepOf(rollout, now, gate, () => undefined);
     case 'OPERATION_ENDED':
     case 'ORDER_REFUSED': {
       const recorded = recordEnd(rollout, input);
       if (recorded === null) {
         return none;
       }
-      return stepOf(recorded, now, () => undefined);
+      return stepOf(recorded, now, gate, () => undefined);
     }
     case 'PAUSE':
       if (rollout.state !== 'RUNNING') {
@@ -850,7 +895,7 @@ export function decideRollout(
         return refused(rollout, 'resume', 'PAUSED');
       }
       // A resume accepts the failures that paused the rollout: the batch goes on, the total counts afresh.
-      return stepOf(rollout, now, (draft) => {
+      return stepOf(rollout, now, gate, (draft) => {
         const batch = rollout.currentBatch;
         draft.rollout = {
           ...rollout,
@@ -867,7 +912,7 @@ export function decideRollout(
       if (rollout.state !== 'WAITING_PROMOTION') {
         return refused(rollout, 'promote', 'WAITING_PROMOTION');
       }
-      return stepOf(rollout, now, (draft) => {
+      return stepOf(rollout, now, gate, (draft) => {
         draft.rollout = { ...rollout, state: 'RUNNING', reason: null, promoted: true };
       });
     case 'CANCEL':

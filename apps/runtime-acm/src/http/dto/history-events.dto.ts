@@ -419,6 +419,17 @@ export class ParentOrderedDetail {
   readonly order!: string;
 }
 
+export class WindowOverriddenDetail {
+  @ApiProperty({ type: String, description: 'The order given through the windows', example: 'DEPLOY' })
+  readonly order!: string;
+
+  @ApiProperty({ type: String, description: 'Why, as the override gave it', example: 'emergency fix CHG-1234' })
+  readonly reason!: string;
+
+  @ApiProperty({ type: [String], description: 'The windows that held the order', example: ['weekend-freeze'] })
+  readonly windows!: readonly string[];
+}
+
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
@@ -452,6 +463,7 @@ const DETAILS = {
   CHILD_ORDERED: [ChildOrderedDetail],
   CHILD_ENDED: [ChildEndedDetail],
   PARENT_ORDERED: [ParentOrderedDetail],
+  WINDOW_OVERRIDDEN: [WindowOverriddenDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -499,6 +511,7 @@ const SAME: {
     CHILD_ORDERED: true,
     CHILD_ENDED: true,
     PARENT_ORDERED: true,
+    WINDOW_OVERRIDDEN: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };
