@@ -10,7 +10,15 @@ import {
   parseWindowRequest,
   windowsFor,
 } from '@acm/domain';
-import type { MaintenanceWindow, OperationEvent, WindowTarget, WindowVerdict } from '@acm/domain';
+import type {
+  BatchGate,
+  MaintenanceWindow,
+  OperationEvent,
+  Rollout,
+  WindowTarget,
+  WindowVerdict,
+  WindowWait,
+} from '@acm/domain';
 import { Injectable, Logger } from '@nestjs/common';
 import { requestActor } from '../observability/request-context';
 
@@ -31,7 +39,7 @@ export function isoOf(at: number | null): string | null {
 /** The sentence for a held order, with the time of the next opening. */
 export function holdMessage(verdict: Extract<WindowVerdict, { open: false }>): string {
   const next = isoOf(verdict.nextOpening);
-  return `${describeHold(verdict)}; ${next === null ? 'no opening within a year' : `next opening ${next}`}`;
+  return `${describeHold(verdict)}; ${next === null ? 'no opening found within a year' : `next opening ${next}`}`;
 }
 
 /**
@@ -85,6 +93,36 @@ export class WindowsService {
   async verdict(targets: readonly WindowTarget[], at: number = this.clock.now()): Promise<WindowVerdict> {
     const applying = windowsFor(await this.windows.list(), targets);
     return judgeWindows(applying, at, this.calendar);
+  }
+
+  /**
+   * Whether windows hold each batch of a rollout, as the rollout rules ask it; null when no window exists. The
+   * metadata of the instances not ordered yet is read only when a window's scope names metadata.
+   */
+  async batchGate(
+    rollout: Rollout,
+    metadataOf: (instanceIds: string[]) => Promise<ReadonlyMap<string, WindowTarget['metadata']>>,
+  ): Promise<BatchGate | null> {
+    const windows = await this.windows.list();
+    if (windows.length === 0) {
+      return null;
+    }
+    const pending = rollout.instances.filter((item) => item.state === 'PENDING');
+    const byMetadata = windows.some((window) => Object.keys(window.scope.metadata).length > 0);
+    const metadata = byMetadata && pending.length > 0 ? await metadataOf(pending.map((item) => item.instanceId)) : null;
+    // One step asks about the same batch at the same time several times: each answer is computed once.
+    const answers = new Map<string, WindowWait | null>();
+    return (batch, at) => {
+      const key = `${batch}@${at}`;
+      if (!answers.has(key)) {
+        const targets = rollout.instances
+          .filter((item) => item.batch === batch)
+          .map((item) => ({ compositionId: rollout.compositionId, metadata: metadata?.get(item.instanceId) ?? null }));
+        const verdict = judgeWindows(windowsFor(windows, targets), at, this.calendar);
+        answers.set(key, verdict.open ? null : { windows: verdict.blockedBy, until: verdict.nextOpening });
+      }
+      return answers.get(key) ?? null;
+    };
   }
 
   /**

@@ -2,6 +2,7 @@ import { Clock, CronCalendar, openedAt } from '@acm/domain';
 import type { MaintenanceWindow, WindowKind, WindowOutside } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { RolloutService } from '../application/rollout.service';
 import { WindowsService, isoOf } from '../application/windows.service';
 import { WindowDto, WindowRequestDto, WindowsDto } from './dto/window.dto';
 import { ApiController, ApiJsonOrYamlBody, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
@@ -35,6 +36,7 @@ export class WindowsController {
     private readonly windows: WindowsService,
     private readonly calendar: CronCalendar,
     private readonly clock: Clock,
+    private readonly rollouts: RolloutService,
   ) {}
 
   private view(window: MaintenanceWindow): WindowView {
@@ -80,7 +82,9 @@ export class WindowsController {
   @ApiResponse({ status: 201, type: WindowDto, description: 'Created' })
   @ApiRefusals(400)
   async create(@Body() body: unknown): Promise<WindowView> {
-    return this.view(await this.windows.create(body));
+    const window = await this.windows.create(body);
+    this.rollouts.windowsChanged();
+    return this.view(window);
   }
 
   @Get()
@@ -107,5 +111,6 @@ export class WindowsController {
   @ApiRefusals(400, 404)
   async delete(@Param('windowId') windowId: string): Promise<void> {
     await this.windows.delete(parseUuid('windowId', windowId));
+    this.rollouts.windowsChanged();
   }
 }

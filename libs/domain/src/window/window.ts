@@ -62,8 +62,11 @@ export type WindowVerdict =
 
 /** How far ahead a next opening is looked for. */
 export const WINDOW_HORIZON_MS = 366 * 86_400_000;
-/** How many window edges a next-opening search visits at most (a very dense cron gives no answer, not a hang). */
-const MAX_EDGES = 2_000;
+/**
+ * How many window edges a next-opening search visits at most: a deny window whose occurrences overlap (every minute
+ * for an hour) gives no answer rather than a long search; real windows open a few times a day at most.
+ */
+const MAX_EDGES = 400;
 /** Longest window: a week. */
 const MAX_DURATION_MS = 7 * 86_400_000;
 

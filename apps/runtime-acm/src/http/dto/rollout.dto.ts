@@ -253,6 +253,41 @@ export class RolloutCountsDto implements Record<RolloutInstanceState, number> {
   ROLLBACK_FAILED!: number;
 }
 
+export class RolloutWindowWaitDto {
+  @ApiProperty({ type: [String], description: 'The windows holding the next batch' })
+  windows!: string[];
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Their next opening; null: none within a year (looked at again hourly and when windows change)',
+  })
+  until!: string | null;
+
+  @ApiProperty({ example: 'waiting for window "weekend-nights" until 2026-12-12T21:00:00.000Z' })
+  message!: string;
+}
+
+export class RolloutPlanWindowsDto {
+  @ApiProperty({ type: [String], description: 'The names of the windows whose scope covers a selected instance' })
+  applying!: string[];
+
+  @ApiProperty({ description: 'Whether they let a batch start now' })
+  openNow!: boolean;
+
+  @ApiProperty({ type: [String], description: 'The windows that hold it now; empty when open' })
+  heldBy!: string[];
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When a batch may start: now when open, else the next opening; null: none within a year',
+  })
+  nextOpening!: string | null;
+}
+
 export class RolloutDto implements RolloutView {
   @ApiProperty({ format: 'uuid' })
   rolloutId!: string;
@@ -285,6 +320,13 @@ export class RolloutDto implements RolloutView {
     description: 'When the next batch starts, while a pause between batches runs',
   })
   nextBatchAt!: string | null;
+
+  @ApiProperty({
+    type: RolloutWindowWaitDto,
+    nullable: true,
+    description: 'Maintenance windows holding the next batch; null while none holds it',
+  })
+  waitingFor!: RolloutWindowWaitDto | null;
 
   @ApiProperty({ type: [RolloutRefusedDto], description: 'Selected instances left out (skipRefused)' })
   refused!: RolloutRefusedDto[];
@@ -333,6 +375,9 @@ export class RolloutPlanDto implements RolloutPlanResult {
 
   @ApiProperty({ description: 'Whether a creation would start (no refused instance, or skipRefused)' })
   wouldStart!: boolean;
+
+  @ApiProperty({ type: RolloutPlanWindowsDto, description: 'The maintenance windows that apply to the selection' })
+  windows!: RolloutPlanWindowsDto;
 }
 
 export class RolloutEventDto implements Omit<RolloutEvent, 'at' | 'actor'> {
