@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EventStream } from './support/event-stream';
 import type { RuntimeHarness } from './support/runtime-harness';
 import { BASE, commissionAndPrime, createInstanceFrom, historyOf, readRepoFile } from './support/runtime-harness';
 import type { ScriptedParticipant } from './support/scripted-participant';
@@ -132,7 +135,13 @@ describe('maintenance windows (PostgreSQL, in-process bus, scripted participant)
     );
   });
 
-  it('holds a rollout until its window lets it start, and answers the windows in a dry run', async () => {
+  it('holds a rollout until its window lets it start, and answers the windows in a dry run; its events are streamed', async () => {
+    const server = runtime.app.getHttpServer() as Server;
+    if (!server.listening) {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    }
+    const stream = await EventStream.open(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    await eventually('the stream ready', () => (stream.ready ? true : undefined));
     const fleet = [
       await createInstanceFrom(runtime, compositionId, instanceJson),
       await createInstanceFrom(runtime, compositionId, instanceJson),
@@ -175,5 +184,16 @@ describe('maintenance windows (PostgreSQL, in-process bus, scripted participant)
       reason: 'waiting for window "rollout-freeze"',
     });
     expect(kinds.indexOf('WINDOW_WAIT')).toBeLessThan(kinds.indexOf('BATCH_STARTED'));
+
+    // The same events on GET /v2/events, the rollout as their subject, in the same order.
+    const streamed = await eventually('the rollout events streamed', () => {
+      const mine = stream.history
+        .map((event) => event.data)
+        .filter((data) => data['subjectId'] === started.rolloutId && data['event'] === 'ROLLOUT');
+      return mine.length === history.events.length ? mine : undefined;
+    });
+    stream.close();
+    expect(streamed.map((data) => (data['detail'] as { kind: string }).kind)).toEqual(kinds);
+    expect(streamed[0]).toMatchObject({ actor: { kind: 'request', user: 'runtimeUser' } });
   });
 });

@@ -1,6 +1,7 @@
 import type { DefinitionOrder } from '../definition/definition-lifecycle';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { AcTypeState, DeployState, LockState, StateChangeResult } from '../states';
+import type { RolloutEventKind } from '../rollout/rollout-history';
 import type { Actor } from './actor';
 import { runtimeActor } from './actor';
 
@@ -181,6 +182,18 @@ export type HistoryEventDetails = {
     readonly parentElementId: string;
     readonly order: string;
   };
+  /**
+   * A rollout's own history event, on the feed too (live stream, subscriptions): its subject is the rollout. The
+   * same fields as `GET /v2/rollouts/{id}/history` gives, but `at` and `actor`, which every history event has.
+   */
+  readonly ROLLOUT: {
+    readonly kind: RolloutEventKind;
+    /** The batch, from 1; null for an event of the whole rollout. */
+    readonly batch: number | null;
+    readonly instanceId: string | null;
+    readonly state: string | null;
+    readonly reason: string | null;
+  };
   /** An order went through maintenance windows that held it, by a manual override: who, why, and which windows. */
   readonly WINDOW_OVERRIDDEN: {
     readonly order: string;
@@ -254,6 +267,7 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   CHILD_ENDED: true,
   PARENT_ORDERED: true,
   WINDOW_OVERRIDDEN: true,
+  ROLLOUT: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

@@ -1,10 +1,11 @@
-import type { Actor, HistoryEventDetails, HistoryEventKind } from '@acm/domain';
+import type { Actor, HistoryEventDetails, HistoryEventKind, RolloutEventKind } from '@acm/domain';
 import {
   AC_TYPE_STATES,
   DEPLOY_STATES,
   HISTORY_EVENT_KINDS,
   INSTANCE_ORDERS,
   LOCK_STATES,
+  ROLLOUT_EVENT_KINDS,
   RUNTIME_RULES,
   STATE_CHANGE_RESULTS,
 } from '@acm/domain';
@@ -430,6 +431,23 @@ export class WindowOverriddenDetail {
   readonly windows!: readonly string[];
 }
 
+export class RolloutDetail {
+  @ApiProperty({ enum: ROLLOUT_EVENT_KINDS, description: "The rollout event, as the rollout's history names it" })
+  readonly kind!: RolloutEventKind;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The batch, from 1; null for the whole rollout' })
+  readonly batch!: number | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  readonly instanceId!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The rollout's new state, or the instance's" })
+  readonly state!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly reason!: string | null;
+}
+
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
@@ -464,6 +482,7 @@ const DETAILS = {
   CHILD_ENDED: [ChildEndedDetail],
   PARENT_ORDERED: [ParentOrderedDetail],
   WINDOW_OVERRIDDEN: [WindowOverriddenDetail],
+  ROLLOUT: [RolloutDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -512,6 +531,7 @@ const SAME: {
     CHILD_ENDED: true,
     PARENT_ORDERED: true,
     WINDOW_OVERRIDDEN: true,
+    ROLLOUT: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };
