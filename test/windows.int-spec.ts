@@ -124,14 +124,56 @@ describe('maintenance windows (PostgreSQL, in-process bus, scripted participant)
     expect(history.map((event) => event.event)).toContain('ORDERED');
   });
 
-  it('refuses a delete while a deny window is open, and lets orders through windows of other compositions', async () => {
+  it('refuses a delete while a deny window is open; a window scoped to another composition does not apply', async () => {
     const { instanceId } = await createInstanceFrom(runtime, compositionId, instanceJson);
     await createWindow({ name: 'elsewhere', ...ALWAYS, kind: 'deny', scope: { compositionIds: [randomUUID()] } });
+    const plan = (
+      await runtime.http
+        .post(`${BASE}/rollouts?dryRun=true`)
+        .send({ order: 'DEPLOY', compositionId, instanceIds: [instanceId], strategy: { batchSize: 1 } })
+        .expect(200)
+    ).body as { windows: { applying: string[]; openNow: boolean } };
+    expect(plan.windows).toMatchObject({ applying: [], openNow: true });
     const path = `${BASE}/compositions/${compositionId}/instances/${instanceId}`;
     await createWindow({ name: 'freeze', ...ALWAYS, kind: 'deny' });
     const refused = await runtime.http.delete(path).expect(409);
     expect((refused.body as { errorDetails: string }).errorDetails).toMatch(
       /held: deny window "freeze" is open; no opening found within a year/,
+    );
+  });
+
+  it('selects the instances of a rollout by the filters of /v2/instances, resolved at creation', async () => {
+    const deployed = await createInstanceFrom(runtime, compositionId, instanceJson);
+    const undeployed = await createInstanceFrom(runtime, compositionId, instanceJson);
+    await runtime.http
+      .put(`${BASE}/compositions/${compositionId}/instances/${deployed.instanceId}`)
+      .send({ deployOrder: 'DEPLOY' })
+      .expect(202);
+    await eventually('the instance deployed', async () => {
+      const instance = (
+        await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${deployed.instanceId}`).expect(200)
+      ).body as { deployState: string };
+      return instance.deployState === 'DEPLOYED' ? true : undefined;
+    });
+    const body = {
+      order: 'UNDEPLOY',
+      compositionId,
+      instanceIds: [deployed.instanceId, undeployed.instanceId],
+      filter: { deployStates: ['DEPLOYED'] },
+      strategy: { batchSize: 1 },
+    };
+    const plan = (await runtime.http.post(`${BASE}/rollouts?dryRun=true`).send(body).expect(200)).body as {
+      batches: Array<{ batch: number; instanceIds: string[] }>;
+      refused: unknown[];
+    };
+    expect(plan.batches).toEqual([{ batch: 1, instanceIds: [deployed.instanceId] }]);
+    expect(plan.refused).toEqual([]);
+    const refused = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ ...body, filter: { metadata: { site: 'nowhere' } } })
+      .expect(400);
+    expect((refused.body as { errorDetails: string }).errorDetails).toBe(
+      'filter: the selection is empty; no instance matches the filter',
     );
   });
 

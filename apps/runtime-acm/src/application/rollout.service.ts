@@ -8,6 +8,7 @@ import {
   checkOrderMayStart,
   decideRollout,
   isDomainError,
+  metadataMatches,
   isRefusal,
   isRolloutFinished,
   newRollout,
@@ -28,6 +29,7 @@ import type {
   Rollout,
   RolloutActor,
   RolloutEvent,
+  RolloutFilter,
   RolloutInput,
   RolloutOperation,
   RolloutOrder,
@@ -87,6 +89,20 @@ function templateVersions(definition: CompositionDefinition): Map<string, string
     Object.entries(topology?.node_templates ?? {}).flatMap(([name, template]) =>
       typeof template.version === 'string' ? [[name, template.version] as const] : [],
     ),
+  );
+}
+
+/** Whether an instance passes the rollout's filter: the filters of GET /v2/instances, and metadata values. */
+function matchesFilter(filter: RolloutFilter | null, instance: AutomationComposition): boolean {
+  if (filter === null) {
+    return true;
+  }
+  const elements = Object.values(instance.elements);
+  return (
+    (filter.participantId === null || elements.some((element) => element.participantId === filter.participantId)) &&
+    (filter.deployStates.length === 0 || filter.deployStates.includes(instance.deployState)) &&
+    (filter.stateChangeResults.length === 0 || filter.stateChangeResults.includes(instance.stateChangeResult)) &&
+    metadataMatches(filter, instance.metadata)
   );
 }
 
@@ -224,8 +240,11 @@ export class RolloutService {
       size: MAX_SELECTION,
     });
     const found = new Map(selected.map((instance) => [instance.instanceId, instance]));
-    const instanceIds = request.instanceIds ?? selected.map((instance) => instance.instanceId);
-    const missing = instanceIds.filter((id) => !found.has(id));
+    const missing = (request.instanceIds ?? []).filter((id) => !found.has(id));
+    const instanceIds = (request.instanceIds ?? selected.map((instance) => instance.instanceId)).filter((id) => {
+      const instance = found.get(id);
+      return instance === undefined || matchesFilter(request.filter, instance);
+    });
     if (missing.length > 0) {
       throw new DomainError(
         'VALIDATION_FAILED',

@@ -1,6 +1,6 @@
 import { isRefusal } from '../refusal';
 import type { BatchGate, Rollout, RolloutInput, RolloutStep } from './rollout';
-import { WINDOW_RECHECK_MS, decideRollout, newRollout, parseRolloutRequest } from './rollout';
+import { WINDOW_RECHECK_MS, decideRollout, metadataMatches, newRollout, parseRolloutRequest } from './rollout';
 import { rolloutEvents } from './rollout-history';
 
 const COMPOSITION = '11111111-1111-4111-8111-111111111111';
@@ -93,5 +93,52 @@ describe('the history of a rollout held by windows', () => {
     ]);
     const still = step(held, { kind: 'TICK' }, 2_000, closedUntil(5_000)).rollout;
     expect(rolloutEvents(held, still, 2_000, { kind: 'runtime', rule: 'rollout' })).toEqual([]);
+  });
+});
+
+describe('the selection filter', () => {
+  const body = { order: 'DEPLOY', compositionId: COMPOSITION, strategy: { batchSize: 1 } };
+
+  it('reads the filters of /v2/instances and metadata values', () => {
+    const participantId = '22222222-2222-4222-8222-222222222222';
+    expect(
+      parseRolloutRequest({
+        ...body,
+        filter: {
+          participantId,
+          deployStates: ['UNDEPLOYED'],
+          stateChangeResults: ['NO_ERROR'],
+          metadata: { site: 'prod' },
+        },
+      }).filter,
+    ).toEqual({
+      participantId,
+      deployStates: ['UNDEPLOYED'],
+      stateChangeResults: ['NO_ERROR'],
+      metadata: { site: 'prod' },
+    });
+    expect(parseRolloutRequest(body).filter).toBeNull();
+  });
+
+  it.each([
+    [{ deployStates: ['SLEEPING'] }, /^filter.deployStates\[0\]: must be one of DEPLOYED, /],
+    [{ participantId: 'p' }, /^filter.participantId: must be a uuid/],
+    [{ metadata: { site: [] } }, /^filter.metadata.site: /],
+    ['prod', /^filter: must be an object/],
+  ])('refuses %j naming the field', (filter, message) => {
+    expect(() => parseRolloutRequest({ ...body, filter })).toThrow(message);
+  });
+
+  it('matches metadata by value as text', () => {
+    const filter = parseRolloutRequest({ ...body, filter: { metadata: { tier: 1 } } }).filter;
+    expect(metadataMatches(filter, { tier: 1 })).toBe(true);
+    expect(metadataMatches(filter, { tier: '1' })).toBe(true);
+    expect(metadataMatches(filter, { tier: 2 })).toBe(false);
+    expect(metadataMatches(filter, null)).toBe(false);
+  });
+
+  it('names the filter when it leaves nothing to select', () => {
+    const request = parseRolloutRequest({ ...body, filter: { metadata: { site: 'nowhere' } } });
+    expect(() => newRollout('r', request, [], 0)).toThrow(/^filter: the selection is empty/);
   });
 });

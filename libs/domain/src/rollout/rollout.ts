@@ -1,6 +1,8 @@
 import { DomainError } from '../errors';
 import type { Refusal } from '../refusal';
 import { refusal } from '../refusal';
+import { DEPLOY_STATES, STATE_CHANGE_RESULTS } from '../states';
+import type { DeployState, StateChangeResult } from '../states';
 
 /**
  * A rollout: one order given to many instances of a fleet, in batches. These are its rules, pure: what a request
@@ -81,17 +83,91 @@ export interface RolloutStrategy {
 /** UPDATE's patch: by element definition name, the properties merged into each such element's current ones. */
 export type PropertyPatch = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
+/**
+ * The filters of `GET /v2/instances` (and metadata values) narrowing the selection; every filter given must hold.
+ * Resolved once, at creation, with the rest of the selection.
+ */
+export interface RolloutFilter {
+  readonly participantId: string | null;
+  readonly deployStates: readonly DeployState[];
+  readonly stateChangeResults: readonly StateChangeResult[];
+  /** Each key's value in the instance's metadata (compared as text). */
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
 /** What a client asks for, validated; the selection is resolved to instance ids by the application. */
 export interface RolloutRequest {
   readonly order: RolloutOrder;
   readonly compositionId: string;
   /** The instances to order, in the order given; null selects every instance of the composition. */
   readonly instanceIds: readonly string[] | null;
+  /** Narrows the selection (of instanceIds, or of the composition); null: no filter. */
+  readonly filter: RolloutFilter | null;
   /** MIGRATE's target composition; null for the other orders. */
   readonly compositionTargetId: string | null;
   /** UPDATE's property patch; null for the other orders. */
   readonly patch: PropertyPatch | null;
   readonly strategy: RolloutStrategy;
+}
+
+function parseStates<T extends string>(field: string, known: readonly T[], value: unknown): T[] {
+  if (value === undefined || value === null) {
+    return [];
+  }
+  if (!Array.isArray(value)) {
+    throw invalid(`${field}: must be a list, each one of ${known.join(', ')}`);
+  }
+  return value.map((item: unknown, index) => {
+    if (!(known as readonly unknown[]).includes(item)) {
+      throw invalid(`${field}[${index}]: must be one of ${known.join(', ')}, got ${JSON.stringify(item)}`);
+    }
+    return item as T;
+  });
+}
+
+/** Reads the selection filter: the filters of GET /v2/instances, and metadata values. */
+export function parseRolloutFilter(value: unknown): RolloutFilter | null {
+  if (value === undefined || value === null) {
+    return null;
+  }
+  if (!isRecord(value)) {
+    throw invalid('filter: must be an object of participantId, deployStates, stateChangeResults and/or metadata');
+  }
+  const participantId = value['participantId'] ?? null;
+  if (participantId !== null && (typeof participantId !== 'string' || !UUID.test(participantId))) {
+    throw invalid(`filter.participantId: must be a uuid, got ${JSON.stringify(participantId)}`);
+  }
+  const rawMetadata = value['metadata'] ?? {};
+  if (!isRecord(rawMetadata)) {
+    throw invalid('filter.metadata: must be an object of metadata keys and the values they must have');
+  }
+  const metadata: Record<string, string> = {};
+  for (const [key, item] of Object.entries(rawMetadata)) {
+    if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') {
+      throw invalid(`filter.metadata.${key}: must be a string, number or boolean, got ${JSON.stringify(item)}`);
+    }
+    metadata[key] = String(item);
+  }
+  return {
+    participantId: participantId === null ? null : participantId.toLowerCase(),
+    deployStates: parseStates('filter.deployStates', DEPLOY_STATES, value['deployStates']),
+    stateChangeResults: parseStates('filter.stateChangeResults', STATE_CHANGE_RESULTS, value['stateChangeResults']),
+    metadata,
+  };
+}
+
+/** Whether an instance's metadata has every value the filter asks for. */
+export function metadataMatches(
+  filter: RolloutFilter | null,
+  metadata: Readonly<Record<string, unknown>> | null,
+): boolean {
+  return Object.entries(filter?.metadata ?? {}).every(([key, value]) => {
+    const actual = metadata?.[key];
+    return (
+      (typeof actual === 'string' || typeof actual === 'number' || typeof actual === 'boolean') &&
+      String(actual) === value
+    );
+  });
 }
 
 /** One selected instance as the application resolved it: its metadata and why it would refuse the order. */
@@ -461,6 +537,7 @@ export function parseRolloutRequest(body: unknown): RolloutRequest {
     order: order as RolloutOrder,
     compositionId: compositionId.toLowerCase(),
     instanceIds,
+    filter: parseRolloutFilter(body['filter']),
     compositionTargetId,
     patch: order === 'UPDATE' ? parsePatch(update) : null,
     strategy: parseStrategy(body['strategy']),
@@ -557,8 +634,12 @@ export function newRollout(
   if (selection.length === 0) {
     throw invalid(
       request.instanceIds === null
-        ? `compositionId: the selection is empty; composition ${request.compositionId} has no instances`
-        : 'instanceIds: the selection is empty',
+        ? request.filter !== null
+          ? 'filter: the selection is empty; no instance matches the filter'
+          : `compositionId: the selection is empty; composition ${request.compositionId} has no instances`
+        : request.filter !== null
+          ? 'filter: the selection is empty; no instance matches the filter'
+          : 'instanceIds: the selection is empty',
     );
   }
   const plan = planRollout(request, asSelection(selection));

@@ -1,4 +1,6 @@
 import {
+  DEPLOY_STATES,
+  STATE_CHANGE_RESULTS,
   ROLLOUT_EVENT_KINDS,
   ROLLOUT_INSTANCE_STATES,
   ROLLOUT_ON_FAILURE,
@@ -127,6 +129,29 @@ export class RolloutUpdateDto {
 }
 
 /** The body of POST .../v2/rollouts. */
+export class RolloutFilterDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'Instances with an element served by this participant' })
+  participantId?: string;
+
+  @ApiPropertyOptional({ type: [String], enum: DEPLOY_STATES, description: 'Instances in one of these deploy states' })
+  deployStates?: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: STATE_CHANGE_RESULTS,
+    description: 'Instances with one of these results',
+  })
+  stateChangeResults?: string[];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    description: 'Instances whose metadata has each key with this value',
+    example: { site: 'prod' },
+  })
+  metadata?: Record<string, string | number | boolean>;
+}
+
 export class RolloutRequestDto {
   @ApiProperty({ enum: ROLLOUT_ORDERS, description: 'The order every selected instance is given' })
   order!: RolloutOrder;
@@ -140,6 +165,14 @@ export class RolloutRequestDto {
     description: 'The instances, in the order they run; absent: every instance of the composition, by id',
   })
   instanceIds?: string[];
+
+  @ApiPropertyOptional({
+    type: RolloutFilterDto,
+    description:
+      'Narrows the selection (instanceIds, or every instance of the composition) with the filters of GET /v2/instances ' +
+      'and metadata values; resolved once, at creation',
+  })
+  filter?: RolloutFilterDto;
 
   @ApiPropertyOptional({ format: 'uuid', description: 'MIGRATE: the composition the instances migrate to' })
   compositionTargetId?: string;
