@@ -2602,6 +2602,26 @@ export interface components {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
             readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"])[];
         };
+        readonly RolloutFilterDto: {
+            /**
+             * Format: uuid
+             * @description Instances with an element served by this participant
+             */
+            readonly participantId?: string;
+            /** @description Instances in one of these deploy states */
+            readonly deployStates?: readonly ("DEPLOYED" | "DEPLOYING" | "UNDEPLOYED" | "UNDEPLOYING" | "DELETING" | "DELETED" | "UPDATING" | "MIGRATING" | "MIGRATION_REVERTING" | "UPDATE_REVERTING")[];
+            /** @description Instances with one of these results */
+            readonly stateChangeResults?: readonly ("NO_ERROR" | "FAILED" | "TIMEOUT")[];
+            /**
+             * @description Instances whose metadata has each key with this value
+             * @example {
+             *       "site": "prod"
+             *     }
+             */
+            readonly metadata?: {
+                readonly [key: string]: string | number | boolean;
+            };
+        };
         readonly RolloutUpdateDto: {
             /**
              * @description By element definition name: the properties merged into each such element of every instance
@@ -2682,6 +2702,8 @@ export interface components {
             readonly compositionId: string;
             /** @description The instances, in the order they run; absent: every instance of the composition, by id */
             readonly instanceIds?: readonly string[];
+            /** @description Narrows the selection (instanceIds, or every instance of the composition) with the filters of GET /v2/instances and metadata values; resolved once, at creation */
+            readonly filter?: components["schemas"]["RolloutFilterDto"];
             /**
              * Format: uuid
              * @description MIGRATE: the composition the instances migrate to
