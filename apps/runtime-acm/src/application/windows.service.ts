@@ -11,6 +11,8 @@ import {
   windowsFor,
 } from '@acm/domain';
 import type {
+  WindowKind,
+  WindowOutside,
   BatchGate,
   MaintenanceWindow,
   OperationEvent,
@@ -26,6 +28,21 @@ import { requestActor } from '../observability/request-context';
 export interface WindowedOrder extends WindowTarget {
   readonly instanceId: string;
   readonly order: string;
+}
+
+/** A window as REST shows it: its duration in seconds, times as ISO 8601, whether it is open now. */
+export interface WindowView {
+  readonly windowId: string;
+  readonly name: string;
+  readonly cron: string;
+  readonly durationSeconds: number;
+  readonly timeZone: string;
+  readonly kind: WindowKind;
+  readonly outside: WindowOutside;
+  readonly scope: { readonly compositionIds: readonly string[]; readonly metadata: Readonly<Record<string, string>> };
+  readonly createdAt: string;
+  readonly openNow: boolean;
+  readonly nextStart: string | null;
 }
 
 /** Longest override reason kept: it is the caller's text. */

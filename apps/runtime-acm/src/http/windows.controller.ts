@@ -1,27 +1,13 @@
 import { Clock, CronCalendar, openedAt } from '@acm/domain';
-import type { MaintenanceWindow, WindowKind, WindowOutside } from '@acm/domain';
+import type { MaintenanceWindow } from '@acm/domain';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { RolloutService } from '../application/rollout.service';
 import { WindowsService, isoOf } from '../application/windows.service';
+import type { WindowView } from '../application/windows.service';
 import { WindowDto, WindowRequestDto, WindowsDto } from './dto/window.dto';
 import { ApiController, ApiJsonOrYamlBody, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
 import { parseUuid } from './request-parsing';
-
-/** A window as REST shows it: its duration in seconds, times as ISO 8601, whether it is open now. */
-export interface WindowView {
-  readonly windowId: string;
-  readonly name: string;
-  readonly cron: string;
-  readonly durationSeconds: number;
-  readonly timeZone: string;
-  readonly kind: WindowKind;
-  readonly outside: WindowOutside;
-  readonly scope: { readonly compositionIds: readonly string[]; readonly metadata: Readonly<Record<string, string>> };
-  readonly createdAt: string;
-  readonly openNow: boolean;
-  readonly nextStart: string | null;
-}
 
 const WINDOW_ID = 'The windowId the creation answered';
 

@@ -1,7 +1,7 @@
 import { WINDOW_KINDS, WINDOW_OUTSIDE } from '@acm/domain';
 import type { WindowKind, WindowOutside } from '@acm/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { WindowView } from '../windows.controller';
+import type { WindowView } from '../../application/windows.service';
 
 export class WindowScopeDto {
   @ApiPropertyOptional({
