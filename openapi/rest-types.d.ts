@@ -801,6 +801,45 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/v2/windows": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** List the maintenance windows, oldest first */
+        readonly get: operations["queryWindows"];
+        readonly put?: never;
+        /**
+         * Create a maintenance window
+         * @description 400 names the field: a cron expression that does not parse (with the cron library's reason), an unknown time zone, a duration out of range, a name already taken.
+         */
+        readonly post: operations["createWindow"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/windows/{windowId}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A maintenance window, whether it is open now, its next start */
+        readonly get: operations["getWindow"];
+        readonly put?: never;
+        readonly post?: never;
+        /** Delete a maintenance window */
+        readonly delete: operations["deleteWindow"];
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1327,7 +1366,7 @@ export interface components {
              * @description The rule of the runtime that caused the event
              * @enum {string}
              */
-            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "nested-composition" | "supervision";
+            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "nested-composition" | "supervision" | "rollout";
         };
         readonly UnrecordedActorView: {
             /**
@@ -2502,6 +2541,85 @@ export interface components {
              */
             readonly at: string;
         };
+        readonly WindowOverriddenDetail: {
+            /**
+             * @description The order given through the windows
+             * @example DEPLOY
+             */
+            readonly order: string;
+            /**
+             * @description Why, as the override gave it
+             * @example emergency fix CHG-1234
+             */
+            readonly reason: string;
+            /**
+             * @description The windows that held the order
+             * @example [
+             *       "weekend-freeze"
+             *     ]
+             */
+            readonly windows: readonly string[];
+        };
+        readonly WindowOverriddenEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "WINDOW_OVERRIDDEN";
+            readonly detail: components["schemas"]["WindowOverriddenDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly RolloutDetail: {
+            /**
+             * @description The rollout event, as the rollout's history names it
+             * @enum {string}
+             */
+            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED" | "WINDOW_WAIT";
+            /** @description The batch, from 1; null for the whole rollout */
+            readonly batch: number | null;
+            /** Format: uuid */
+            readonly instanceId: string | null;
+            /** @description The rollout's new state, or the instance's */
+            readonly state: string | null;
+            readonly reason: string | null;
+        };
+        readonly RolloutEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "ROLLOUT";
+            readonly detail: components["schemas"]["RolloutDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
         readonly OperationView: {
             /** Format: uuid */
             readonly operationId: string;
@@ -2540,7 +2658,7 @@ export interface components {
         readonly HistoryView: {
             readonly operations: readonly components["schemas"]["OperationView"][];
             /** @description One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; each names who caused it (actor); sensitive values in a detail are masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"])[];
         };
         readonly GraphNode: {
             readonly id: string;
@@ -2709,7 +2827,27 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"])[];
+        };
+        readonly RolloutFilterDto: {
+            /**
+             * Format: uuid
+             * @description Instances with an element served by this participant
+             */
+            readonly participantId?: string;
+            /** @description Instances in one of these deploy states */
+            readonly deployStates?: readonly ("DEPLOYED" | "DEPLOYING" | "UNDEPLOYED" | "UNDEPLOYING" | "DELETING" | "DELETED" | "UPDATING" | "MIGRATING" | "MIGRATION_REVERTING" | "UPDATE_REVERTING")[];
+            /** @description Instances with one of these results */
+            readonly stateChangeResults?: readonly ("NO_ERROR" | "FAILED" | "TIMEOUT")[];
+            /**
+             * @description Instances whose metadata has each key with this value
+             * @example {
+             *       "site": "prod"
+             *     }
+             */
+            readonly metadata?: {
+                readonly [key: string]: string | number | boolean;
+            };
         };
         readonly RolloutUpdateDto: {
             /**
@@ -2791,6 +2929,8 @@ export interface components {
             readonly compositionId: string;
             /** @description The instances, in the order they run; absent: every instance of the composition, by id */
             readonly instanceIds?: readonly string[];
+            /** @description Narrows the selection (instanceIds, or every instance of the composition) with the filters of GET /v2/instances and metadata values; resolved once, at creation */
+            readonly filter?: components["schemas"]["RolloutFilterDto"];
             /**
              * Format: uuid
              * @description MIGRATE: the composition the instances migrate to
@@ -2811,6 +2951,19 @@ export interface components {
             /** @description Why the instance refuses the order */
             readonly reason: string;
         };
+        readonly RolloutPlanWindowsDto: {
+            /** @description The names of the windows whose scope covers a selected instance */
+            readonly applying: readonly string[];
+            /** @description Whether they let a batch start now */
+            readonly openNow: boolean;
+            /** @description The windows that hold it now; empty when open */
+            readonly heldBy: readonly string[];
+            /**
+             * Format: date-time
+             * @description When a batch may start: now when open, else the next opening; null: none within a year
+             */
+            readonly nextOpening: string | null;
+        };
         readonly RolloutPlanDto: {
             /** @enum {string} */
             readonly order: "DEPLOY" | "UNDEPLOY" | "LOCK" | "UNLOCK" | "UPDATE" | "MIGRATE";
@@ -2823,6 +2976,8 @@ export interface components {
             readonly heldBy: readonly string[];
             /** @description Whether a creation would start (no refused instance, or skipRefused) */
             readonly wouldStart: boolean;
+            /** @description The maintenance windows that apply to the selection */
+            readonly windows: components["schemas"]["RolloutPlanWindowsDto"];
         };
         readonly RolloutStrategyViewDto: {
             /**
@@ -2841,6 +2996,17 @@ export interface components {
             readonly batchBy: string | null;
             readonly batchOrder: readonly string[];
             readonly skipRefused: boolean;
+        };
+        readonly RolloutWindowWaitDto: {
+            /** @description The windows holding the next batch */
+            readonly windows: readonly string[];
+            /**
+             * Format: date-time
+             * @description Their next opening; null: none within a year (looked at again hourly and when windows change)
+             */
+            readonly until: string | null;
+            /** @example waiting for window "weekend-nights" until 2026-12-12T21:00:00.000Z */
+            readonly message: string;
         };
         readonly RolloutCountsDto: {
             readonly PENDING: number;
@@ -2894,6 +3060,8 @@ export interface components {
              * @description When the next batch starts, while a pause between batches runs
              */
             readonly nextBatchAt: string | null;
+            /** @description Maintenance windows holding the next batch; null while none holds it */
+            readonly waitingFor: components["schemas"]["RolloutWindowWaitDto"] | null;
             /** @description Selected instances left out (skipRefused) */
             readonly refused: readonly components["schemas"]["RolloutRefusedDto"][];
             /** @description Instances per state */
@@ -2912,7 +3080,7 @@ export interface components {
             /** Format: date-time */
             readonly at: string;
             /** @enum {string} */
-            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED";
+            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED" | "WINDOW_WAIT";
             /** @description The batch, from 1 */
             readonly batch: number | null;
             /** Format: uuid */
@@ -2933,7 +3101,7 @@ export interface components {
         };
         readonly SubscriptionFilterDto: {
             /** @description History event kinds to receive (none: every kind) */
-            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED" | "HEALTH_CHANGED" | "DRIFTED")[];
+            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED" | "HEALTH_CHANGED" | "DRIFTED" | "WINDOW_OVERRIDDEN" | "ROLLOUT")[];
             /**
              * Format: uuid
              * @description Only this definition's events and its instances' events
@@ -3026,6 +3194,90 @@ export interface components {
             readonly from: number;
             /** @description The count the UPDATE gives the group */
             readonly to: number;
+        };
+        readonly WindowScopeDto: {
+            /** @description The window applies to instances of these compositions; absent or empty: of any composition */
+            readonly compositionIds?: readonly string[];
+            /**
+             * @description The window applies to instances whose metadata has each key with this value; absent: any metadata
+             * @example {
+             *       "site": "prod"
+             *     }
+             */
+            readonly metadata?: {
+                readonly [key: string]: string | number | boolean;
+            };
+        };
+        readonly WindowRequestDto: {
+            /**
+             * @description A unique name
+             * @example weekend-nights
+             */
+            readonly name: string;
+            /**
+             * @description When the window opens: a cron expression (minute hour day-of-month month day-of-week, optionally seconds first), read in timeZone
+             * @example 0 22 * * SAT,SUN
+             */
+            readonly cron: string;
+            /**
+             * @description How long it stays open: seconds, or "2h", "90m", "1h30m", "1d"; from 1 minute to 7 days
+             * @example 4h
+             */
+            readonly duration: number | string;
+            /**
+             * @description An IANA time zone
+             * @default UTC
+             * @example Europe/Paris
+             */
+            readonly timeZone: string;
+            /**
+             * @description allow: orders go only while an allow window is open; deny: no order goes while it is open
+             * @default allow
+             * @enum {string}
+             */
+            readonly kind: "allow" | "deny";
+            /**
+             * @description What an order the window holds does: a rollout waits for the next opening either way; a single instance order is refused (409 with the next opening) either way, unless it gives ?override=<reason>
+             * @default wait
+             * @enum {string}
+             */
+            readonly outside: "wait" | "refuse";
+            /** @description The instances it applies to; absent: every instance */
+            readonly scope?: components["schemas"]["WindowScopeDto"];
+        };
+        readonly WindowScopeViewDto: {
+            readonly compositionIds: readonly string[];
+            readonly metadata: {
+                readonly [key: string]: string;
+            };
+        };
+        readonly WindowDto: {
+            /** Format: uuid */
+            readonly windowId: string;
+            readonly name: string;
+            /** @example 0 22 * * SAT,SUN */
+            readonly cron: string;
+            /** @description Seconds it stays open */
+            readonly durationSeconds: number;
+            /** @example Europe/Paris */
+            readonly timeZone: string;
+            /** @enum {string} */
+            readonly kind: "allow" | "deny";
+            /** @enum {string} */
+            readonly outside: "wait" | "refuse";
+            readonly scope: components["schemas"]["WindowScopeViewDto"];
+            /** Format: date-time */
+            readonly createdAt: string;
+            /** @description Whether it is open now */
+            readonly openNow: boolean;
+            /**
+             * Format: date-time
+             * @description Its next start after now; null when none within a year
+             */
+            readonly nextStart: string | null;
+        };
+        readonly WindowsDto: {
+            readonly windows: readonly components["schemas"]["WindowDto"][];
         };
     };
     responses: never;
@@ -3921,6 +4173,8 @@ export interface operations {
     readonly createCompositionInstance: {
         readonly parameters: {
             readonly query?: {
+                /** @description Beyond ONAP: a reason to order through the maintenance windows that hold the order now (role approver); recorded in the instance's history with the caller. Without it, a held order is refused with 409 and the next opening */
+                readonly override?: string;
                 /** @description true: check the creation and answer what would be stored, storing nothing */
                 readonly dryRun?: boolean;
                 /** @description Beyond ONAP: the planId POST .../plan answered; the order is refused (409, naming what changed) if the instance, its definition or the order and its body differ from what was planned */
@@ -4226,6 +4480,8 @@ export interface operations {
     readonly compositionInstanceState: {
         readonly parameters: {
             readonly query?: {
+                /** @description Beyond ONAP: a reason to order through the maintenance windows that hold the order now (role approver); recorded in the instance's history with the caller. Without it, a held order is refused with 409 and the next opening */
+                readonly override?: string;
                 /** @description Beyond ONAP: the planId POST .../plan answered; the order is refused (409, naming what changed) if the instance, its definition or the order and its body differ from what was planned */
                 readonly planId?: string;
             };
@@ -4382,6 +4638,8 @@ export interface operations {
     readonly deleteCompositionInstance: {
         readonly parameters: {
             readonly query?: {
+                /** @description Beyond ONAP: a reason to order through the maintenance windows that hold the order now (role approver); recorded in the instance's history with the caller. Without it, a held order is refused with 409 and the next opening */
+                readonly override?: string;
                 /** @description Beyond ONAP: the planId POST .../plan answered; the order is refused (409, naming what changed) if the instance, its definition or the order and its body differ from what was planned */
                 readonly planId?: string;
             };
@@ -9718,6 +9976,428 @@ export interface operations {
             };
             /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
             readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly queryWindows: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WindowsDto"];
+                    readonly "application/yaml": components["schemas"]["WindowsDto"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly createWindow: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** @description The window */
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["WindowRequestDto"];
+                readonly "application/yaml": components["schemas"]["WindowRequestDto"];
+            };
+        };
+        readonly responses: {
+            /** @description Created */
+            readonly 201: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WindowDto"];
+                    readonly "application/yaml": components["schemas"]["WindowDto"];
+                };
+            };
+            /**
+             * @description Bad Request: a path, query or body field broke a rule; errorDetails names each one
+             *
+             *     Bad Request: a path, query or body field broke a rule; errorDetails names each one
+             */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Payload Too Large: the body is over MAX_BODY_BYTES */
+            readonly 413: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: send application/json or application/yaml */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly getWindow: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The windowId the creation answered */
+                readonly windowId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WindowDto"];
+                    readonly "application/yaml": components["schemas"]["WindowDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly deleteWindow: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The windowId the creation answered */
+                readonly windowId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description Deleted */
+            readonly 204: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];

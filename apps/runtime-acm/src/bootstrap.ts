@@ -17,6 +17,7 @@ import { isUuid } from './http/request-parsing';
 import type { Refusal } from './application/access-refusals.service';
 import { principalOf } from './security/principal';
 import { accessGuard } from './http/access-guard';
+import { windowOverrideGuard } from './http/window-override-guard';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
 import { bodyParser } from './http/body-parsing';
@@ -151,6 +152,7 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     const projectOf = (compositionId: string): Promise<string | null> =>
       isUuid(compositionId) ? commissioning.projectOf(compositionId.toLowerCase()) : Promise.resolve(null);
     app.use(accessGuard(config.policy, `/${CONTEXT_PATH}`, projectOf, onRefused));
+    app.use(windowOverrideGuard(config.policy, `/${CONTEXT_PATH}`, onRefused));
   }
   app.use(urlCheck);
   const consoleFiles = consoleDirectory();

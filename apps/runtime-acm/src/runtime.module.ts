@@ -9,6 +9,8 @@ import {
   EventFeed,
   SubscriptionStore,
   ObservationStore,
+  WindowStore,
+  CronCalendar,
   UnitOfWork,
 } from '@acm/domain';
 import { InMemoryMessageBus, MessageBus } from '@acm/messaging';
@@ -23,6 +25,7 @@ import {
   TypeOrmEventFeed,
   TypeOrmSubscriptionStore,
   TypeOrmObservationStore,
+  TypeOrmWindowStore,
   TypeOrmUnitOfWork,
 } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
@@ -63,6 +66,8 @@ import { LiveEvents } from './live/live-events';
 import { EventFeedFollower } from './live/event-feed-follower';
 import { NotificationDelivery } from './live/notification-delivery';
 import { SubscriptionsService } from './application/subscriptions.service';
+import { WindowsService } from './application/windows.service';
+import { CronLibraryCalendar } from './application/cron-calendar';
 import { OperabilityMetrics } from './metrics/operability-metrics';
 import { RolloutMetrics } from './metrics/rollout-metrics';
 import { StorageMetrics } from './metrics/storage-metrics';
@@ -214,6 +219,9 @@ export class RuntimeModule {
         { provide: AuditLedger, useValue: new TypeOrmAuditLedger(options.database.dataSource) },
         HistoryRetention,
         { provide: RolloutStore, useValue: new TypeOrmRolloutStore(options.database.dataSource) },
+        { provide: WindowStore, useValue: new TypeOrmWindowStore(options.database.dataSource) },
+        { provide: CronCalendar, useValue: new CronLibraryCalendar() },
+        WindowsService,
         RolloutService,
         RolloutSweep,
         NestedCompositions,

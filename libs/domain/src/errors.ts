@@ -33,6 +33,8 @@ export const DOMAIN_ERROR_CODES = [
   'SCALING_REFUSED',
   /** The instance is the nested composition of another instance's element: only its parent orders it. */
   'OWNED_BY_PARENT',
+  /** A maintenance window holds the order now (a deny window is open, or no allow window is); no override given. */
+  'OUTSIDE_WINDOW',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -55,3 +55,6 @@ export * from './ports/subscription-store.port';
 export * from './ports/event-feed.port';
 export * from './observation/observation';
 export * from './ports/observation-store.port';
+export * from './window/window';
+export * from './ports/cron-calendar.port';
+export * from './ports/window-store.port';

@@ -35,6 +35,7 @@ import { EventFeed1765700000000 } from './migrations/1765700000000-EventFeed';
 import { DefinitionProjects1765830000000 } from './migrations/1765830000000-DefinitionProjects';
 import { OperationGates1765810000000 } from './migrations/1765810000000-OperationGates';
 import { ElementObservations1765800000000 } from './migrations/1765800000000-ElementObservations';
+import { MaintenanceWindows1765820000000 } from './migrations/1765820000000-MaintenanceWindows';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -68,6 +69,7 @@ export const MIGRATIONS = [
   EventFeed1765700000000,
   ElementObservations1765800000000,
   OperationGates1765810000000,
+  MaintenanceWindows1765820000000,
   DefinitionProjects1765830000000,
   RolloutInstances1765840000000,
 ];

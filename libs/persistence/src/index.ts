@@ -15,3 +15,4 @@ export { StoreReadModels } from './session/store-read-models';
 export { TypeOrmEventFeed } from './event-feed';
 export { TypeOrmSubscriptionStore } from './subscription-store';
 export { TypeOrmObservationStore } from './observation-store';
+export { TypeOrmWindowStore } from './window-store';

@@ -116,6 +116,16 @@ async function appendEvents(manager: EntityManager, rolloutId: string, events: r
      SELECT $1, event FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS item (event, position) ORDER BY position`,
     [rolloutId, JSON.stringify(events)],
   );
+  // The same events on the history feed (subject: the rollout), so the live stream and subscriptions carry them.
+  await manager.query(
+    `INSERT INTO acm_event (subject_id, operation_id, event, detail, actor, at)
+     SELECT $1::uuid, NULL, 'ROLLOUT',
+            jsonb_build_object('kind', event->'kind', 'batch', event->'batch', 'instanceId', event->'instanceId',
+                               'state', event->'state', 'reason', event->'reason'),
+            event->'actor', to_timestamp((event->>'at')::double precision / 1000)
+     FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS item (event, position) ORDER BY position`,
+    [rolloutId, JSON.stringify(events)],
+  );
 }
 
 /**

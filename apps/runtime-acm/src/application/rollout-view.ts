@@ -1,4 +1,4 @@
-import { ROLLOUT_INSTANCE_STATES } from '@acm/domain';
+import { ROLLOUT_INSTANCE_STATES, isRolloutFinished } from '@acm/domain';
 import type {
   FailureThreshold,
   RefusedInstance,
@@ -51,6 +51,12 @@ export interface RolloutView {
   };
   /** When the next batch starts, while a pause between batches runs; null otherwise. */
   readonly nextBatchAt: string | null;
+  /** Maintenance windows holding the next batch: "waiting for window W until T"; null while none holds it. */
+  readonly waitingFor: {
+    readonly windows: readonly string[];
+    readonly until: string | null;
+    readonly message: string;
+  } | null;
   /** Selected instances left out because they refuse the order (skipRefused). */
   readonly refused: readonly RefusedInstance[];
   /** Instances per state, over every batch. */
@@ -73,6 +79,20 @@ function batchState(instances: readonly RolloutInstanceView[]): RolloutBatchStat
 
 function thresholdView(threshold: FailureThreshold): number | string {
   return threshold.kind === 'count' ? threshold.count : `${threshold.percent}%`;
+}
+
+function waitingFor(rollout: Rollout): RolloutView['waitingFor'] {
+  const wait = rollout.windowWait;
+  if (wait === null || isRolloutFinished(rollout.state)) {
+    return null;
+  }
+  const until = wait.until === null ? null : new Date(wait.until).toISOString();
+  const names = wait.windows.map((name) => JSON.stringify(name)).join(', ');
+  return {
+    windows: wait.windows,
+    until,
+    message: `waiting for window ${names} ${until === null ? '(no opening found within a year)' : `until ${until}`}`,
+  };
 }
 
 /** A rollout as REST shows it: its batches in order, each with its instances and failures. */
@@ -122,6 +142,7 @@ export function rolloutView(rollout: Rollout): RolloutView {
       skipRefused: strategy.skipRefused,
     },
     nextBatchAt: rollout.nextBatchAt === null ? null : new Date(rollout.nextBatchAt).toISOString(),
+    waitingFor: waitingFor(rollout),
     refused: rollout.refused,
     counts,
     createdAt: new Date(rollout.createdAt).toISOString(),

@@ -8,6 +8,7 @@ import {
   checkOrderMayStart,
   decideRollout,
   isDomainError,
+  metadataMatches,
   isRefusal,
   isRolloutFinished,
   newRollout,
@@ -20,6 +21,7 @@ import {
 } from '@acm/domain';
 import type {
   AutomationComposition,
+  BatchGate,
   CompositionDefinition,
   InstanceStateUpdate,
   JsonObject,
@@ -27,6 +29,7 @@ import type {
   Rollout,
   RolloutActor,
   RolloutEvent,
+  RolloutFilter,
   RolloutInput,
   RolloutOperation,
   RolloutOrder,
@@ -40,6 +43,7 @@ import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { requestActor } from '../observability/request-context';
 import { InstantiationService } from './instantiation.service';
+import { WindowsService, isoOf } from './windows.service';
 import type { InstanceRequest } from './instantiation.service';
 
 /** The instance order each state-changing rollout order is given as: ONAP's AcInstanceStateUpdate. */
@@ -68,6 +72,13 @@ export interface RolloutPlanResult {
   /** Unfinished rollouts already holding some selected instances (a creation would answer 409). */
   readonly heldBy: readonly string[];
   readonly wouldStart: boolean;
+  /** The windows that apply to the selection, whether they let a batch start now, and when they next do. */
+  readonly windows: {
+    readonly applying: readonly string[];
+    readonly openNow: boolean;
+    readonly heldBy: readonly string[];
+    readonly nextOpening: string | null;
+  };
 }
 
 /** The version of each node template in a definition's service template, by name. */
@@ -78,6 +89,20 @@ function templateVersions(definition: CompositionDefinition): Map<string, string
     Object.entries(topology?.node_templates ?? {}).flatMap(([name, template]) =>
       typeof template.version === 'string' ? [[name, template.version] as const] : [],
     ),
+  );
+}
+
+/** Whether an instance passes the rollout's filter: the filters of GET /v2/instances, and metadata values. */
+function matchesFilter(filter: RolloutFilter | null, instance: AutomationComposition): boolean {
+  if (filter === null) {
+    return true;
+  }
+  const elements = Object.values(instance.elements);
+  return (
+    (filter.participantId === null || elements.some((element) => element.participantId === filter.participantId)) &&
+    (filter.deployStates.length === 0 || filter.deployStates.includes(instance.deployState)) &&
+    (filter.stateChangeResults.length === 0 || filter.stateChangeResults.includes(instance.stateChangeResult)) &&
+    metadataMatches(filter, instance.metadata)
   );
 }
 
@@ -197,6 +222,7 @@ export class RolloutService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
+    private readonly windows: WindowsService,
   ) {
     this.driverId = ids.uuid();
     this.leaseMs = Math.max(30_000, config.heartBeatMs * 3);
@@ -214,8 +240,11 @@ export class RolloutService {
       size: MAX_SELECTION,
     });
     const found = new Map(selected.map((instance) => [instance.instanceId, instance]));
-    const instanceIds = request.instanceIds ?? selected.map((instance) => instance.instanceId);
-    const missing = instanceIds.filter((id) => !found.has(id));
+    const missing = (request.instanceIds ?? []).filter((id) => !found.has(id));
+    const instanceIds = (request.instanceIds ?? selected.map((instance) => instance.instanceId)).filter((id) => {
+      const instance = found.get(id);
+      return instance === undefined || matchesFilter(request.filter, instance);
+    });
     if (missing.length > 0) {
       throw new DomainError(
         'VALIDATION_FAILED',
@@ -253,7 +282,27 @@ export class RolloutService {
       refused: plan.refused,
       heldBy: await this.rollouts.holding(selection.map((item) => item.instanceId)),
       wouldStart: plan.refused.length === 0 || request.strategy.skipRefused,
+      windows: await this.windowsOf(request, selection),
     };
+  }
+
+  private async windowsOf(
+    request: RolloutRequest,
+    selection: readonly SelectedInstance[],
+  ): Promise<RolloutPlanResult['windows']> {
+    const now = this.clock.now();
+    const verdict = await this.windows.verdict(
+      selection.map((item) => ({ compositionId: request.compositionId, metadata: item.metadata })),
+      now,
+    );
+    return verdict.open
+      ? { applying: verdict.windows, openNow: true, heldBy: [], nextOpening: isoOf(now) }
+      : {
+          applying: verdict.windows,
+          openNow: false,
+          heldBy: verdict.blockedBy,
+          nextOpening: isoOf(verdict.nextOpening),
+        };
   }
 
   async create(body: unknown): Promise<Rollout> {
@@ -400,8 +449,9 @@ export class RolloutService {
     }
     let stored: StoredRollout = { ...leased, rollout: upgradeRollout(leased.rollout) };
     try {
+      const gate = isRolloutFinished(stored.rollout.state) ? null : await this.gateOf(stored.rollout);
       if (input !== null) {
-        const decision = decideRollout(stored.rollout, input, now);
+        const decision = decideRollout(stored.rollout, input, now, gate);
         if (isRefusal(decision)) {
           throw refusalError(decision);
         }
@@ -409,7 +459,7 @@ export class RolloutService {
         stored = await this.saveStep(stored, decision.rollout, decision.orders, decision.rollbacks, actor, now, stored);
       }
       for (;;) {
-        const { next, pendingOrders } = await this.settle(stored);
+        const { next, pendingOrders } = await this.settle(stored, gate);
         stored = next;
         if (!pendingOrders) {
           break;
@@ -420,6 +470,30 @@ export class RolloutService {
     }
     this.wakeAt(rolloutId, isRolloutFinished(stored.rollout.state) ? null : stored.rollout.nextBatchAt);
     return true;
+  }
+
+  /** Whether maintenance windows hold a batch of the rollout: from the windows that apply to its instances. */
+  private gateOf(rollout: Rollout): Promise<BatchGate | null> {
+    return this.windows.batchGate(rollout, async (instanceIds) => {
+      const instances = await this.instantiation.list({
+        compositionId: rollout.compositionId,
+        instanceIds,
+        sort: 'instanceId',
+        sortOrder: 'ASC',
+        page: 0,
+        size: instanceIds.length,
+      });
+      return new Map(instances.map((instance) => [instance.instanceId, instance.metadata]));
+    });
+  }
+
+  /** Windows were created or deleted: step every unfinished rollout, so one held by them looks again now. */
+  windowsChanged(): void {
+    this.sweep().catch((error: unknown) =>
+      this.logger.warn(
+        `Rollouts not stepped after a window change: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
   }
 
   /** A pause between batches ends at `dueAt`: step the rollout then (the sweep is the safety net). */
@@ -458,7 +532,10 @@ export class RolloutService {
    * each outcome to the rules, then the time; answers whether the rules ordered more instances (another round gives
    * their orders).
    */
-  private async settle(stored: StoredRollout): Promise<{ next: StoredRollout; pendingOrders: boolean }> {
+  private async settle(
+    stored: StoredRollout,
+    gate: BatchGate | null,
+  ): Promise<{ next: StoredRollout; pendingOrders: boolean }> {
     const now = this.clock.now();
     const tracking: Record<string, RolloutTracking> = { ...stored.tracking };
     const flying = stored.rollout.instances.filter((item) => item.state === 'ORDERED' || item.state === 'ROLLING_BACK');
@@ -498,7 +575,7 @@ export class RolloutService {
     const orders: string[] = [];
     const rollbacks: string[] = [];
     for (const input of inputs) {
-      const decision = decideRollout(rollout, input, now);
+      const decision = decideRollout(rollout, input, now, gate);
       if (!isRefusal(decision)) {
         rollout = decision.rollout;
         orders.push(...decision.orders);

@@ -12,6 +12,7 @@ import { ParticipantsController } from './participants.controller';
 import { PlanController } from './plan.controller';
 import { RolloutsController } from './rollouts.controller';
 import { SubscriptionsController } from './subscriptions.controller';
+import { WindowsController } from './windows.controller';
 
 /**
  * Every REST controller of the runtime. The runtime module serves them and the OpenAPI document describes them, so
@@ -33,4 +34,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   RolloutsController,
   SubscriptionsController,
   GroupsController,
+  WindowsController,
 ];

@@ -21,6 +21,7 @@ export function statusOf(code: DomainErrorCode): number {
     case 'SELECTION_TAKEN':
     case 'SCALING_REFUSED':
     case 'OWNED_BY_PARENT':
+    case 'OUTSIDE_WINDOW':
       return HttpStatus.CONFLICT;
     case 'UNAUTHENTICATED':
       return HttpStatus.UNAUTHORIZED;

@@ -15,6 +15,7 @@ import type { InstanceHealthView } from '../application/observation.service';
 import { ControlService } from '../application/control.service';
 import type { ControlView } from '../application/control.service';
 import { InstantiationService } from '../application/instantiation.service';
+import { WindowsService } from '../application/windows.service';
 import type {
   InstancePreview as InstancePreviewAnswer,
   InstantiationResponse as InstantiationAnswer,
@@ -90,6 +91,40 @@ const ApiPlanId = (): MethodDecorator =>
     schema: { type: 'string', pattern: PLAN_ID_PATTERN.source },
   });
 
+/** Longest override reason: it is the caller's text, kept in the history. */
+const MAX_OVERRIDE = 500;
+
+/** `?override=<reason>` (beyond ONAP): the order goes through maintenance windows that hold it, and is recorded. */
+function parseOverride(value: unknown): string | null {
+  const text = optionalString('override', value)?.trim();
+  if (text === undefined) {
+    return null;
+  }
+  if (text === '' || text.length > MAX_OVERRIDE) {
+    throw invalid(`override: must give a reason of 1 to ${MAX_OVERRIDE} characters`);
+  }
+  return text;
+}
+
+/** The override query parameter of an order. */
+const ApiWindowOverride = (): MethodDecorator =>
+  ApiQuery({
+    name: 'override',
+    required: false,
+    description:
+      'Beyond ONAP: a reason to order through the maintenance windows that hold the order now (role approver); ' +
+      "recorded in the instance's history with the caller. Without it, a held order is refused with 409 and the next opening",
+    schema: { type: 'string', maxLength: MAX_OVERRIDE },
+  });
+
+/** The order a state change gives, as windows name it; null for orders that change no element (prepare, review). */
+function stateOrderOf(update: { deployOrder: string; lockOrder: string }): string | null {
+  if (update.deployOrder !== 'NONE') {
+    return update.deployOrder;
+  }
+  return update.lockOrder !== 'NONE' ? update.lockOrder : null;
+}
+
 const COMPOSITION_ID = 'The compositionId of the definition';
 const INSTANCE_ID = 'The instanceId the creation answered';
 
@@ -104,7 +139,18 @@ export class CompositionInstancesController {
     private readonly sensitive: SensitiveValues,
     private readonly control: ControlService,
     private readonly observations: ObservationService,
+    private readonly windows: WindowsService,
   ) {}
+
+  /** Lets an order to an instance through the maintenance windows that apply to it, or refuses it (409). */
+  private async admit(compositionId: string, instanceId: string, order: string, override: unknown): Promise<void> {
+    const reason = parseOverride(override);
+    const instance = await this.instantiation.get(compositionId, instanceId);
+    await this.windows.admit(
+      { compositionId: instance.compositionId, instanceId, metadata: instance.metadata, order },
+      reason,
+    );
+  }
 
   @Get()
   @ApiOperation({ operationId: 'queryCompositionInstances', summary: 'List the instances of a composition definition' })
@@ -159,11 +205,13 @@ export class CompositionInstancesController {
     schema: { oneOf: [{ $ref: getSchemaPath(InstantiationResponse) }, { $ref: getSchemaPath(InstancePreview) }] },
   })
   @ApiExtraModels(InstancePreview)
+  @ApiWindowOverride()
   @ApiRefusals(404, 409)
   async createOrUpdate(
     @Param('compositionId') compositionId: string,
     @Query('dryRun') dryRun: unknown,
     @Query('planId') planIdValue: unknown,
+    @Query('override') override: unknown,
     @Body() body: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
@@ -183,6 +231,8 @@ export class CompositionInstancesController {
       return { ...preview, automationComposition: instanceView(preview.automationComposition) };
     }
     if (parsed.instanceId !== undefined) {
+      const order = parsed.compositionTargetId === undefined ? 'UPDATE' : 'MIGRATE';
+      await this.admit(pathId, parsed.instanceId, order, override);
       response.status(200);
       return this.instantiation.update(pathId, { ...parsed, instanceId: parsed.instanceId }, planId);
     }
@@ -238,12 +288,14 @@ export class CompositionInstancesController {
     unlock: { summary: 'Unlock', value: { lockOrder: 'UNLOCK' } },
   })
   @ApiPlanId()
+  @ApiWindowOverride()
   @ApiAcceptedResponse({ description: 'Ordered; the order runs in the background' })
   @ApiRefusals(404, 409)
   async changeState(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
     @Query('planId') planId: unknown,
+    @Query('override') override: unknown,
     @Body() body: unknown,
   ): Promise<void> {
     const order = validatedBody(AcInstanceStateUpdate, body);
@@ -252,6 +304,15 @@ export class CompositionInstancesController {
       lockOrder: order.lockOrder ?? 'NONE',
       subOrder: order.subOrder ?? 'NONE',
     } as const;
+    const windowed = stateOrderOf(update);
+    if (windowed !== null) {
+      await this.admit(
+        parseUuid('compositionId', compositionId),
+        parseUuid('instanceId', instanceId),
+        windowed,
+        override,
+      );
+    }
     await this.instantiation.changeState(
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),
@@ -270,13 +331,21 @@ export class CompositionInstancesController {
   @ApiUuidParam('compositionId', COMPOSITION_ID)
   @ApiUuidParam('instanceId', INSTANCE_ID)
   @ApiPlanId()
+  @ApiWindowOverride()
   @ApiAcceptedResponse({ type: InstantiationResponse, description: 'Deleting' })
   @ApiRefusals(400, 404, 409)
-  delete(
+  async delete(
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
     @Query('planId') planId: unknown,
+    @Query('override') override: unknown,
   ): Promise<InstantiationAnswer> {
+    await this.admit(
+      parseUuid('compositionId', compositionId),
+      parseUuid('instanceId', instanceId),
+      'DELETE',
+      override,
+    );
     return this.instantiation.delete(
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),

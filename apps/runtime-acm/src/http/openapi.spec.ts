@@ -58,6 +58,7 @@ describe('the OpenAPI document', () => {
       'POST /v2/compositions/{compositionId}/instances/{instanceId}/plan',
       'POST /v2/rollouts',
       'POST /v2/subscriptions',
+      'POST /v2/windows',
       'PUT /v2/compositions/{compositionId}',
       'PUT /v2/compositions/{compositionId}/instances/{instanceId}',
     ]);

@@ -58,6 +58,10 @@ export const TAGS = {
     name: 'Notification',
     description: 'Beyond ONAP: webhooks told of history events, signed, retried, dead-lettered after the last attempt',
   },
+  window: {
+    name: 'Maintenance Window',
+    description: 'Beyond ONAP: when orders may change instances (cron, duration, time zone; allow or deny)',
+  },
   actuator: { name: 'Actuator', description: "Probes at ONAP's actuator paths" },
 } as const;
 

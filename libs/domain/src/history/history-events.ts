@@ -2,6 +2,7 @@ import type { DefinitionOrder } from '../definition/definition-lifecycle';
 import type { InstanceOrder } from '../instance/instance-lifecycle';
 import type { AcTypeState, DeployState, LockState, StateChangeResult } from '../states';
 import type { ObservationChange } from '../observation/observation';
+import type { RolloutEventKind } from '../rollout/rollout-history';
 import type { Actor } from './actor';
 import { runtimeActor } from './actor';
 
@@ -205,6 +206,24 @@ export type HistoryEventDetails = {
   readonly HEALTH_CHANGED: Extract<ObservationChange, { readonly event: 'HEALTH_CHANGED' }>['detail'];
   /** The desired properties that differ from the observed ones changed (under drift warn or correct). */
   readonly DRIFTED: Extract<ObservationChange, { readonly event: 'DRIFTED' }>['detail'];
+  /**
+   * A rollout's own history event, on the feed too (live stream, subscriptions): its subject is the rollout. The
+   * same fields as `GET /v2/rollouts/{id}/history` gives, but `at` and `actor`, which every history event has.
+   */
+  readonly ROLLOUT: {
+    readonly kind: RolloutEventKind;
+    /** The batch, from 1; null for an event of the whole rollout. */
+    readonly batch: number | null;
+    readonly instanceId: string | null;
+    readonly state: string | null;
+    readonly reason: string | null;
+  };
+  /** An order went through maintenance windows that held it, by a manual override: who, why, and which windows. */
+  readonly WINDOW_OVERRIDDEN: {
+    readonly order: string;
+    readonly reason: string;
+    readonly windows: readonly string[];
+  };
   /** PROPERTY_VALIDATION=warn accepted an instance whose properties have problems. */
   readonly PROPERTY_PROBLEMS: {
     readonly order: string;
@@ -277,6 +296,8 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   GATE_FAILED: true,
   HEALTH_CHANGED: true,
   DRIFTED: true,
+  WINDOW_OVERRIDDEN: true,
+  ROLLOUT: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

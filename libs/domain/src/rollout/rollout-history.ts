@@ -13,6 +13,8 @@ export const ROLLOUT_EVENT_KINDS = [
   'ROLLBACK_ORDERED',
   'ROLLBACK_ENDED',
   'STATE_CHANGED',
+  /** Maintenance windows hold the next batch (reason: which windows; the rollout's windowWait says until when). */
+  'WINDOW_WAIT',
 ] as const;
 export type RolloutEventKind = (typeof ROLLOUT_EVENT_KINDS)[number];
 
@@ -79,6 +81,17 @@ export function rolloutEvents(before: Rollout | null, after: Rollout, at: number
       instanceId: item.instanceId,
       state: item.state,
       reason: null,
+    });
+  }
+  const waiting = after.windowWait;
+  if (waiting !== null && (before?.windowWait ?? null)?.windows.join('\n') !== waiting.windows.join('\n')) {
+    const names = waiting.windows.map((name) => JSON.stringify(name)).join(', ');
+    event({
+      kind: 'WINDOW_WAIT',
+      batch: after.currentBatch + 2,
+      instanceId: null,
+      state: null,
+      reason: `waiting for window ${names}`,
     });
   }
   if (before !== null && before.state !== after.state) {

@@ -77,7 +77,15 @@ describe('decideRollout properties', () => {
         };
         let rollout: Rollout = newRollout(
           'r',
-          { order: 'DEPLOY', compositionId: 'c', instanceIds: ids, compositionTargetId: null, patch: null, strategy },
+          {
+            order: 'DEPLOY',
+            compositionId: 'c',
+            instanceIds: ids,
+            filter: null,
+            compositionTargetId: null,
+            patch: null,
+            strategy,
+          },
           ids,
           0,
         );

@@ -39,6 +39,7 @@ describe('parseRolloutRequest', () => {
       order: 'DEPLOY',
       compositionId: COMPOSITION,
       instanceIds: null,
+      filter: null,
       compositionTargetId: null,
       patch: null,
       strategy: {

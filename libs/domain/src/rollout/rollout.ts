@@ -1,6 +1,8 @@
 import { DomainError } from '../errors';
 import type { Refusal } from '../refusal';
 import { refusal } from '../refusal';
+import { DEPLOY_STATES, STATE_CHANGE_RESULTS } from '../states';
+import type { DeployState, StateChangeResult } from '../states';
 
 /**
  * A rollout: one order given to many instances of a fleet, in batches. These are its rules, pure: what a request
@@ -81,17 +83,91 @@ export interface RolloutStrategy {
 /** UPDATE's patch: by element definition name, the properties merged into each such element's current ones. */
 export type PropertyPatch = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
+/**
+ * The filters of `GET /v2/instances` (and metadata values) narrowing the selection; every filter given must hold.
+ * Resolved once, at creation, with the rest of the selection.
+ */
+export interface RolloutFilter {
+  readonly participantId: string | null;
+  readonly deployStates: readonly DeployState[];
+  readonly stateChangeResults: readonly StateChangeResult[];
+  /** Each key's value in the instance's metadata (compared as text). */
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
 /** What a client asks for, validated; the selection is resolved to instance ids by the application. */
 export interface RolloutRequest {
   readonly order: RolloutOrder;
   readonly compositionId: string;
   /** The instances to order, in the order given; null selects every instance of the composition. */
   readonly instanceIds: readonly string[] | null;
+  /** Narrows the selection (of instanceIds, or of the composition); null: no filter. */
+  readonly filter: RolloutFilter | null;
   /** MIGRATE's target composition; null for the other orders. */
   readonly compositionTargetId: string | null;
   /** UPDATE's property patch; null for the other orders. */
   readonly patch: PropertyPatch | null;
   readonly strategy: RolloutStrategy;
+}
+
+function parseStates<T extends string>(field: string, known: readonly T[], value: unknown): T[] {
+  if (value === undefined || value === null) {
+    return [];
+  }
+  if (!Array.isArray(value)) {
+    throw invalid(`${field}: must be a list, each one of ${known.join(', ')}`);
+  }
+  return value.map((item: unknown, index) => {
+    if (!(known as readonly unknown[]).includes(item)) {
+      throw invalid(`${field}[${index}]: must be one of ${known.join(', ')}, got ${JSON.stringify(item)}`);
+    }
+    return item as T;
+  });
+}
+
+/** Reads the selection filter: the filters of GET /v2/instances, and metadata values. */
+export function parseRolloutFilter(value: unknown): RolloutFilter | null {
+  if (value === undefined || value === null) {
+    return null;
+  }
+  if (!isRecord(value)) {
+    throw invalid('filter: must be an object of participantId, deployStates, stateChangeResults and/or metadata');
+  }
+  const participantId = value['participantId'] ?? null;
+  if (participantId !== null && (typeof participantId !== 'string' || !UUID.test(participantId))) {
+    throw invalid(`filter.participantId: must be a uuid, got ${JSON.stringify(participantId)}`);
+  }
+  const rawMetadata = value['metadata'] ?? {};
+  if (!isRecord(rawMetadata)) {
+    throw invalid('filter.metadata: must be an object of metadata keys and the values they must have');
+  }
+  const metadata: Record<string, string> = {};
+  for (const [key, item] of Object.entries(rawMetadata)) {
+    if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') {
+      throw invalid(`filter.metadata.${key}: must be a string, number or boolean, got ${JSON.stringify(item)}`);
+    }
+    metadata[key] = String(item);
+  }
+  return {
+    participantId: participantId === null ? null : participantId.toLowerCase(),
+    deployStates: parseStates('filter.deployStates', DEPLOY_STATES, value['deployStates']),
+    stateChangeResults: parseStates('filter.stateChangeResults', STATE_CHANGE_RESULTS, value['stateChangeResults']),
+    metadata,
+  };
+}
+
+/** Whether an instance's metadata has every value the filter asks for. */
+export function metadataMatches(
+  filter: RolloutFilter | null,
+  metadata: Readonly<Record<string, unknown>> | null,
+): boolean {
+  return Object.entries(filter?.metadata ?? {}).every(([key, value]) => {
+    const actual = metadata?.[key];
+    return (
+      (typeof actual === 'string' || typeof actual === 'number' || typeof actual === 'boolean') &&
+      String(actual) === value
+    );
+  });
 }
 
 /** One selected instance as the application resolved it: its metadata and why it would refuse the order. */
@@ -138,6 +214,8 @@ export interface Rollout {
   readonly nextBatchAt: number | null;
   /** While ROLLING_BACK: the batches still to roll back, in the order they are rolled back. */
   readonly rollbackBatches: readonly number[];
+  /** The next batch is held by maintenance windows: which, and until when; null while no window holds it. */
+  readonly windowWait: WindowWait | null;
   /** Why the rollout paused, failed or was cancelled; null while nothing stopped it. */
   readonly reason: string | null;
   readonly instances: readonly RolloutInstance[];
@@ -146,6 +224,21 @@ export interface Rollout {
   readonly createdAt: number;
   readonly updatedAt: number;
 }
+
+/** Maintenance windows holding a batch: their names, and their next opening (null: none found within a year). */
+export interface WindowWait {
+  readonly windows: readonly string[];
+  readonly until: number | null;
+}
+
+/**
+ * Whether maintenance windows hold a batch at a time (null: it may start). The application computes it from the
+ * windows that apply to the batch's instances; without one, no window holds any batch.
+ */
+export type BatchGate = (batch: number, at: number) => WindowWait | null;
+
+/** A batch held by windows with no opening in sight is looked at again after this long (windows may change). */
+export const WINDOW_RECHECK_MS = 3_600_000;
 
 export type RolloutInput =
   | { readonly kind: 'START' }
@@ -210,6 +303,7 @@ export function upgradeRollout(stored: Rollout): Rollout {
     promoted: stored.promoted ?? false,
     nextBatchAt: stored.nextBatchAt ?? null,
     rollbackBatches: stored.rollbackBatches ?? [],
+    windowWait: stored.windowWait ?? null,
     refused: stored.refused ?? [],
   };
 }
@@ -443,6 +537,7 @@ export function parseRolloutRequest(body: unknown): RolloutRequest {
     order: order as RolloutOrder,
     compositionId: compositionId.toLowerCase(),
     instanceIds,
+    filter: parseRolloutFilter(body['filter']),
     compositionTargetId,
     patch: order === 'UPDATE' ? parsePatch(update) : null,
     strategy: parseStrategy(body['strategy']),
@@ -539,8 +634,12 @@ export function newRollout(
   if (selection.length === 0) {
     throw invalid(
       request.instanceIds === null
-        ? `compositionId: the selection is empty; composition ${request.compositionId} has no instances`
-        : 'instanceIds: the selection is empty',
+        ? request.filter !== null
+          ? 'filter: the selection is empty; no instance matches the filter'
+          : `compositionId: the selection is empty; composition ${request.compositionId} has no instances`
+        : request.filter !== null
+          ? 'filter: the selection is empty; no instance matches the filter'
+          : 'instanceIds: the selection is empty',
     );
   }
   const plan = planRollout(request, asSelection(selection));
@@ -586,6 +685,7 @@ export function newRollout(
     promoted: false,
     nextBatchAt: null,
     rollbackBatches: [],
+    windowWait: null,
     reason: null,
     instances: plan.batches.flatMap((members, batch) =>
       members.map((instanceId) => ({ instanceId, batch, state: 'PENDING' as const, reason: null })),
@@ -603,6 +703,20 @@ interface Draft {
   orders: string[];
   rollbacks: string[];
   dueAt: number | null;
+  gate: BatchGate | null;
+}
+
+/** Starts `batch` unless windows hold it: then the rollout waits for their opening (answers whether it started). */
+function startBatch(draft: Draft, batch: number, now: number): boolean {
+  const hold = draft.gate?.(batch, now) ?? null;
+  if (hold !== null) {
+    const recheck = hold.until ?? now + WINDOW_RECHECK_MS;
+    draft.rollout = { ...draft.rollout, windowWait: hold, nextBatchAt: recheck };
+    draft.dueAt = recheck;
+    return false;
+  }
+  draft.rollout = { ...draft.rollout, currentBatch: batch, nextBatchAt: null, windowWait: null };
+  return true;
 }
 
 function withInstances(rollout: Rollout, change: ReadonlyMap<string, Partial<RolloutInstance>>): Rollout {
@@ -724,6 +838,12 @@ function advance(draft: Draft, now: number): void {
       advanceRollback(draft);
       return;
     }
+    if (rollout.state === 'RUNNING' && rollout.currentBatch < 0 && rollout.windowWait !== null) {
+      if (!startBatch(draft, 0, now)) {
+        return;
+      }
+      continue;
+    }
     if (rollout.state !== 'RUNNING' || rollout.currentBatch < 0) {
       return;
     }
@@ -765,7 +885,8 @@ function advance(draft: Draft, now: number): void {
       };
       return;
     }
-    if (judged.strategy.pauseBetweenBatches > 0) {
+    // A batch held by windows already waited its pause: the windows alone say when it starts.
+    if (judged.strategy.pauseBetweenBatches > 0 && judged.windowWait === null) {
       const dueAt = judged.nextBatchAt ?? now + judged.strategy.pauseBetweenBatches;
       if (now < dueAt) {
         draft.rollout = { ...judged, nextBatchAt: dueAt };
@@ -773,7 +894,10 @@ function advance(draft: Draft, now: number): void {
         return;
       }
     }
-    draft.rollout = { ...judged, currentBatch: batch + 1, nextBatchAt: null };
+    draft.rollout = judged;
+    if (!startBatch(draft, batch + 1, now)) {
+      return;
+    }
   }
 }
 
@@ -788,11 +912,11 @@ function refused(rollout: Rollout, action: string, allowedIn: string): Refusal {
   );
 }
 
-function stepOf(rollout: Rollout, now: number, change: (draft: Draft) => void): RolloutStep {
-  const draft: Draft = { rollout, orders: [], rollbacks: [], dueAt: null };
+function stepOf(rollout: Rollout, now: number, gate: BatchGate | null, change: (draft: Draft) => void): RolloutStep {
+  const draft: Draft = { rollout, orders: [], rollbacks: [], dueAt: null, gate };
   change(draft);
   advance(draft, now);
-  return draft;
+  return { rollout: draft.rollout, orders: draft.orders, rollbacks: draft.rollbacks, dueAt: draft.dueAt };
 }
 
 function recordEnd(rollout: Rollout, input: Extract<RolloutInput, { instanceId: string }>): Rollout | null {
@@ -814,12 +938,14 @@ function recordEnd(rollout: Rollout, input: Extract<RolloutInput, { instanceId: 
 /**
  * The rollout's answer to one input at `now` (the caller's clock, epoch ms): its new state, the instances to order
  * or roll back now, and when the next batch is due. Outcomes of instances the rollout did not order (or already
- * recorded) change nothing, so a replayed or late event is harmless.
+ * recorded) change nothing, so a replayed or late event is harmless. `gate` says whether maintenance windows hold a
+ * batch about to start; a held batch waits (windowWait, nextBatchAt at the opening) and a later input starts it.
  */
 export function decideRollout(
   rollout: Rollout,
   input: RolloutInput,
   now: number = rollout.updatedAt,
+  gate: BatchGate | null = null,
 ): RolloutStep | Refusal {
   const none: RolloutStep = { rollout, orders: [], rollbacks: [], dueAt: rollout.nextBatchAt };
   switch (input.kind) {
@@ -827,18 +953,18 @@ export function decideRollout(
       if (rollout.state !== 'RUNNING' || rollout.currentBatch >= 0) {
         return none;
       }
-      return stepOf(rollout, now, (draft) => {
-        draft.rollout = { ...draft.rollout, currentBatch: 0 };
+      return stepOf(rollout, now, gate, (draft) => {
+        startBatch(draft, 0, now);
       });
     case 'TICK':
-      return stepOf(rollout, now, () => undefined);
+      return stepOf(rollout, now, gate, () => undefined);
     case 'OPERATION_ENDED':
     case 'ORDER_REFUSED': {
       const recorded = recordEnd(rollout, input);
       if (recorded === null) {
         return none;
       }
-      return stepOf(recorded, now, () => undefined);
+      return stepOf(recorded, now, gate, () => undefined);
     }
     case 'PAUSE':
       if (rollout.state !== 'RUNNING') {
@@ -850,7 +976,7 @@ export function decideRollout(
         return refused(rollout, 'resume', 'PAUSED');
       }
       // A resume accepts the failures that paused the rollout: the batch goes on, the total counts afresh.
-      return stepOf(rollout, now, (draft) => {
+      return stepOf(rollout, now, gate, (draft) => {
         const batch = rollout.currentBatch;
         draft.rollout = {
           ...rollout,
@@ -867,7 +993,7 @@ export function decideRollout(
       if (rollout.state !== 'WAITING_PROMOTION') {
         return refused(rollout, 'promote', 'WAITING_PROMOTION');
       }
-      return stepOf(rollout, now, (draft) => {
+      return stepOf(rollout, now, gate, (draft) => {
         draft.rollout = { ...rollout, state: 'RUNNING', reason: null, promoted: true };
       });
     case 'CANCEL':

@@ -20,3 +20,6 @@ export { InMemorySubscriptionStore } from './in-memory/subscriptions';
 export { InMemoryObservationStore } from './in-memory/observations';
 export { describeObservationContract } from './contracts/observations.contract';
 export type { ObservationContractFixture } from './contracts/observations.contract';
+export { describeWindowContract } from './contracts/windows.contract';
+export type { WindowContractFixture } from './contracts/windows.contract';
+export { InMemoryWindowStore } from './in-memory/windows';

@@ -1,4 +1,4 @@
-import type { Actor, HistoryEventDetails, HistoryEventKind } from '@acm/domain';
+import type { Actor, HistoryEventDetails, HistoryEventKind, RolloutEventKind } from '@acm/domain';
 import {
   AC_TYPE_STATES,
   DEPLOY_STATES,
@@ -7,6 +7,7 @@ import {
   HISTORY_EVENT_KINDS,
   INSTANCE_ORDERS,
   LOCK_STATES,
+  ROLLOUT_EVENT_KINDS,
   RUNTIME_RULES,
   STATE_CHANGE_RESULTS,
 } from '@acm/domain';
@@ -511,6 +512,34 @@ export class ParentOrderedDetail {
   readonly order!: string;
 }
 
+export class WindowOverriddenDetail {
+  @ApiProperty({ type: String, description: 'The order given through the windows', example: 'DEPLOY' })
+  readonly order!: string;
+
+  @ApiProperty({ type: String, description: 'Why, as the override gave it', example: 'emergency fix CHG-1234' })
+  readonly reason!: string;
+
+  @ApiProperty({ type: [String], description: 'The windows that held the order', example: ['weekend-freeze'] })
+  readonly windows!: readonly string[];
+}
+
+export class RolloutDetail {
+  @ApiProperty({ enum: ROLLOUT_EVENT_KINDS, description: "The rollout event, as the rollout's history names it" })
+  readonly kind!: RolloutEventKind;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The batch, from 1; null for the whole rollout' })
+  readonly batch!: number | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  readonly instanceId!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The rollout's new state, or the instance's" })
+  readonly state!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  readonly reason!: string | null;
+}
+
 /** The detail schema of each kind: one class, or the classes of which the detail is one. */
 const DETAILS = {
   ORDERED: [OrderedDetail],
@@ -550,6 +579,8 @@ const DETAILS = {
   PARENT_ORDERED: [ParentOrderedDetail],
   HEALTH_CHANGED: [HealthChangedDetail],
   DRIFTED: [DriftedDetail],
+  WINDOW_OVERRIDDEN: [WindowOverriddenDetail],
+  ROLLOUT: [RolloutDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -603,6 +634,8 @@ const SAME: {
     PARENT_ORDERED: true,
     HEALTH_CHANGED: true,
     DRIFTED: true,
+    WINDOW_OVERRIDDEN: true,
+    ROLLOUT: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };

@@ -1,4 +1,6 @@
 import {
+  DEPLOY_STATES,
+  STATE_CHANGE_RESULTS,
   ROLLOUT_EVENT_KINDS,
   ROLLOUT_INSTANCE_STATES,
   ROLLOUT_ON_FAILURE,
@@ -127,6 +129,29 @@ export class RolloutUpdateDto {
 }
 
 /** The body of POST .../v2/rollouts. */
+export class RolloutFilterDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'Instances with an element served by this participant' })
+  participantId?: string;
+
+  @ApiPropertyOptional({ type: [String], enum: DEPLOY_STATES, description: 'Instances in one of these deploy states' })
+  deployStates?: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: STATE_CHANGE_RESULTS,
+    description: 'Instances with one of these results',
+  })
+  stateChangeResults?: string[];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    description: 'Instances whose metadata has each key with this value',
+    example: { site: 'prod' },
+  })
+  metadata?: Record<string, string | number | boolean>;
+}
+
 export class RolloutRequestDto {
   @ApiProperty({ enum: ROLLOUT_ORDERS, description: 'The order every selected instance is given' })
   order!: RolloutOrder;
@@ -140,6 +165,14 @@ export class RolloutRequestDto {
     description: 'The instances, in the order they run; absent: every instance of the composition, by id',
   })
   instanceIds?: string[];
+
+  @ApiPropertyOptional({
+    type: RolloutFilterDto,
+    description:
+      'Narrows the selection (instanceIds, or every instance of the composition) with the filters of GET /v2/instances ' +
+      'and metadata values; resolved once, at creation',
+  })
+  filter?: RolloutFilterDto;
 
   @ApiPropertyOptional({ format: 'uuid', description: 'MIGRATE: the composition the instances migrate to' })
   compositionTargetId?: string;
@@ -253,6 +286,41 @@ export class RolloutCountsDto implements Record<RolloutInstanceState, number> {
   ROLLBACK_FAILED!: number;
 }
 
+export class RolloutWindowWaitDto {
+  @ApiProperty({ type: [String], description: 'The windows holding the next batch' })
+  windows!: string[];
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Their next opening; null: none within a year (looked at again hourly and when windows change)',
+  })
+  until!: string | null;
+
+  @ApiProperty({ example: 'waiting for window "weekend-nights" until 2026-12-12T21:00:00.000Z' })
+  message!: string;
+}
+
+export class RolloutPlanWindowsDto {
+  @ApiProperty({ type: [String], description: 'The names of the windows whose scope covers a selected instance' })
+  applying!: string[];
+
+  @ApiProperty({ description: 'Whether they let a batch start now' })
+  openNow!: boolean;
+
+  @ApiProperty({ type: [String], description: 'The windows that hold it now; empty when open' })
+  heldBy!: string[];
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When a batch may start: now when open, else the next opening; null: none within a year',
+  })
+  nextOpening!: string | null;
+}
+
 export class RolloutDto implements RolloutView {
   @ApiProperty({ format: 'uuid' })
   rolloutId!: string;
@@ -285,6 +353,13 @@ export class RolloutDto implements RolloutView {
     description: 'When the next batch starts, while a pause between batches runs',
   })
   nextBatchAt!: string | null;
+
+  @ApiProperty({
+    type: RolloutWindowWaitDto,
+    nullable: true,
+    description: 'Maintenance windows holding the next batch; null while none holds it',
+  })
+  waitingFor!: RolloutWindowWaitDto | null;
 
   @ApiProperty({ type: [RolloutRefusedDto], description: 'Selected instances left out (skipRefused)' })
   refused!: RolloutRefusedDto[];
@@ -333,6 +408,9 @@ export class RolloutPlanDto implements RolloutPlanResult {
 
   @ApiProperty({ description: 'Whether a creation would start (no refused instance, or skipRefused)' })
   wouldStart!: boolean;
+
+  @ApiProperty({ type: RolloutPlanWindowsDto, description: 'The maintenance windows that apply to the selection' })
+  windows!: RolloutPlanWindowsDto;
 }
 
 export class RolloutEventDto implements Omit<RolloutEvent, 'at' | 'actor'> {
