@@ -143,11 +143,17 @@ export class WindowsService {
   }
 
   /**
-   * Lets an order through the windows, or refuses it (OUTSIDE_WINDOW, naming the windows and the next opening). With
-   * an override, an order the windows hold goes through and the override is recorded in the instance's history.
+   * Lets an order through the windows, or refuses it (OUTSIDE_WINDOW, naming the windows and the next opening); the
+   * order's target is read only when some window exists. With an override, an order the windows hold goes through and the override is recorded in the instance's history.
    */
-  async admit(order: WindowedOrder, override: string | null): Promise<void> {
-    const verdict = await this.verdict([order]);
+  async admit(orderOf: () => Promise<WindowedOrder>, override: string | null): Promise<void> {
+    const windows = await this.windows.list();
+    if (windows.length === 0) {
+      // The common case: no window exists, so the instance need not be read to be judged.
+      return;
+    }
+    const order = await orderOf();
+    const verdict = judgeWindows(windowsFor(windows, [order]), this.clock.now(), this.calendar);
     if (verdict.open) {
       return;
     }

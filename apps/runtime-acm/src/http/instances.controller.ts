@@ -145,11 +145,10 @@ export class CompositionInstancesController {
   /** Lets an order to an instance through the maintenance windows that apply to it, or refuses it (409). */
   private async admit(compositionId: string, instanceId: string, order: string, override: unknown): Promise<void> {
     const reason = parseOverride(override);
-    const instance = await this.instantiation.get(compositionId, instanceId);
-    await this.windows.admit(
-      { compositionId: instance.compositionId, instanceId, metadata: instance.metadata, order },
-      reason,
-    );
+    await this.windows.admit(async () => {
+      const instance = await this.instantiation.get(compositionId, instanceId);
+      return { compositionId: instance.compositionId, instanceId, metadata: instance.metadata, order };
+    }, reason);
   }
 
   @Get()
