@@ -138,6 +138,12 @@ describe('observation over Kafka (runtime + simulator processes)', () => {
       drift: ['/configurationEntities/greeting/text'],
     });
 
+    // The instance graph shows it too.
+    const graph = await api()
+      .get(`${API}/compositions/${compositionId}/instances/${instanceId}/graph?format=mermaid`)
+      .expect(200);
+    expect(graph.text).toContain('<br/>DEPLOYED/LOCKED Missing"]');
+
     // Each change is in the history once, however often the simulator reported the same state.
     const changes = (await observedChanges(compositionId, instanceId)).slice(before.length);
     expect(changes.map((event) => [event.event, event.detail['health'] ?? event.detail['paths']])).toEqual([
