@@ -21,6 +21,7 @@ import { runFloor } from './floor';
 import { runB5 } from './b5-fleet';
 import { B5_FULL, B5_QUICK, b5Size } from './b5-figures';
 import { IDLE_FULL, IDLE_QUICK, ONAP_HEARTBEAT_MS, runIdle, runIdleEmbedded } from './idle';
+import { OBSERVE_FULL, OBSERVE_QUICK, runObserve } from './observe';
 import type { EmbeddedSuite } from './embedded';
 import { embeddedSuiteMarkdown, runEmbeddedSuite } from './embedded';
 import { machineInfo, sourceState } from './lib/machine';
@@ -58,7 +59,7 @@ const QUICK: Sizes = {
   rolloutBatchSize: 20,
 };
 
-const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE', 'ROLLOUT', 'B5'] as const;
+const BENCHMARKS = ['B1', 'B2', 'PROFILE', 'B3', 'B4', 'FLOOR', 'STARTUP', 'IDLE', 'ROLLOUT', 'B5', 'OBSERVE'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
 interface Arguments {
@@ -92,7 +93,7 @@ function parseArguments(argv: string[]): Arguments {
       }
     } else {
       throw new Error(
-        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE,ROLLOUT,B5, --keep, --embedded)`,
+        `unknown argument "${argument}" (use --quick, --only B1,B2,PROFILE,B3,B4,FLOOR,STARTUP,IDLE,ROLLOUT,B5,OBSERVE, --keep, --embedded)`,
       );
     }
   }
@@ -291,6 +292,17 @@ async function main(): Promise<void> {
       (stack) => runIdle(stack, idleSizes, logDir),
     );
     results.idle = 'error' in idle ? idle : { ...idle, embedded: await runIdleEmbedded(idleSizes, logDir) };
+  }
+
+  if (args.only.has('OBSERVE') && !args.embedded && !interrupted) {
+    results.observe = await withStack(
+      'observe',
+      runId,
+      logDir,
+      args.keep,
+      { simulatorEnv: { HEARTBEAT_MS: String(ONAP_HEARTBEAT_MS), SIM_OBSERVE: 'true' } },
+      (stack) => runObserve(stack, runId, args.quick ? OBSERVE_QUICK : OBSERVE_FULL, ONAP_HEARTBEAT_MS),
+    );
   }
 
   if (args.only.has('B5') && !args.embedded && !interrupted) {

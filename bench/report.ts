@@ -8,6 +8,7 @@ import { rolloutRows } from './rollout';
 import type { FloorPattern, FloorResult } from './floor';
 import type { StartupResult } from './startup';
 import type { IdleResult } from './idle-result';
+import type { ObserveResult } from './observe';
 import type { MachineInfo, SourceState } from './lib/machine';
 import type { Summary } from './lib/stats';
 import type { ProfileSummary } from './profile-summary';
@@ -64,6 +65,7 @@ export interface Results {
   startup?: StartupResult | Failure;
   profile?: ProfileRun | Failure;
   idle?: IdleResult | Failure;
+  observe?: ObserveResult | Failure;
   rollout?: RolloutBenchResult | Failure;
   b5?: B5Result | Failure;
 }
@@ -289,6 +291,20 @@ function startupRows(startup: StartupResult): Row[] {
 /** ONAP's runtime beside ours on the same machine, idle with its participants heartbeating: 0.33 % of a core. */
 const ONAP_IDLE_PCT_OF_CORE = 0.33;
 
+function observeRows(observe: ObserveResult): Row[] {
+  const per = `per 1,000 elements per minute, observe_interval ${observe.observeIntervalS} s (${observe.elements} elements, ${observe.observed.windowS} s window less a ${observe.baseline.windowS} s baseline)`;
+  return [
+    ['OBSERVE', `PARTICIPANT_STATUS messages ${per}`, `${observe.messagesPerMinPer1000}`, '', ''],
+    [
+      'OBSERVE',
+      `runtime CPU ${per}`,
+      `${observe.runtimeCpuMsPerMinPer1000} ms (${observe.runtimeCpuPctOfCorePer1000} % of a core)`,
+      '',
+      '',
+    ],
+  ];
+}
+
 function idleRows(idle: IdleResult): Row[] {
   return [
     [
@@ -389,6 +405,7 @@ export function resultsMarkdown(results: Results): string {
   add('FLOOR', results.floor, floorRows);
   add('STARTUP', results.startup, startupRows);
   add('IDLE', results.idle, idleRows);
+  add('OBSERVE', results.observe, observeRows);
   add('ROLLOUT', results.rollout, rolloutRows);
   const m = results.machine;
   const parts = [

@@ -2692,6 +2692,12 @@ export interface components {
              * @example waiting for Api: condition ready == true (observed ready=false)
              */
             readonly gateState?: string;
+            /**
+             * @description Beyond ONAP, instance graphs only, once a participant observed an element of the instance: the element’s observed health (Unknown when never observed)
+             * @example Missing
+             * @enum {string}
+             */
+            readonly health?: "Healthy" | "Degraded" | "Missing" | "Unknown";
         };
         readonly GraphEdge: {
             readonly from: string;

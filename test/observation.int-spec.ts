@@ -145,6 +145,13 @@ describe('observation (PostgreSQL, in-process bus, SDK simulator, real HTTP rece
       return current.observedHealth?.health === 'Missing' ? current.observedHealth : undefined;
     });
     expect(missing.elements[ELEMENT]).toMatchObject({ health: 'Missing', reason: 'deleted by hand' });
+    // The instance graph shows the element's health on its node.
+    const graph = await runtime.http
+      .get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/graph?format=json`)
+      .expect(200);
+    expect((graph.body as { nodes: Array<{ id: string; health?: string }> }).nodes).toEqual([
+      expect.objectContaining({ id: ELEMENT, health: 'Missing' }),
+    ]);
 
     const history = await historyOf(instanceId);
     expect(history.map((event) => event.event)).toEqual(['HEALTH_CHANGED', 'DRIFTED', 'HEALTH_CHANGED']);

@@ -102,9 +102,10 @@ export interface SimulatorStack {
 
 /**
  * Starts a runtime and a simulator participant before the file's tests (once the participant has registered) and
- * stops both and drops the schema after them. `label` names the processes, topics and schema.
+ * stops both and drops the schema after them. `label` names the processes, topics and schema; `simulatorEnv` adds
+ * settings of the simulator (e.g. `SIM_OBSERVE`).
  */
-export function simulatorStack(label: string): SimulatorStack {
+export function simulatorStack(label: string, simulatorEnv: Record<string, string> = {}): SimulatorStack {
   const suffix = randomUUID().slice(0, 8);
   const schema = `e2e_${label}_${suffix}`;
   const topics = { op: `acm-e2e-op-${label}-${suffix}`, sync: `acm-e2e-sync-${label}-${suffix}` };
@@ -147,6 +148,7 @@ export function simulatorStack(label: string): SimulatorStack {
       participantId,
       types: SIM_ELEMENT_TYPES,
       topics,
+      env: simulatorEnv,
     });
     simulator.start();
     await participantKnown(stack.api, participantId);

@@ -1,4 +1,4 @@
-import { graphQuery, instanceTable, nestingView } from './instance-view';
+import { graphQuery, healthColumns, instanceTable, nestingView } from './instance-view';
 
 const PARENT = '11111111-1111-4111-8111-111111111111';
 const CHILD = '22222222-2222-4222-8222-222222222222';
@@ -47,6 +47,46 @@ describe('acmctl instances get: nesting', () => {
     const plain = { instanceId: PARENT, metadata: {}, elements: { c: element('c', 'x') } };
     expect(nestingView(plain).rows).toEqual([]);
     expect(instanceTable(plain)).not.toContain('NESTING');
+  });
+});
+
+describe('acmctl instances get: observed health', () => {
+  const observedInstance = {
+    instanceId: PARENT,
+    deployState: 'DEPLOYED',
+    elements: {
+      a: element('a', 'acm.example.Db'),
+      b: element('b', 'acm.example.Web'),
+      c: element('c', 'acm.example.Q'),
+    },
+    observedHealth: {
+      health: 'Missing',
+      elements: {
+        a: { health: 'Missing', reason: 'deleted by hand', since: '2026-12-07T16:00:00.000Z', drift: ['/replicas'] },
+        b: { health: 'Healthy', reason: null, since: '2026-12-07T16:00:00.000Z', drift: ['/x', '/y/z'] },
+      },
+    },
+  };
+
+  it('adds the instance’s worst health and each element’s health and drift', () => {
+    const lines = instanceTable(observedInstance).split('\n');
+    expect(lines[0]).toMatch(/ALLOWED ORDERS +HEALTH$/);
+    expect(lines[1]).toMatch(/ Missing$/);
+    const elementLines = lines.slice(lines.findIndex((line) => line.startsWith('ELEMENT')));
+    expect(elementLines[0]).toMatch(/^ELEMENT +DEFINITION +DEPLOY +LOCK +HEALTH +DRIFT +MESSAGE$/);
+    expect(elementLines.slice(1, 4).map((line) => line.split(/ +/).slice(4, 6))).toEqual([
+      ['Missing', '/replicas'],
+      ['Healthy', '/x,/y/z'],
+      // Never observed while another element was.
+      ['Unknown', '-'],
+    ]);
+  });
+
+  it('shows no health column when nothing was observed (ONAP’s runtime)', () => {
+    const { observedHealth: _ignored, ...plain } = observedInstance;
+    expect(healthColumns(plain)).toBeNull();
+    expect(instanceTable(plain)).not.toContain('HEALTH');
+    expect(instanceTable(plain)).not.toContain('DRIFT');
   });
 });
 

@@ -50,17 +50,48 @@ export function nestingView(body: unknown): TableView {
   return { headers: ['NESTING', 'INSTANCE', 'ELEMENT'], rows };
 }
 
+/**
+ * The health columns of `acmctl instances get`, once a participant observed an element of the instance (the runtime's
+ * `observedHealth`, beyond ONAP): the instance's worst health, and each element's health and drifted properties.
+ * Absent (ONAP's runtime, or nothing observed yet): no column at all.
+ */
+export function healthColumns(body: unknown): {
+  readonly instance: string;
+  readonly element: (elementId: string) => [string, string];
+} | null {
+  const observed = field(body, 'observedHealth');
+  if (observed === undefined || observed === null) {
+    return null;
+  }
+  const elements = field(observed, 'elements');
+  return {
+    instance: text(field(observed, 'health')),
+    element: (elementId) => {
+      const element = field(elements, elementId);
+      if (element === undefined) {
+        return ['Unknown', '-'];
+      }
+      return [text(field(element, 'health')), list(field(element, 'drift')).map(text).join(',') || '-'];
+    },
+  };
+}
+
 /** `acmctl instances get`: the instance, its elements, then its parent and children when it is nested or nests. */
 export function instanceTable(body: unknown): string {
-  const summary = { headers: INSTANCE_HEADERS, rows: [instanceRow(body)] };
+  const health = healthColumns(body);
+  const summary = {
+    headers: [...INSTANCE_HEADERS, ...(health === null ? [] : ['HEALTH'])],
+    rows: [[...instanceRow(body), ...(health === null ? [] : [health.instance])]],
+  };
   const elements = Object.values((field(body, 'elements') ?? {}) as Record<string, unknown>);
   const elementView = {
-    headers: ['ELEMENT', 'DEFINITION', 'DEPLOY', 'LOCK', 'MESSAGE'],
+    headers: ['ELEMENT', 'DEFINITION', 'DEPLOY', 'LOCK', ...(health === null ? [] : ['HEALTH', 'DRIFT']), 'MESSAGE'],
     rows: elements.map((element) => [
       text(field(element, 'id')),
       `${text(field(field(element, 'definition'), 'name'))}:${text(field(field(element, 'definition'), 'version'))}`,
       text(field(element, 'deployState')),
       text(field(element, 'lockState')),
+      ...(health === null ? [] : health.element(text(field(element, 'id')))),
       text(field(element, 'message')),
     ]),
   };

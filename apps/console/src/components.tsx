@@ -5,7 +5,7 @@ import { fitText } from './fit-text';
 import type { Layout } from './layout';
 import { NODE_HEIGHT, NODE_WIDTH, layOut } from './layout';
 import type { Graph } from './model';
-import { stateTone } from './model';
+import { healthTone, stateTone } from './model';
 
 /**
  * An order button: asks for confirmation in a modal dialog (with what the order will do), then sends it.
@@ -149,6 +149,15 @@ export function Failure(props: { error: string | null }) {
 
 export function StateBadge(props: { state: string }) {
   return <span class={`badge tone-${stateTone(props.state)}`}>{props.state || '—'}</span>;
+}
+
+/** An observed health (`Healthy`, `Degraded`, `Missing`, `Unknown`), coloured by how bad it is. */
+export function HealthBadge(props: { health: string }) {
+  return (
+    <span class={`badge tone-${healthTone(props.health)}`} data-health={props.health}>
+      {props.health}
+    </span>
+  );
 }
 
 /**

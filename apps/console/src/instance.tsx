@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Json } from './api';
 import { call, errorText, get, instancePath, put, text } from './api';
-import { Failure, GraphView, OrderButton, StateBadge } from './components';
+import { Failure, GraphView, HealthBadge, OrderButton, StateBadge } from './components';
 import type { HistoryEvent } from './live';
 import { useLiveEvents } from './live';
 import type { ElementChange, Graph, OperationView } from './model';
 import {
   STATE_CHANGING,
   changedElements,
+  elementHealth,
   elementStates,
   linkedInstanceIds,
   nestingLinks,
@@ -15,6 +16,7 @@ import {
   queuedElements,
   referenceText,
   seconds,
+  worstHealth,
 } from './model';
 
 interface Baseline {
@@ -103,6 +105,11 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
     baseline.graph,
     events.filter((event) => event.sequence > baseline.sequence),
   );
+  const health = elementHealth(
+    baseline.graph,
+    events.filter((event) => event.sequence > baseline.sequence),
+  );
+  const instanceHealth = worstHealth(health);
   const history = operations(events);
   const running = history.filter((operation) => operation.outcome === 'RUNNING').at(-1);
   const { instance, graph } = baseline;
@@ -129,6 +136,11 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
         Deploy state <StateBadge state={text(instance['deployState'])} /> lock state{' '}
         <StateBadge state={text(instance['lockState'])} /> result{' '}
         <StateBadge state={text(instance['stateChangeResult'])} />{' '}
+        {instanceHealth !== null && (
+          <>
+            health <HealthBadge health={instanceHealth} />{' '}
+          </>
+        )}
         <a href="#/definitions">definition {props.compositionId}</a>
         {nesting.parent && (
           <>
@@ -174,6 +186,7 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
             <th scope="col">Element</th>
             <th scope="col">Phase</th>
             <th scope="col">State</th>
+            {instanceHealth !== null && <th scope="col">Health</th>}
           </tr>
         </thead>
         <tbody>
@@ -194,6 +207,11 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
                 {working.has(node.id) && ' running'}
                 {queued.has(node.id) && <span class="queued"> waiting for {queued.get(node.id)}</span>}
               </td>
+              {instanceHealth !== null && (
+                <td>
+                  <HealthBadge health={health.get(node.id) ?? 'Unknown'} />
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

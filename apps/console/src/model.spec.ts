@@ -1,7 +1,9 @@
 import type { ElementChange, EventLike, Graph } from './model';
 import {
   changedElements,
+  elementHealth,
   elementStates,
+  healthTone,
   linkedInstanceIds,
   nestingLinks,
   operations,
@@ -9,6 +11,7 @@ import {
   queuedElements,
   referenceText,
   stateTone,
+  worstHealth,
 } from './model';
 
 const GRAPH: Graph = {
@@ -186,6 +189,51 @@ describe('the console model', () => {
     ['TIMEOUT', 'bad'],
   ])('tones %s as %s (the state is written beside the colour)', (state, tone) => {
     expect(stateTone(state)).toBe(tone);
+  });
+});
+
+describe('observed health', () => {
+  const observed: Graph = {
+    nodes: [
+      { id: 'a', name: 'A', startPhase: 0, state: 'DEPLOYED/LOCKED', health: 'Healthy' },
+      { id: 'b', name: 'B', startPhase: 1, state: 'DEPLOYED/LOCKED', health: 'Healthy' },
+      // Not observed yet while the others were.
+      { id: 'c', name: 'C', startPhase: 1, state: 'DEPLOYED/LOCKED', health: 'Unknown' },
+    ],
+    edges: [],
+  };
+  const changed = (elementId: string, health: string, previous: string): EventLike =>
+    event('HEALTH_CHANGED', { elementId, health, previous, reason: null }, '05.000', '');
+
+  it('gives each element the health of its last HEALTH_CHANGED, else the graph’s, and the instance the worst', () => {
+    const health = elementHealth(observed, [
+      changed('a', 'Degraded', 'Healthy'),
+      changed('b', 'Missing', 'Healthy'),
+      changed('a', 'Healthy', 'Degraded'),
+      // An element of another instance changes nothing here.
+      changed('z', 'Missing', 'Healthy'),
+    ]);
+    expect(Object.fromEntries(health)).toEqual({ a: 'Healthy', b: 'Missing', c: 'Unknown' });
+    expect(worstHealth(health)).toBe('Missing');
+    expect(worstHealth(elementHealth(observed, [changed('a', 'Degraded', 'Healthy')]))).toBe('Degraded');
+    expect(worstHealth(elementHealth(observed, []))).toBe('Unknown');
+  });
+
+  it('shows no health for an instance nothing observed, until a first HEALTH_CHANGED', () => {
+    expect(elementHealth(GRAPH, RUNNING).size).toBe(0);
+    expect(worstHealth(elementHealth(GRAPH, RUNNING))).toBeNull();
+    const first = elementHealth(GRAPH, [changed('b', 'Healthy', 'Unknown')]);
+    expect(Object.fromEntries(first)).toEqual({ a: 'Unknown', b: 'Healthy', c: 'Unknown' });
+    expect(worstHealth(first)).toBe('Unknown');
+  });
+
+  it.each([
+    ['Healthy', 'done'],
+    ['Degraded', 'busy'],
+    ['Missing', 'bad'],
+    ['Unknown', 'idle'],
+  ])('tones %s as %s (the health is written beside the colour)', (health, tone) => {
+    expect(healthTone(health)).toBe(tone);
   });
 });
 

@@ -15,6 +15,8 @@ export interface GraphNode {
   readonly nestedInstanceId?: string;
   /** While the element's health gate waits: the waiting reason (`waiting for X: condition Y (observed Z)`). */
   readonly gateState?: string;
+  /** Once a participant observed an element of the instance: this element's health (`Unknown`: never observed). */
+  readonly health?: string;
 }
 
 export interface GraphEdge {
@@ -87,6 +89,50 @@ export function elementStates(graph: Graph, events: readonly EventLike[]): Map<s
     }
   }
   return states;
+}
+
+/** Observed health, worst first: an instance is as healthy as its worst element. */
+const HEALTH_ORDER = ['Missing', 'Degraded', 'Unknown', 'Healthy'] as const;
+
+/**
+ * Each element's observed health after the events (HEALTH_CHANGED carries the new one), from the graph's; empty while
+ * nothing of the instance was ever observed (ONAP's participants), and then every element `Unknown` until observed.
+ */
+export function elementHealth(graph: Graph, events: readonly EventLike[]): Map<string, string> {
+  const changes = events.flatMap((event) => (event.event === 'HEALTH_CHANGED' ? [event.detail] : []));
+  if (changes.length === 0 && graph.nodes.every((node) => node.health === undefined)) {
+    return new Map();
+  }
+  const health = new Map(graph.nodes.map((node) => [node.id, node.health ?? 'Unknown']));
+  for (const change of changes) {
+    if (health.has(change.elementId)) {
+      health.set(change.elementId, change.health);
+    }
+  }
+  return health;
+}
+
+/** The instance's health: the worst of its elements'; null when nothing was observed. */
+export function worstHealth(health: ReadonlyMap<string, string>): string | null {
+  if (health.size === 0) {
+    return null;
+  }
+  const states = [...health.values()];
+  return HEALTH_ORDER.find((state) => states.includes(state)) ?? 'Unknown';
+}
+
+/** The colour class of a health: the health is always written next to it too. */
+export function healthTone(health: string): 'done' | 'busy' | 'idle' | 'bad' {
+  switch (health) {
+    case 'Healthy':
+      return 'done';
+    case 'Degraded':
+      return 'busy';
+    case 'Missing':
+      return 'bad';
+    default:
+      return 'idle';
+  }
 }
 
 /** The operations of a history, oldest first, each with its phases' durations and what it waits for. */

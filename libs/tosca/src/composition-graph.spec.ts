@@ -69,6 +69,22 @@ describe(compositionGraph.name, () => {
     ]);
     expect(graph.edges).toEqual([{ from: 'e1', to: 'e2' }]);
   });
+
+  it('shows each element’s observed health on its node and in the DOT and Mermaid labels', () => {
+    const graph = compositionGraph(infoOf('sim-dependencies.yaml'), [
+      { id: 'e1', name: 'acm.example.deps.Database', state: 'DEPLOYED/LOCKED', health: 'Missing' },
+      { id: 'e2', name: 'acm.example.deps.Backend', state: 'DEPLOYED/LOCKED', health: 'Healthy' },
+      { id: 'e3', name: 'acm.example.deps.Frontend', state: 'DEPLOYED/LOCKED' },
+    ]);
+    expect(graph.nodes.map((node) => [node.id, node.health ?? null])).toEqual([
+      ['e1', 'Missing'],
+      ['e2', 'Healthy'],
+      ['e3', null],
+    ]);
+    expect(toDot(graph)).toContain('"e1" [label="acm.example.deps.Database\\nDEPLOYED/LOCKED Missing"];');
+    expect(toDot(graph)).toContain('"e3" [label="acm.example.deps.Frontend\\nDEPLOYED/LOCKED"];');
+    expect(toMermaid(graph)).toContain('["acm.example.deps.Backend<br/>DEPLOYED/LOCKED Healthy"]');
+  });
 });
 
 describe(withNestedGraph.name, () => {

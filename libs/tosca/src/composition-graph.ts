@@ -21,6 +21,11 @@ export interface GraphNode {
   readonly gate?: string;
   /** Instance graphs only, while the element's gate waits: the waiting reason (what it observed). */
   readonly gateState?: string;
+  /**
+   * Instance graphs only, once a participant observed an element of the instance: the element's observed health
+   * (`Healthy`, `Degraded`, `Missing`, or `Unknown` when never observed).
+   */
+  readonly health?: string;
 }
 
 /** `from` must be done before `to` starts (deploy direction); `to` lists `from` in its `dependsOn`. */
@@ -71,6 +76,8 @@ export interface GraphInstanceElement {
   readonly nestedInstanceId?: string;
   /** While its health gate waits: the waiting reason. */
   readonly gateState?: string;
+  /** Its observed health, once the instance has observations. */
+  readonly health?: string;
 }
 
 /** The health condition a node template's metadata gives its element, when it gives a string one. */
@@ -113,6 +120,7 @@ export function compositionGraph(
             ...(element.nestedInstanceId === undefined ? {} : { nestedInstanceId: element.nestedInstanceId }),
             ...gateOf(template),
             ...(element.gateState === undefined ? {} : { gateState: element.gateState }),
+            ...(element.health === undefined ? {} : { health: element.health }),
           };
         });
   const idsByName = new Map<string, string[]>();
@@ -131,8 +139,10 @@ function phasesOf(graph: CompositionGraph): number[] {
   return [...new Set(graph.nodes.map((node) => node.startPhase))].sort((a, b) => a - b);
 }
 
+/** The node's name, then its live state and its observed health (instance graphs). */
 function labelOf(node: GraphNode): string {
-  return node.state === undefined ? node.name : `${node.name}\n${node.state}`;
+  const live = [node.state, node.health].filter((part) => part !== undefined).join(' ');
+  return live === '' ? node.name : `${node.name}\n${live}`;
 }
 
 /** A DOT double-quoted string: backslashes and quotes escaped, line breaks as DOT's `\n`. */

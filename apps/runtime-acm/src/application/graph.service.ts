@@ -1,5 +1,12 @@
 import type { AutomationComposition, CompositionDefinition, ReadModel } from '@acm/domain';
-import { DomainError, ReadModels, gateWaitingReason, healthGateOf, storedNestedStateOf } from '@acm/domain';
+import {
+  DomainError,
+  ObservationStore,
+  ReadModels,
+  gateWaitingReason,
+  healthGateOf,
+  storedNestedStateOf,
+} from '@acm/domain';
 import type { CompositionGraph, GraphFormat } from '@acm/tosca';
 import { compositionGraph, toDot, toMermaid, withNestedGraph } from '@acm/tosca';
 import { Injectable } from '@nestjs/common';
@@ -28,6 +35,7 @@ export class GraphService {
   constructor(
     private readonly reads: ReadModels,
     private readonly templates: TemplateReader,
+    private readonly observations: ObservationStore,
   ) {}
 
   ofDefinition(compositionId: string, format: GraphFormat): Promise<RenderedGraph> {
@@ -66,6 +74,9 @@ export class GraphService {
     const info = this.templates.readDefinition(definition);
     const running = await store.operations.findRunning(instance.instanceId);
     const gates = running?.targetKind === 'INSTANCE' ? (running.control.gates ?? {}) : {};
+    // As GET shows it: no health at all until a participant observed one of the instance's elements.
+    const observed = await this.observations.ofInstance(instance.instanceId);
+    const observedAny = Object.keys(observed).length > 0;
     const elements = Object.values(instance.elements).map((element) => {
       const child = storedNestedStateOf(element.outProperties)?.childInstanceId ?? null;
       const gate = gates[element.id];
@@ -80,6 +91,7 @@ export class GraphService {
         ...(gate === undefined || rules === undefined
           ? {}
           : { gateState: gateWaitingReason(element.definition.name, rules, gate) }),
+        ...(observedAny ? { health: observed[element.id]?.health.state ?? 'Unknown' } : {}),
       };
     });
     let graph = compositionGraph(info, elements);

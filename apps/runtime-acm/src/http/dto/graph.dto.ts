@@ -48,6 +48,15 @@ export class GraphNode implements tosca.GraphNode {
     example: 'waiting for Api: condition ready == true (observed ready=false)',
   })
   gateState?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Beyond ONAP, instance graphs only, once a participant observed an element of the instance: the element’s ' +
+      'observed health (Unknown when never observed)',
+    enum: ['Healthy', 'Degraded', 'Missing', 'Unknown'],
+    example: 'Missing',
+  })
+  health?: string;
 }
 
 /** A dependency: `from` must be deployed before `to`. */
