@@ -54,4 +54,5 @@ export * from './notification/subscription';
 export * from './ports/subscription-store.port';
 export * from './ports/event-feed.port';
 export * from './observation/observation';
+export * from './observation/healing';
 export * from './ports/observation-store.port';
