@@ -425,6 +425,22 @@ export class DriftedDetail {
   readonly mode!: DriftMode;
 }
 
+export class HealDetail {
+  @ApiProperty({ type: [String], format: 'uuid', description: 'The elements deployed again, dependents included' })
+  readonly elementIds!: readonly string[];
+}
+
+export class HealingStoppedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ description: 'Heals of the element within the last hour' })
+  readonly heals!: number;
+
+  @ApiProperty({ description: 'heal_max_per_hour of the element' })
+  readonly maxPerHour!: number;
+}
+
 export class PropertyProblemsDetail {
   @ApiProperty({ description: 'The request: CREATE, UPDATE, MIGRATE, ...' })
   readonly order!: string;
@@ -550,6 +566,8 @@ const DETAILS = {
   PARENT_ORDERED: [ParentOrderedDetail],
   HEALTH_CHANGED: [HealthChangedDetail],
   DRIFTED: [DriftedDetail],
+  HEAL: [HealDetail],
+  HEALING_STOPPED: [HealingStoppedDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -603,6 +621,8 @@ const SAME: {
     PARENT_ORDERED: true,
     HEALTH_CHANGED: true,
     DRIFTED: true,
+    HEAL: true,
+    HEALING_STOPPED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };
