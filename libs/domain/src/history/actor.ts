@@ -12,6 +12,7 @@ export const RUNTIME_RULES = [
   'wait-condition',
   'nested-composition',
   'supervision',
+  'healing',
 ] as const;
 export type RuntimeRule = (typeof RUNTIME_RULES)[number];
 

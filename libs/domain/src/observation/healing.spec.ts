@@ -3,7 +3,6 @@ import {
   HEAL_WINDOW_MS,
   decideHeal,
   healMaxPerHourOf,
-  healWhenLockedOf,
   healsWithinHour,
   withDependents,
 } from './healing';
@@ -16,10 +15,9 @@ const MINUTE = 60_000;
 
 const STEADY: HealInstance = {
   deployState: 'DEPLOYED',
-  lockState: 'UNLOCKED',
+  lockState: 'LOCKED',
   subState: 'NONE',
   operationRunning: false,
-  healWhenLocked: false,
 };
 
 const MISSING: ObservedElement = { health: { state: 'Missing', reason: 'gone', since: NOW - MINUTE }, drift: [] };
@@ -76,13 +74,10 @@ describe('decideHeal', () => {
     expect(decideHeal({ ...STEADY, subState: 'REVIEWING' }, [candidate('a')], NOW).wait).toBe('NOT_DEPLOYED');
   });
 
-  it('leaves a locked instance alone unless heal_when_locked allows it', () => {
-    const locked = { ...STEADY, lockState: 'LOCKED' as const };
-    expect(decideHeal(locked, [candidate('a')], NOW)).toMatchObject({ heal: [], wait: 'LOCKED' });
-    expect(decideHeal({ ...locked, healWhenLocked: true }, [candidate('a')], NOW)).toMatchObject({
-      heal: ['a'],
-      wait: null,
-    });
+  it("leaves an UNLOCKED instance alone: its elements are in the operator's hands", () => {
+    const unlocked = { ...STEADY, lockState: 'UNLOCKED' as const };
+    expect(decideHeal(unlocked, [candidate('a')], NOW)).toMatchObject({ heal: [], wait: 'UNLOCKED' });
+    expect(decideHeal(STEADY, [candidate('a')], NOW)).toMatchObject({ heal: ['a'], wait: null });
   });
 
   it('holds back an element healed maxPerHour times within the hour, and tells it once', () => {
@@ -152,12 +147,5 @@ describe('settings', () => {
     expect(healMaxPerHourOf({ heal_max_per_hour: -1 })).toBe(3);
     expect(healMaxPerHourOf({ heal_max_per_hour: 1.5 })).toBe(3);
     expect(healMaxPerHourOf(null)).toBe(3);
-  });
-
-  it("reads heal_when_locked, the instance's over the definition's, false by default", () => {
-    expect(healWhenLockedOf({ heal_when_locked: false }, { heal_when_locked: true })).toBe(false);
-    expect(healWhenLockedOf({}, { heal_when_locked: true })).toBe(true);
-    expect(healWhenLockedOf(null, { heal_when_locked: 'yes' })).toBe(false);
-    expect(healWhenLockedOf(null, null)).toBe(false);
   });
 });

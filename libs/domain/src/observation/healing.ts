@@ -11,13 +11,11 @@ import type { DriftMode, ObservedElement } from './observation';
 /** Node template (or instance) metadata: the most heals of one element within an hour. */
 export const HEAL_MAX_PER_HOUR_FIELD = 'heal_max_per_hour';
 export const DEFAULT_HEAL_MAX_PER_HOUR = 3;
-/** Instance (or definition) metadata: `true` lets the runtime heal an instance whose lock state is LOCKED. */
-export const HEAL_WHEN_LOCKED_FIELD = 'heal_when_locked';
 /** The window the rate limit counts heals in. */
 export const HEAL_WINDOW_MS = 3_600_000;
 
 /** Why nothing is healed now. */
-export const HEAL_WAITS = ['NOTHING_TO_HEAL', 'NOT_DEPLOYED', 'OPERATION_RUNNING', 'LOCKED'] as const;
+export const HEAL_WAITS = ['NOTHING_TO_HEAL', 'NOT_DEPLOYED', 'OPERATION_RUNNING', 'UNLOCKED'] as const;
 export type HealWait = (typeof HEAL_WAITS)[number];
 
 /** The instance as the decision needs it. */
@@ -27,8 +25,6 @@ export interface HealInstance {
   readonly subState: SubState;
   /** An operation (any order, a heal too) runs on the instance. */
   readonly operationRunning: boolean;
-  /** `heal_when_locked` of the instance's metadata, else its definition's; false when neither says. */
-  readonly healWhenLocked: boolean;
 }
 
 /** One observed element of the instance, with its settings and its healing past. */
@@ -74,7 +70,8 @@ export function healsWithinHour(healedAt: readonly number[], now: number): numbe
 
 /**
  * Decides a heal of an instance at `now`. Only a DEPLOYED instance with no sub-state and no running operation is
- * healed; a LOCKED one only when `heal_when_locked` allows it. Each element needing healing is healed unless it was
+ * healed, and only in ONAP's steady lock state, LOCKED: an UNLOCKED instance's elements are in the operator's hands
+ * (and a heal, a deploy, would lock them again). Each element needing healing is healed unless it was
  * healed `maxPerHour` times within the hour: then it is held back, and told once (`stopped`) until it is healed again.
  * The rate limit is told even while the instance waits, so a flapping element is reported whatever else runs.
  */
@@ -108,8 +105,8 @@ function waitOf(instance: HealInstance, toHeal: number): HealWait | null {
   if (instance.operationRunning || instance.lockState === 'LOCKING' || instance.lockState === 'UNLOCKING') {
     return 'OPERATION_RUNNING';
   }
-  if (instance.lockState === 'LOCKED' && !instance.healWhenLocked) {
-    return 'LOCKED';
+  if (instance.lockState !== 'LOCKED') {
+    return 'UNLOCKED';
   }
   return null;
 }
@@ -142,14 +139,4 @@ export function withDependents(
 export function healMaxPerHourOf(metadata: JsonObject | null | undefined): number {
   const value = metadata?.[HEAL_MAX_PER_HOUR_FIELD];
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : DEFAULT_HEAL_MAX_PER_HOUR;
-}
-
-/** `heal_when_locked` of the instance's metadata over the definition's; false when neither is a boolean. */
-export function healWhenLockedOf(instanceMetadata: JsonObject | null, definitionMetadata: JsonObject | null): boolean {
-  const own = instanceMetadata?.[HEAL_WHEN_LOCKED_FIELD];
-  if (typeof own === 'boolean') {
-    return own;
-  }
-  const inherited = definitionMetadata?.[HEAL_WHEN_LOCKED_FIELD];
-  return typeof inherited === 'boolean' ? inherited : false;
 }
