@@ -1327,7 +1327,7 @@ export interface components {
              * @description The rule of the runtime that caused the event
              * @enum {string}
              */
-            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "nested-composition" | "supervision";
+            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "nested-composition" | "supervision" | "healing";
         };
         readonly UnrecordedActorView: {
             /**
