@@ -44,6 +44,7 @@ import { InstanceProperties } from './application/instance-properties';
 import { InstantiationService } from './application/instantiation.service';
 import { AnswerGroupCommit } from './application/answer-group-commit';
 import { ObservationService } from './application/observation.service';
+import { HealingService } from './application/healing.service';
 import { ObservationMetrics } from './metrics/observation-metrics';
 import { ControlService } from './application/control.service';
 import { GroupScalingService } from './application/group-scaling.service';
@@ -207,6 +208,7 @@ export class RuntimeModule {
         ParallelSlots,
         { provide: ObservationStore, useValue: new TypeOrmObservationStore(options.database.dataSource) },
         ObservationService,
+        HealingService,
         ObservationMetrics,
         ParticipantProtocolService,
         AnswerGroupCommit,

@@ -54,6 +54,7 @@ export * from './notification/subscription';
 export * from './ports/subscription-store.port';
 export * from './ports/event-feed.port';
 export * from './observation/observation';
+export * from './observation/healing';
 export * from './ports/observation-store.port';
 export * from './window/window';
 export * from './ports/cron-calendar.port';

@@ -1,8 +1,9 @@
 import { HEALTH_STATES, ObservationStore } from '@acm/domain';
-import type { ElementObservationRow, HealthState, ObservedElement, OperationEvent } from '@acm/domain';
+import type { ElementObservationRow, HealthState, ObservedElement, OperationEvent, StoredEvent } from '@acm/domain';
 import type { DataSource } from 'typeorm';
 
-import { SqlEventRepository } from './engine-repositories';
+import { SqlEventRepository, storedEvent } from './engine-repositories';
+import type { EventRow } from './engine-repositories';
 
 interface ObservationRow {
   element_id: string;
@@ -82,6 +83,15 @@ export class TypeOrmObservationStore extends ObservationStore {
       counts[row.health] = Number(row.count);
     }
     return counts;
+  }
+
+  override async healingSince(instanceId: string, since: number): Promise<StoredEvent[]> {
+    const rows: EventRow[] = await this.dataSource.query(
+      `SELECT sequence, subject_id, operation_id, event, detail, actor, at FROM acm_event
+       WHERE subject_id = $1 AND event IN ('HEAL', 'HEALING_STOPPED') AND at >= $2 ORDER BY sequence`,
+      [instanceId, new Date(since)],
+    );
+    return rows.map(storedEvent);
   }
 
   override async forgetInstance(instanceId: string): Promise<void> {

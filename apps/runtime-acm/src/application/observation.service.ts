@@ -5,12 +5,14 @@ import {
   ObservationStore,
   UnitOfWork,
   decideObservation,
+  needsHealing,
   observationSettingsOf,
   worstHealth,
 } from '@acm/domain';
 import type { HealthState } from '@acm/domain';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { EngineMetrics } from '../engine/engine-metrics';
+import { HealingService } from './healing.service';
 
 /** What a STATUS says a participant observed of one instance's elements. */
 interface InstanceObservations {
@@ -65,6 +67,8 @@ export class ObservationService {
     private readonly observations: ObservationStore,
     private readonly clock: Clock,
     private readonly metrics: EngineMetrics,
+    /** Absent: observations are recorded, nothing is healed. */
+    @Optional() private readonly healing?: HealingService,
   ) {}
 
   /**
@@ -160,6 +164,7 @@ export class ObservationService {
     const now = this.clock.now();
     const rows: ElementObservationRow[] = [];
     const events: OperationEvent[] = [];
+    let healing = false;
     for (const { elementId, observation } of owned) {
       const element = instance.elements[elementId];
       if (element === undefined) {
@@ -179,6 +184,8 @@ export class ObservationService {
         settings,
         now,
       );
+      const known = decision.next ?? previous.get(elementId);
+      healing ||= known !== undefined && needsHealing({ mode: settings.driftMode, observed: known });
       if (decision.next === null) {
         continue;
       }
@@ -196,5 +203,8 @@ export class ObservationService {
       }
     }
     await this.observations.record(rows, events);
+    if (healing && this.healing !== undefined) {
+      await this.healing.consider(instance.instanceId);
+    }
   }
 }

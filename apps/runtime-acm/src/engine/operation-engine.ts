@@ -85,7 +85,11 @@ export class OperationEngine {
   ): Promise<AutomationComposition> {
     const running = asInstanceOperation(await session.running(found.value.instanceId));
     const target = { found, definition, running, order, extras };
-    const input = extras.replace === undefined ? { order } : { order, replace: extras.replace };
+    const input = {
+      order,
+      ...(extras.replace === undefined ? {} : { replace: extras.replace }),
+      ...(extras.heal === undefined ? {} : { heal: extras.heal }),
+    };
     const step = await this.steps.instance(session, target, { kind: 'ORDER', ...input });
     return step.target;
   }

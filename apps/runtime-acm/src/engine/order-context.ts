@@ -27,6 +27,8 @@ export interface OrderExtras {
   readonly planned?: Record<string, InstanceElement>;
   /** An UPDATE that replaces or removes elements: what the machine starts it from (replace-steps.ts). */
   readonly replace?: ReplaceUpdate;
+  /** A heal (a DEPLOY of a deployed instance): the only elements deployed again. */
+  readonly heal?: readonly string[];
 }
 
 /** Loads the snapshot, the other composition and the precheck plan an order's messages need. */

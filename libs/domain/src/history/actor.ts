@@ -13,6 +13,7 @@ export const RUNTIME_RULES = [
   'nested-composition',
   'supervision',
   'rollout',
+  'healing',
 ] as const;
 export type RuntimeRule = (typeof RUNTIME_RULES)[number];
 

@@ -224,6 +224,14 @@ export type HistoryEventDetails = {
     readonly reason: string;
     readonly windows: readonly string[];
   };
+  /** The runtime re-applies elements found Missing or drifted under `drift: correct` (a DEPLOY of just those). */
+  readonly HEAL: { readonly elementIds: readonly string[] };
+  /** An element needing healing was healed `heal_max_per_hour` times within the hour: it is left as it is. */
+  readonly HEALING_STOPPED: {
+    readonly elementId: string;
+    readonly heals: number;
+    readonly maxPerHour: number;
+  };
   /** PROPERTY_VALIDATION=warn accepted an instance whose properties have problems. */
   readonly PROPERTY_PROBLEMS: {
     readonly order: string;
@@ -298,6 +306,8 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   DRIFTED: true,
   WINDOW_OVERRIDDEN: true,
   ROLLOUT: true,
+  HEAL: true,
+  HEALING_STOPPED: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

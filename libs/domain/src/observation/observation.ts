@@ -240,7 +240,8 @@ export function elementsToHeal(
 
 // ---- Settings from metadata ----
 
-function metadataOfTemplate(serviceTemplate: JsonObject, templateName: string): JsonObject | null {
+/** The `metadata` of a node template of a service template; null when it has none. */
+export function metadataOfTemplate(serviceTemplate: JsonObject, templateName: string): JsonObject | null {
   const topology = serviceTemplate['topology_template'];
   const templates = isObject(topology) ? topology['node_templates'] : undefined;
   const template = isObject(templates) ? templates[templateName] : undefined;

@@ -11,6 +11,7 @@ import type { InstanceInput } from './instance-operation';
 export function actorOfInput(input: InstanceInput | DefinitionInput, request: RequestActor | null): Actor {
   switch (input.kind) {
     case 'ORDER':
+      return 'heal' in input && input.heal !== undefined ? runtimeActor('healing') : requestedBy(request);
     case 'CANCEL':
     case 'PAUSE':
     case 'RESUME':

@@ -61,6 +61,11 @@ export type InstanceInput =
        * properties and the orphans rule. Absent: the order runs as ONAP's.
        */
       readonly replace?: ReplaceUpdate;
+      /**
+       * Self-healing (a DEPLOY of a deployed instance): only these elements are deployed again, in the deploy's
+       * graph order; the others keep their state. The caller adds their dependents (`withDependents`).
+       */
+      readonly heal?: readonly string[];
     }
   | {
       readonly kind: 'ACK';

@@ -28,3 +28,35 @@ describe('ORDER', () => {
     expect(sends(step)).toEqual([]);
   });
 });
+
+describe('ORDER with heal', () => {
+  const deployed = (id: string, name: string) => ({
+    ...element(id, name),
+    deployState: 'DEPLOYED' as const,
+    lockState: 'LOCKED' as const,
+  });
+  const running = {
+    ...instanceOf([deployed('e-a', 'a'), deployed('e-b', 'b'), deployed('e-c', 'c')]),
+    deployState: 'DEPLOYED' as const,
+    lockState: 'LOCKED' as const,
+  };
+
+  it('deploys only the healed elements again; the others keep their state', () => {
+    const context = contextOf([template('a', 0), template('b', 0), template('c', 1)]);
+    const step = decideInstance(running, null, { kind: 'ORDER', order: 'DEPLOY', heal: ['e-c'] }, T0, context);
+    expect(step.operation).toMatchObject({ order: 'DEPLOY', state: 'RUNNING', phase: 1 });
+    expect(step.target.deployState).toBe('DEPLOYING');
+    expect(step.target.elements['e-a']).toBe(running.elements['e-a']);
+    expect(step.target.elements['e-c']).toMatchObject({ deployState: 'DEPLOYING', lockState: 'NONE' });
+    expect(events(step)).toEqual(['ORDERED', 'HEAL']);
+    expect(step.effects).toContainEqual(expect.objectContaining({ event: 'HEAL', detail: { elementIds: ['e-c'] } }));
+    expect(sends(step).map((send) => [send.phase, send.dispatched])).toEqual([[1, ['e-c']]]);
+  });
+
+  it('orders the healed elements as a deploy does: a dependent waits for what it depends on', () => {
+    const context = contextOf([template('a', 0), template('b', 0, ['a']), template('c', 0)]);
+    const step = decideInstance(running, null, { kind: 'ORDER', order: 'DEPLOY', heal: ['e-b', 'e-a'] }, T0, context);
+    expect(events(step)).toEqual(['ORDERED', 'HEAL']);
+    expect(sends(step).map((send) => send.dispatched)).toEqual([['e-a']]);
+  });
+});

@@ -23,6 +23,9 @@ export function decideOrder(
   now: number,
   context: InstanceStepContext,
 ): InstanceStep {
+  if (input.order === 'DEPLOY' && input.heal !== undefined) {
+    return startHeal(target, running, input.heal, now, context);
+  }
   if (input.order !== 'UPDATE' || input.replace === undefined) {
     return startOrder(target, running, input.order, now, context);
   }
@@ -32,6 +35,36 @@ export function decideOrder(
   const ordered = step.effects.findIndex((effect) => effect.kind === 'RECORD_EVENT' && effect.event === 'ORDERED');
   const effects = [...step.effects];
   effects.splice(ordered + 1, 0, ...plannedEvents(start));
+  return { ...step, effects };
+}
+
+/**
+ * A heal: a DEPLOY whose elements to deploy are only the healed ones (the others keep their state, as a retry of a
+ * failed deploy keeps those it deployed), so the deploy's phases and dependencies order them. HEAL follows ORDERED.
+ */
+function startHeal(
+  target: AutomationComposition,
+  running: InstanceOperation | null,
+  heal: readonly string[],
+  now: number,
+  context: InstanceStepContext,
+): InstanceStep {
+  const during = transitionalStateFor('DEPLOY');
+  const healed = new Set(heal);
+  const elements = Object.fromEntries(
+    Object.entries(target.elements).map(([id, element]): [string, InstanceElement] => [
+      id,
+      healed.has(id) ? { ...element, ...during, message: null } : element,
+    ]),
+  );
+  const step = startOrder(target, running, 'DEPLOY', now, context, elements);
+  const ordered = step.effects.findIndex((effect) => effect.kind === 'RECORD_EVENT' && effect.event === 'ORDERED');
+  const effects = [...step.effects];
+  effects.splice(
+    ordered + 1,
+    0,
+    recordEvent('HEAL', { elementIds: [...healed].filter((id) => id in elements).sort() }),
+  );
   return { ...step, effects };
 }
 

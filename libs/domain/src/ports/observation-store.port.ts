@@ -1,4 +1,4 @@
-import type { OperationEvent } from '../history/history-events';
+import type { OperationEvent, StoredEvent } from '../history/history-events';
 import type { HealthState, ObservedElement } from '../observation/observation';
 
 /** One element's observed state, with the instance it belongs to. */
@@ -22,6 +22,8 @@ export abstract class ObservationStore {
   abstract record(rows: readonly ElementObservationRow[], events: readonly OperationEvent[]): Promise<void>;
   /** The observed elements per health state (the metrics gauge). */
   abstract countByHealth(): Promise<Record<HealthState, number>>;
+  /** The HEAL and HEALING_STOPPED events of an instance at or after `since` (epoch ms), oldest first: the heals' past. */
+  abstract healingSince(instanceId: string, since: number): Promise<StoredEvent[]>;
   /** Forgets the observations of an instance's elements (its elements were deleted). */
   abstract forgetInstance(instanceId: string): Promise<void>;
 }

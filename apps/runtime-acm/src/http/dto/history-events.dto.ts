@@ -426,6 +426,22 @@ export class DriftedDetail {
   readonly mode!: DriftMode;
 }
 
+export class HealDetail {
+  @ApiProperty({ type: [String], format: 'uuid', description: 'The elements deployed again, dependents included' })
+  readonly elementIds!: readonly string[];
+}
+
+export class HealingStoppedDetail {
+  @ApiProperty(UUID)
+  readonly elementId!: string;
+
+  @ApiProperty({ description: 'Heals of the element within the last hour' })
+  readonly heals!: number;
+
+  @ApiProperty({ description: 'heal_max_per_hour of the element' })
+  readonly maxPerHour!: number;
+}
+
 export class PropertyProblemsDetail {
   @ApiProperty({ description: 'The request: CREATE, UPDATE, MIGRATE, ...' })
   readonly order!: string;
@@ -581,6 +597,8 @@ const DETAILS = {
   DRIFTED: [DriftedDetail],
   WINDOW_OVERRIDDEN: [WindowOverriddenDetail],
   ROLLOUT: [RolloutDetail],
+  HEAL: [HealDetail],
+  HEALING_STOPPED: [HealingStoppedDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -636,6 +654,8 @@ const SAME: {
     DRIFTED: true,
     WINDOW_OVERRIDDEN: true,
     ROLLOUT: true,
+    HEAL: true,
+    HEALING_STOPPED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };

@@ -1,5 +1,5 @@
 import { HEALTH_STATES, ObservationStore } from '@acm/domain';
-import type { ElementObservationRow, HealthState, ObservedElement, OperationEvent } from '@acm/domain';
+import type { ElementObservationRow, HealthState, ObservedElement, OperationEvent, StoredEvent } from '@acm/domain';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -49,6 +49,19 @@ export class InMemoryObservationStore extends ObservationStore {
       counts[row.observed.health.state] += 1;
     }
     return Promise.resolve(counts);
+  }
+
+  override healingSince(instanceId: string, since: number): Promise<StoredEvent[]> {
+    return Promise.resolve(
+      this.events
+        .map((event, index) => ({ ...copy(event), sequence: index + 1 }))
+        .filter(
+          (event) =>
+            event.subjectId === instanceId &&
+            (event.event === 'HEAL' || event.event === 'HEALING_STOPPED') &&
+            event.at >= since,
+        ),
+    );
   }
 
   override forgetInstance(instanceId: string): Promise<void> {
