@@ -277,6 +277,11 @@ export class RolloutService {
     return this.get(rollout.rolloutId);
   }
 
+  /** The runtime's time (epoch ms), as the rules are given it. */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Calls `listener` with each batch this process saw end: the rollout's order and the batch's duration. */
   onBatchEnded(listener: (order: RolloutOrder, seconds: number) => void): void {
     this.batchListeners.push(listener);
