@@ -2760,6 +2760,11 @@ export interface components {
              */
             readonly pauseBetweenBatches: number;
             /**
+             * @description Seconds a batch bakes after its instances ended: an instance found unhealthy meanwhile (an element observed Degraded or Missing after its operation ended, or a health gate that no longer holds) fails the batch
+             * @default 0
+             */
+            readonly bakeTime: number;
+            /**
              * @description A key of the instances' metadata: batches never mix its values and run in batchOrder
              * @example site
              */
@@ -2838,6 +2843,8 @@ export interface components {
             readonly rollbackAll: boolean;
             readonly canary: number | null;
             readonly pauseBetweenBatches: number;
+            /** @description Seconds each batch bakes after its instances ended */
+            readonly bakeTime: number;
             readonly batchBy: string | null;
             readonly batchOrder: readonly string[];
             readonly skipRefused: boolean;
@@ -2851,24 +2858,35 @@ export interface components {
             readonly ROLLING_BACK: number;
             readonly ROLLED_BACK: number;
             readonly ROLLBACK_FAILED: number;
+            readonly UNHEALTHY: number;
         };
         readonly RolloutInstanceDto: {
             /** Format: uuid */
             readonly instanceId: string;
             /**
-             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused; ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED
+             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused; ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED; UNHEALTHY: done, then found unhealthy while its batch baked (a failure of the batch)
              * @enum {string}
              */
-            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED" | "ROLLING_BACK" | "ROLLED_BACK" | "ROLLBACK_FAILED";
+            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED" | "ROLLING_BACK" | "ROLLED_BACK" | "ROLLBACK_FAILED" | "UNHEALTHY";
             /** @description Why it failed or was refused */
             readonly reason: string | null;
         };
         readonly RolloutBatchDto: {
             /** @description From 1, in the order the batches run */
             readonly batch: number;
-            /** @enum {string} */
-            readonly state: "PENDING" | "RUNNING" | "ENDED";
-            /** @description Instances FAILED or REFUSED */
+            /**
+             * @description BAKING: every instance ended; the batch must stay healthy until bakingUntil
+             * @enum {string}
+             */
+            readonly state: "PENDING" | "RUNNING" | "BAKING" | "ENDED";
+            /**
+             * Format: date-time
+             * @description While the batch bakes: when its bake ends
+             */
+            readonly bakingUntil: string | null;
+            /** @description While the batch bakes: the milliseconds of its bake left when the rollout was read */
+            readonly bakeRemainingMs: number | null;
+            /** @description Instances FAILED, REFUSED or UNHEALTHY */
             readonly failures: number;
             /** @description Its failures went over the failure threshold */
             readonly overThreshold: boolean;
