@@ -73,4 +73,24 @@ describe('rolloutEvents', () => {
       },
     ]);
   });
+
+  it('records an instance found unhealthy during the bake, also when it is rolled back in the same step', () => {
+    const baking = parseRolloutRequest({
+      order: 'DEPLOY',
+      compositionId: COMPOSITION,
+      strategy: { batchSize: 1, onFailure: 'rollback', bakeTime: 10 },
+    });
+    const ordered = step(newRollout('r', baking, ['a', 'b'], 0), { kind: 'START' });
+    const done = step(ordered, { kind: 'OPERATION_ENDED', instanceId: 'a', outcome: 'DONE' });
+    expect(done.bakingUntil).toBe(10_000);
+    const rolling = step(done, { kind: 'INSTANCE_UNHEALTHY', instanceId: 'a', reason: 'unhealthy during the bake' });
+    expect(rolling.state).toBe('ROLLING_BACK');
+    expect(
+      rolloutEvents(done, rolling, 8, RULES).map((event) => [event.kind, event.instanceId, event.state, event.reason]),
+    ).toEqual([
+      ['INSTANCE_ENDED', 'a', 'UNHEALTHY', 'unhealthy during the bake'],
+      ['ROLLBACK_ORDERED', 'a', 'ROLLING_BACK', null],
+      ['STATE_CHANGED', null, 'ROLLING_BACK', 'batch 1 had 1 failures, over the threshold 0'],
+    ]);
+  });
 });

@@ -57,6 +57,14 @@ export function rolloutEvents(before: Rollout | null, after: Rollout, at: number
   const changed = after.instances.filter((item) => (previous.get(item.instanceId)?.state ?? 'PENDING') !== item.state);
   const started = (state: string): boolean => state === 'ORDERED' || state === 'ROLLING_BACK';
   // In the order things happened within one step: ends, the batch they ended, the next batch, its orders.
+  // An instance found unhealthy and rolled back within one step: its UNHEALTHY end is recorded first.
+  for (const item of after.instances) {
+    const was = previous.get(item.instanceId);
+    if (item.unhealthyReason !== undefined && was?.unhealthyReason === undefined && item.state !== 'UNHEALTHY') {
+      const common = { batch: item.batch + 1, instanceId: item.instanceId, reason: item.unhealthyReason };
+      event({ kind: 'INSTANCE_ENDED', state: 'UNHEALTHY', ...common });
+    }
+  }
   for (const item of changed.filter((candidate) => !started(candidate.state))) {
     const common = { batch: item.batch + 1, instanceId: item.instanceId, state: item.state, reason: item.reason };
     const rolledBack = item.state === 'ROLLED_BACK' || item.state === 'ROLLBACK_FAILED';

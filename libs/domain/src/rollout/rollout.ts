@@ -123,6 +123,8 @@ export interface RolloutInstance {
   readonly reason: string | null;
   /** When the rollout recorded its operation DONE (epoch ms); health reported before it is stale for the bake. */
   readonly doneAt?: number;
+  /** Why it turned unhealthy during its batch's bake; kept when it is rolled back (the history names it). */
+  readonly unhealthyReason?: string;
 }
 
 export interface Rollout {
@@ -871,7 +873,10 @@ function recordUnhealthy(rollout: Rollout, instanceId: string, reason: string): 
   if (rollout.bakingUntil === null || item?.state !== 'DONE' || item.batch !== rollout.currentBatch) {
     return null;
   }
-  return withInstances(rollout, new Map([[instanceId, { state: 'UNHEALTHY' as const, reason }]]));
+  return withInstances(
+    rollout,
+    new Map([[instanceId, { state: 'UNHEALTHY' as const, reason, unhealthyReason: reason }]]),
+  );
 }
 
 /** One element of an instance as the bake judges it: its observed health, and whether its health gate holds. */
