@@ -463,6 +463,32 @@ describe('decideRollout', () => {
       expect(at(rollout, { kind: 'TICK' }, 67_000).rollout.state).toBe('COMPLETED');
     });
 
+    it('starts the pause between batches after the bake', () => {
+      let rollout = at(
+        started({ pauseBetweenBatches: 5_000 }),
+        { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' },
+        2_000,
+      ).rollout;
+      const ended = at(rollout, { kind: 'OPERATION_ENDED', instanceId: b, outcome: 'DONE' }, 3_000);
+      expect(ended.dueAt).toBe(33_000);
+      rollout = ended.rollout;
+      const baked = at(rollout, { kind: 'TICK' }, 33_000);
+      expect(baked.orders).toEqual([]);
+      expect(baked.dueAt).toBe(38_000);
+      expect(at(baked.rollout, { kind: 'TICK' }, 37_999).orders).toEqual([]);
+      expect(at(baked.rollout, { kind: 'TICK' }, 38_000).orders).toEqual([c, d]);
+    });
+
+    it('bakes the canary batch before waiting for promote, and not again after it', () => {
+      let rollout = at(rolloutOf(4, { batchSize: 2, canary: 1, bakeTime: 30 }), { kind: 'START' }, 1_000).rollout;
+      rollout = at(rollout, { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }, 2_000).rollout;
+      expect(rollout.state).toBe('RUNNING');
+      expect(rollout.bakingUntil).toBe(32_000);
+      rollout = at(rollout, { kind: 'TICK' }, 32_000).rollout;
+      expect(rollout.state).toBe('WAITING_PROMOTION');
+      expect(at(rollout, { kind: 'PROMOTE' }, 40_000).orders).toEqual([b, c]);
+    });
+
     function baking(strategy: Record<string, unknown>): Rollout {
       let rollout = at(started(strategy), { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }, 2_000).rollout;
       rollout = at(rollout, { kind: 'OPERATION_ENDED', instanceId: b, outcome: 'DONE' }, 3_000).rollout;

@@ -149,6 +149,8 @@ export interface Rollout {
   readonly nextBatchAt: number | null;
   /** While the current batch bakes: when its bake ends (epoch ms, the inputs' time); null otherwise. */
   readonly bakingUntil: number | null;
+  /** The last batch whose bake ended healthy: it never bakes again (after a pause between batches or a promote). */
+  readonly bakedBatch: number | null;
   /** While ROLLING_BACK: the batches still to roll back, in the order they are rolled back. */
   readonly rollbackBatches: readonly number[];
   /** Why the rollout paused, failed or was cancelled; null while nothing stopped it. */
@@ -229,6 +231,7 @@ export function upgradeRollout(stored: Rollout): Rollout {
     promoted: stored.promoted ?? false,
     nextBatchAt: stored.nextBatchAt ?? null,
     bakingUntil: stored.bakingUntil ?? null,
+    bakedBatch: stored.bakedBatch ?? null,
     rollbackBatches: stored.rollbackBatches ?? [],
     refused: stored.refused ?? [],
   };
@@ -609,6 +612,7 @@ export function newRollout(
     promoted: false,
     nextBatchAt: null,
     bakingUntil: null,
+    bakedBatch: null,
     rollbackBatches: [],
     reason: null,
     instances: plan.batches.flatMap((members, batch) =>
@@ -747,7 +751,7 @@ function stop(draft: Draft, batch: number, reason: string): void {
  */
 function bakes(draft: Draft, now: number): boolean {
   const rollout = draft.rollout;
-  if (rollout.strategy.bakeTime === 0) {
+  if (rollout.strategy.bakeTime === 0 || rollout.bakedBatch === rollout.currentBatch) {
     return false;
   }
   const until = rollout.bakingUntil ?? now + rollout.strategy.bakeTime * 1000;
@@ -756,7 +760,7 @@ function bakes(draft: Draft, now: number): boolean {
     draft.dueAt = until;
     return true;
   }
-  draft.rollout = { ...rollout, bakingUntil: null };
+  draft.rollout = { ...rollout, bakingUntil: null, bakedBatch: rollout.currentBatch };
   return false;
 }
 
