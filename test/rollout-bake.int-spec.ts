@@ -194,4 +194,62 @@ describe('rollout bake time (PostgreSQL, in-process bus, SDK simulator)', () => 
     expect(ended.batches[2]!.instances.map((item) => item.state)).toEqual(['DONE', 'DONE']);
     expect(await deployStateOf(ids[4]!)).toBe('DEPLOYED');
   }, 60_000);
+
+  it("fails an instance whose element's health gate stops holding during the bake, judged at the bake's end", async () => {
+    // Its element gated on `ready == true`, which every deploy at the simulator reports.
+    const gated = await commissionAndPrime(
+      runtime,
+      readRepoFile('tosca/examples/sim-single-element.yaml')
+        .replace(/name: (\S+)\n/, `name: $1Gated${randomUUID().slice(0, 8)}\n`)
+        .replace(
+          '      description: The only element of this composition.\n',
+          '      description: The only element of this composition.\n' +
+            '      metadata:\n        health_condition: "ready == true"\n',
+        ),
+    );
+    const sim = () => request(simulator.controlHandler);
+    await sim()
+      .put(`${SIM_API_PATH}/parameters`)
+      .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD)
+      .send({ deployProps: { ready: true } })
+      .expect(200);
+    try {
+      const instances = [];
+      for (let index = 0; index < 4; index += 1) {
+        instances.push(
+          await createInstanceFrom(runtime, gated, readRepoFile('tosca/examples/instances/sim-single-element.json')),
+        );
+      }
+      const ids = instances.map((item) => item.instanceId);
+      const created = await runtime.http
+        .post(`${BASE}/rollouts`)
+        .send({
+          order: 'DEPLOY',
+          compositionId: gated,
+          instanceIds: ids,
+          strategy: { batchSize: 2, onFailure: 'pause', bakeTime: BAKE_SECONDS },
+        })
+        .expect(201);
+      const rolloutId = (created.body as RolloutBody).rolloutId;
+      await rolloutWhere(rolloutId, 'batch 2 BAKING', (rollout) => rollout.batches[1]?.state === 'BAKING');
+      // ONAP's control API: the element's outProperties change (a STATUS is sent); no health is observed.
+      await sim()
+        .put(`${SIM_API_PATH}/datas`)
+        .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD)
+        .send({
+          automationCompositionId: ids[3],
+          automationCompositionElementId: instances[3]!.elementIds[0],
+          outProperties: { ready: false },
+        })
+        .expect(200);
+      const paused = await rolloutWhere(rolloutId, 'PAUSED', (rollout) => rollout.state === 'PAUSED');
+      expect(paused.batches[0]!.instances.map((item) => item.state)).toEqual(['DONE', 'DONE']);
+      expect(paused.batches[1]!.instances.map((item) => item.state)).toEqual(['DONE', 'UNHEALTHY']);
+      expect(paused.batches[1]!.instances[1]!.reason).toMatch(
+        /^unhealthy during the bake: the health gate of .* no longer holds$/,
+      );
+    } finally {
+      await sim().put(`${SIM_API_PATH}/parameters`).auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD).send({}).expect(200);
+    }
+  }, 60_000);
 });
