@@ -18,8 +18,8 @@ import { eventually } from './support/scripted-participant';
 const silent = (): void => undefined;
 /** Seconds each batch bakes: long enough for a report asked for at once to arrive within it. */
 const BAKE_SECONDS = 4;
-/** Instances per rollout, in batches of two (FLEET_SIZE may raise it; the third batch's instances stay untouched). */
-const FLEET_SIZE = Math.max(6, Number(process.env['ROLLOUT_BAKE_FLEET'] ?? 6));
+/** Instances per rollout, in three batches of two. */
+const FLEET_SIZE = 6;
 
 interface RolloutBody {
   rolloutId: string;
@@ -134,6 +134,24 @@ describe('rollout bake time (PostgreSQL, in-process bus, SDK simulator)', () => 
 
   const deployStateOf = async (instanceId: string): Promise<string> =>
     (await instanceOf<{ deployState: string }>(runtime, compositionId, instanceId)).deployState;
+
+  it('refuses a bakeTime that is not a whole number of seconds up to a day, naming strategy.bakeTime (400)', async () => {
+    const [instance] = await fleet(1);
+    for (const bakeTime of [-1, 2.5, 86_401, '30']) {
+      const refused = await runtime.http
+        .post(`${BASE}/rollouts`)
+        .send({
+          order: 'DEPLOY',
+          compositionId,
+          instanceIds: [instance!.instanceId],
+          strategy: { batchSize: 1, bakeTime },
+        })
+        .expect(400);
+      expect((refused.body as { errorDetails: string }).errorDetails).toBe(
+        `strategy.bakeTime: must be a whole number of seconds from 0 to 86400, got ${JSON.stringify(bakeTime)}`,
+      );
+    }
+  });
 
   it('rolls back batch 2 when one of its instances turns unhealthy during its bake, and ends FAILED', async () => {
     const instances = await fleet(FLEET_SIZE);
