@@ -2930,7 +2930,7 @@ export interface components {
             /** Format: date-time */
             readonly at: string;
             /** @enum {string} */
-            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED";
+            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "BAKE_STARTED" | "BAKE_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED";
             /** @description The batch, from 1 */
             readonly batch: number | null;
             /** Format: uuid */

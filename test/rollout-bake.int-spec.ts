@@ -186,6 +186,12 @@ describe('rollout bake time (PostgreSQL, in-process bus, SDK simulator)', () => 
       }),
     ]);
     expect(events.some((event) => event.kind === 'BATCH_STARTED' && event.batch === 3)).toBe(false);
+    // Batch 1's bake ended healthy; batch 2's started and never ended healthy.
+    expect(events.filter((event) => event.kind.startsWith('BAKE_')).map((event) => [event.kind, event.batch])).toEqual([
+      ['BAKE_STARTED', 1],
+      ['BAKE_ENDED', 1],
+      ['BAKE_STARTED', 2],
+    ]);
   }, 60_000);
 
   it('pauses on an instance unhealthy during the bake; resume bakes batch 2 again, then batch 3 runs', async () => {

@@ -8,6 +8,8 @@ export const ROLLOUT_EVENT_KINDS = [
   'CREATED',
   'BATCH_STARTED',
   'BATCH_ENDED',
+  'BAKE_STARTED',
+  'BAKE_ENDED',
   'INSTANCE_ORDERED',
   'INSTANCE_ENDED',
   'ROLLBACK_ORDERED',
@@ -74,6 +76,13 @@ export function rolloutEvents(before: Rollout | null, after: Rollout, at: number
     if (batchEnded(after, batch) && (before === null || !batchEnded(before, batch))) {
       event({ kind: 'BATCH_ENDED', batch: batch + 1, instanceId: null, state: null, reason: null });
     }
+  }
+  // A bake starts when the batch ended (bakingUntil set) and ends healthy when the batch is recorded baked.
+  if (after.bakingUntil !== null && (before?.bakingUntil ?? null) === null) {
+    event({ kind: 'BAKE_STARTED', batch: after.currentBatch + 1, instanceId: null, state: null, reason: null });
+  }
+  if (after.bakedBatch !== null && after.bakedBatch !== (before?.bakedBatch ?? null)) {
+    event({ kind: 'BAKE_ENDED', batch: after.bakedBatch + 1, instanceId: null, state: null, reason: null });
   }
   for (let batch = 0; batch < after.batchCount; batch += 1) {
     if (batchStarted(after, batch) && (before === null || !batchStarted(before, batch))) {
