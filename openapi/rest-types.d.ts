@@ -2588,7 +2588,7 @@ export interface components {
              * @description The rollout event, as the rollout's history names it
              * @enum {string}
              */
-            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED" | "WINDOW_WAIT";
+            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "BAKE_STARTED" | "BAKE_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED" | "WINDOW_WAIT";
             /** @description The batch, from 1; null for the whole rollout */
             readonly batch: number | null;
             /** Format: uuid */
@@ -2962,6 +2962,11 @@ export interface components {
              */
             readonly pauseBetweenBatches: number;
             /**
+             * @description Seconds a batch bakes after its instances ended: an instance found unhealthy meanwhile (an element observed Degraded or Missing after its operation ended, or a health gate that no longer holds) fails the batch
+             * @default 0
+             */
+            readonly bakeTime: number;
+            /**
              * @description A key of the instances' metadata: batches never mix its values and run in batchOrder
              * @example site
              */
@@ -3057,6 +3062,8 @@ export interface components {
             readonly rollbackAll: boolean;
             readonly canary: number | null;
             readonly pauseBetweenBatches: number;
+            /** @description Seconds each batch bakes after its instances ended */
+            readonly bakeTime: number;
             readonly batchBy: string | null;
             readonly batchOrder: readonly string[];
             readonly skipRefused: boolean;
@@ -3081,24 +3088,35 @@ export interface components {
             readonly ROLLING_BACK: number;
             readonly ROLLED_BACK: number;
             readonly ROLLBACK_FAILED: number;
+            readonly UNHEALTHY: number;
         };
         readonly RolloutInstanceDto: {
             /** Format: uuid */
             readonly instanceId: string;
             /**
-             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused; ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED
+             * @description PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused; ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED; UNHEALTHY: done, then found unhealthy while its batch baked (a failure of the batch)
              * @enum {string}
              */
-            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED" | "ROLLING_BACK" | "ROLLED_BACK" | "ROLLBACK_FAILED";
+            readonly state: "PENDING" | "ORDERED" | "DONE" | "FAILED" | "REFUSED" | "ROLLING_BACK" | "ROLLED_BACK" | "ROLLBACK_FAILED" | "UNHEALTHY";
             /** @description Why it failed or was refused */
             readonly reason: string | null;
         };
         readonly RolloutBatchDto: {
             /** @description From 1, in the order the batches run */
             readonly batch: number;
-            /** @enum {string} */
-            readonly state: "PENDING" | "RUNNING" | "ENDED";
-            /** @description Instances FAILED or REFUSED */
+            /**
+             * @description BAKING: every instance ended; the batch must stay healthy until bakingUntil
+             * @enum {string}
+             */
+            readonly state: "PENDING" | "RUNNING" | "BAKING" | "ENDED";
+            /**
+             * Format: date-time
+             * @description While the batch bakes: when its bake ends
+             */
+            readonly bakingUntil: string | null;
+            /** @description While the batch bakes: the milliseconds of its bake left when the rollout was read */
+            readonly bakeRemainingMs: number | null;
+            /** @description Instances FAILED, REFUSED or UNHEALTHY */
             readonly failures: number;
             /** @description Its failures went over the failure threshold */
             readonly overThreshold: boolean;
@@ -3144,7 +3162,7 @@ export interface components {
             /** Format: date-time */
             readonly at: string;
             /** @enum {string} */
-            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED" | "WINDOW_WAIT";
+            readonly kind: "CREATED" | "BATCH_STARTED" | "BATCH_ENDED" | "BAKE_STARTED" | "BAKE_ENDED" | "INSTANCE_ORDERED" | "INSTANCE_ENDED" | "ROLLBACK_ORDERED" | "ROLLBACK_ENDED" | "STATE_CHANGED" | "WINDOW_WAIT";
             /** @description The batch, from 1 */
             readonly batch: number | null;
             /** Format: uuid */

@@ -40,6 +40,7 @@ const NO_INSTANCES = {
   ROLLING_BACK: 0,
   ROLLED_BACK: 0,
   ROLLBACK_FAILED: 0,
+  UNHEALTHY: 0,
 };
 
 interface RolloutEventBody {

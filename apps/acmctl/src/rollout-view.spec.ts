@@ -22,6 +22,7 @@ function rolloutOf(state: string, batches: string[][], reason: string | null = n
     ROLLING_BACK: 0,
     ROLLED_BACK: 0,
     ROLLBACK_FAILED: 0,
+    UNHEALTHY: 0,
   };
   let n = 0;
   const views = batches.map((states, index) => ({

@@ -16,6 +16,7 @@ const CELLS: Readonly<Record<InstanceState, { readonly label: string; readonly c
   ROLLING_BACK: { label: '<', colour: 35 },
   ROLLED_BACK: { label: 'B', colour: 35 },
   ROLLBACK_FAILED: { label: '!', colour: 91 },
+  UNHEALTHY: { label: 'U', colour: 31 },
 };
 
 export const ROLLOUT_LEGEND = Object.entries(CELLS)

@@ -61,6 +61,7 @@ export interface InstanceHealthView {
 @Injectable()
 export class ObservationService {
   private readonly logger = new Logger('Observations');
+  private readonly healthListeners: Array<(instanceIds: readonly string[]) => void> = [];
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
@@ -70,6 +71,11 @@ export class ObservationService {
     /** Absent: observations are recorded, nothing is healed. */
     @Optional() private readonly healing?: HealingService,
   ) {}
+
+  /** Calls `listener` with the instances whose elements' health this process recorded a change of. */
+  onHealthChanged(listener: (instanceIds: readonly string[]) => void): void {
+    this.healthListeners.push(listener);
+  }
 
   /**
    * Records the observations of committed STATUS reports, in their order. A failure is logged and counted, never
@@ -203,6 +209,9 @@ export class ObservationService {
       }
     }
     await this.observations.record(rows, events);
+    if (events.some((event) => event.event === 'HEALTH_CHANGED')) {
+      this.healthListeners.forEach((listener) => listener([instance.instanceId]));
+    }
     if (healing && this.healing !== undefined) {
       await this.healing.consider(instance.instanceId);
     }

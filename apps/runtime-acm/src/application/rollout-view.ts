@@ -9,7 +9,7 @@ import type {
   RolloutState,
 } from '@acm/domain';
 
-export type RolloutBatchState = 'PENDING' | 'RUNNING' | 'ENDED';
+export type RolloutBatchState = 'PENDING' | 'RUNNING' | 'BAKING' | 'ENDED';
 
 export interface RolloutInstanceView {
   readonly instanceId: string;
@@ -21,6 +21,9 @@ export interface RolloutBatchView {
   /** From 1, in the order the batches run. */
   readonly batch: number;
   readonly state: RolloutBatchState;
+  /** While the batch bakes: when its bake ends, and the milliseconds left when the rollout was read. */
+  readonly bakingUntil: string | null;
+  readonly bakeRemainingMs: number | null;
   readonly failures: number;
   readonly overThreshold: boolean;
   readonly instances: RolloutInstanceView[];
@@ -48,6 +51,7 @@ export interface RolloutView {
     readonly batchBy: string | null;
     readonly batchOrder: readonly string[];
     readonly skipRefused: boolean;
+    readonly bakeTime: number;
   };
   /** When the next batch starts, while a pause between batches runs; null otherwise. */
   readonly nextBatchAt: string | null;
@@ -95,17 +99,23 @@ function waitingFor(rollout: Rollout): RolloutView['waitingFor'] {
   };
 }
 
-/** A rollout as REST shows it: its batches in order, each with its instances and failures. */
-export function rolloutView(rollout: Rollout): RolloutView {
+/** A rollout as REST shows it at `now`: its batches in order, each with its instances, failures and bake. */
+export function rolloutView(rollout: Rollout, now: number): RolloutView {
   const batches: RolloutBatchView[] = [];
   for (let batch = 0; batch < rollout.batchCount; batch += 1) {
     const instances = rollout.instances
       .filter((item) => item.batch === batch)
       .map(({ instanceId, state, reason }) => ({ instanceId, state, reason }));
+    const baking =
+      rollout.bakingUntil !== null && batch === rollout.currentBatch && batchState(instances) === 'ENDED'
+        ? rollout.bakingUntil
+        : null;
     batches.push({
       batch: batch + 1,
-      state: batchState(instances),
-      failures: instances.filter((item) => item.state === 'FAILED' || item.state === 'REFUSED').length,
+      state: baking === null ? batchState(instances) : 'BAKING',
+      bakingUntil: baking === null ? null : new Date(baking).toISOString(),
+      bakeRemainingMs: baking === null ? null : Math.max(0, baking - now),
+      failures: instances.filter((item) => ['FAILED', 'REFUSED', 'UNHEALTHY'].includes(item.state)).length,
       overThreshold: rollout.failedBatches.includes(batch),
       instances,
     });
@@ -140,6 +150,7 @@ export function rolloutView(rollout: Rollout): RolloutView {
       batchBy: strategy.batchBy,
       batchOrder: strategy.batchOrder,
       skipRefused: strategy.skipRefused,
+      bakeTime: strategy.bakeTime,
     },
     nextBatchAt: rollout.nextBatchAt === null ? null : new Date(rollout.nextBatchAt).toISOString(),
     waitingFor: waitingFor(rollout),

@@ -2,14 +2,18 @@ import {
   Clock,
   DomainError,
   IdGenerator,
+  ObservationStore,
   ROLLBACK_ORDERS,
   ReadModels,
   RolloutStore,
+  bakeHealthVerdict,
   checkOrderMayStart,
   decideRollout,
+  healthGateOf,
   isDomainError,
   metadataMatches,
   isRefusal,
+  isHealthyPerGates,
   isRolloutFinished,
   newRollout,
   orderAvailability,
@@ -22,6 +26,7 @@ import {
 import type {
   AutomationComposition,
   BatchGate,
+  BakedElement,
   CompositionDefinition,
   InstanceStateUpdate,
   JsonObject,
@@ -42,6 +47,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { requestActor } from '../observability/request-context';
+import { TemplateReader } from '../engine/template-reader';
 import { InstantiationService } from './instantiation.service';
 import { WindowsService, isoOf } from './windows.service';
 import type { InstanceRequest } from './instantiation.service';
@@ -219,6 +225,8 @@ export class RolloutService {
     private readonly rollouts: RolloutStore,
     private readonly instantiation: InstantiationService,
     private readonly reads: ReadModels,
+    private readonly observations: ObservationStore,
+    private readonly templates: TemplateReader,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
@@ -324,6 +332,11 @@ export class RolloutService {
     }
     await this.drive(rollout.rolloutId, { kind: 'START' });
     return this.get(rollout.rolloutId);
+  }
+
+  /** The runtime's time (epoch ms), as the rules are given it. */
+  now(): number {
+    return this.clock.now();
   }
 
   /** Calls `listener` with each batch this process saw end: the rollout's order and the batch's duration. */
@@ -468,7 +481,9 @@ export class RolloutService {
     } finally {
       await this.rollouts.release(rolloutId, this.driverId);
     }
-    this.wakeAt(rolloutId, isRolloutFinished(stored.rollout.state) ? null : stored.rollout.nextBatchAt);
+    const { nextBatchAt, bakingUntil } = stored.rollout;
+    const dues = [nextBatchAt, bakingUntil].filter((due): due is number => due !== null);
+    this.wakeAt(rolloutId, isRolloutFinished(stored.rollout.state) || dues.length === 0 ? null : Math.min(...dues));
     return true;
   }
 
@@ -570,7 +585,8 @@ export class RolloutService {
         inputs.push({ kind: 'OPERATION_ENDED', instanceId: item.instanceId, ...outcome });
       }
     }
-    inputs.push({ kind: 'TICK' });
+    // While the batch bakes, its instances' health first: a bake that ends now ends on the latest health.
+    inputs.push(...(await this.unhealthyDuringBake(stored.rollout)), { kind: 'TICK' });
     let rollout = stored.rollout;
     const orders: string[] = [];
     const rollbacks: string[] = [];
@@ -641,6 +657,65 @@ export class RolloutService {
       );
     }
     return next;
+  }
+
+  /**
+   * The DONE instances of the batch that bakes that are unhealthy now, as the rules' inputs: an element (deployed)
+   * observed Degraded or Missing since the instance was done, or whose health gate no longer holds on what its
+   * participant last reported (`bakeHealthVerdict`).
+   */
+  private async unhealthyDuringBake(rollout: Rollout): Promise<RolloutInput[]> {
+    if (rollout.state !== 'RUNNING' || rollout.bakingUntil === null) {
+      return [];
+    }
+    const done = rollout.instances.filter((item) => item.batch === rollout.currentBatch && item.state === 'DONE');
+    if (done.length === 0) {
+      return [];
+    }
+    // A migrated instance belongs to the target composition.
+    const compositionId = rollout.order === 'MIGRATE' ? rollout.compositionTargetId! : rollout.compositionId;
+    const instances = await this.instantiation.list({
+      compositionId,
+      instanceIds: done.map((item) => item.instanceId),
+      sort: 'instanceId',
+      sortOrder: 'ASC',
+      page: 0,
+      size: done.length,
+    });
+    const definition = await this.reads.read((model) => model.definitions.find(compositionId));
+    const templates = definition === null ? [] : this.templates.readDefinition(definition.value).elements;
+    const gateOf = (name: string) =>
+      healthGateOf(templates.find((template) => template.name === name)?.gateMetadata ?? {}).gate;
+    const doneAt = new Map(done.map((item) => [item.instanceId, item.doneAt ?? rollout.updatedAt]));
+    const inputs: RolloutInput[] = [];
+    for (const instance of instances) {
+      const observed = await this.observations.ofInstance(instance.instanceId);
+      const elements = Object.values(instance.elements)
+        .filter((element) => element.deployState === 'DEPLOYED')
+        .map((element): BakedElement => {
+          const health = observed[element.id]?.health ?? null;
+          const gate = gateOf(element.definition.name);
+          return {
+            name: element.definition.name,
+            health,
+            gateHolds: isHealthyPerGates([
+              {
+                gate,
+                observation: {
+                  outProperties: element.outProperties,
+                  operationalState: element.operationalState,
+                  useState: element.useState,
+                },
+              },
+            ]),
+          };
+        });
+      const reason = bakeHealthVerdict(doneAt.get(instance.instanceId) ?? rollout.updatedAt, elements);
+      if (reason !== null) {
+        inputs.push({ kind: 'INSTANCE_UNHEALTHY', instanceId: instance.instanceId, reason });
+      }
+    }
+    return inputs;
   }
 
   /** The properties of each element of these instances now, by instance and element id. */

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import type { Rollout } from '@acm/domain';
 import type { Response } from 'express';
 import { RolloutService } from '../application/rollout.service';
 import type { RolloutPlanResult } from '../application/rollout.service';
@@ -49,6 +50,11 @@ function parseLimit(value: unknown): number {
 export class RolloutsController {
   constructor(private readonly rollouts: RolloutService) {}
 
+  /** The rollout as REST shows it, a bake's time left counted at the runtime's now. */
+  private view(rollout: Rollout): RolloutView {
+    return rolloutView(rollout, this.rollouts.now());
+  }
+
   @Post()
   @HttpCode(201)
   @ApiOperation({
@@ -87,7 +93,7 @@ export class RolloutsController {
       response.status(200);
       return this.rollouts.plan(body);
     }
-    return rolloutView(await this.rollouts.create(body));
+    return this.view(await this.rollouts.create(body));
   }
 
   @Get()
@@ -100,7 +106,7 @@ export class RolloutsController {
   @ApiOkResponse({ type: RolloutsDto })
   @ApiRefusals(400)
   async list(@Query('limit') limit: unknown): Promise<RolloutsView> {
-    return { rollouts: (await this.rollouts.list(parseLimit(limit))).map(rolloutView) };
+    return { rollouts: (await this.rollouts.list(parseLimit(limit))).map((rollout) => this.view(rollout)) };
   }
 
   @Get(':rolloutId')
@@ -109,7 +115,7 @@ export class RolloutsController {
   @ApiOkResponse({ type: RolloutDto })
   @ApiRefusals(400, 404)
   async get(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
-    return rolloutView(await this.rollouts.get(parseUuid('rolloutId', rolloutId)));
+    return this.view(await this.rollouts.get(parseUuid('rolloutId', rolloutId)));
   }
 
   @Get(':rolloutId/history')
@@ -136,7 +142,7 @@ export class RolloutsController {
   @ApiOkResponse({ type: RolloutDto })
   @ApiRefusals(400, 404, 409)
   async promote(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
-    return rolloutView(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'PROMOTE' }));
+    return this.view(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'PROMOTE' }));
   }
 
   @Post(':rolloutId/pause')
@@ -149,7 +155,7 @@ export class RolloutsController {
   @ApiOkResponse({ type: RolloutDto })
   @ApiRefusals(400, 404, 409)
   async pause(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
-    return rolloutView(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'PAUSE' }));
+    return this.view(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'PAUSE' }));
   }
 
   @Post(':rolloutId/resume')
@@ -159,7 +165,7 @@ export class RolloutsController {
   @ApiOkResponse({ type: RolloutDto })
   @ApiRefusals(400, 404, 409)
   async resume(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
-    return rolloutView(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'RESUME' }));
+    return this.view(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'RESUME' }));
   }
 
   @Post(':rolloutId/cancel')
@@ -172,6 +178,6 @@ export class RolloutsController {
   @ApiOkResponse({ type: RolloutDto })
   @ApiRefusals(400, 404, 409)
   async cancel(@Param('rolloutId') rolloutId: string): Promise<RolloutView> {
-    return rolloutView(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'CANCEL' }));
+    return this.view(await this.rollouts.control(parseUuid('rolloutId', rolloutId), { kind: 'CANCEL' }));
   }
 }

@@ -3,6 +3,7 @@ import { TypeOrmUnitOfWork } from '@acm/persistence';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { ObservationService } from '../application/observation.service';
 import { RolloutService } from '../application/rollout.service';
 import { RolloutMetrics } from '../metrics/rollout-metrics';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
@@ -14,8 +15,8 @@ const ROLLOUT_SWEEP = 'rollout-sweep';
 const ENDING_KINDS: ReadonlySet<string> = new Set([...Object.keys(OPERATION_ENDS), 'TIMEOUT']);
 
 /**
- * Drives rollouts: each committed history event that ends an instance's operation steps the rollouts holding that
- * instance at once, and every HEART_BEAT ms a sweep steps every unfinished rollout, so a lost event, another
+ * Drives rollouts: each committed history event that ends an instance's operation, and each recorded change of an
+ * element's observed health, steps the rollouts holding that instance at once, and every HEART_BEAT ms a sweep steps every unfinished rollout, so a lost event, another
  * replica's commit or a restart cannot wedge one. The rules and the lease are the service's.
  */
 @Injectable()
@@ -30,6 +31,7 @@ export class RolloutSweep implements OnApplicationBootstrap {
     private readonly rollouts: RolloutService,
     private readonly unitOfWork: TypeOrmUnitOfWork,
     private readonly metrics: RolloutMetrics,
+    private readonly observations: ObservationService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -41,6 +43,12 @@ export class RolloutSweep implements OnApplicationBootstrap {
       const ended = events.filter((event) => ENDING_KINDS.has(event.event)).map((event) => event.subjectId);
       if (ended.length > 0) {
         this.rollouts.operationsEnded([...new Set(ended)]).catch((error: unknown) => this.failed(error));
+      }
+    });
+    // A health change may fail a batch that bakes: step the rollouts holding the instance at once.
+    this.observations.onHealthChanged((instanceIds) => {
+      if (!this.stopped) {
+        this.rollouts.operationsEnded(instanceIds).catch((error: unknown) => this.failed(error));
       }
     });
     this.scheduler.addInterval(

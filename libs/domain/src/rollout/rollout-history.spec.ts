@@ -73,4 +73,48 @@ describe('rolloutEvents', () => {
       },
     ]);
   });
+
+  it('records an instance found unhealthy during the bake, also when it is rolled back in the same step', () => {
+    const baking = parseRolloutRequest({
+      order: 'DEPLOY',
+      compositionId: COMPOSITION,
+      strategy: { batchSize: 1, onFailure: 'rollback', bakeTime: 10 },
+    });
+    const ordered = step(newRollout('r', baking, ['a', 'b'], 0), { kind: 'START' });
+    const done = step(ordered, { kind: 'OPERATION_ENDED', instanceId: 'a', outcome: 'DONE' });
+    expect(done.bakingUntil).toBe(10_000);
+    const rolling = step(done, { kind: 'INSTANCE_UNHEALTHY', instanceId: 'a', reason: 'unhealthy during the bake' });
+    expect(rolling.state).toBe('ROLLING_BACK');
+    expect(
+      rolloutEvents(done, rolling, 8, RULES).map((event) => [event.kind, event.instanceId, event.state, event.reason]),
+    ).toEqual([
+      ['INSTANCE_ENDED', 'a', 'UNHEALTHY', 'unhealthy during the bake'],
+      ['ROLLBACK_ORDERED', 'a', 'ROLLING_BACK', null],
+      ['STATE_CHANGED', null, 'ROLLING_BACK', 'batch 1 had 1 failures, over the threshold 0'],
+    ]);
+  });
+
+  it('records when each bake starts and when it ends healthy, before the next batch starts', () => {
+    const baking = parseRolloutRequest({
+      order: 'DEPLOY',
+      compositionId: COMPOSITION,
+      strategy: { batchSize: 1, bakeTime: 10 },
+    });
+    const ordered = step(newRollout('r', baking, ['a', 'b'], 0), { kind: 'START' });
+    const done = step(ordered, { kind: 'OPERATION_ENDED', instanceId: 'a', outcome: 'DONE' });
+    expect(rolloutEvents(ordered, done, 1, RULES).map((event) => [event.kind, event.batch])).toEqual([
+      ['INSTANCE_ENDED', 1],
+      ['BATCH_ENDED', 1],
+      ['BAKE_STARTED', 1],
+    ]);
+    const next = decideRollout(done, { kind: 'TICK' }, 10_000);
+    if (isRefusal(next)) {
+      throw new Error(next.message);
+    }
+    expect(rolloutEvents(done, next.rollout, 10_000, RULES).map((event) => [event.kind, event.batch])).toEqual([
+      ['BAKE_ENDED', 1],
+      ['BATCH_STARTED', 2],
+      ['INSTANCE_ORDERED', 2],
+    ]);
+  });
 });

@@ -8,6 +8,8 @@ export const ROLLOUT_EVENT_KINDS = [
   'CREATED',
   'BATCH_STARTED',
   'BATCH_ENDED',
+  'BAKE_STARTED',
+  'BAKE_ENDED',
   'INSTANCE_ORDERED',
   'INSTANCE_ENDED',
   'ROLLBACK_ORDERED',
@@ -59,6 +61,14 @@ export function rolloutEvents(before: Rollout | null, after: Rollout, at: number
   const changed = after.instances.filter((item) => (previous.get(item.instanceId)?.state ?? 'PENDING') !== item.state);
   const started = (state: string): boolean => state === 'ORDERED' || state === 'ROLLING_BACK';
   // In the order things happened within one step: ends, the batch they ended, the next batch, its orders.
+  // An instance found unhealthy and rolled back within one step: its UNHEALTHY end is recorded first.
+  for (const item of after.instances) {
+    const was = previous.get(item.instanceId);
+    if (item.unhealthyReason !== undefined && was?.unhealthyReason === undefined && item.state !== 'UNHEALTHY') {
+      const common = { batch: item.batch + 1, instanceId: item.instanceId, reason: item.unhealthyReason };
+      event({ kind: 'INSTANCE_ENDED', state: 'UNHEALTHY', ...common });
+    }
+  }
   for (const item of changed.filter((candidate) => !started(candidate.state))) {
     const common = { batch: item.batch + 1, instanceId: item.instanceId, state: item.state, reason: item.reason };
     const rolledBack = item.state === 'ROLLED_BACK' || item.state === 'ROLLBACK_FAILED';
@@ -68,6 +78,13 @@ export function rolloutEvents(before: Rollout | null, after: Rollout, at: number
     if (batchEnded(after, batch) && (before === null || !batchEnded(before, batch))) {
       event({ kind: 'BATCH_ENDED', batch: batch + 1, instanceId: null, state: null, reason: null });
     }
+  }
+  // A bake starts when the batch ended (bakingUntil set) and ends healthy when the batch is recorded baked.
+  if (after.bakingUntil !== null && (before?.bakingUntil ?? null) === null) {
+    event({ kind: 'BAKE_STARTED', batch: after.currentBatch + 1, instanceId: null, state: null, reason: null });
+  }
+  if (after.bakedBatch !== null && after.bakedBatch !== (before?.bakedBatch ?? null)) {
+    event({ kind: 'BAKE_ENDED', batch: after.bakedBatch + 1, instanceId: null, state: null, reason: null });
   }
   for (let batch = 0; batch < after.batchCount; batch += 1) {
     if (batchStarted(after, batch) && (before === null || !batchStarted(before, batch))) {

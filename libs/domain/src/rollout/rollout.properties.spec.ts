@@ -27,8 +27,13 @@ const fleetArbitrary = fc.record({
   rollbackAll: fc.boolean(),
   canary: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
   pauseBetweenBatches: fc.constantFrom(0, 1_000),
+  bakeTime: fc.constantFrom(0, 2),
   events: fc.array(
     fc.oneof(
+      {
+        weight: 2,
+        arbitrary: fc.record({ kind: fc.constant('UNHEALTHY' as const), pick: fc.nat() }),
+      },
       {
         weight: 12,
         arbitrary: fc.record({ kind: fc.constant('END' as const), pick: fc.nat(), failed: fc.boolean() }),
@@ -48,7 +53,8 @@ const fleetArbitrary = fc.record({
   ),
 });
 
-const ENDED = new Set(['DONE', 'FAILED', 'REFUSED', 'ROLLED_BACK', 'ROLLBACK_FAILED']);
+const ENDED = new Set(['DONE', 'FAILED', 'REFUSED', 'ROLLED_BACK', 'ROLLBACK_FAILED', 'UNHEALTHY']);
+const FAILURES = new Set(['FAILED', 'REFUSED', 'UNHEALTHY']);
 
 describe('decideRollout properties', () => {
   it('keeps maxInFlight, runs batches in order, honours thresholds, orders no instance twice, ends every instance', () => {
@@ -74,6 +80,7 @@ describe('decideRollout properties', () => {
           batchBy: null,
           batchOrder: [],
           skipRefused: false,
+          bakeTime: fleet.bakeTime,
         };
         let rollout: Rollout = newRollout(
           'r',
@@ -96,6 +103,8 @@ describe('decideRollout properties', () => {
         const inFlight = new Set<string>();
         let now = 0;
         let dueAt: number | null = null;
+        /** When each batch's last instance ended (the start of its bake). */
+        const endedAt = new Map<number, number>();
         const apply = (input: RolloutInput): void => {
           now += 10;
           const decision = decideRollout(rollout, input, now);
@@ -103,9 +112,21 @@ describe('decideRollout properties', () => {
             return;
           }
           const before = rollout;
+          for (let batch = 0; batch < before.batchCount; batch += 1) {
+            const members = before.instances.filter((item) => item.batch === batch);
+            const after = decision.rollout.instances.filter((item) => item.batch === batch);
+            const ended = after.every((item) => item.state !== 'PENDING' && item.state !== 'ORDERED');
+            if (!endedAt.has(batch) && ended && members.some((item) => item.state !== 'PENDING')) {
+              endedAt.set(batch, now);
+            }
+          }
           for (const id of decision.orders) {
             expect(ordered.has(id)).toBe(false);
             const batch = batchOf.get(id)!;
+            if (batch > 0) {
+              // the batch before it ended and baked for bakeTime first
+              expect(now).toBeGreaterThanOrEqual(endedAt.get(batch - 1)! + strategy.bakeTime * 1000);
+            }
             for (const other of before.instances) {
               if (other.batch < batch) {
                 // every instance of the batches before it has ended, or was left untouched by a stop
@@ -115,7 +136,7 @@ describe('decideRollout properties', () => {
             // a batch over its threshold is followed only with onFailure continue, or after a resume accepted it
             for (let earlier = 0; earlier < batch; earlier += 1) {
               const members = before.instances.filter((item) => item.batch === earlier);
-              const failures = members.filter((item) => item.state === 'FAILED' || item.state === 'REFUSED').length;
+              const failures = members.filter((item) => FAILURES.has(item.state)).length;
               if (failures > allowedFailures(strategy.failureThreshold, members.length)) {
                 expect(strategy.onFailure === 'continue' || decision.rollout.waivedBatches.includes(earlier)).toBe(
                   true,
@@ -132,6 +153,13 @@ describe('decideRollout properties', () => {
             expect(before.instances.find((item) => item.instanceId === id)?.state).not.toBe('FAILED');
             rolledBack.add(id);
             inFlight.add(id);
+          }
+          if (input.kind === 'INSTANCE_UNHEALTHY' && decision.rollout !== before) {
+            // only a DONE instance of the current batch, while it bakes
+            const item = before.instances.find((candidate) => candidate.instanceId === input.instanceId)!;
+            expect(item.state).toBe('DONE');
+            expect(item.batch).toBe(before.currentBatch);
+            expect(before.bakingUntil).not.toBeNull();
           }
           rollout = decision.rollout;
           dueAt = decision.dueAt;
@@ -154,6 +182,8 @@ describe('decideRollout properties', () => {
               apply({ kind: 'OPERATION_ENDED', instanceId: id, outcome: event.failed ? 'FAILED' : 'DONE' });
               expect(rollout).toBe(unchanged);
             }
+          } else if (event.kind === 'UNHEALTHY') {
+            apply({ kind: 'INSTANCE_UNHEALTHY', instanceId: ids[event.pick % ids.length]!, reason: 'Degraded' });
           } else {
             apply(event);
           }
@@ -191,14 +221,20 @@ describe('decideRollout properties', () => {
           );
         }
         if (rollout.state === 'COMPLETED') {
-          expect(rollout.instances.every((item) => ['DONE', 'FAILED', 'REFUSED'].includes(item.state))).toBe(true);
+          expect(
+            rollout.instances.every((item) => ['DONE', 'FAILED', 'REFUSED', 'UNHEALTHY'].includes(item.state)),
+          ).toBe(true);
         }
         if (rolledBack.size > 0) {
           expect(rollout.state === 'FAILED' || rollout.state === 'CANCELLED').toBe(true);
           if (rollout.state === 'FAILED') {
             // every batch it rolled back has no instance left DONE
             const batches = new Set([...rolledBack].map((id) => batchOf.get(id)));
-            expect(rollout.instances.some((item) => batches.has(item.batch) && item.state === 'DONE')).toBe(false);
+            expect(
+              rollout.instances.some(
+                (item) => batches.has(item.batch) && (item.state === 'DONE' || item.state === 'UNHEALTHY'),
+              ),
+            ).toBe(false);
           }
         }
       }),

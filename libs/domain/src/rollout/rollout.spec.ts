@@ -1,7 +1,7 @@
 import { DomainError } from '../errors';
 import { isRefusal } from '../refusal';
 import type { Rollout, RolloutInput, RolloutStep } from './rollout';
-import { decideRollout, newRollout, parseRolloutRequest } from './rollout';
+import { bakeHealthVerdict, decideRollout, newRollout, parseRolloutRequest } from './rollout';
 
 const COMPOSITION = '11111111-1111-4111-8111-111111111111';
 const ids = (count: number): string[] =>
@@ -54,6 +54,7 @@ describe('parseRolloutRequest', () => {
         batchBy: null,
         batchOrder: [],
         skipRefused: false,
+        bakeTime: 0,
       },
     });
     expect(
@@ -114,6 +115,16 @@ describe('parseRolloutRequest', () => {
       /^strategy.batchOrder\[1\]: "a" is listed twice/,
     ],
     [{ ...valid, strategy: { batchSize: 2, skipRefused: 'yes' } }, /^strategy.skipRefused: must be true or false/],
+    [
+      { ...valid, strategy: { batchSize: 2, bakeTime: 1.5 } },
+      /^strategy.bakeTime: must be a whole number of seconds from 0 to 86400, got 1.5/,
+    ],
+    [{ ...valid, strategy: { batchSize: 2, bakeTime: -1 } }, /^strategy.bakeTime: must be a whole number of seconds/],
+    [
+      { ...valid, strategy: { batchSize: 2, bakeTime: 86_401 } },
+      /^strategy.bakeTime: must be a whole number of seconds from 0 to 86400/,
+    ],
+    [{ ...valid, strategy: { batchSize: 2, bakeTime: '30' } }, /^strategy.bakeTime: must be a whole number/],
     [{ ...valid, compositionId: 'x' }, /^compositionId: must be a uuid/],
     [{ ...valid, instanceIds: [] }, /^instanceIds: the selection is empty/],
     [{ ...valid, instanceIds: [ids(1)[0], ids(1)[0]] }, /^instanceIds\[1\]: .* selected twice/],
@@ -416,5 +427,156 @@ describe('decideRollout', () => {
     const lenient = { ...strict, strategy: { ...strict.strategy, skipRefused: true } };
     expect(newRollout('r', lenient, selection, 0).instances.map((item) => item.instanceId)).toEqual([all[0]]);
     expect(() => newRollout('r', lenient, [selection[1]!], 0)).toThrow(/every selected instance refuses the order/);
+  });
+
+  describe('bakeTime', () => {
+    /** A fake clock: each input is decided at the time given. */
+    function at(rollout: Rollout, input: RolloutInput, now: number): RolloutStep {
+      const decision = decideRollout(rollout, input, now);
+      if (isRefusal(decision)) {
+        throw new Error(`refused: ${decision.message}`);
+      }
+      return decision;
+    }
+    const [a, b, c, d] = ids(4) as [string, string, string, string];
+    const started = (strategy: Record<string, unknown>): Rollout =>
+      at(rolloutOf(4, { batchSize: 2, bakeTime: 30, ...strategy }), { kind: 'START' }, 1_000).rollout;
+
+    it('keeps an ended batch baking for bakeTime, due at its end, and starts the next batch only then', () => {
+      let rollout = at(started({}), { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }, 2_000).rollout;
+      const ended = at(rollout, { kind: 'OPERATION_ENDED', instanceId: b, outcome: 'DONE' }, 5_000);
+      expect(ended.orders).toEqual([]);
+      expect(ended.dueAt).toBe(35_000);
+      expect(ended.rollout.bakingUntil).toBe(35_000);
+      expect(ended.rollout.instances.find((item) => item.instanceId === a)?.doneAt).toBe(2_000);
+      rollout = ended.rollout;
+      const early = at(rollout, { kind: 'TICK' }, 34_999);
+      expect(early.orders).toEqual([]);
+      expect(early.dueAt).toBe(35_000);
+      const due = at(early.rollout, { kind: 'TICK' }, 35_000);
+      expect(due.orders).toEqual([c, d]);
+      expect(due.rollout.bakingUntil).toBeNull();
+      // the last batch bakes too before the rollout completes
+      rollout = at(due.rollout, { kind: 'OPERATION_ENDED', instanceId: c, outcome: 'DONE' }, 36_000).rollout;
+      rollout = at(rollout, { kind: 'OPERATION_ENDED', instanceId: d, outcome: 'DONE' }, 37_000).rollout;
+      expect(rollout.state).toBe('RUNNING');
+      expect(at(rollout, { kind: 'TICK' }, 66_999).rollout.state).toBe('RUNNING');
+      expect(at(rollout, { kind: 'TICK' }, 67_000).rollout.state).toBe('COMPLETED');
+    });
+
+    it('starts the pause between batches after the bake', () => {
+      let rollout = at(
+        started({ pauseBetweenBatches: 5_000 }),
+        { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' },
+        2_000,
+      ).rollout;
+      const ended = at(rollout, { kind: 'OPERATION_ENDED', instanceId: b, outcome: 'DONE' }, 3_000);
+      expect(ended.dueAt).toBe(33_000);
+      rollout = ended.rollout;
+      const baked = at(rollout, { kind: 'TICK' }, 33_000);
+      expect(baked.orders).toEqual([]);
+      expect(baked.dueAt).toBe(38_000);
+      expect(at(baked.rollout, { kind: 'TICK' }, 37_999).orders).toEqual([]);
+      expect(at(baked.rollout, { kind: 'TICK' }, 38_000).orders).toEqual([c, d]);
+    });
+
+    it('bakes the canary batch before waiting for promote, and not again after it', () => {
+      let rollout = at(rolloutOf(4, { batchSize: 2, canary: 1, bakeTime: 30 }), { kind: 'START' }, 1_000).rollout;
+      rollout = at(rollout, { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }, 2_000).rollout;
+      expect(rollout.state).toBe('RUNNING');
+      expect(rollout.bakingUntil).toBe(32_000);
+      rollout = at(rollout, { kind: 'TICK' }, 32_000).rollout;
+      expect(rollout.state).toBe('WAITING_PROMOTION');
+      expect(at(rollout, { kind: 'PROMOTE' }, 40_000).orders).toEqual([b, c]);
+    });
+
+    function baking(strategy: Record<string, unknown>): Rollout {
+      let rollout = at(started(strategy), { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }, 2_000).rollout;
+      rollout = at(rollout, { kind: 'OPERATION_ENDED', instanceId: b, outcome: 'DONE' }, 3_000).rollout;
+      expect(rollout.bakingUntil).toBe(33_000);
+      return rollout;
+    }
+    const unhealthy: RolloutInput = { kind: 'INSTANCE_UNHEALTHY', instanceId: b, reason: 'Api is Degraded' };
+
+    it('pauses when an instance turns unhealthy during the bake with onFailure pause; resume bakes it again', () => {
+      const paused = at(baking({ onFailure: 'pause' }), unhealthy, 10_000).rollout;
+      expect(paused.state).toBe('PAUSED');
+      expect(paused.reason).toBe('batch 1 had 1 failures, over the threshold 0');
+      expect(paused.instances.find((item) => item.instanceId === b)).toMatchObject({
+        state: 'UNHEALTHY',
+        reason: 'Api is Degraded',
+      });
+      expect(paused.bakingUntil).toBeNull();
+      expect(at(paused, { kind: 'TICK' }, 50_000).orders).toEqual([]);
+      const resumed = at(paused, { kind: 'RESUME' }, 60_000);
+      expect(resumed.orders).toEqual([]);
+      expect(resumed.rollout.bakingUntil).toBe(90_000);
+      expect(at(resumed.rollout, { kind: 'TICK' }, 90_000).orders).toEqual([c, d]);
+    });
+
+    it('rolls back the batch, the unhealthy instance too, and ends FAILED with onFailure rollback', () => {
+      const rolling = at(baking({ onFailure: 'rollback' }), unhealthy, 10_000);
+      expect(rolling.rollout.state).toBe('ROLLING_BACK');
+      expect(rolling.rollbacks).toEqual([a, b]);
+      let rollout = at(rolling.rollout, { kind: 'OPERATION_ENDED', instanceId: a, outcome: 'DONE' }, 11_000).rollout;
+      rollout = at(rollout, { kind: 'OPERATION_ENDED', instanceId: b, outcome: 'DONE' }, 12_000).rollout;
+      expect(rollout.state).toBe('FAILED');
+      expect(rollout.reason).toBe('batch 1 had 1 failures, over the threshold 0; rolled back');
+      expect(rollout.instances.map((item) => item.state)).toEqual(['ROLLED_BACK', 'ROLLED_BACK', 'PENDING', 'PENDING']);
+    });
+
+    it('bakes on with a failure within the threshold, and with continue ends FAILED after the last batch', () => {
+      const tolerated = at(baking({ failureThreshold: 1 }), unhealthy, 10_000);
+      expect(tolerated.rollout.state).toBe('RUNNING');
+      expect(tolerated.dueAt).toBe(33_000);
+      expect(at(tolerated.rollout, { kind: 'TICK' }, 33_000).orders).toEqual([c, d]);
+      const going = at(baking({ onFailure: 'continue' }), unhealthy, 10_000);
+      expect(going.rollout.state).toBe('RUNNING');
+      let rollout = at(going.rollout, { kind: 'TICK' }, 33_000).rollout;
+      rollout = at(rollout, { kind: 'OPERATION_ENDED', instanceId: c, outcome: 'DONE' }, 34_000).rollout;
+      rollout = at(rollout, { kind: 'OPERATION_ENDED', instanceId: d, outcome: 'DONE' }, 35_000).rollout;
+      rollout = at(rollout, { kind: 'TICK' }, 65_000).rollout;
+      expect(rollout.state).toBe('FAILED');
+      expect(rollout.reason).toBe('batches over the failure threshold: 1');
+    });
+
+    it('ignores unhealthy reports outside a bake, of another batch, or of an instance not DONE', () => {
+      const running = started({});
+      expect(at(running, { kind: 'INSTANCE_UNHEALTHY', instanceId: a, reason: 'x' }, 1_500).rollout).toBe(running);
+      const bakingNow = baking({});
+      expect(at(bakingNow, { kind: 'INSTANCE_UNHEALTHY', instanceId: c, reason: 'x' }, 4_000).rollout).toBe(bakingNow);
+      const once = at(bakingNow, { kind: 'INSTANCE_UNHEALTHY', instanceId: a, reason: 'x' }, 4_000).rollout;
+      expect(at(once, { kind: 'INSTANCE_UNHEALTHY', instanceId: a, reason: 'y' }, 5_000).rollout).toBe(once);
+    });
+  });
+});
+
+describe('bakeHealthVerdict', () => {
+  const healthy = { name: 'Api', health: { state: 'Healthy' as const, since: 0, reason: null }, gateHolds: true };
+
+  it('finds an element observed Degraded or Missing after the instance was done, or a gate that fails', () => {
+    expect(bakeHealthVerdict(1_000, [healthy, { ...healthy, name: 'Db', health: null }])).toBeNull();
+    expect(
+      bakeHealthVerdict(1_000, [
+        healthy,
+        { name: 'Db', health: { state: 'Degraded', since: 1_000, reason: 'slow' }, gateHolds: true },
+      ]),
+    ).toBe('unhealthy during the bake: Db is Degraded (slow)');
+    expect(
+      bakeHealthVerdict(1_000, [
+        { name: 'Db', health: { state: 'Missing', since: 2_000, reason: null }, gateHolds: true },
+      ]),
+    ).toBe('unhealthy during the bake: Db is Missing');
+    expect(bakeHealthVerdict(1_000, [{ ...healthy, gateHolds: false }])).toBe(
+      'unhealthy during the bake: the health gate of Api no longer holds',
+    );
+  });
+
+  it('never judges on a health recorded before the instance was done (a stale status)', () => {
+    expect(
+      bakeHealthVerdict(1_000, [
+        { name: 'Db', health: { state: 'Degraded', since: 999, reason: null }, gateHolds: true },
+      ]),
+    ).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import type { Refusal } from '../refusal';
 import { refusal } from '../refusal';
 import { DEPLOY_STATES, STATE_CHANGE_RESULTS } from '../states';
 import type { DeployState, StateChangeResult } from '../states';
+import type { HealthState } from '../observation/observation';
 
 /**
  * A rollout: one order given to many instances of a fleet, in batches. These are its rules, pure: what a request
@@ -34,6 +35,7 @@ export const ROLLOUT_INSTANCE_STATES = [
   'ROLLING_BACK',
   'ROLLED_BACK',
   'ROLLBACK_FAILED',
+  'UNHEALTHY',
 ] as const;
 export type RolloutInstanceState = (typeof ROLLOUT_INSTANCE_STATES)[number];
 
@@ -78,6 +80,11 @@ export interface RolloutStrategy {
   readonly batchOrder: readonly string[];
   /** Start without the selected instances that would refuse the order (listed in `refused`). */
   readonly skipRefused: boolean;
+  /**
+   * Seconds a batch whose instances all ended stays baking before the next starts (or the rollout ends): an instance
+   * that turns unhealthy meanwhile counts as a failure of the batch. 0: no bake.
+   */
+  readonly bakeTime: number;
 }
 
 /** UPDATE's patch: by element definition name, the properties merged into each such element's current ones. */
@@ -188,8 +195,12 @@ export interface RolloutInstance {
   /** The batch the instance belongs to, from 0. */
   readonly batch: number;
   readonly state: RolloutInstanceState;
-  /** Why the instance failed, was refused or its rollback failed; null otherwise. */
+  /** Why the instance failed, was refused, turned unhealthy or its rollback failed; null otherwise. */
   readonly reason: string | null;
+  /** When the rollout recorded its operation DONE (epoch ms); health reported before it is stale for the bake. */
+  readonly doneAt?: number;
+  /** Why it turned unhealthy during its batch's bake; kept when it is rolled back (the history names it). */
+  readonly unhealthyReason?: string;
 }
 
 export interface Rollout {
@@ -212,6 +223,10 @@ export interface Rollout {
   readonly promoted: boolean;
   /** When the next batch may start (epoch ms, the inputs' time); null when no pause between batches runs. */
   readonly nextBatchAt: number | null;
+  /** While the current batch bakes: when its bake ends (epoch ms, the inputs' time); null otherwise. */
+  readonly bakingUntil: number | null;
+  /** The last batch whose bake ended healthy: it never bakes again (after a pause between batches or a promote). */
+  readonly bakedBatch: number | null;
   /** While ROLLING_BACK: the batches still to roll back, in the order they are rolled back. */
   readonly rollbackBatches: readonly number[];
   /** The next batch is held by maintenance windows: which, and until when; null while no window holds it. */
@@ -252,6 +267,8 @@ export type RolloutInput =
     }
   /** The order (or its rollback) could not be given to an instance (its state changed meanwhile). */
   | { readonly kind: 'ORDER_REFUSED'; readonly instanceId: string; readonly reason: string }
+  /** A DONE instance of the baking batch was found unhealthy (see `bakeHealthVerdict`). */
+  | { readonly kind: 'INSTANCE_UNHEALTHY'; readonly instanceId: string; readonly reason: string }
   | { readonly kind: 'PAUSE' }
   | { readonly kind: 'RESUME' }
   | { readonly kind: 'PROMOTE' }
@@ -263,13 +280,16 @@ export interface RolloutStep {
   readonly orders: readonly string[];
   /** The instances to give the rollback order now (already ROLLING_BACK in `rollout`). */
   readonly rollbacks: readonly string[];
-  /** When the next batch is due (a pause between batches runs): feed a TICK at or after it. */
+  /** When the next batch is due (a pause between batches or a bake runs): feed a TICK at or after it. */
   readonly dueAt: number | null;
 }
 
 const TERMINAL: ReadonlySet<RolloutState> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+const PENDING: ReadonlySet<RolloutInstanceState> = new Set(['PENDING']);
 const IN_FLIGHT: ReadonlySet<RolloutInstanceState> = new Set(['ORDERED', 'ROLLING_BACK']);
-const FAILURE: ReadonlySet<RolloutInstanceState> = new Set(['FAILED', 'REFUSED']);
+const FAILURE: ReadonlySet<RolloutInstanceState> = new Set(['FAILED', 'REFUSED', 'UNHEALTHY']);
+/** Instances a rollback reverts: their operation completed (an unhealthy one too). */
+const REVERTIBLE: ReadonlySet<RolloutInstanceState> = new Set(['DONE', 'UNHEALTHY']);
 
 export function isRolloutFinished(state: RolloutState): boolean {
   return TERMINAL.has(state);
@@ -297,11 +317,14 @@ export function upgradeRollout(stored: Rollout): Rollout {
       batchBy: strategy.batchBy ?? null,
       batchOrder: strategy.batchOrder ?? [],
       skipRefused: strategy.skipRefused ?? false,
+      bakeTime: strategy.bakeTime ?? 0,
     },
     waivedBatches: stored.waivedBatches ?? [],
     waivedFailures: stored.waivedFailures ?? 0,
     promoted: stored.promoted ?? false,
     nextBatchAt: stored.nextBatchAt ?? null,
+    bakingUntil: stored.bakingUntil ?? null,
+    bakedBatch: stored.bakedBatch ?? null,
     rollbackBatches: stored.rollbackBatches ?? [],
     windowWait: stored.windowWait ?? null,
     refused: stored.refused ?? [],
@@ -322,6 +345,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PERCENT = /^(\d{1,3})%$/;
 /** Longest pause between batches: a day. */
 const MAX_PAUSE_MS = 86_400_000;
+/** Longest bake of a batch, in seconds: a day. */
+export const MAX_BAKE_SECONDS = 86_400;
 
 function parsePercent(field: string, value: string, min: number): number | null {
   const match = PERCENT.exec(value.trim());
@@ -461,6 +486,7 @@ function parseStrategy(value: unknown): RolloutStrategy {
     ),
     ...parseBatchOrder(value),
     skipRefused,
+    bakeTime: parseWholeNumber('strategy.bakeTime', value['bakeTime'] ?? 0, 0, MAX_BAKE_SECONDS, 'seconds'),
   };
 }
 
@@ -684,6 +710,8 @@ export function newRollout(
     waivedFailures: 0,
     promoted: false,
     nextBatchAt: null,
+    bakingUntil: null,
+    bakedBatch: null,
     rollbackBatches: [],
     windowWait: null,
     reason: null,
@@ -775,11 +803,11 @@ function stopReason(rollout: Rollout, batch: number): string | null {
 }
 
 /** Orders pending instances of `batch` (to give `order` or roll back), up to maxInFlight over the rollout. */
-function fill(draft: Draft, batch: number, from: RolloutInstanceState, to: RolloutInstanceState): void {
+function fill(draft: Draft, batch: number, from: ReadonlySet<RolloutInstanceState>, to: RolloutInstanceState): void {
   const limit = draft.rollout.strategy.maxInFlight ?? Number.MAX_SAFE_INTEGER;
   const room = Math.max(0, limit - inFlight(draft.rollout));
   const picked = membersOf(draft.rollout, batch)
-    .filter((item) => item.state === from)
+    .filter((item) => from.has(item.state))
     .slice(0, room)
     .map((item) => item.instanceId);
   draft.rollout = withInstances(draft.rollout, new Map(picked.map((id) => [id, { state: to, reason: null }])));
@@ -800,9 +828,9 @@ function advanceRollback(draft: Draft): void {
       };
       return;
     }
-    fill(draft, batch, 'DONE', 'ROLLING_BACK');
+    fill(draft, batch, REVERTIBLE, 'ROLLING_BACK');
     const members = membersOf(draft.rollout, batch);
-    if (members.some((item) => item.state === 'ROLLING_BACK' || item.state === 'DONE')) {
+    if (members.some((item) => item.state === 'ROLLING_BACK' || REVERTIBLE.has(item.state))) {
       return;
     }
     draft.rollout = { ...draft.rollout, rollbackBatches: draft.rollout.rollbackBatches.slice(1) };
@@ -811,7 +839,8 @@ function advanceRollback(draft: Draft): void {
 
 /** What onFailure does once the current batch stopped and nothing of it is in flight. */
 function stop(draft: Draft, batch: number, reason: string): void {
-  const rollout = draft.rollout;
+  // A stopped batch bakes no more: after a resume the batch is judged afresh (its bake starts again).
+  const rollout = { ...draft.rollout, bakingUntil: null };
   switch (rollout.strategy.onFailure) {
     case 'pause':
       draft.rollout = { ...rollout, state: 'PAUSED', reason };
@@ -828,6 +857,25 @@ function stop(draft: Draft, batch: number, reason: string): void {
       return;
     }
   }
+}
+
+/**
+ * Whether the current batch, ended and judged, still bakes at `now`: its bake starts when it ended and lasts
+ * bakeTime; while it runs the step is due at its end. False once the bake is over (or there is none).
+ */
+function bakes(draft: Draft, now: number): boolean {
+  const rollout = draft.rollout;
+  if (rollout.strategy.bakeTime === 0 || rollout.bakedBatch === rollout.currentBatch) {
+    return false;
+  }
+  const until = rollout.bakingUntil ?? now + rollout.strategy.bakeTime * 1000;
+  if (now < until) {
+    draft.rollout = { ...rollout, bakingUntil: until };
+    draft.dueAt = until;
+    return true;
+  }
+  draft.rollout = { ...rollout, bakingUntil: null, bakedBatch: rollout.currentBatch };
+  return false;
 }
 
 /** Moves a RUNNING rollout as far as it goes now: orders, judges, starts batches, waits or ends. */
@@ -850,7 +898,7 @@ function advance(draft: Draft, now: number): void {
     const batch = rollout.currentBatch;
     const stopping = stopReason(rollout, batch);
     if (stopping === null) {
-      fill(draft, batch, 'PENDING', 'ORDERED');
+      fill(draft, batch, PENDING, 'ORDERED');
     }
     const members = membersOf(draft.rollout, batch);
     if (members.some((item) => IN_FLIGHT.has(item.state) || (stopping === null && item.state === 'PENDING'))) {
@@ -863,6 +911,9 @@ function advance(draft: Draft, now: number): void {
     }
     if (stopping !== null) {
       stop(draft, batch, stopping);
+      return;
+    }
+    if (bakes(draft, now)) {
       return;
     }
     const judged = draft.rollout;
@@ -919,7 +970,11 @@ function stepOf(rollout: Rollout, now: number, gate: BatchGate | null, change: (
   return { rollout: draft.rollout, orders: draft.orders, rollbacks: draft.rollbacks, dueAt: draft.dueAt };
 }
 
-function recordEnd(rollout: Rollout, input: Extract<RolloutInput, { instanceId: string }>): Rollout | null {
+function recordEnd(
+  rollout: Rollout,
+  input: Extract<RolloutInput, { kind: 'OPERATION_ENDED' | 'ORDER_REFUSED' }>,
+  now: number,
+): Rollout | null {
   const item = rollout.instances.find((candidate) => candidate.instanceId === input.instanceId);
   if (item === undefined || !IN_FLIGHT.has(item.state)) {
     return null;
@@ -932,7 +987,55 @@ function recordEnd(rollout: Rollout, input: Extract<RolloutInput, { instanceId: 
   } else {
     state = input.kind === 'ORDER_REFUSED' ? 'REFUSED' : failed ? 'FAILED' : 'DONE';
   }
-  return withInstances(rollout, new Map([[input.instanceId, { state, reason: failed ? reason : null }]]));
+  return withInstances(
+    rollout,
+    new Map([
+      [input.instanceId, { state, reason: failed ? reason : null, ...(state === 'DONE' ? { doneAt: now } : {}) }],
+    ]),
+  );
+}
+
+/** A DONE instance of the batch that bakes turned unhealthy: it fails the batch; anything else changes nothing. */
+function recordUnhealthy(rollout: Rollout, instanceId: string, reason: string): Rollout | null {
+  const item = rollout.instances.find((candidate) => candidate.instanceId === instanceId);
+  if (rollout.bakingUntil === null || item?.state !== 'DONE' || item.batch !== rollout.currentBatch) {
+    return null;
+  }
+  return withInstances(
+    rollout,
+    new Map([[instanceId, { state: 'UNHEALTHY' as const, reason, unhealthyReason: reason }]]),
+  );
+}
+
+/** One element of an instance as the bake judges it: its observed health, and whether its health gate holds. */
+export interface BakedElement {
+  readonly name: string;
+  /** Its observed health and since when (epoch ms); null when no participant ever observed it. */
+  readonly health: {
+    readonly state: HealthState;
+    readonly since: number;
+    readonly reason: string | null;
+  } | null;
+  /** Its health gate holds on what it last reported (true without a gate). */
+  readonly gateHolds: boolean;
+}
+
+/**
+ * Why an instance that ended DONE at `doneAt` is unhealthy for its batch's bake; null while it is healthy. An element
+ * observed Degraded or Missing counts only when that health was recorded at or after `doneAt`: a status from before
+ * the operation ended is stale (the operation may have changed it). A gate that no longer holds counts too.
+ */
+export function bakeHealthVerdict(doneAt: number, elements: readonly BakedElement[]): string | null {
+  for (const element of elements) {
+    const health = element.health;
+    if (health !== null && (health.state === 'Degraded' || health.state === 'Missing') && health.since >= doneAt) {
+      return `unhealthy during the bake: ${element.name} is ${health.state}${health.reason === null ? '' : ` (${health.reason})`}`;
+    }
+    if (!element.gateHolds) {
+      return `unhealthy during the bake: the health gate of ${element.name} no longer holds`;
+    }
+  }
+  return null;
 }
 
 /**
@@ -960,7 +1063,14 @@ export function decideRollout(
       return stepOf(rollout, now, gate, () => undefined);
     case 'OPERATION_ENDED':
     case 'ORDER_REFUSED': {
-      const recorded = recordEnd(rollout, input);
+      const recorded = recordEnd(rollout, input, now);
+      if (recorded === null) {
+        return none;
+      }
+      return stepOf(recorded, now, gate, () => undefined);
+    }
+    case 'INSTANCE_UNHEALTHY': {
+      const recorded = recordUnhealthy(rollout, input.instanceId, input.reason);
       if (recorded === null) {
         return none;
       }

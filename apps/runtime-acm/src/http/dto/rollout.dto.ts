@@ -99,6 +99,17 @@ export class RolloutStrategyDto {
   pauseBetweenBatches?: number;
 
   @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 86_400,
+    default: 0,
+    description:
+      'Seconds a batch bakes after its instances ended: an instance found unhealthy meanwhile (an element observed ' +
+      'Degraded or Missing after its operation ended, or a health gate that no longer holds) fails the batch',
+  })
+  bakeTime?: number;
+
+  @ApiPropertyOptional({
     description: "A key of the instances' metadata: batches never mix its values and run in batchOrder",
     example: 'site',
   })
@@ -209,6 +220,9 @@ export class RolloutStrategyViewDto {
   @ApiProperty({ type: 'integer' })
   pauseBetweenBatches!: number;
 
+  @ApiProperty({ type: 'integer', description: 'Seconds each batch bakes after its instances ended' })
+  bakeTime!: number;
+
   @ApiProperty({ type: String, nullable: true })
   batchBy!: string | null;
 
@@ -235,7 +249,8 @@ export class RolloutInstanceDto implements RolloutInstanceView {
     enum: ROLLOUT_INSTANCE_STATES,
     description:
       'PENDING: not ordered yet; ORDERED: its operation runs; DONE, FAILED; REFUSED: the order was refused; ' +
-      'ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED',
+      'ROLLING_BACK: its rollback runs; ROLLED_BACK, ROLLBACK_FAILED; ' +
+      'UNHEALTHY: done, then found unhealthy while its batch baked (a failure of the batch)',
   })
   state!: RolloutInstanceState;
 
@@ -247,10 +262,28 @@ export class RolloutBatchDto implements RolloutBatchView {
   @ApiProperty({ type: 'integer', description: 'From 1, in the order the batches run' })
   batch!: number;
 
-  @ApiProperty({ enum: ['PENDING', 'RUNNING', 'ENDED'] })
+  @ApiProperty({
+    enum: ['PENDING', 'RUNNING', 'BAKING', 'ENDED'],
+    description: 'BAKING: every instance ended; the batch must stay healthy until bakingUntil',
+  })
   state!: RolloutBatchState;
 
-  @ApiProperty({ type: 'integer', description: 'Instances FAILED or REFUSED' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'While the batch bakes: when its bake ends',
+  })
+  bakingUntil!: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'While the batch bakes: the milliseconds of its bake left when the rollout was read',
+  })
+  bakeRemainingMs!: number | null;
+
+  @ApiProperty({ type: 'integer', description: 'Instances FAILED, REFUSED or UNHEALTHY' })
   failures!: number;
 
   @ApiProperty({ description: 'Its failures went over the failure threshold' })
@@ -284,6 +317,8 @@ export class RolloutCountsDto implements Record<RolloutInstanceState, number> {
 
   @ApiProperty({ type: 'integer' })
   ROLLBACK_FAILED!: number;
+  @ApiProperty({ type: 'integer' })
+  UNHEALTHY!: number;
 }
 
 export class RolloutWindowWaitDto {
