@@ -1,6 +1,7 @@
 import type { JsonObject } from '../model';
 import type { DeployState, LockState, SubState } from '../states';
 import type { DependsOnOf } from '../planners/dependency-planner';
+import { HEAL_MAX_PER_HOUR_FIELD } from './observation';
 import type { DriftMode, ObservedElement } from './observation';
 
 /**
@@ -8,8 +9,6 @@ import type { DriftMode, ObservedElement } from './observation';
  * now, and which; or why not. Pure: the clock, the past heals and the instance's state are arguments.
  */
 
-/** Node template (or instance) metadata: the most heals of one element within an hour. */
-export const HEAL_MAX_PER_HOUR_FIELD = 'heal_max_per_hour';
 export const DEFAULT_HEAL_MAX_PER_HOUR = 3;
 /** The window the rate limit counts heals in. */
 export const HEAL_WINDOW_MS = 3_600_000;
@@ -135,7 +134,7 @@ export function withDependents(
   return [...chosen].sort();
 }
 
-/** `heal_max_per_hour` of metadata when it is a whole number of at least 0, else the default. */
+/** `heal_max_per_hour` of metadata when it is a whole number of at least 0 (commissioning refuses others), else the default. */
 export function healMaxPerHourOf(metadata: JsonObject | null | undefined): number {
   const value = metadata?.[HEAL_MAX_PER_HOUR_FIELD];
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : DEFAULT_HEAL_MAX_PER_HOUR;

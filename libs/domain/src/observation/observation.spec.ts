@@ -169,13 +169,23 @@ describe('observation metadata', () => {
   });
 
   it('names the field of each bad setting', () => {
-    const bad = template({ observe_interval: 1, drift: 'heal', drift_ignore: ['/ok', 'replicas'] });
+    const bad = template({
+      observe_interval: 1,
+      heal_max_per_hour: 1.5,
+      drift: 'heal',
+      drift_ignore: ['/ok', 'replicas'],
+    });
     expect(observationProblems(bad).map((problem) => problem.path)).toEqual([
       'topology_template.node_templates.web.metadata.observe_interval',
+      'topology_template.node_templates.web.metadata.heal_max_per_hour',
       'topology_template.node_templates.web.metadata.drift',
       'topology_template.node_templates.web.metadata.drift_ignore[1]',
     ]);
     expect(observationProblems(template({ drift_ignore: '/a' }))[0]?.message).toBe('must be a list of JSON pointers');
+    expect(observationProblems(template({ heal_max_per_hour: -1 }))[0]?.message).toBe(
+      'must be a whole number of heals, at least 0, got -1',
+    );
+    expect(observationProblems(template({ heal_max_per_hour: 0 }))).toEqual([]);
   });
 
   it('refuses a template with a bad setting as VALIDATION_FAILED (400), naming the field', () => {

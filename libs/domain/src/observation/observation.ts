@@ -43,6 +43,8 @@ export type DriftMode = (typeof DRIFT_MODES)[number];
 
 /** The metadata fields that set observation, on a node template (or an instance's metadata for `drift`). */
 export const OBSERVE_INTERVAL_FIELD = 'observe_interval';
+/** Node template (or instance) metadata: the most heals of one element within an hour. */
+export const HEAL_MAX_PER_HOUR_FIELD = 'heal_max_per_hour';
 export const DRIFT_IGNORE_FIELD = 'drift_ignore';
 export const DRIFT_MODE_FIELD = 'drift';
 
@@ -256,7 +258,8 @@ export interface ObservationProblem {
 }
 
 /**
- * The problems of every node template's observation metadata (`observe_interval`, `drift`, `drift_ignore`), each
+ * The problems of every node template's observation metadata (`observe_interval`, `drift`, `drift_ignore`,
+ * `heal_max_per_hour`), each
  * naming its field; empty when all are absent or valid. Commissioning refuses a template with any.
  */
 export function observationProblems(serviceTemplate: JsonObject): ObservationProblem[] {
@@ -277,6 +280,13 @@ export function observationProblems(serviceTemplate: JsonObject): ObservationPro
       problems.push({
         path: `${at}.${OBSERVE_INTERVAL_FIELD}`,
         message: `must be a number of seconds, at least ${OBSERVE_INTERVAL_FLOOR_SECONDS}, got ${JSON.stringify(interval)}`,
+      });
+    }
+    const healMax = metadata[HEAL_MAX_PER_HOUR_FIELD];
+    if (healMax !== undefined && !(typeof healMax === 'number' && Number.isInteger(healMax) && healMax >= 0)) {
+      problems.push({
+        path: `${at}.${HEAL_MAX_PER_HOUR_FIELD}`,
+        message: `must be a whole number of heals, at least 0, got ${JSON.stringify(healMax)}`,
       });
     }
     const mode = metadata[DRIFT_MODE_FIELD];
