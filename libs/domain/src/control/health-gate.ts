@@ -1,5 +1,5 @@
 import jsep from 'jsep';
-import { DomainError } from '../errors';
+import { refuseTemplateSettingProblems } from './template-settings';
 
 /**
  * Health gates: an element that answered DEPLOYED is deployed but not yet healthy until a condition over what its
@@ -410,17 +410,7 @@ export function healthGateOf(metadata: Readonly<Record<string, unknown>>): {
 export function assertHealthGates(
   elements: ReadonlyArray<{ readonly name: string; readonly metadata?: Readonly<Record<string, unknown>> }>,
 ): void {
-  const problems = elements.flatMap((element) =>
-    healthGateOf(element.metadata ?? {}).problems.map((problem) => ({
-      field: `topology_template.node_templates.${element.name}.${problem.field}`,
-      rule: problem.rule,
-    })),
+  refuseTemplateSettingProblems(
+    elements.map((element) => ({ name: element.name, problems: healthGateOf(element.metadata ?? {}).problems })),
   );
-  if (problems.length > 0) {
-    throw new DomainError(
-      'VALIDATION_FAILED',
-      problems.map((problem) => `${problem.field}: ${problem.rule}`).join('\n'),
-      { problems },
-    );
-  }
 }

@@ -1,4 +1,5 @@
-import { DomainError } from '../errors';
+import { refuseTemplateSettingProblems } from './template-settings';
+
 /**
  * Wait conditions (Heat's OS::Heat::WaitCondition / WaitConditionHandle): an element type the runtime handles
  * itself, with no participant. It completes once it has `count` SUCCESS signals, fails on a FAILURE signal and
@@ -203,17 +204,10 @@ export function parseSignal(body: unknown): {
 export function assertWaitConditionSettings(
   elements: ReadonlyArray<{ readonly name: string; readonly properties?: Readonly<Record<string, unknown>> }>,
 ): void {
-  const problems = elements.flatMap((element) =>
-    waitConditionSettingsOf(element.properties ?? {}).problems.map((problem) => ({
-      field: `topology_template.node_templates.${element.name}.${problem.field}`,
-      rule: problem.rule,
+  refuseTemplateSettingProblems(
+    elements.map((element) => ({
+      name: element.name,
+      problems: waitConditionSettingsOf(element.properties ?? {}).problems,
     })),
   );
-  if (problems.length > 0) {
-    throw new DomainError(
-      'VALIDATION_FAILED',
-      problems.map((problem) => `${problem.field}: ${problem.rule}`).join('\n'),
-      { problems },
-    );
-  }
 }
