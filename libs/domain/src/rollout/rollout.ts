@@ -1021,14 +1021,20 @@ export interface BakedElement {
 }
 
 /**
- * Why an instance that ended DONE at `doneAt` is unhealthy for its batch's bake; null while it is healthy. An element
- * observed Degraded or Missing counts only when that health was recorded at or after `doneAt`: a status from before
- * the operation ended is stale (the operation may have changed it). A gate that no longer holds counts too.
+ * Why an instance that ended DONE at `doneAt` is unhealthy for its batch's bake; null while it is healthy. While the
+ * bake runs, an element observed Degraded or Missing counts only when it turned so at or after `doneAt`: a status from
+ * before the operation ended may be stale (the operation may have changed it), and a fresh report is on its way (the
+ * bake asks for one as it starts). When the bake `ends`, an element still Degraded or Missing counts whenever it
+ * turned so: it stayed that way through the whole bake. A gate that no longer holds counts too.
  */
-export function bakeHealthVerdict(doneAt: number, elements: readonly BakedElement[]): string | null {
+export function bakeHealthVerdict(doneAt: number, elements: readonly BakedElement[], ends = false): string | null {
   for (const element of elements) {
     const health = element.health;
-    if (health !== null && (health.state === 'Degraded' || health.state === 'Missing') && health.since >= doneAt) {
+    if (
+      health !== null &&
+      (health.state === 'Degraded' || health.state === 'Missing') &&
+      (ends || health.since >= doneAt)
+    ) {
       return `unhealthy during the bake: ${element.name} is ${health.state}${health.reason === null ? '' : ` (${health.reason})`}`;
     }
     if (!element.gateHolds) {
