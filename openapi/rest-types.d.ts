@@ -3221,6 +3221,15 @@ export interface components {
              * @description Only this instance's events
              */
             readonly instanceId?: string;
+            /**
+             * @description Only events of instances whose metadata has each key with this value (compared as text; answered as text); a definition's events never match
+             * @example {
+             *       "site": "prod"
+             *     }
+             */
+            readonly metadata?: {
+                readonly [key: string]: string | number | boolean;
+            };
         };
         readonly SubscriptionRequestDto: {
             /**

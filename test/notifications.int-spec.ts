@@ -119,6 +119,12 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
     expect(await refusal({ url: 'https://hooks.example.com/x', filter: { instanceId: 'x' } })).toMatch(
       /^filter\.instanceId: must be a UUID/,
     );
+    expect(await refusal({ url: 'https://hooks.example.com/x', filter: { metadata: ['site'] } })).toBe(
+      'filter.metadata: must be an object of metadata keys and the values they must have',
+    );
+    expect(await refusal({ url: 'https://hooks.example.com/x', filter: { metadata: { site: { is: 'prod' } } } })).toBe(
+      'filter.metadata.site: must be a string, number or boolean, got {"is":"prod"}',
+    );
     await runtime.http.get(`${BASE}/subscriptions/${randomUUID()}`).expect(404);
   });
 
@@ -164,6 +170,47 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
       expect(call.body['data']).toMatchObject({ instanceId, compositionId });
     }
     expect((await subscription(created.subscriptionId)).delivery).toMatchObject({ delivered: 2, state: 'ACTIVE' });
+  });
+
+  it("delivers only the events of instances whose metadata holds the filter's values, never a definition's", async () => {
+    const withMetadata = (site: string): string =>
+      JSON.stringify({
+        ...(JSON.parse(readRepoFile('tosca/examples/instances/sim-single-element.json')) as object),
+        metadata: { site, tier: 1 },
+      });
+    const { instanceId: prod } = await createInstanceFrom(runtime, compositionId, withMetadata('prod'));
+    const { instanceId: dev } = await createInstanceFrom(runtime, compositionId, withMetadata('dev'));
+    const kinds = ['ORDERED', 'COMPLETED'];
+    const { receiver: prodHook, url: prodUrl } = await receiver();
+    const { receiver: anyHook, url: anyUrl } = await receiver();
+    const prodOnly = await subscribe({ url: prodUrl, filter: { kinds, metadata: { site: 'prod', tier: 1 } } });
+    expect((prodOnly as unknown as { filter: unknown }).filter).toEqual({
+      kinds,
+      metadata: { site: 'prod', tier: '1' },
+    });
+    await subscribe({ url: anyUrl, filter: { kinds, metadata: {} } });
+
+    // A definition's ORDERED and COMPLETED (a prime), then each instance's, in this order.
+    await commissionAndPrime(runtime, readRepoFile('tosca/examples/sim-three-phase.yaml'));
+    for (const instanceId of [dev, prod]) {
+      await orderInstance(runtime, compositionId, instanceId, { deployOrder: 'DEPLOY' });
+      await eventually('DEPLOYED', async () => {
+        const current = await instanceOf<{ deployState: string }>(runtime, compositionId, instanceId);
+        return current.deployState === 'DEPLOYED' ? true : undefined;
+      });
+    }
+    const sequencesOf = async (instanceId: string): Promise<string[]> =>
+      (await historyOf(instanceId, kinds)).map((event) => String(event.sequence));
+    const [devEvents, prodEvents] = [await sequencesOf(dev), await sequencesOf(prod)];
+    expect([devEvents.length, prodEvents.length]).toEqual([2, 2]);
+    // Deliveries go in feed order: once the prod instance's COMPLETED is in, every event before it was judged.
+    await eventually('the prod instance events', () =>
+      Promise.resolve(prodHook.accepted.length >= 2 && anyHook.accepted.length >= 4 ? true : undefined),
+    );
+    expect(prodHook.calls.map((call) => call.body['id'])).toEqual(prodEvents);
+    expect(prodHook.calls.map((call) => call.body['subject'])).toEqual([prod, prod]);
+    // An empty metadata filter takes every instance's events, and still no definition's.
+    expect(anyHook.calls.map((call) => call.body['id'])).toEqual([...devEvents, ...prodEvents]);
   });
 
   it('retries a receiver that fails (500) and one that does not answer in time, with the same event id', async () => {

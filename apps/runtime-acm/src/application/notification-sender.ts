@@ -18,7 +18,7 @@ export type DeliveryOutcome =
 
 /** A feed event as the notification carries it: the history's event, its definition and instance. */
 function eventData(event: FeedEvent): Record<string, unknown> {
-  const { position: _position, compositionId, ...stored } = event;
+  const { position: _position, compositionId, instanceMetadata: _instanceMetadata, ...stored } = event;
   const view = presentEvent(stored);
   const isDefinition = compositionId === null || compositionId === event.subjectId;
   return {
