@@ -4,6 +4,7 @@ import { refusal } from '../refusal';
 import { DEPLOY_STATES, STATE_CHANGE_RESULTS } from '../states';
 import type { DeployState, StateChangeResult } from '../states';
 import type { HealthState } from '../observation/observation';
+import { metadataHolds, parseMetadataValues } from '../instance/metadata-filter';
 
 /**
  * A rollout: one order given to many instances of a fleet, in batches. These are its rules, pure: what a request
@@ -144,17 +145,7 @@ export function parseRolloutFilter(value: unknown): RolloutFilter | null {
   if (participantId !== null && (typeof participantId !== 'string' || !UUID.test(participantId))) {
     throw invalid(`filter.participantId: must be a uuid, got ${JSON.stringify(participantId)}`);
   }
-  const rawMetadata = value['metadata'] ?? {};
-  if (!isRecord(rawMetadata)) {
-    throw invalid('filter.metadata: must be an object of metadata keys and the values they must have');
-  }
-  const metadata: Record<string, string> = {};
-  for (const [key, item] of Object.entries(rawMetadata)) {
-    if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') {
-      throw invalid(`filter.metadata.${key}: must be a string, number or boolean, got ${JSON.stringify(item)}`);
-    }
-    metadata[key] = String(item);
-  }
+  const metadata = parseMetadataValues('filter.metadata', value['metadata'] ?? {});
   return {
     participantId: participantId === null ? null : participantId.toLowerCase(),
     deployStates: parseStates('filter.deployStates', DEPLOY_STATES, value['deployStates']),
@@ -168,13 +159,7 @@ export function metadataMatches(
   filter: RolloutFilter | null,
   metadata: Readonly<Record<string, unknown>> | null,
 ): boolean {
-  return Object.entries(filter?.metadata ?? {}).every(([key, value]) => {
-    const actual = metadata?.[key];
-    return (
-      (typeof actual === 'string' || typeof actual === 'number' || typeof actual === 'boolean') &&
-      String(actual) === value
-    );
-  });
+  return metadataHolds(filter?.metadata ?? {}, metadata);
 }
 
 /** One selected instance as the application resolved it: its metadata and why it would refuse the order. */

@@ -431,6 +431,11 @@ export class HealDetail {
   readonly elementIds!: readonly string[];
 }
 
+export class HealedDetail {
+  @ApiProperty({ type: [String], format: 'uuid', description: 'The elements the completed heal deployed again' })
+  readonly elementIds!: readonly string[];
+}
+
 export class HealingStoppedDetail {
   @ApiProperty(UUID)
   readonly elementId!: string;
@@ -598,6 +603,7 @@ const DETAILS = {
   WINDOW_OVERRIDDEN: [WindowOverriddenDetail],
   ROLLOUT: [RolloutDetail],
   HEAL: [HealDetail],
+  HEALED: [HealedDetail],
   HEALING_STOPPED: [HealingStoppedDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
@@ -655,6 +661,7 @@ const SAME: {
     WINDOW_OVERRIDDEN: true,
     ROLLOUT: true,
     HEAL: true,
+    HEALED: true,
     HEALING_STOPPED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
