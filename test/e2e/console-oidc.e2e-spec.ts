@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessageBus } from '@acm/messaging';
 import type { Browser, Page } from 'playwright-core';
+import { AcmctlError, EXIT } from '../../apps/acmctl/src/exit-codes';
 import { buildProgram } from '../../apps/acmctl/src/program';
 import { artifactPath, launchChromium } from '../support/browser';
 import { OidcProviderProcess } from '../support/oidc-provider';
@@ -165,6 +166,26 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
       .locator('.badge', { hasText: /^DEPLOYED$/ })
       .waitFor(WAIT);
 
+    // A token the runtime refuses (401), then one that has expired: the console signs in again each time, and with
+    // the provider's session still open it comes back signed in, on the same page, with a new token.
+    const session = async (): Promise<{ accessToken: string; expiresAt: number }> =>
+      JSON.parse(await page.evaluate<string>('window.sessionStorage.getItem("acm-console.session")')) as {
+        accessToken: string;
+        expiresAt: number;
+      };
+    for (const damage of [{ accessToken: 'refused-token' }, { expiresAt: 0 }]) {
+      const before = await session();
+      await page.evaluate(
+        `window.sessionStorage.setItem("acm-console.session", ${JSON.stringify(JSON.stringify({ ...before, ...damage }))})`,
+      );
+      await page.reload();
+      await rows.filter({ hasText: team.a.instanceId }).waitFor(WAIT);
+      const after = await session();
+      expect(after.accessToken).not.toBe(before.accessToken);
+      expect(after.accessToken).not.toBe('refused-token');
+      expect(page.url()).toBe(`${consoleUrl}#/instances`);
+    }
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((url) => url.toString().startsWith(provider.issuer), WAIT);
     expect(await page.evaluate('window.sessionStorage.getItem("acm-console.session")')).toBeNull();
@@ -208,5 +229,32 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
     ]);
     const answer = JSON.parse(listed.join('\n')) as { automationCompositionList: Array<{ instanceId: string }> };
     expect(answer.automationCompositionList.map((instance) => instance.instanceId)).toEqual([team.b.instanceId]);
+  });
+
+  it('ends acmctl login --device with exit code 6 when the user refuses at the provider', async () => {
+    const profile = join(folder, 'refused', 'profile.json');
+    const printed: string[] = [];
+    const login = buildProgram({
+      env: { ACMCTL_CONFIG: profile, ACM_URL: runtimeUrl, HOME: folder },
+      isTerminal: false,
+      out: (line) => printed.push(line),
+    }).parseAsync(['node', 'acmctl', 'login', '--device', '--scope', 'openid acm']);
+    const failure = login.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const verification = await eventually('acmctl to print where to sign in', () =>
+      Promise.resolve(/open (http\S+)/.exec(printed.join('\n'))?.[1]),
+    );
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(verification);
+    await page.getByRole('button', { name: '[ Abort ]' }).click(WAIT);
+    const error = await failure;
+    await context.close();
+    expect(error).toBeInstanceOf(AcmctlError);
+    expect((error as AcmctlError).exitCode).toBe(EXIT.UNAUTHORIZED);
+    expect((error as AcmctlError).message).toContain('access_denied');
+    expect(existsSync(profile)).toBe(false);
   });
 });
