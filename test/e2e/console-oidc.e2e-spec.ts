@@ -54,6 +54,9 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
   let browser: Browser;
   let runtimeUrl: string;
   let consoleUrl: string;
+  /** A runtime that refuses the provider's tokens (another audience): its console must not sign in again forever. */
+  let refusing: RuntimeHarness;
+  let refusingConsoleUrl: string;
   const team = {
     a: { compositionId: '', instanceId: '' },
     b: { compositionId: '', instanceId: '' },
@@ -83,16 +86,21 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
     folder = mkdtempSync(join(tmpdir(), 'acm-console-oidc-'));
     const policyFile = join(folder, 'policy.yaml');
     writeFileSync(policyFile, POLICY);
-    const port = await freePort();
+    const [port, refusingPort] = [await freePort(), await freePort()];
     runtimeUrl = `http://127.0.0.1:${port}`;
     consoleUrl = `${runtimeUrl}/onap/policy/clamp/acm/console/`;
+    refusingConsoleUrl = `http://127.0.0.1:${refusingPort}/onap/policy/clamp/acm/console/`;
     provider = await OidcProviderProcess.start([], AUDIENCE, {
       users: [
         { user: 'alice', groups: [] },
         { user: 'bob', groups: [] },
       ],
       publicClients: [
-        { id: CONSOLE_CLIENT, redirectUris: [consoleUrl], postLogoutRedirectUris: [consoleUrl] },
+        {
+          id: CONSOLE_CLIENT,
+          redirectUris: [consoleUrl, refusingConsoleUrl],
+          postLogoutRedirectUris: [consoleUrl],
+        },
         { id: 'acmctl', device: true },
       ],
     });
@@ -105,6 +113,14 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
       RUNTIME_POLICY_FILE: policyFile,
     });
     await runtime.app.listen(port, '127.0.0.1');
+    refusing = await startRuntime({
+      HEART_BEAT: '3600000',
+      OIDC_ISSUER: provider.issuer,
+      OIDC_AUDIENCE: 'another-service',
+      OIDC_CONSOLE_CLIENT_ID: CONSOLE_CLIENT,
+      OIDC_CONSOLE_SCOPES: 'openid profile acm',
+    });
+    await refusing.app.listen(refusingPort, '127.0.0.1');
     participant = new ScriptedParticipant(runtime.app.get(MessageBus), randomUUID(), [SIM_TYPE]);
     await participant.start();
     await participantRegistered(runtime, participant.participantId);
@@ -117,6 +133,7 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
     await browser?.close();
     await participant?.stop();
     await runtime?.close();
+    await refusing?.close();
     await provider?.stop();
     rmSync(folder, { recursive: true, force: true });
   });
@@ -189,6 +206,20 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((url) => url.toString().startsWith(provider.issuer), WAIT);
     expect(await page.evaluate('window.sessionStorage.getItem("acm-console.session")')).toBeNull();
+    await context.close();
+  });
+
+  it("shows the runtime's refusal of a token just issued instead of sending the user to sign in again", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${refusingConsoleUrl}#/instances`);
+    await page.waitForURL((url) => url.toString().startsWith(provider.issuer), WAIT);
+    await signInAtProvider(page, 'alice');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: '401: Unauthorized: the token has a wrong audience' })
+      .waitFor(WAIT);
+    expect(page.url()).toBe(`${refusingConsoleUrl}#/instances`);
     await context.close();
   });
 

@@ -40,6 +40,11 @@ const EXPIRY_MARGIN_MS = 10_000;
 
 let oidc: ConsoleOidc | null = null;
 let session: Session | null = null;
+/**
+ * The token came from a sign-in this page load finished: a 401 to it is not cured by signing in again (the runtime
+ * refuses what the provider issues, e.g. a wrong audience), so the console shows the refusal instead of looping.
+ */
+let freshFromProvider = false;
 
 export const base64Url = (bytes: Uint8Array): string =>
   btoa(String.fromCharCode(...bytes))
@@ -175,6 +180,7 @@ export async function startAuthentication(): Promise<boolean> {
   const query = new URLSearchParams(window.location.search);
   if (query.has('code') || query.has('error')) {
     session = await finishSignIn(oidc, query);
+    freshFromProvider = true;
     sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
     return true;
   }
@@ -210,11 +216,16 @@ export async function ensureFreshToken(): Promise<boolean> {
   return false;
 }
 
-/** A 401 to a bearer token (expired, revoked, keys rotated away): sign in again. */
-export async function refused(): Promise<void> {
-  if (oidc !== null) {
-    await signIn();
+/**
+ * A 401 to a bearer token (expired, revoked, keys rotated away): sign in again, unless the token is the one this page
+ * load just got (answers false: the caller shows the runtime's refusal).
+ */
+export async function refused(): Promise<boolean> {
+  if (oidc === null || freshFromProvider) {
+    return false;
   }
+  await signIn();
+  return true;
 }
 
 /** Forgets the token and ends the provider's session, back to the console (which then asks to sign in). */

@@ -7,13 +7,17 @@ import { EventStreamParser } from './sse';
 export type { HistoryEvent };
 
 type Listener = (event: HistoryEvent) => void;
-export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
+export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'refused';
 
 const listeners = new Set<Listener>();
 const readyListeners = new Set<() => void>();
 const statusListeners = new Set<(status: LiveStatus) => void>();
 let status: LiveStatus = 'connecting';
 let connected = false;
+/** Why the runtime refused the stream, when signing in again cannot help (`refused`). */
+let refusal = '';
+
+export const liveRefusal = (): string => refusal;
 
 /** How long the stream waits before it connects again (the runtime's `retry:` says 2 s). */
 const RETRY_MS = 2000;
@@ -38,6 +42,12 @@ function pushed(data: string): void {
   for (const listener of listeners) {
     listener(event);
   }
+}
+
+/** The runtime's reason for a refusal (`errorDetails`), as the REST calls show it. */
+async function refusalOf(response: Response): Promise<string> {
+  const body = (await response.json().catch(() => ({}))) as { errorDetails?: unknown };
+  return `${response.status}: ${typeof body.errorDetails === 'string' ? body.errorDetails : response.statusText}`;
 }
 
 const streamUrl = (): string => new URL('../v2/events', window.location.href).toString();
@@ -79,7 +89,10 @@ async function followWithToken(): Promise<void> {
         cache: 'no-store',
       });
       if (response.status === 401) {
-        await refused();
+        if (!(await refused())) {
+          refusal = await refusalOf(response);
+          setStatus('refused');
+        }
         return;
       }
       if (response.ok && response.body !== null) {

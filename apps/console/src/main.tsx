@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { DefinitionsPage } from './definitions';
 import { InstancePage } from './instance';
 import { InstancesPage } from './instances';
-import { useLiveStatus } from './live';
+import { liveRefusal, useLiveStatus } from './live';
 import { ParticipantsPage } from './participants';
 import './style.css';
 
@@ -49,9 +49,15 @@ function App() {
           {link('instances', 'Instances')}
           {link('participants', 'Participants')}
         </nav>
-        <span class={`live live-${live}`} role="status" data-live={live}>
-          {live === 'live' ? 'live updates on' : live === 'connecting' ? 'connecting…' : 'reconnecting…'}
-        </span>
+        {live === 'refused' ? (
+          <span class="live live-refused" role="alert" data-live={live}>
+            {liveRefusal()}
+          </span>
+        ) : (
+          <span class={`live live-${live}`} role="status" data-live={live}>
+            {live === 'live' ? 'live updates on' : live === 'connecting' ? 'connecting…' : 'reconnecting…'}
+          </span>
+        )}
         <SignedIn />
       </header>
       <main>{content}</main>
