@@ -173,11 +173,18 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
     expect(await page.evaluate('window.localStorage.length')).toBe(0);
     expect(await page.evaluate('Object.keys(window.sessionStorage)')).toContain('acm-console.session');
 
-    // A pushed event reaches the page through the stream read with the bearer token: a deploy of alice's instance.
-    await runtime.http
-      .put(`${BASE}/compositions/${team.a.compositionId}/instances/${team.a.instanceId}`)
-      .send({ deployOrder: 'DEPLOY' })
-      .expect(202);
+    // Alice deploys her instance from its page: the order carries her bearer token, and the graph follows the deploy
+    // through the events pushed on the stream read with that token (the page polls nothing).
+    await rows.filter({ hasText: team.a.instanceId }).getByRole('link').click();
+    await page.locator('g.node[data-state="UNDEPLOYED/NONE"]').waitFor(WAIT);
+    const order = page.waitForResponse((response) => response.request().method() === 'PUT');
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm deploy' }).click();
+    const answer = await order;
+    expect(answer.status()).toBe(202);
+    expect(answer.request().headers()['authorization']).toMatch(/^Bearer /);
+    await page.locator('g.node[data-state="DEPLOYED/LOCKED"]').waitFor(WAIT);
+    await page.getByRole('link', { name: 'Instances' }).click();
     await rows
       .filter({ hasText: team.a.instanceId })
       .locator('.badge', { hasText: /^DEPLOYED$/ })
