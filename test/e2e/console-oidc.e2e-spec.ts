@@ -151,6 +151,9 @@ describe('the console and acmctl signed in through the OpenID provider', () => {
     );
     const api = await fetch(`${runtimeUrl}${BASE}/instances`);
     expect(api.status).toBe(401);
+    const malformed = await fetch(`${consoleUrl}%ff`);
+    expect(malformed.status).toBe(400);
+    expect(await malformed.text()).toContain('is not valid percent-encoded UTF-8');
   });
 
   it('signs alice in through the provider, and shows her only team-a instances', async () => {

@@ -157,7 +157,9 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     }
   };
   if (config.consoleLogin !== null) {
-    // The console signs in through the provider: its files (code, no data) load before it has a token.
+    // The console signs in through the provider: its files (code, no data) load before it has a token. Their URLs
+    // are checked first, as every other URL is.
+    app.use(`/${CONTEXT_PATH}/${CONSOLE_PATH}`, urlCheck);
     serveConsole();
   }
   if (config.basicAuth) {
