@@ -10572,6 +10572,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
+            /** @description The provider and client, or oidc null (HTTP Basic) */
             readonly 200: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];

@@ -20,7 +20,7 @@ export class ConsoleController {
     summary: 'How the web console signs in: the OpenID Connect provider and client, or null for HTTP Basic',
     description: 'Needs no credentials: the console reads it before it signs in. Holds no secret (a public client).',
   })
-  @ApiOkResponse({ type: ConsoleConfig })
+  @ApiOkResponse({ type: ConsoleConfig, description: 'The provider and client, or oidc null (HTTP Basic)' })
   consoleConfig(): ConsoleConfig {
     const login = this.config.consoleLogin;
     return { oidc: login === null ? null : { issuer: login.issuer, clientId: login.clientId, scopes: login.scopes } };
