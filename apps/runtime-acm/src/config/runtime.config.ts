@@ -5,6 +5,8 @@ import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 import { readParticipantBindings } from './participant-bindings-setting';
 import type { ParticipantBindingMap } from './participant-bindings-setting';
 import type { AccessPolicy } from '@acm/domain';
+import { readConsoleLoginSettings } from './console-login-setting';
+import type { ConsoleLoginSettings } from './console-login-setting';
 import { readOidcSettings } from './oidc-setting';
 import { readPolicyFile } from './policy-file-setting';
 import type { OidcSettings } from './oidc-setting';
@@ -29,6 +31,8 @@ export interface RuntimeConfig {
   readonly users: BasicUsers | null;
   /** OIDC_*: bearer tokens of an OpenID Connect provider, accepted besides HTTP Basic; null: OIDC_ISSUER unset. */
   readonly oidc: OidcSettings | null;
+  /** OIDC_CONSOLE_*: the console signs in through the OpenID Connect provider; null: it uses HTTP Basic. */
+  readonly consoleLogin: ConsoleLoginSettings | null;
   /** RUNTIME_POLICY_FILE: roles per project for users and groups; null: unset, every authenticated user is admin. */
   readonly policy: AccessPolicy | null;
   /** DATABASE_URL: a PostgreSQL URL; when absent an embedded PostgreSQL (PGlite) is used. */
@@ -305,6 +309,8 @@ export function loadRuntimeConfig(
   check.problems.push(...usersFile.problems);
   const oidc = readOidcSettings(env);
   check.problems.push(...oidc.problems);
+  const consoleLogin = readConsoleLoginSettings(env, oidc.settings?.issuer ?? null);
+  check.problems.push(...consoleLogin.problems);
   const policyFile = readPolicyFile(env['RUNTIME_POLICY_FILE']);
   check.problems.push(...policyFile.problems);
   const config: RuntimeConfig = {
@@ -315,6 +321,7 @@ export function loadRuntimeConfig(
     password: check.text(env, 'RUNTIME_PASSWORD'),
     users: usersFile.users,
     oidc: oidc.settings,
+    consoleLogin: consoleLogin.settings,
     policy: policyFile.policy,
     databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,
     databaseSchema: schema,

@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { AuditController } from './audit.controller';
 import { CompositionsController } from './compositions.controller';
+import { ConsoleController } from './console.controller';
 import { ControlController } from './control.controller';
 import { EventsController } from './events.controller';
 import { GraphController } from './graph.controller';
@@ -35,4 +36,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   SubscriptionsController,
   GroupsController,
   WindowsController,
+  ConsoleController,
 ];

@@ -63,6 +63,7 @@ export const TAGS = {
     description: 'Beyond ONAP: when orders may change instances (cron, duration, time zone; allow or deny)',
   },
   actuator: { name: 'Actuator', description: "Probes at ONAP's actuator paths" },
+  console: { name: 'Console', description: 'Beyond ONAP: what the web console needs before it signs in' },
 } as const;
 
 type Tag = (typeof TAGS)[keyof typeof TAGS];
