@@ -50,6 +50,7 @@ export * from './rollout/rollout';
 export * from './rollout/rollout-history';
 export * from './ports/rollout-store.port';
 export * from './access/access-policy';
+export * from './access/approvals';
 export * from './notification/subscription';
 export * from './ports/subscription-store.port';
 export * from './ports/event-feed.port';
