@@ -60,3 +60,4 @@ export * from './ports/observation-store.port';
 export * from './window/window';
 export * from './ports/cron-calendar.port';
 export * from './ports/window-store.port';
+export * from './ports/approval-store.port';

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { ApprovalsController } from './approvals.controller';
 import { AuditController } from './audit.controller';
 import { CompositionsController } from './compositions.controller';
 import { ControlController } from './control.controller';
@@ -35,4 +36,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   SubscriptionsController,
   GroupsController,
   WindowsController,
+  ApprovalsController,
 ];
