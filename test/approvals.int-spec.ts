@@ -32,7 +32,7 @@ const DAVE = client('dave');
 const ERIN = client('erin');
 
 /**
- * prod: a deploy or undeploy needs two approvals (alice, an approver too, orders); quick: a deploy needs one, within a
+ * prod: a deploy, undeploy or delete needs two approvals (alice, an approver too, orders); quick: a deploy needs one, within a
  * second.
  */
 const POLICY = `projects:
@@ -46,7 +46,7 @@ const POLICY = `projects:
     approver: [carol]
 approvals:
   - project: prod
-    orders: [DEPLOY, UNDEPLOY]
+    orders: [DEPLOY, UNDEPLOY, DELETE]
     approvals: 2
   - project: quick
     orders: [DEPLOY]
@@ -230,13 +230,22 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
     });
   });
 
-  it('lists to each caller the approvals of its projects', async () => {
-    const listed = (await as(ERIN).get(`${BASE}/approvals`).expect(200)).body as { approvals: ApprovalBody[] };
-    expect(listed.approvals.map((approval) => [approval.project, approval.order, approval.state])).toEqual([
-      ['prod', 'UNDEPLOY', 'REJECTED'],
-      ['prod', 'DEPLOY', 'EXECUTED'],
-    ]);
-    await as(ERIN).get(`${BASE}/approvals?state=DONE`).expect(400);
+  it('answers a held delete as ONAP does, and records the refusal when the approved delete cannot run', async () => {
+    // An ONAP client with HTTP Basic: the answer has the shape it knows.
+    const held = await runtime.http.delete(instancePath(prod)).expect(202);
+    expect(held.body).toEqual({
+      instanceId: prod.instanceId,
+      affectedAutomationComposition: { name: expect.any(String) as string, version: expect.any(String) as string },
+    });
+    const approvalId = (await instance(prod)).pendingApproval!.approvalId;
+    await as(CAROL).post(approvalPath(approvalId, 'approve')).expect(200);
+    // The instance is DEPLOYED: the delete, run as it was given, is refused then, and the approval says why.
+    const last = (await as(DAVE).post(approvalPath(approvalId, 'approve')).expect(200)).body as ApprovalBody;
+    expect(last.state).toBe('REFUSED');
+    expect(last.reason).toMatch(/^the approved DELETE was refused when it ran: /);
+    const after = await instance(prod);
+    expect(after.deployState).toBe('DEPLOYED');
+    expect(after.pendingApproval).toBeUndefined();
   });
 
   it('expires an order that is not approved in time: it never runs', async () => {
@@ -260,5 +269,21 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
       kind: 'runtime',
       rule: 'approval-expiry',
     });
+  });
+
+  it('lists to each caller the approvals of its projects', async () => {
+    const listed = (await as(ERIN).get(`${BASE}/approvals`).expect(200)).body as { approvals: ApprovalBody[] };
+    expect(listed.approvals.map((approval) => [approval.project, approval.order, approval.state])).toEqual([
+      ['prod', 'DELETE', 'REFUSED'],
+      ['prod', 'UNDEPLOY', 'REJECTED'],
+      ['prod', 'DEPLOY', 'EXECUTED'],
+    ]);
+    const carols = (await as(CAROL).get(`${BASE}/approvals`).expect(200)).body as { approvals: ApprovalBody[] };
+    expect(carols.approvals.map((approval) => approval.project)).toEqual(['quick', 'prod', 'prod', 'prod']);
+    const pending = (await as(CAROL).get(`${BASE}/approvals?state=PENDING`).expect(200)).body as {
+      approvals: ApprovalBody[];
+    };
+    expect(pending.approvals).toEqual([]);
+    await as(ERIN).get(`${BASE}/approvals?state=DONE`).expect(400);
   });
 });
