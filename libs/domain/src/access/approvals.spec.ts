@@ -212,6 +212,14 @@ describe('an approval', () => {
     expect(withdrawn).toMatchObject({ state: 'REJECTED', closedBy: 'alice' });
   });
 
+  it('refuses an approval or a rejection while the order its last approval completed is being submitted', () => {
+    const complete = approve(opened({ approvals: 1 }), { user: 'carol', role: 'approver' }, T0).approval;
+    expect(refusal(() => approve(complete, { user: 'dave', role: 'approver' }, T0)).message).toBe(
+      'Approval a1 of DEPLOY: it has all its approvals; its order is being submitted',
+    );
+    expect(refusal(() => reject(complete, { user: 'dave', role: 'approver' }, 'no', T0)).code).toBe('APPROVAL_REFUSED');
+  });
+
   it('refuses approving one that already ran', () => {
     const done = closeApproval(opened({ approvals: 1 }), null, T0);
     expect(refusal(() => approve(done, { user: 'carol', role: 'approver' }, T0)).message).toBe(

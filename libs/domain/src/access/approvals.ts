@@ -363,6 +363,10 @@ function assertPending(approval: PendingApproval, now: number): void {
   if (approval.state !== 'PENDING') {
     throw refused(approval, `it is ${approval.state}${approval.reason === null ? '' : ` (${approval.reason})`}`);
   }
+  if (approval.approvals.length >= approval.required) {
+    // Its last approval is submitting the order right now: neither another approval nor a rejection may count.
+    throw refused(approval, 'it has all its approvals; its order is being submitted');
+  }
   if (now >= approval.expiresAt) {
     throw refused(approval, 'it is EXPIRED (its time ran out)');
   }
