@@ -271,6 +271,18 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
     });
   });
 
+  it('refuses a rollout of an order that a rule holds, naming the rule', async () => {
+    const refused = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({ order: 'UNDEPLOY', compositionId: prod.compositionId, strategy: { batchSize: 1 } })
+      .expect(400);
+    expect((refused.body as ErrorBody).errorDetails).toBe(
+      'order: a rollout cannot UNDEPLOY: in project prod an approval rule makes UNDEPLOY wait for 2 approvals by ' +
+        'approvers; give the order to each instance instead',
+    );
+    expect((await instance(prod)).deployState).toBe('DEPLOYED');
+  });
+
   it('lists to each caller the approvals of its projects', async () => {
     const listed = (await as(ERIN).get(`${BASE}/approvals`).expect(200)).body as { approvals: ApprovalBody[] };
     expect(listed.approvals.map((approval) => [approval.project, approval.order, approval.state])).toEqual([

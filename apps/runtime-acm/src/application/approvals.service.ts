@@ -11,6 +11,7 @@ import {
   isApprovalOrder,
   isDomainError,
   openApproval,
+  parseRolloutRequest,
   reject,
   roleOf,
   runtimeActor,
@@ -173,6 +174,35 @@ export class ApprovalsService {
             affectedAutomationComposition: { name: instance.name, version: instance.version },
           };
     return { answer, held: approval };
+  }
+
+  /**
+   * Refuses a rollout of an order that an approval rule holds in the definition's project: a rollout gives its order
+   * to each instance itself, so it would run what the rule makes wait. Such orders are given instance by instance.
+   */
+  async refuseHeldRollout(body: unknown): Promise<void> {
+    if (!this.active) {
+      return;
+    }
+    const request = parseRolloutRequest(body);
+    const compositionId = request.compositionId.toLowerCase();
+    const project = await this.commissioning.projectOf(compositionId);
+    const rule =
+      project === null
+        ? null
+        : approvalRuleFor(this.config.approvalRules, {
+            project,
+            compositionId,
+            order: request.order,
+          });
+    if (rule !== null) {
+      throw new DomainError(
+        'ORDER_NOT_ALLOWED',
+        `order: a rollout cannot ${request.order}: in project ${rule.project} an approval rule makes ${request.order} ` +
+          `wait for ${rule.approvals} approvals by ${rule.role}s; give the order to each instance instead`,
+        { order: request.order, project: rule.project },
+      );
+    }
   }
 
   /** The order waiting for approvals on the instance, if any (none while no rule exists). */
