@@ -33,7 +33,7 @@ const ERIN = client('erin');
 
 /**
  * prod: a deploy, undeploy or delete needs two approvals (alice, an approver too, orders); quick: a deploy needs one, within a
- * second.
+ * second; staging: an update or a migration needs one.
  */
 const POLICY = `projects:
   "*":
@@ -44,6 +44,9 @@ const POLICY = `projects:
   quick:
     operator: [alice]
     approver: [carol]
+  staging:
+    operator: [alice]
+    approver: [carol]
 approvals:
   - project: prod
     orders: [DEPLOY, UNDEPLOY, DELETE]
@@ -52,6 +55,9 @@ approvals:
     orders: [DEPLOY]
     approvals: 1
     expiresAfter: PT1S
+  - project: staging
+    orders: [UPDATE, MIGRATE]
+    approvals: 1
 `;
 
 interface ErrorBody {
@@ -91,6 +97,7 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
   const tokens = new Map<OidcClient, string>();
   const prod = { compositionId: '', instanceId: '' };
   const quick = { compositionId: '', instanceId: '' };
+  const staging = { compositionId: '', instanceId: '' };
 
   const commissionInto = async (project: string): Promise<{ compositionId: string; instanceId: string }> => {
     const created = await runtime.http
@@ -128,6 +135,7 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
     await participantRegistered(runtime, participant.participantId);
     Object.assign(prod, await commissionInto('prod'));
     Object.assign(quick, await commissionInto('quick'));
+    Object.assign(staging, await commissionInto('staging'));
     for (const who of [ALICE, CAROL, DAVE, ERIN]) {
       tokens.set(who, await provider.token(who));
     }
@@ -271,6 +279,36 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
     });
   });
 
+  it('holds an update, answering 200 as ONAP does, and applies it once approved', async () => {
+    const current = (await as(ALICE).get(instancePath(staging)).expect(200)).body as Record<string, unknown>;
+    const update = {
+      instanceId: staging.instanceId,
+      compositionId: staging.compositionId,
+      name: current['name'],
+      version: current['version'],
+      description: 'updated after approval',
+      elements: current['elements'],
+    };
+    const held = await as(ALICE)
+      .post(`${BASE}/compositions/${staging.compositionId}/instances`)
+      .send(update)
+      .expect(200);
+    expect(held.body).toEqual({
+      instanceId: staging.instanceId,
+      affectedAutomationComposition: { name: current['name'], version: current['version'] },
+    });
+    const waiting = (await as(ALICE).get(instancePath(staging)).expect(200)).body as InstanceBody & {
+      description: string;
+    };
+    expect(waiting.description).toBe(current['description']);
+    expect(waiting.pendingApproval).toMatchObject({ order: 'UPDATE', required: 1 });
+    const done = (await as(CAROL).post(approvalPath(waiting.pendingApproval!.approvalId, 'approve')).expect(200))
+      .body as ApprovalBody;
+    expect(done.state).toBe('EXECUTED');
+    const after = (await as(ALICE).get(instancePath(staging)).expect(200)).body as { description: string };
+    expect(after.description).toBe('updated after approval');
+  });
+
   it('refuses a rollout of an order that a rule holds, naming the rule', async () => {
     const refused = await runtime.http
       .post(`${BASE}/rollouts`)
@@ -291,7 +329,7 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
       ['prod', 'DEPLOY', 'EXECUTED'],
     ]);
     const carols = (await as(CAROL).get(`${BASE}/approvals`).expect(200)).body as { approvals: ApprovalBody[] };
-    expect(carols.approvals.map((approval) => approval.project)).toEqual(['quick', 'prod', 'prod', 'prod']);
+    expect(carols.approvals.map((approval) => approval.project)).toEqual(['staging', 'quick', 'prod', 'prod', 'prod']);
     const pending = (await as(CAROL).get(`${BASE}/approvals?state=PENDING`).expect(200)).body as {
       approvals: ApprovalBody[];
     };
