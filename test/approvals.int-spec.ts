@@ -185,6 +185,12 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
     expect((viewer.body as ErrorBody).errorDetails).toBe(
       `Forbidden: to approve approval ${approvalId} needs the role approver in project prod; erin has the role viewer`,
     );
+    const recorded = await eventually("erin's refusal in the audit ledger", async () => {
+      const answer = await runtime.http.get(`${BASE}/audit?action=ACCESS_REFUSED&actor=erin`).expect(200);
+      const events = (answer.body as { events: HistoryEvent[] }).events;
+      return events.length > 0 ? events : undefined;
+    });
+    expect(recorded[0]!.detail).toMatchObject({ status: 403, reason: (viewer.body as ErrorBody).errorDetails });
 
     const first = (await as(CAROL).post(approvalPath(approvalId, 'approve')).expect(200)).body as ApprovalBody;
     expect(first).toMatchObject({ state: 'PENDING', approvals: [{ by: 'carol' }] });
