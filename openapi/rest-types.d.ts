@@ -2752,6 +2752,33 @@ export interface components {
              */
             readonly at: string;
         };
+        readonly HealedDetail: {
+            /** @description The elements the completed heal deployed again */
+            readonly elementIds: readonly string[];
+        };
+        readonly HealedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "HEALED";
+            readonly detail: components["schemas"]["HealedDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
         readonly HealingStoppedDetail: {
             /** Format: uuid */
             readonly elementId: string;
@@ -2944,7 +2971,7 @@ export interface components {
         readonly HistoryView: {
             readonly operations: readonly components["schemas"]["OperationView"][];
             /** @description One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; each names who caused it (actor); sensitive values in a detail are masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"] | components["schemas"]["HealEvent"] | components["schemas"]["HealingStoppedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalExpiredEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"] | components["schemas"]["HealEvent"] | components["schemas"]["HealedEvent"] | components["schemas"]["HealingStoppedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalExpiredEvent"])[];
         };
         readonly GraphNode: {
             readonly id: string;
@@ -3119,7 +3146,7 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"] | components["schemas"]["HealEvent"] | components["schemas"]["HealingStoppedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalExpiredEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"] | components["schemas"]["HealEvent"] | components["schemas"]["HealedEvent"] | components["schemas"]["HealingStoppedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalExpiredEvent"])[];
         };
         readonly RolloutFilterDto: {
             /**
@@ -3411,7 +3438,7 @@ export interface components {
         };
         readonly SubscriptionFilterDto: {
             /** @description History event kinds to receive (none: every kind) */
-            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED" | "HEALTH_CHANGED" | "DRIFTED" | "WINDOW_OVERRIDDEN" | "ROLLOUT" | "HEAL" | "HEALING_STOPPED" | "APPROVAL_REQUESTED" | "APPROVED" | "APPROVAL_REJECTED" | "APPROVAL_EXPIRED")[];
+            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED" | "HEALTH_CHANGED" | "DRIFTED" | "WINDOW_OVERRIDDEN" | "ROLLOUT" | "HEAL" | "HEALED" | "HEALING_STOPPED" | "APPROVAL_REQUESTED" | "APPROVED" | "APPROVAL_REJECTED" | "APPROVAL_EXPIRED")[];
             /**
              * Format: uuid
              * @description Only this definition's events and its instances' events
@@ -3422,6 +3449,15 @@ export interface components {
              * @description Only this instance's events
              */
             readonly instanceId?: string;
+            /**
+             * @description Only events of instances whose metadata has each key with this value (compared as text; answered as text); a definition's events never match
+             * @example {
+             *       "site": "prod"
+             *     }
+             */
+            readonly metadata?: {
+                readonly [key: string]: string | number | boolean;
+            };
         };
         readonly SubscriptionRequestDto: {
             /**

@@ -177,5 +177,6 @@ describe('ACK handling properties (PostgreSQL, in-process bus, fast-check)', () 
       }),
       { numRuns: 15 },
     );
-  });
+    // Fifteen deploys of up to 24 steps each: the suite's 60 s ceiling fits a quiet machine, not a loaded one.
+  }, 300_000);
 });

@@ -112,6 +112,9 @@ describe('self-healing (PostgreSQL, in-process bus, SDK simulator)', () => {
     );
     expect(firstHeal.detail).toEqual({ elementIds: [ELEMENT] });
     expect(firstHeal.actor).toEqual({ kind: 'runtime', rule: 'healing' });
+    const ofFirstHeal = (await historyOf(instanceId)).filter((event) => event.operationId === firstHeal.operationId);
+    expect(ofFirstHeal.map((event) => event.event).slice(-2)).toEqual(['COMPLETED', 'HEALED']);
+    expect(ofFirstHeal.at(-1)?.detail).toEqual({ elementIds: [ELEMENT] });
     await observe({ instanceId, elementId: ELEMENT, present: true, healthy: true });
     await eventually(
       'Healthy again',
@@ -137,6 +140,7 @@ describe('self-healing (PostgreSQL, in-process bus, SDK simulator)', () => {
     expect(stopped.detail).toEqual({ elementId: ELEMENT, heals: 2, maxPerHour: 2 });
     const history = await historyOf(instanceId);
     expect(countOf(history, 'HEAL')).toBe(2);
+    expect(countOf(history, 'HEALED')).toBe(2);
     expect(countOf(history, 'HEALING_STOPPED')).toBe(1);
     const current = await instanceOf<ObservedInstance>(runtime, compositionId, instanceId);
     expect(current.observedHealth?.elements[ELEMENT]?.health).toBe('Missing');

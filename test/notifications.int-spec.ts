@@ -11,6 +11,8 @@ import {
   readRepoFile,
   startRuntime,
 } from './support/runtime-harness';
+import { NotificationDelivery } from '../apps/runtime-acm/src/live/notification-delivery';
+import { samplesOf } from './support/promql';
 import { ScriptedParticipant, eventually } from './support/scripted-participant';
 import type { ReceivedCall } from './support/webhook-receiver';
 import { WebhookReceiver, signatureValid } from './support/webhook-receiver';
@@ -76,6 +78,10 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
     return response.body as SubscriptionBody;
   }
 
+  const subscriptions = async (): Promise<SubscriptionBody[]> =>
+    ((await runtime.http.get(`${BASE}/subscriptions`).expect(200)).body as { subscriptions: SubscriptionBody[] })
+      .subscriptions;
+
   const subscription = async (id: string): Promise<SubscriptionBody> =>
     (await runtime.http.get(`${BASE}/subscriptions/${id}`).expect(200)).body as SubscriptionBody;
 
@@ -103,6 +109,24 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
 
   const kindOf = (call: ReceivedCall): string => String(call.body['type']).split('.').pop() ?? '';
 
+  /** The value of one sample of /metrics (`acm_x{a="b"}` or `acm_x`). */
+  async function metric(sample: string): Promise<number> {
+    const scrape = (await runtime.http.get('/onap/policy/clamp/acm/actuator/prometheus').expect(200)).text;
+    const name = sample.split('{')[0] ?? sample;
+    const line = samplesOf(scrape, name).find((found) => found.startsWith(`${sample} `));
+    if (line === undefined) {
+      throw new Error(`${sample} is not on /metrics`);
+    }
+    return Number(line.slice(sample.length + 1));
+  }
+
+  const RESULTS = ['delivered', 'retried', 'dead_lettered'] as const;
+  /** The delivery counters by result. */
+  const deliveries = async (): Promise<number[]> =>
+    Promise.all(RESULTS.map((result) => metric(`acm_notification_deliveries_total{result="${result}"}`)));
+  const plus = (before: readonly number[], added: readonly number[]): number[] =>
+    before.map((value, index) => value + (added[index] ?? 0));
+
   it('refuses a URL that is not http(s) or points at the runtime, an unknown kind or format, naming the field', async () => {
     const refusal = async (body: Record<string, unknown>): Promise<string> =>
       ((await runtime.http.post(`${BASE}/subscriptions`).send(body).expect(400)).body as { errorDetails: string })
@@ -118,6 +142,12 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
     expect(await refusal({ url: 'https://hooks.example.com/x', format: 'slack' })).toMatch(/^format: one of/);
     expect(await refusal({ url: 'https://hooks.example.com/x', filter: { instanceId: 'x' } })).toMatch(
       /^filter\.instanceId: must be a UUID/,
+    );
+    expect(await refusal({ url: 'https://hooks.example.com/x', filter: { metadata: ['site'] } })).toBe(
+      'filter.metadata: must be an object of metadata keys and the values they must have',
+    );
+    expect(await refusal({ url: 'https://hooks.example.com/x', filter: { metadata: { site: { is: 'prod' } } } })).toBe(
+      'filter.metadata.site: must be a string, number or boolean, got {"is":"prod"}',
     );
     await runtime.http.get(`${BASE}/subscriptions/${randomUUID()}`).expect(404);
   });
@@ -166,6 +196,51 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
     expect((await subscription(created.subscriptionId)).delivery).toMatchObject({ delivered: 2, state: 'ACTIVE' });
   });
 
+  it("delivers only the events of instances whose metadata holds the filter's values, never a definition's", async () => {
+    const withMetadata = (site: string): string =>
+      JSON.stringify({
+        ...(JSON.parse(readRepoFile('tosca/examples/instances/sim-single-element.json')) as object),
+        metadata: { site, tier: 1 },
+      });
+    const { instanceId: prod } = await createInstanceFrom(runtime, compositionId, withMetadata('prod'));
+    const { instanceId: dev } = await createInstanceFrom(runtime, compositionId, withMetadata('dev'));
+    const kinds = ['ORDERED', 'COMPLETED'];
+    const { receiver: prodHook, url: prodUrl } = await receiver();
+    const { receiver: anyHook, url: anyUrl } = await receiver();
+    const prodOnly = await subscribe({ url: prodUrl, filter: { kinds, metadata: { site: 'prod', tier: 1 } } });
+    expect((prodOnly as unknown as { filter: unknown }).filter).toEqual({
+      kinds,
+      metadata: { site: 'prod', tier: '1' },
+    });
+    await subscribe({ url: anyUrl, filter: { kinds, metadata: {} } });
+
+    // A definition's ORDERED and COMPLETED (a prime), then each instance's, in this order.
+    await commissionAndPrime(runtime, readRepoFile('tosca/examples/sim-three-phase.yaml'));
+    for (const instanceId of [dev, prod]) {
+      await orderInstance(runtime, compositionId, instanceId, { deployOrder: 'DEPLOY' });
+      await eventually('DEPLOYED', async () => {
+        const current = await instanceOf<{ deployState: string }>(runtime, compositionId, instanceId);
+        return current.deployState === 'DEPLOYED' ? true : undefined;
+      });
+    }
+    const sequencesOf = async (instanceId: string): Promise<string[]> =>
+      (await historyOf(instanceId, kinds)).map((event) => String(event.sequence));
+    const [devEvents, prodEvents] = [await sequencesOf(dev), await sequencesOf(prod)];
+    expect([devEvents.length, prodEvents.length]).toEqual([2, 2]);
+    // Deliveries go in feed order: once the prod instance's COMPLETED is in, every event before it was judged.
+    await eventually('the prod instance events', () =>
+      Promise.resolve(prodHook.accepted.length >= 2 && anyHook.accepted.length >= 4 ? true : undefined),
+    );
+    expect(prodHook.calls.map((call) => call.body['id'])).toEqual(prodEvents);
+    expect(prodHook.calls.map((call) => call.body['subject'])).toEqual([prod, prod]);
+    // An empty metadata filter takes every instance's events, and still no definition's.
+    expect(anyHook.calls.map((call) => call.body['id'])).toEqual([...devEvents, ...prodEvents]);
+    // The later tests count deliveries: nothing of theirs goes here.
+    for (const { subscriptionId } of await subscriptions()) {
+      await runtime.http.delete(`${BASE}/subscriptions/${subscriptionId}`).expect(204);
+    }
+  });
+
   it('retries a receiver that fails (500) and one that does not answer in time, with the same event id', async () => {
     const { receiver: hook, url } = await receiver();
     hook.behave = (index) => (index === 0 ? { status: 500 } : index === 1 ? { holdMs: 2_000 } : { status: 200 });
@@ -174,11 +249,13 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
       compositionId,
       readRepoFile('tosca/examples/instances/sim-single-element.json'),
     );
+    const before = await deliveries();
     const created = await subscribe({ url, filter: { kinds: ['COMPLETED'], instanceId } });
     await orderInstance(runtime, compositionId, instanceId, { deployOrder: 'DEPLOY' });
     await eventually('delivered after two failures', () =>
       Promise.resolve(hook.accepted.length === 1 ? true : undefined),
     );
+    expect(await deliveries()).toEqual(plus(before, [1, 2, 0]));
     expect(hook.calls.map((call) => call.answered)).toEqual([500, 'no answer', 200]);
     expect(new Set(hook.calls.map((call) => call.headers['x-acm-event-id'])).size).toBe(1);
     expect(hook.calls[0]!.headers['x-acm-signature']).toBeUndefined();
@@ -202,6 +279,7 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
       compositionId,
       readRepoFile('tosca/examples/instances/sim-single-element.json'),
     );
+    const before = await deliveries();
     const created = await subscribe({ url, filter: { kinds: ['COMPLETED'], instanceId } });
     await orderInstance(runtime, compositionId, instanceId, { deployOrder: 'DEPLOY' });
     const dead = await eventually('the event dead-lettered', async () => {
@@ -211,11 +289,13 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
     const [completed] = await historyOf(instanceId, ['COMPLETED']);
     expect(dead.delivery.lastDeadLetter).toMatchObject({ eventId: String(completed!.sequence), error: 'HTTP 500' });
     expect(hook.calls).toHaveLength(MAX_ATTEMPTS);
+    expect(await deliveries()).toEqual(plus(before, [0, MAX_ATTEMPTS - 1, 1]));
     down = false;
     await orderInstance(runtime, compositionId, instanceId, { deployOrder: 'UNDEPLOY' });
     await eventually('the next event delivered', () => Promise.resolve(hook.accepted.length === 1 ? true : undefined));
     expect(hook.accepted[0]!.body['id']).not.toBe(String(completed!.sequence));
     expect((await subscription(created.subscriptionId)).delivery).toMatchObject({ delivered: 1, deadLetters: 1 });
+    expect(await deliveries()).toEqual(plus(before, [1, MAX_ATTEMPTS - 1, 1]));
   });
 
   it('sends Alertmanager payloads, and a TEST event on request', async () => {
@@ -232,5 +312,27 @@ describe('notifications (PostgreSQL, in-process bus, scripted participant, real 
       status: 'resolved',
       alerts: [{ status: 'resolved', labels: { event: 'ORDERED', instanceId, compositionId } }],
     });
+  });
+
+  // Last: it stops this runtime's deliverer.
+  it('counts the undelivered events: none once delivered, each committed event while nothing delivers', async () => {
+    const { url } = await receiver();
+    const waiting = await subscribe({ url, filter: { kinds: ['COMPLETED'] } });
+    await eventually('every subscription caught up', async () =>
+      (await metric('acm_notification_undelivered_events')) === 0 ? true : undefined,
+    );
+    await runtime.app.get(NotificationDelivery).beforeApplicationShutdown();
+    const instanceId = await deployedInstance();
+    const subscribed = (await subscriptions()).length;
+    const committed = (
+      (await runtime.http.get(`${BASE}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200))
+        .body as { events: unknown[] }
+    ).events.length;
+    expect(committed).toBeGreaterThan(0);
+    // Each subscription has each event of the deploy still to deliver or pass over (its filter aside).
+    await eventually('the deploy counted undelivered', async () =>
+      (await metric('acm_notification_undelivered_events')) === committed * subscribed ? true : undefined,
+    );
+    expect((await subscription(waiting.subscriptionId)).delivery).toMatchObject({ delivered: 0 });
   });
 });

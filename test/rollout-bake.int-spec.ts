@@ -9,6 +9,7 @@ import {
   commissionAndPrime,
   createInstanceFrom,
   instanceOf,
+  orderInstance,
   participantRegistered,
   readRepoFile,
   startRuntime,
@@ -217,6 +218,55 @@ describe('rollout bake time (PostgreSQL, in-process bus, SDK simulator)', () => 
     expect(ended.reason).toBe('batches over the failure threshold: 2');
     expect(ended.batches[2]!.instances.map((item) => item.state)).toEqual(['DONE', 'DONE']);
     expect(await deployStateOf(ids[4]!)).toBe('DEPLOYED');
+  }, 60_000);
+
+  it('asks the batch for a report as its bake starts: an element that turned unhealthy unreported fails the bake', async () => {
+    const instances = await fleet(4);
+    const ids = instances.map((item) => item.instanceId);
+    const sim = () => request(simulator.controlHandler).put(`${SIM_API_PATH}/observations`);
+    const watched = { instanceId: ids[3], elementId: instances[3]!.elementIds[0] };
+    // Observed from its deploy on: the simulator reports it then, and next only after its interval (60 s).
+    await sim()
+      .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD)
+      .send({ ...watched, healthy: true })
+      .expect(200);
+    for (const id of ids) {
+      await orderInstance(runtime, compositionId, id, { deployOrder: 'DEPLOY' });
+    }
+    await eventually('deployed, and the watched element observed Healthy', async () => {
+      const states = await Promise.all(ids.map(deployStateOf));
+      const watchedNow = await instanceOf<{ observedHealth?: { elements: Record<string, { health: string }> } }>(
+        runtime,
+        compositionId,
+        ids[3]!,
+      );
+      const health = watchedNow.observedHealth?.elements[watched.elementId!]?.health;
+      return states.every((state) => state === 'DEPLOYED') && health === 'Healthy' ? true : undefined;
+    });
+    // It turns unhealthy; the simulator would say so at its next scheduled observation, long after the bake.
+    await sim()
+      .auth(DEFAULT_SIM_USER, DEFAULT_SIM_PASSWORD)
+      .send({ ...watched, healthy: false, reason: 'fell over' })
+      .expect(200);
+    const created = await runtime.http
+      .post(`${BASE}/rollouts`)
+      .send({
+        order: 'UPDATE',
+        compositionId,
+        instanceIds: ids,
+        update: { elements: { 'acm.example.single.SimElement': { baseUrl: 'http://sim.example:30801' } } },
+        strategy: { batchSize: 2, onFailure: 'pause', bakeTime: BAKE_SECONDS },
+      })
+      .expect(201);
+    const rolloutId = (created.body as RolloutBody).rolloutId;
+    const paused = await rolloutWhere(rolloutId, 'PAUSED', (rollout) => rollout.state === 'PAUSED');
+    expect(paused.batches.map((batch) => batch.instances.map((item) => item.state))).toEqual([
+      ['DONE', 'DONE'],
+      ['DONE', 'UNHEALTHY'],
+    ]);
+    expect(paused.batches[1]!.instances[1]!.reason).toMatch(
+      /^unhealthy during the bake: .* is Degraded \(fell over\)$/,
+    );
   }, 60_000);
 
   it("fails an instance whose element's health gate stops holding during the bake, judged at the bake's end", async () => {

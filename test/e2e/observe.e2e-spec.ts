@@ -1,34 +1,20 @@
 import { simulatorStack, commissionedAndPrimed } from '../support/e2e-stack';
+import type { HistoryEvent } from '../support/observe-e2e';
+import {
+  API,
+  ONE_INTERVAL_POLLS,
+  SIM_API,
+  createdInstance,
+  deployOrdered,
+  historyOf,
+  instanceOf as instanceRead,
+  kindOf,
+} from '../support/observe-e2e';
 import { readRepoFile } from '../support/runtime-harness';
 import { eventually } from '../support/scripted-participant';
-import type { ReceivedCall } from '../support/webhook-receiver';
 import { WebhookReceiver, signatureValid } from '../support/webhook-receiver';
 
-const API = '/onap/policy/clamp/acm/v2';
-const SIM_API = '/onap/policy/simparticipant/v2';
 const SECRET = 'the observe receiver secret';
-/** The fixture's `observe_interval`, seconds. */
-const OBSERVE_INTERVAL_S = 5;
-/**
- * Polls of 20 ms (each also waits for a GET) granted to see a change the simulator was just told about: one observe
- * interval, plus 5 s for the SDK's schedule tick, Kafka and the runtime's transaction on a loaded machine.
- */
-const ONE_INTERVAL_POLLS = ((OBSERVE_INTERVAL_S + 5) * 1000) / 20;
-
-interface ObservedInstance {
-  deployState: string;
-  elements: Record<string, { properties: Record<string, unknown> }>;
-  observedHealth?: {
-    health: string;
-    elements: Record<string, { health: string; reason: string | null; drift: string[] }>;
-  };
-}
-
-interface HistoryEvent {
-  sequence: number;
-  event: string;
-  detail: Record<string, unknown>;
-}
 
 /**
  * Observation over Kafka with the runtime and the simulator as processes: the simulator (`SIM_OBSERVE=true`) observes
@@ -45,34 +31,21 @@ describe('observation over Kafka (runtime + simulator processes)', () => {
     await hook.stop();
   });
 
-  const instanceOf = async (compositionId: string, instanceId: string): Promise<ObservedInstance> =>
-    (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}`).expect(200))
-      .body as ObservedInstance;
+  const instanceOf = (compositionId: string, instanceId: string) => instanceRead(api, compositionId, instanceId);
 
   const observedChanges = async (compositionId: string, instanceId: string): Promise<HistoryEvent[]> =>
-    (
-      (await api().get(`${API}/compositions/${compositionId}/instances/${instanceId}/history`).expect(200)).body as {
-        events: HistoryEvent[];
-      }
-    ).events.filter((event) => event.event === 'HEALTH_CHANGED' || event.event === 'DRIFTED');
+    (await historyOf(api, compositionId, instanceId)).filter(
+      (event) => event.event === 'HEALTH_CHANGED' || event.event === 'DRIFTED',
+    );
 
   it('turns a changed element drifted and a gone one Missing within one interval, notifying each once', async () => {
     const compositionId = await commissionedAndPrimed(api, readRepoFile('test/fixtures/sim-observed.yaml'));
-    const created = await api()
-      .post(`${API}/compositions/${compositionId}/instances`)
-      .send(
-        readRepoFile('tosca/examples/instances/sim-single-element.json').replace(
-          /COMPOSITIONIDPLACEHOLDER/g,
-          compositionId,
-        ),
-      )
-      .set('Content-Type', 'application/json')
-      .expect(201);
-    const instanceId = (created.body as { instanceId: string }).instanceId;
-    await api()
-      .put(`${API}/compositions/${compositionId}/instances/${instanceId}`)
-      .send({ deployOrder: 'DEPLOY' })
-      .expect(202);
+    const instanceId = await createdInstance(
+      api,
+      compositionId,
+      readRepoFile('tosca/examples/instances/sim-single-element.json'),
+    );
+    await deployOrdered(api, compositionId, instanceId);
 
     // SIM_OBSERVE: once deployed, the element is observed on the simulator's own schedule, healthy and as desired.
     const healthy = await eventually(
@@ -154,7 +127,6 @@ describe('observation over Kafka (runtime + simulator processes)', () => {
 
     // The receiver got DRIFTED and HEALTH_CHANGED, each once, as the history's events, signed with the secret.
     await eventually('both changes delivered', () => Promise.resolve(hook.calls.length >= 2 ? true : undefined));
-    const kindOf = (call: ReceivedCall): string => String(call.body['type']).split('.').pop() ?? '';
     expect(hook.calls.map(kindOf)).toEqual(['DRIFTED', 'HEALTH_CHANGED']);
     expect(hook.calls.map((call) => call.headers['x-acm-event-id'])).toEqual(
       changes.map((event) => String(event.sequence)),

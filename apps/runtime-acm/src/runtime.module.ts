@@ -50,6 +50,7 @@ import { AnswerGroupCommit } from './application/answer-group-commit';
 import { ObservationService } from './application/observation.service';
 import { HealingService } from './application/healing.service';
 import { ObservationMetrics } from './metrics/observation-metrics';
+import { NotificationMetrics } from './metrics/notification-metrics';
 import { ControlService } from './application/control.service';
 import { GroupScalingService } from './application/group-scaling.service';
 import { ParticipantsService } from './application/participants.service';
@@ -203,6 +204,7 @@ export class RuntimeModule {
         { provide: SubscriptionStore, useValue: new TypeOrmSubscriptionStore(options.database.dataSource) },
         EventFeedFollower,
         SubscriptionsService,
+        NotificationMetrics,
         NotificationDelivery,
         LiveEvents,
         OperationEngine,

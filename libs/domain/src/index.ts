@@ -11,6 +11,7 @@ export * from './participant/timeout-sync';
 export * from './instance/property-merge';
 export * from './instance/element-references';
 export * from './instance/groups';
+export * from './instance/metadata-filter';
 export * from './instance/group-scaling';
 export * from './instance/phases';
 export * from './planners/phase-planner';

@@ -41,18 +41,20 @@ export interface OperationRow {
   slot_wait: string | null;
   due_at: Date | null;
   gates: Record<string, GateState> | null;
+  /** The elements a heal re-applies; NULL for any other operation. Written once, at insert. */
+  heal: string[] | null;
 }
 
 export const OPERATION_COLUMNS =
   'operation_id, target_kind, target_id, order_name, state, timed_out, phase, started_at, deadline_at, finished_at, ' +
-  'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait, due_at, gates';
+  'progress_at, resent, paused_at, paused_ms, retried, retry_at, in_flight, slot_wait, due_at, gates, heal';
 
 /** The columns of an operation row as `jsonb_to_recordset` reads them. */
 export const OPERATION_RECORD =
   'operation_id uuid, target_kind text, target_id uuid, order_name text, state text, timed_out boolean, ' +
   'phase integer, started_at timestamptz, deadline_at timestamptz, finished_at timestamptz, ' +
   'progress_at timestamptz, resent integer, paused_at timestamptz, paused_ms bigint, retried integer, ' +
-  'retry_at timestamptz, in_flight integer, slot_wait text, due_at timestamptz, gates jsonb';
+  'retry_at timestamptz, in_flight integer, slot_wait text, due_at timestamptz, gates jsonb, heal jsonb';
 
 function isoOrNull(epochMs: number | null): string | null {
   return epochMs === null ? null : new Date(epochMs).toISOString();
@@ -82,7 +84,13 @@ export function operationRecordOf(operation: Operation): Record<string, unknown>
     slot_wait: control.slotWait,
     due_at: isoOrNull(control.dueAt),
     gates: gatesValue(control.gates),
+    heal: healOf(operation),
   };
+}
+
+/** The heal column: the healed elements of a heal, NULL for every other operation. */
+function healOf(operation: Operation): readonly string[] | null {
+  return operation.targetKind === 'INSTANCE' && operation.heal !== undefined ? operation.heal : null;
 }
 
 function epochOrNull(date: Date | null): number | null {
@@ -101,6 +109,7 @@ export function operationOf(row: OperationRow): Operation {
     startedAt: new Date(row.started_at).getTime(),
     deadlineAt: new Date(row.deadline_at).getTime(),
     finishedAt: epochOrNull(row.finished_at),
+    heal: row.heal,
     control: {
       progressAt: new Date(row.progress_at).getTime(),
       resent: row.resent,
@@ -163,7 +172,8 @@ export class SqlOperationRepository implements OperationRepository {
   async insert(operation: Operation): Promise<void> {
     await this.manager.query(
       `INSERT INTO acm_operation (${OPERATION_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20::jsonb)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20::jsonb,
+         $21::jsonb)`,
       [
         operation.operationId,
         operation.targetKind,
@@ -176,6 +186,7 @@ export class SqlOperationRepository implements OperationRepository {
         new Date(operation.deadlineAt),
         dateOrNull(operation.finishedAt),
         ...controlValues(operation),
+        JSON.stringify(healOf(operation)),
       ],
     );
   }

@@ -4,7 +4,12 @@ import type { DataSource } from 'typeorm';
 import type { EventRow } from './engine-repositories';
 import { storedEvent } from './engine-repositories';
 
-type FeedRow = EventRow & { feed_position: string; composition_id: string | null; project: string | null };
+type FeedRow = EventRow & {
+  feed_position: string;
+  composition_id: string | null;
+  project: string | null;
+  instance_metadata: Record<string, unknown> | null;
+};
 
 /** Rows numbered per stamping transaction: bounds its length when a backlog waits (the next pass takes the rest). */
 const STAMP_BATCH = 5000;
@@ -42,7 +47,8 @@ export class TypeOrmEventFeed extends EventFeed {
   override async after(position: number, limit: number): Promise<FeedEvent[]> {
     const rows = await this.dataSource.query<FeedRow[]>(
       `SELECT e.feed_position, e.sequence, e.subject_id, e.operation_id, e.event, e.detail, e.actor, e.at,
-              COALESCE(ac.composition_id, cd.composition_id) AS composition_id, pd.project
+              COALESCE(ac.composition_id, cd.composition_id) AS composition_id, pd.project,
+              ac.metadata AS instance_metadata
        FROM acm_event e
        LEFT JOIN automation_composition ac ON ac.instance_id = e.subject_id
        LEFT JOIN composition_definition cd ON cd.composition_id = e.subject_id
@@ -55,6 +61,7 @@ export class TypeOrmEventFeed extends EventFeed {
       position: Number(row.feed_position),
       compositionId: row.composition_id,
       project: row.project,
+      instanceMetadata: row.instance_metadata,
     }));
   }
 

@@ -13,7 +13,7 @@ export type { EngineGauges } from './engine-gauges';
 export { BufferedSessions } from './session/buffered-sessions';
 export { StoreReadModels } from './session/store-read-models';
 export { TypeOrmEventFeed } from './event-feed';
-export { TypeOrmSubscriptionStore } from './subscription-store';
+export { TypeOrmSubscriptionStore, readUndeliveredNotifications } from './subscription-store';
 export { TypeOrmObservationStore } from './observation-store';
 export { TypeOrmWindowStore } from './window-store';
 export { TypeOrmApprovalStore } from './approval-store';

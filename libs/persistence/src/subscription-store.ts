@@ -114,3 +114,15 @@ export class TypeOrmSubscriptionStore extends SubscriptionStore {
     );
   }
 }
+
+/**
+ * The notification backlog: over every subscription, the feed's events past its position (committed, not yet
+ * delivered, dead-lettered or passed over as not matching its filter). 0 once every deliverer caught up.
+ */
+export async function readUndeliveredNotifications(dataSource: DataSource): Promise<number> {
+  const [row] = await dataSource.query<Array<{ count: string }>>(
+    `SELECT count(*) AS count FROM acm_subscription s
+     JOIN acm_event e ON e.feed_position > (s.delivery->>'position')::bigint`,
+  );
+  return Number(row?.count ?? 0);
+}

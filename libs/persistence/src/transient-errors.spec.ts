@@ -26,6 +26,7 @@ describe('isTransientDatabaseError', () => {
     ['a cause chain', failure('outer', { cause: failure('inner', { code: 'ECONNRESET' }) })],
     ['every address refused', new AggregateError([failure('a', { code: 'ECONNREFUSED' })], 'connect failed')],
     ['a lost connection', new Error('Connection terminated unexpectedly')],
+    ['a data source closed while the process stops', failure('Driver not Connected', { name: 'TypeORMError' })],
     [
       'a prepared statement whose result type changed',
       failure('cached plan must not change result type', { code: '0A000' }),

@@ -41,6 +41,8 @@ const TRANSIENT_DRIVER_MESSAGES = [
   'terminating connection due to',
   // node-postgres's query_timeout: the server did not answer in time (the connection is destroyed, see data-source).
   'Query read timeout',
+  // TypeORM after its pool was closed: this process is stopping, another replica (or the next start) can do the work.
+  'Driver not Connected',
 ];
 
 /** The error and the ones it wraps: TypeORM's `driverError`, `cause`, an AggregateError's `errors`. */

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FeedEvent, StoredSubscription } from '@acm/domain';
 import { initialDelivery } from '@acm/domain';
-import { alertmanagerPayload, cloudEvent, sendNotification, signatureOf } from './notification-sender';
+import { alertmanagerPayload, bodyOf, cloudEvent, sendNotification, signatureOf } from './notification-sender';
 
 const event = (kind: string): FeedEvent =>
   ({
@@ -28,6 +28,12 @@ describe('notification payloads', () => {
       time: '2026-12-07T00:00:00.000Z',
       data: { compositionId: 'composition-1', instanceId: 'instance-1', sequence: 41 },
     });
+  });
+
+  it('posts the CloudEvent in structured mode as the SDK writes it: the same members, its content type', () => {
+    const { body, contentType } = bodyOf('cloudevents', event('COMPLETED'));
+    expect(contentType).toBe('application/cloudevents+json; charset=utf-8');
+    expect(JSON.parse(body)).toEqual(cloudEvent(event('COMPLETED')));
   });
 
   it('fires an alert for a failure kind and resolves one for any other kind', () => {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { FeedEvent, StoredSubscription, SubscriptionFormat } from '@acm/domain';
+import { CloudEvent, HTTP } from 'cloudevents';
 import { presentEvent } from './history.service';
 
 /** The signature header: `sha256=<hex HMAC-SHA256 of the raw body with the subscription's secret>`. */
@@ -18,7 +19,7 @@ export type DeliveryOutcome =
 
 /** A feed event as the notification carries it: the history's event, its definition and instance. */
 function eventData(event: FeedEvent): Record<string, unknown> {
-  const { position: _position, compositionId, ...stored } = event;
+  const { position: _position, compositionId, instanceMetadata: _instanceMetadata, ...stored } = event;
   const view = presentEvent(stored);
   const isDefinition = compositionId === null || compositionId === event.subjectId;
   return {
@@ -83,8 +84,21 @@ export function alertmanagerPayload(event: FeedEvent): Record<string, unknown> {
 
 export function bodyOf(format: SubscriptionFormat, event: FeedEvent): { body: string; contentType: string } {
   return format === 'cloudevents'
-    ? { body: JSON.stringify(cloudEvent(event)), contentType: 'application/cloudevents+json; charset=utf-8' }
+    ? structuredCloudEvent(event)
     : { body: JSON.stringify(alertmanagerPayload(event)), contentType: 'application/json; charset=utf-8' };
+}
+
+/**
+ * The CloudEvent in structured content mode, written by the official SDK (`cloudevents`), which validates the
+ * attributes against the 1.0 specification (an invalid one throws) and gives the body and its content type.
+ */
+function structuredCloudEvent(event: FeedEvent): { body: string; contentType: string } {
+  const message = HTTP.structured(new CloudEvent(cloudEvent(event)));
+  const contentType = message.headers['content-type'];
+  return {
+    body: String(message.body),
+    contentType: typeof contentType === 'string' ? contentType : 'application/cloudevents+json; charset=utf-8',
+  };
 }
 
 /** `sha256=<hex>`: what a receiver recomputes over the raw body with the shared secret, and compares. */

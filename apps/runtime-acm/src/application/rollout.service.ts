@@ -49,6 +49,7 @@ import type { RuntimeConfig } from '../config/runtime.config';
 import { requestActor } from '../observability/request-context';
 import { TemplateReader } from '../engine/template-reader';
 import { InstantiationService } from './instantiation.service';
+import { ParticipantProtocolService } from './participant-protocol.service';
 import { WindowsService, isoOf } from './windows.service';
 import type { InstanceRequest } from './instantiation.service';
 
@@ -231,6 +232,7 @@ export class RolloutService {
     private readonly ids: IdGenerator,
     @Inject(RUNTIME_CONFIG) config: RuntimeConfig,
     private readonly windows: WindowsService,
+    private readonly participants: ParticipantProtocolService,
   ) {
     this.driverId = ids.uuid();
     this.leaseMs = Math.max(30_000, config.heartBeatMs * 3);
@@ -586,7 +588,7 @@ export class RolloutService {
       }
     }
     // While the batch bakes, its instances' health first: a bake that ends now ends on the latest health.
-    inputs.push(...(await this.unhealthyDuringBake(stored.rollout)), { kind: 'TICK' });
+    inputs.push(...(await this.unhealthyDuringBake(stored.rollout, now)), { kind: 'TICK' });
     let rollout = stored.rollout;
     const orders: string[] = [];
     const rollbacks: string[] = [];
@@ -641,6 +643,9 @@ export class RolloutService {
         rolloutId: rollout.rolloutId,
       });
     }
+    if (events.some((event) => event.kind === 'BAKE_STARTED')) {
+      await this.askForFreshHealth(next.rollout);
+    }
     const endedBatches = events.filter((event) => event.kind === 'BATCH_ENDED');
     if (endedBatches.length > 0 && this.batchListeners.length > 0) {
       const history = await this.rollouts.history(rollout.rolloutId);
@@ -660,14 +665,46 @@ export class RolloutService {
   }
 
   /**
+   * Asks the participants of the batch that starts to bake for a status report now (PARTICIPANT_STATUS_REQ), so the
+   * bake judges what they observe after the order ended rather than waiting for their own schedule. A request lost
+   * (the runtime stopped before it was sent) costs nothing but freshness: the bake still ends on its time.
+   */
+  private async askForFreshHealth(rollout: Rollout): Promise<void> {
+    const baking = rollout.instances.filter((item) => item.batch === rollout.currentBatch && item.state === 'DONE');
+    if (baking.length === 0) {
+      return;
+    }
+    const compositionId = rollout.order === 'MIGRATE' ? rollout.compositionTargetId! : rollout.compositionId;
+    const instances = await this.instantiation.list({
+      compositionId,
+      instanceIds: baking.map((item) => item.instanceId),
+      sort: 'instanceId',
+      sortOrder: 'ASC',
+      page: 0,
+      size: baking.length,
+    });
+    const participants = new Set(
+      instances.flatMap((instance) =>
+        Object.values(instance.elements).flatMap((element) => element.participantId ?? []),
+      ),
+    );
+    for (const participantId of participants) {
+      await this.participants.requestStatus(participantId).catch((error: Error) => {
+        this.logger.warn(`Rollout ${rollout.rolloutId}: asking ${participantId} for a status failed: ${error.message}`);
+      });
+    }
+  }
+
+  /**
    * The DONE instances of the batch that bakes that are unhealthy now, as the rules' inputs: an element (deployed)
    * observed Degraded or Missing since the instance was done, or whose health gate no longer holds on what its
    * participant last reported (`bakeHealthVerdict`).
    */
-  private async unhealthyDuringBake(rollout: Rollout): Promise<RolloutInput[]> {
+  private async unhealthyDuringBake(rollout: Rollout, now: number): Promise<RolloutInput[]> {
     if (rollout.state !== 'RUNNING' || rollout.bakingUntil === null) {
       return [];
     }
+    const ends = now >= rollout.bakingUntil;
     const done = rollout.instances.filter((item) => item.batch === rollout.currentBatch && item.state === 'DONE');
     if (done.length === 0) {
       return [];
@@ -710,7 +747,7 @@ export class RolloutService {
             ]),
           };
         });
-      const reason = bakeHealthVerdict(doneAt.get(instance.instanceId) ?? rollout.updatedAt, elements);
+      const reason = bakeHealthVerdict(doneAt.get(instance.instanceId) ?? rollout.updatedAt, elements, ends);
       if (reason !== null) {
         inputs.push({ kind: 'INSTANCE_UNHEALTHY', instanceId: instance.instanceId, reason });
       }

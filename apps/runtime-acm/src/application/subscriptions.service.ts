@@ -6,12 +6,14 @@ import {
   SUBSCRIPTION_FORMATS,
   SubscriptionStore,
   initialDelivery,
+  parseMetadataValues,
   unknownEventKinds,
 } from '@acm/domain';
 import type {
   DeliveryState,
   FeedEvent,
   HistoryEventKind,
+  MetadataValues,
   StoredSubscription,
   SubscriptionFilter,
   SubscriptionFormat,
@@ -211,13 +213,19 @@ function filterOf(value: unknown): SubscriptionFilter {
     return {};
   }
   if (!isRecord(value)) {
-    throw invalid('filter: must be an object with kinds, compositionId or instanceId');
+    throw invalid('filter: must be an object with kinds, compositionId, instanceId or metadata');
   }
-  const unknown = Object.keys(value).filter((key) => !['kinds', 'compositionId', 'instanceId'].includes(key));
+  const fields = ['kinds', 'compositionId', 'instanceId', 'metadata'];
+  const unknown = Object.keys(value).filter((key) => !fields.includes(key));
   if (unknown.length > 0) {
-    throw invalid(`filter.${unknown[0]}: unknown field; a filter has kinds, compositionId and instanceId`);
+    throw invalid(`filter.${unknown[0]}: unknown field; a filter has kinds, compositionId, instanceId and metadata`);
   }
-  const filter: { kinds?: HistoryEventKind[]; compositionId?: string; instanceId?: string } = {};
+  const filter: {
+    kinds?: HistoryEventKind[];
+    compositionId?: string;
+    instanceId?: string;
+    metadata?: MetadataValues;
+  } = {};
   const kinds = value['kinds'];
   if (kinds !== undefined) {
     if (!Array.isArray(kinds) || kinds.some((kind) => typeof kind !== 'string')) {
@@ -239,6 +247,9 @@ function filterOf(value: unknown): SubscriptionFilter {
       }
       filter[field] = id.toLowerCase();
     }
+  }
+  if (value['metadata'] !== undefined) {
+    filter.metadata = parseMetadataValues('filter.metadata', value['metadata']);
   }
   return filter;
 }

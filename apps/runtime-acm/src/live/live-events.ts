@@ -17,7 +17,13 @@ export interface PositionedEvent {
 
 /** A feed event as the history shows it (its feed fields are the stream's, not the event's). */
 function viewOf(event: FeedEvent): LiveEvent {
-  const { position: _position, compositionId: _compositionId, project: _project, ...stored } = event;
+  const {
+    position: _position,
+    compositionId: _compositionId,
+    project: _project,
+    instanceMetadata: _instanceMetadata,
+    ...stored
+  } = event;
   return presentEvent(stored);
 }
 

@@ -16,6 +16,7 @@ import type { Subscription as RxSubscription } from 'rxjs';
 import { eventIdOf, sendNotification } from '../application/notification-sender';
 import type { RuntimeConfig } from '../config/runtime.config';
 import { RUNTIME_CONFIG } from '../config/runtime.config';
+import { NotificationMetrics } from '../metrics/notification-metrics';
 import { CoalescedPasses } from './coalesced-passes';
 import { EventFeedFollower } from './event-feed-follower';
 
@@ -50,6 +51,7 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
     private readonly feed: EventFeed,
     private readonly follower: EventFeedFollower,
     private readonly clock: Clock,
+    private readonly metrics: NotificationMetrics,
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
   ) {
     this.policy = {
@@ -137,6 +139,7 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
     const outcome = await sendNotification(stored, event, this.config.notifyTimeoutMs);
     const now = this.clock.now();
     if (outcome.delivered) {
+      this.metrics.delivery('delivered');
       return afterDelivered(delivery, event.position, now);
     }
     const next = afterFailed(
@@ -148,6 +151,7 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
       Math.random(),
     );
     const id = stored.subscription.subscriptionId;
+    this.metrics.delivery(next.attempts === 0 ? 'dead_lettered' : 'retried');
     if (next.attempts === 0) {
       this.logger.warn(`Subscription ${id}: event ${eventIdOf(event)} dead-lettered after ${outcome.error}`);
     } else {

@@ -234,6 +234,8 @@ export type HistoryEventDetails = {
   readonly APPROVAL_EXPIRED: ApprovalEventDetail;
   /** The runtime re-applies elements found Missing or drifted under `drift: correct` (a DEPLOY of just those). */
   readonly HEAL: { readonly elementIds: readonly string[] };
+  /** A heal completed: the elements it re-applied (and their dependants) are deployed again. Its operation's. */
+  readonly HEALED: { readonly elementIds: readonly string[] };
   /** An element needing healing was healed `heal_max_per_hour` times within the hour: it is left as it is. */
   readonly HEALING_STOPPED: {
     readonly elementId: string;
@@ -328,6 +330,7 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   WINDOW_OVERRIDDEN: true,
   ROLLOUT: true,
   HEAL: true,
+  HEALED: true,
   HEALING_STOPPED: true,
   APPROVAL_REQUESTED: true,
   APPROVED: true,

@@ -69,6 +69,22 @@ describe('delivery rules', () => {
     expect(matchesFilter({ compositionId: 'composition-2' }, event())).toBe(false);
   });
 
+  it("filters by instance metadata: an instance's event whose metadata holds the values; never a definition's", () => {
+    const site = { metadata: { site: 'prod', tier: '1' } };
+    const ofInstance = (instanceMetadata: Record<string, unknown> | null) => event({ instanceMetadata });
+    expect(matchesFilter(site, ofInstance({ site: 'prod', tier: 1, owner: 'ops' }))).toBe(true);
+    expect(matchesFilter(site, ofInstance({ site: 'prod' }))).toBe(false);
+    expect(matchesFilter(site, ofInstance({ site: 'dev', tier: '1' }))).toBe(false);
+    expect(matchesFilter(site, ofInstance({ site: { name: 'prod' }, tier: '1' }))).toBe(false);
+    expect(matchesFilter(site, ofInstance(null))).toBe(false);
+    // A deleted instance's event (its definition no longer known through it) and a definition's never match.
+    expect(matchesFilter(site, event({ compositionId: null, instanceMetadata: null }))).toBe(false);
+    const ofDefinition = event({ subjectId: 'composition-1', compositionId: 'composition-1', instanceMetadata: null });
+    expect(matchesFilter({ metadata: {} }, ofDefinition)).toBe(false);
+    expect(matchesFilter({ metadata: {} }, ofInstance(null))).toBe(true);
+    expect(matchesFilter({ ...site, kinds: ['FAILED'] }, ofInstance({ site: 'prod', tier: '1' }))).toBe(false);
+  });
+
   it('names the kinds the ledger does not know', () => {
     expect(unknownEventKinds(['COMPLETED', 'EXPLODED', 'FAILED'])).toEqual(['EXPLODED']);
   });

@@ -1,6 +1,8 @@
 import type { HistoryEventKind } from '../history/history-events';
 import { HISTORY_EVENT_KINDS } from '../history/history-events';
 import type { FeedEvent } from '../ports/event-feed.port';
+import type { MetadataValues } from '../instance/metadata-filter';
+import { metadataHolds } from '../instance/metadata-filter';
 
 /** How a delivery's body is written. */
 export const SUBSCRIPTION_FORMATS = ['cloudevents', 'alertmanager'] as const;
@@ -11,6 +13,11 @@ export interface SubscriptionFilter {
   readonly kinds?: readonly HistoryEventKind[];
   readonly compositionId?: string;
   readonly instanceId?: string;
+  /**
+   * Only events of instances whose metadata has these values (compared as text, as a rollout's `filter.metadata`);
+   * a definition's events never match it.
+   */
+  readonly metadata?: MetadataValues;
 }
 
 /** Where a subscription stands in the feed, and what its deliveries did. */
@@ -87,7 +94,18 @@ export function matchesFilter(filter: SubscriptionFilter, event: FeedEvent): boo
   ) {
     return false;
   }
+  if (
+    filter.metadata !== undefined &&
+    !(isInstanceEvent(event) && metadataHolds(filter.metadata, event.instanceMetadata ?? null))
+  ) {
+    return false;
+  }
   return true;
+}
+
+/** An instance's event: its subject is not its definition (a definition's, a rollout's or a refusal's are not). */
+function isInstanceEvent(event: FeedEvent): boolean {
+  return event.compositionId !== null && event.subjectId !== event.compositionId;
 }
 
 /**

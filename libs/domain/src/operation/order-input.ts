@@ -40,7 +40,8 @@ export function decideOrder(
 
 /**
  * A heal: a DEPLOY whose elements to deploy are only the healed ones (the others keep their state, as a retry of a
- * failed deploy keeps those it deployed), so the deploy's phases and dependencies order them. HEAL follows ORDERED.
+ * failed deploy keeps those it deployed), so the deploy's phases and dependencies order them. HEAL follows ORDERED;
+ * the operation keeps the healed elements, so its completion records HEALED.
  */
 function startHeal(
   target: AutomationComposition,
@@ -57,14 +58,11 @@ function startHeal(
       healed.has(id) ? { ...element, ...during, message: null } : element,
     ]),
   );
-  const step = startOrder(target, running, 'DEPLOY', now, context, elements);
+  const elementIds = [...healed].filter((id) => id in elements).sort();
+  const step = startOrder(target, running, 'DEPLOY', now, context, elements, elementIds);
   const ordered = step.effects.findIndex((effect) => effect.kind === 'RECORD_EVENT' && effect.event === 'ORDERED');
   const effects = [...step.effects];
-  effects.splice(
-    ordered + 1,
-    0,
-    recordEvent('HEAL', { elementIds: [...healed].filter((id) => id in elements).sort() }),
-  );
+  effects.splice(ordered + 1, 0, recordEvent('HEAL', { elementIds }));
   return { ...step, effects };
 }
 
@@ -93,6 +91,7 @@ export function startOrder(
   now: number,
   context: InstanceStepContext,
   startWith?: Record<string, InstanceElement>,
+  heal?: readonly string[],
 ): InstanceStep {
   const during = transitionalStateFor(order);
   const elements = startWith ?? cascadeOrder(target, order);
@@ -111,6 +110,7 @@ export function startOrder(
     deadlineAt: phaseDeadline({ deployState: during.deployState, elements }, now, context.defaultTimeoutMs),
     finishedAt: null,
     control: freshControl(now),
+    ...(heal === undefined ? {} : { heal }),
   };
   const started: AutomationComposition = {
     ...target,

@@ -192,6 +192,8 @@ export function complete(
       alsoCompositions: [...(migrated || reverted ? ['OWN' as const] : []), ...(hasOther ? ['OTHER' as const] : [])],
     },
     recordEvent('COMPLETED', { deployState: completed.deployState, lockState: completed.lockState }),
+    // A heal that completes brought its elements back (one that fails or never completes is not HEALED).
+    ...(operation.heal === undefined ? [] : [recordEvent('HEALED', { elementIds: operation.heal })]),
     {
       kind: 'COUNT_FINISHED',
       order: operation.order,

@@ -26,6 +26,8 @@ interface OperationFields {
 export interface InstanceOperation extends OperationFields {
   readonly targetKind: 'INSTANCE';
   readonly order: InstanceOrder;
+  /** A heal (a DEPLOY the runtime started under `drift: correct`): the elements it re-applies; absent otherwise. */
+  readonly heal?: readonly string[];
 }
 
 /** A prime or deprime: one message, no phase. */
@@ -41,6 +43,8 @@ export type Operation = InstanceOperation | DefinitionOperation;
 export interface OperationRecord extends OperationFields {
   readonly targetKind: string;
   readonly order: string;
+  /** The elements a heal re-applies (an instance's DEPLOY only); absent or null: not a heal. */
+  readonly heal?: readonly string[] | null;
 }
 
 const INSTANCE_ORDER_NAMES: ReadonlySet<string> = new Set(INSTANCE_ORDERS);
@@ -56,9 +60,9 @@ function isDefinitionOrder(order: string): order is DefinitionOrder {
 
 /** Narrows a stored row to its kind; a row whose kind and order disagree was never written by the engine. */
 export function operationFromRecord(record: OperationRecord): Operation {
-  const { targetKind, order, ...fields } = record;
+  const { targetKind, order, heal, ...fields } = record;
   if (targetKind === 'INSTANCE' && isInstanceOrder(order)) {
-    return { ...fields, targetKind, order };
+    return { ...fields, targetKind, order, ...(heal !== undefined && heal !== null ? { heal } : {}) };
   }
   if (targetKind === 'DEFINITION' && isDefinitionOrder(order)) {
     return { ...fields, targetKind, order, phase: null };

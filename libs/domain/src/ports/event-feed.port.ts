@@ -8,6 +8,11 @@ export type FeedEvent = StoredEvent & {
   readonly compositionId: string | null;
   /** That definition's project (when still known); absent where the feed does not say. */
   readonly project?: string | null;
+  /**
+   * The instance's metadata, for an event of an instance still there when the event is read (null: none, or not an
+   * instance's event); absent where the feed does not say. Subscriptions filter on it.
+   */
+  readonly instanceMetadata?: Readonly<Record<string, unknown>> | null;
 };
 
 /**

@@ -572,11 +572,21 @@ describe('bakeHealthVerdict', () => {
     );
   });
 
-  it('never judges on a health recorded before the instance was done (a stale status)', () => {
+  it('never judges on a health recorded before the instance was done (a stale status) while the bake runs', () => {
     expect(
       bakeHealthVerdict(1_000, [
         { name: 'Db', health: { state: 'Degraded', since: 999, reason: null }, gateHolds: true },
       ]),
     ).toBeNull();
+  });
+
+  it('judges an element still Degraded or Missing when the bake ends, whenever it turned so', () => {
+    const stale = { name: 'Db', health: { state: 'Degraded' as const, since: 999, reason: 'slow' }, gateHolds: true };
+    expect(bakeHealthVerdict(1_000, [stale], true)).toBe('unhealthy during the bake: Db is Degraded (slow)');
+    expect(bakeHealthVerdict(1_000, [{ ...stale, health: { ...stale.health, state: 'Missing' } }], true)).toBe(
+      'unhealthy during the bake: Db is Missing (slow)',
+    );
+    expect(bakeHealthVerdict(1_000, [{ ...stale, health: { ...stale.health, state: 'Healthy' } }], true)).toBeNull();
+    expect(bakeHealthVerdict(1_000, [{ ...stale, health: { ...stale.health, state: 'Unknown' } }], true)).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import { refusal } from '../refusal';
 import { DEPLOY_STATES, STATE_CHANGE_RESULTS } from '../states';
 import type { DeployState, StateChangeResult } from '../states';
 import type { HealthState } from '../observation/observation';
+import { metadataHolds, parseMetadataValues } from '../instance/metadata-filter';
 
 /**
  * A rollout: one order given to many instances of a fleet, in batches. These are its rules, pure: what a request
@@ -144,17 +145,7 @@ export function parseRolloutFilter(value: unknown): RolloutFilter | null {
   if (participantId !== null && (typeof participantId !== 'string' || !UUID.test(participantId))) {
     throw invalid(`filter.participantId: must be a uuid, got ${JSON.stringify(participantId)}`);
   }
-  const rawMetadata = value['metadata'] ?? {};
-  if (!isRecord(rawMetadata)) {
-    throw invalid('filter.metadata: must be an object of metadata keys and the values they must have');
-  }
-  const metadata: Record<string, string> = {};
-  for (const [key, item] of Object.entries(rawMetadata)) {
-    if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') {
-      throw invalid(`filter.metadata.${key}: must be a string, number or boolean, got ${JSON.stringify(item)}`);
-    }
-    metadata[key] = String(item);
-  }
+  const metadata = parseMetadataValues('filter.metadata', value['metadata'] ?? {});
   return {
     participantId: participantId === null ? null : participantId.toLowerCase(),
     deployStates: parseStates('filter.deployStates', DEPLOY_STATES, value['deployStates']),
@@ -168,13 +159,7 @@ export function metadataMatches(
   filter: RolloutFilter | null,
   metadata: Readonly<Record<string, unknown>> | null,
 ): boolean {
-  return Object.entries(filter?.metadata ?? {}).every(([key, value]) => {
-    const actual = metadata?.[key];
-    return (
-      (typeof actual === 'string' || typeof actual === 'number' || typeof actual === 'boolean') &&
-      String(actual) === value
-    );
-  });
+  return metadataHolds(filter?.metadata ?? {}, metadata);
 }
 
 /** One selected instance as the application resolved it: its metadata and why it would refuse the order. */
@@ -1021,14 +1006,20 @@ export interface BakedElement {
 }
 
 /**
- * Why an instance that ended DONE at `doneAt` is unhealthy for its batch's bake; null while it is healthy. An element
- * observed Degraded or Missing counts only when that health was recorded at or after `doneAt`: a status from before
- * the operation ended is stale (the operation may have changed it). A gate that no longer holds counts too.
+ * Why an instance that ended DONE at `doneAt` is unhealthy for its batch's bake; null while it is healthy. While the
+ * bake runs, an element observed Degraded or Missing counts only when it turned so at or after `doneAt`: a status from
+ * before the operation ended may be stale (the operation may have changed it), and a fresh report is on its way (the
+ * bake asks for one as it starts). When the bake `ends`, an element still Degraded or Missing counts whenever it
+ * turned so: it stayed that way through the whole bake. A gate that no longer holds counts too.
  */
-export function bakeHealthVerdict(doneAt: number, elements: readonly BakedElement[]): string | null {
+export function bakeHealthVerdict(doneAt: number, elements: readonly BakedElement[], ends = false): string | null {
   for (const element of elements) {
     const health = element.health;
-    if (health !== null && (health.state === 'Degraded' || health.state === 'Missing') && health.since >= doneAt) {
+    if (
+      health !== null &&
+      (health.state === 'Degraded' || health.state === 'Missing') &&
+      (ends || health.since >= doneAt)
+    ) {
       return `unhealthy during the bake: ${element.name} is ${health.state}${health.reason === null ? '' : ` (${health.reason})`}`;
     }
     if (!element.gateHolds) {

@@ -431,6 +431,11 @@ export class HealDetail {
   readonly elementIds!: readonly string[];
 }
 
+export class HealedDetail {
+  @ApiProperty({ type: [String], format: 'uuid', description: 'The elements the completed heal deployed again' })
+  readonly elementIds!: readonly string[];
+}
+
 export class HealingStoppedDetail {
   @ApiProperty(UUID)
   readonly elementId!: string;
@@ -622,6 +627,7 @@ const DETAILS = {
   WINDOW_OVERRIDDEN: [WindowOverriddenDetail],
   ROLLOUT: [RolloutDetail],
   HEAL: [HealDetail],
+  HEALED: [HealedDetail],
   HEALING_STOPPED: [HealingStoppedDetail],
   APPROVAL_REQUESTED: [ApprovalDetail],
   APPROVED: [ApprovalDetail],
@@ -683,6 +689,7 @@ const SAME: {
     WINDOW_OVERRIDDEN: true,
     ROLLOUT: true,
     HEAL: true,
+    HEALED: true,
     HEALING_STOPPED: true,
     APPROVAL_REQUESTED: true,
     APPROVED: true,

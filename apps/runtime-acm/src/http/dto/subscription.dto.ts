@@ -16,6 +16,16 @@ export class SubscriptionFilterDto implements SubscriptionFilter {
 
   @ApiPropertyOptional({ format: 'uuid', description: "Only this instance's events" })
   instanceId?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    description:
+      'Only events of instances whose metadata has each key with this value (compared as text; answered as text); ' +
+      "a definition's events never match",
+    example: { site: 'prod' },
+  })
+  metadata?: Record<string, string>;
 }
 
 export class SubscriptionRequestDto {

@@ -73,6 +73,24 @@ export function describeOperationsContract(context: ContractContext): void {
       expect(Object.keys(found?.control.gates ?? {})).toEqual([]);
     });
 
+    it('keeps the healed elements of a heal, inserted alone or with saveMany, through updates', async () => {
+      const heal = [randomUUID(), randomUUID()].sort();
+      const alone = operationOf(randomUUID(), { heal });
+      const many = operationOf(randomUUID(), { heal });
+      await inTransaction(async (store) => {
+        await store.operations.insert(alone);
+        await store.operations.saveMany([{ operation: many, isNew: true }]);
+      });
+      expect(await read((store) => store.operations.find(alone.operationId))).toEqual(alone);
+      expect(await read((store) => store.operations.findRunning(many.targetId))).toEqual(many);
+      const completed: Operation = { ...many, state: 'COMPLETED', finishedAt: many.startedAt + 1 };
+      await inTransaction((store) => store.operations.saveMany([{ operation: completed, isNew: false }]));
+      expect(await read((store) => store.operations.find(many.operationId))).toEqual(completed);
+      const ordinary = operationOf(randomUUID());
+      await inTransaction((store) => store.operations.insert(ordinary));
+      expect(await read((store) => store.operations.find(ordinary.operationId))).not.toHaveProperty('heal');
+    });
+
     it('refuses a second running operation of one target', async () => {
       const targetId = randomUUID();
       await inTransaction((store) => store.operations.insert(operationOf(targetId)));
