@@ -840,6 +840,26 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/v2/console/config": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /**
+         * How the web console signs in: the OpenID Connect provider and client, or null for HTTP Basic
+         * @description Needs no credentials: the console reads it before it signs in. Holds no secret (a public client).
+         */
+        readonly get: operations["consoleConfig"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/v2/approvals": {
         readonly parameters: {
             readonly query?: never;
@@ -3624,6 +3644,27 @@ export interface components {
         };
         readonly WindowsDto: {
             readonly windows: readonly components["schemas"]["WindowDto"][];
+        };
+        readonly ConsoleOidc: {
+            /**
+             * @description OIDC_ISSUER
+             * @example https://id.example/realms/acm
+             */
+            readonly issuer: string;
+            /**
+             * @description OIDC_CONSOLE_CLIENT_ID: a public client (PKCE, no secret)
+             * @example acm-console
+             */
+            readonly clientId: string;
+            /**
+             * @description OIDC_CONSOLE_SCOPES, space-separated
+             * @example openid profile
+             */
+            readonly scopes: string;
+        };
+        readonly ConsoleConfig: {
+            /** @description null: HTTP Basic */
+            readonly oidc?: components["schemas"]["ConsoleOidc"] | null;
         };
         readonly ApprovalDto: {
             /**
@@ -10811,6 +10852,86 @@ export interface operations {
             };
             /** @description Not Found: no such definition, instance or participant */
             readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly consoleConfig: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description The provider and client, or oidc null (HTTP Basic) */
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ConsoleConfig"];
+                    readonly "application/yaml": components["schemas"]["ConsoleConfig"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];

@@ -10,6 +10,20 @@ export interface OidcClient {
   readonly groups: readonly string[];
 }
 
+/** A user who signs in at the provider's development login form (any password). */
+export interface OidcUser {
+  readonly user: string;
+  readonly groups: readonly string[];
+}
+
+/** A public client (no secret): the authorization-code flow with PKCE, or with `device` the device flow. */
+export interface OidcPublicClient {
+  readonly id: string;
+  readonly redirectUris?: readonly string[];
+  readonly postLogoutRedirectUris?: readonly string[];
+  readonly device?: boolean;
+}
+
 /** A real OpenID provider (`oidc-provider`) in a child process: two issuers sharing keys, key rotation on demand. */
 export class OidcProviderProcess {
   private constructor(
@@ -19,9 +33,22 @@ export class OidcProviderProcess {
     readonly otherIssuer: string,
   ) {}
 
-  static async start(clients: readonly OidcClient[], audience: string): Promise<OidcProviderProcess> {
+  static async start(
+    clients: readonly OidcClient[],
+    audience: string,
+    interactive: { users: readonly OidcUser[]; publicClients: readonly OidcPublicClient[] } = {
+      users: [],
+      publicClients: [],
+    },
+  ): Promise<OidcProviderProcess> {
     const child = fork(join(__dirname, 'oidc-provider.mjs'), [], {
-      env: { ...process.env, ACM_OIDC_CLIENTS: JSON.stringify(clients), ACM_OIDC_AUDIENCE: audience },
+      env: {
+        ...process.env,
+        ACM_OIDC_CLIENTS: JSON.stringify(clients),
+        ACM_OIDC_AUDIENCE: audience,
+        ACM_OIDC_USERS: JSON.stringify(interactive.users),
+        ACM_OIDC_PUBLIC_CLIENTS: JSON.stringify(interactive.publicClients),
+      },
       // The provider warns about its in-memory store and Node 20 on stderr; the tests need none of it.
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });

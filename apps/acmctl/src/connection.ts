@@ -82,7 +82,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
 }
 
 /** Writes the profile readable by its owner only, since it holds a password (or a token). */
-export function writeProfile(path: string, connection: Connection): void {
+export function writeProfile(path: string, connection: Pick<Connection, 'url'> & Partial<Connection>): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   writeFileSync(path, `${JSON.stringify(connection, null, 2)}\n`, { mode: 0o600 });
 }

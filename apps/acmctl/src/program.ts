@@ -32,6 +32,7 @@ acmctl --version (or -V), first on the line, prints acmctl's version, the runtim
 
 Examples:
   $ acmctl login --url http://localhost:6969 --user runtimeUser --password 'zb!XztG34'
+  $ acmctl login --url https://acm.example --device --scope 'openid acm'
   $ acmctl definitions commission tosca/examples/sim-three-phase.yaml
   $ acmctl definitions prime COMPOSITION --wait
   $ acmctl instances create tosca/examples/instances/sim-three-phase.json --composition COMPOSITION
@@ -48,7 +49,7 @@ Examples:
   $ source <(acmctl completion bash)
 
 Connection: --url/--user/--password (or --token), else ACM_URL/ACM_USER/ACM_PASSWORD (ACM_TOKEN), else the profile written by
-"acmctl login", else ONAP's defaults. Exit codes: 0 done, 1 bad input, 2 FAILED, 3 TIMEOUT, 4 refused by the
+"acmctl login" (with --device: a token of the OpenID provider), else ONAP's defaults. Exit codes: 0 done, 1 bad input, 2 FAILED, 3 TIMEOUT, 4 refused by the
 runtime, 5 runtime unreachable, 6 wrong credentials, 7 runtime error.`;
 
 export function buildProgram(cli: CliEnvironment): Command {

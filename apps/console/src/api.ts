@@ -1,3 +1,5 @@
+import { authorization, ensureFreshToken, refused, usesProvider } from './auth';
+
 /** REST calls to the runtime, relative to the console's own URL so any context path works. */
 const API = new URL('../v2/', window.location.href).toString();
 
@@ -14,11 +16,15 @@ export class ApiError extends Error {
 export type Json = Record<string, unknown>;
 
 export async function call<T = Json>(method: string, path: string, body?: string, contentType?: string): Promise<T> {
+  if (!(await ensureFreshToken())) {
+    throw new ApiError(401, 'signing in again');
+  }
   let response: Response;
   try {
     response = await fetch(API + path, {
       method,
       headers: {
+        ...authorization(),
         Accept: 'application/json',
         ...(body !== undefined ? { 'Content-Type': contentType ?? 'application/json' } : {}),
         // The runtime refuses a body-less order without it: no other site's page can send it (docs/http-security.md).
@@ -36,6 +42,9 @@ export async function call<T = Json>(method: string, path: string, body?: string
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {
     parsed = text;
+  }
+  if (response.status === 401 && usesProvider()) {
+    await refused();
   }
   if (!response.ok) {
     const details =

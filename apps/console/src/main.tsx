@@ -1,9 +1,11 @@
 import { render } from 'preact';
+import { errorText } from './api';
+import { signIn, signOut, signedInUser, startAuthentication } from './auth';
 import { useEffect, useState } from 'preact/hooks';
 import { DefinitionsPage } from './definitions';
 import { InstancePage } from './instance';
 import { InstancesPage } from './instances';
-import { useLiveStatus } from './live';
+import { liveRefusal, useLiveStatus } from './live';
 import { ParticipantsPage } from './participants';
 import './style.css';
 
@@ -47,13 +49,56 @@ function App() {
           {link('instances', 'Instances')}
           {link('participants', 'Participants')}
         </nav>
-        <span class={`live live-${live}`} role="status" data-live={live}>
-          {live === 'live' ? 'live updates on' : live === 'connecting' ? 'connecting…' : 'reconnecting…'}
-        </span>
+        {live === 'refused' ? (
+          <span class="live live-refused" role="alert" data-live={live}>
+            {liveRefusal()}
+          </span>
+        ) : (
+          <span class={`live live-${live}`} role="status" data-live={live}>
+            {live === 'live' ? 'live updates on' : live === 'connecting' ? 'connecting…' : 'reconnecting…'}
+          </span>
+        )}
+        <SignedIn />
       </header>
       <main>{content}</main>
     </>
   );
 }
 
-render(<App />, document.getElementById('app')!);
+/** The user signed in through the provider and a way out; nothing under HTTP Basic (the browser holds those). */
+function SignedIn() {
+  const user = signedInUser();
+  if (user === null) {
+    return null;
+  }
+  return (
+    <span class="signed-in">
+      <span data-user={user}>{user}</span>
+      <button type="button" onClick={() => void signOut()}>
+        Sign out
+      </button>
+    </span>
+  );
+}
+
+/** The sign-in failed (the provider refused, or its answer did not match): say why and offer to try again. */
+function SignInFailed({ reason }: { reason: string }) {
+  return (
+    <main>
+      <p role="alert">Sign-in failed: {reason}</p>
+      <button type="button" onClick={() => void signIn()}>
+        Sign in
+      </button>
+    </main>
+  );
+}
+
+const root = document.getElementById('app')!;
+startAuthentication().then(
+  (ready) => {
+    if (ready) {
+      render(<App />, root);
+    }
+  },
+  (error: unknown) => render(<SignInFailed reason={errorText(error)} />, root),
+);

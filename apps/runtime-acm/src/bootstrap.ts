@@ -20,6 +20,7 @@ import { accessGuard } from './http/access-guard';
 import { windowOverrideGuard } from './http/window-override-guard';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
+import { CONSOLE_CONFIG_PATH } from './http/console.controller';
 import { bodyParser } from './http/body-parsing';
 import { REQUEST_HEADER, crossSiteGuard } from './http/cross-site-guard';
 import { ErrorFilter } from './http/error.filter';
@@ -46,9 +47,12 @@ const SWAGGER_UI_PATH = `${CONTEXT_PATH}/swagger-ui`;
 /** How long an idle keep-alive connection stays open (Node's default is 5 s). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
-/** Paths answered without credentials: the probes always, the metrics when METRICS_AUTH is false. */
+/**
+ * Paths answered without credentials: the probes and the console's sign-in settings always, the metrics when
+ * METRICS_AUTH is false.
+ */
 export function openPaths(config: RuntimeConfig): ReadonlySet<string> {
-  const paths = ['actuator/health/liveness', 'actuator/health/readiness'];
+  const paths = ['actuator/health/liveness', 'actuator/health/readiness', CONSOLE_CONFIG_PATH];
   if (!config.metricsAuth) {
     paths.push('actuator/prometheus', 'metrics');
   }
@@ -117,7 +121,12 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     });
   }
   app.use(requestHeaders(logger));
-  app.use(securityHeaders({ console: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, swaggerUi: `/${SWAGGER_UI_PATH}` }));
+  app.use(
+    securityHeaders(
+      { console: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, swaggerUi: `/${SWAGGER_UI_PATH}` },
+      config.consoleLogin?.issuer ?? null,
+    ),
+  );
   if (config.tracing !== null) {
     app.use(startRequestSpan(`/${CONTEXT_PATH}`));
   }
@@ -141,6 +150,18 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
   // A signed URL's token is checked by its route: a refusal there has no user (the URL is the credential).
   const routeRefusals = (request: Request, response: Response, refusal: RouteRefusal): void =>
     onRefused(request, response, { ...refusal, user: principalOf(response)?.user ?? null });
+  const consoleFiles = consoleDirectory();
+  const serveConsole = (): void => {
+    if (consoleFiles !== null) {
+      app.useStaticAssets(consoleFiles, { prefix: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, index: 'index.html' });
+    }
+  };
+  if (config.consoleLogin !== null) {
+    // The console signs in through the provider: its files (code, no data) load before it has a token. Their URLs
+    // are checked first, as every other URL is.
+    app.use(`/${CONTEXT_PATH}/${CONSOLE_PATH}`, urlCheck);
+    serveConsole();
+  }
   if (config.basicAuth) {
     app.use(
       basicAuth(config.user, config.password, openPaths(config), isSignedSignal, config.users, {
@@ -155,10 +176,9 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     app.use(windowOverrideGuard(config.policy, `/${CONTEXT_PATH}`, onRefused));
   }
   app.use(urlCheck);
-  const consoleFiles = consoleDirectory();
-  if (consoleFiles !== null) {
+  if (config.consoleLogin === null) {
     // Behind the same Basic auth as the API: the browser asks once and sends the credentials with every call.
-    app.useStaticAssets(consoleFiles, { prefix: `/${CONTEXT_PATH}/${CONSOLE_PATH}`, index: 'index.html' });
+    serveConsole();
   }
   app.use(crossSiteGuard(new Set(config.corsOrigins)));
   app.use(bodyParser(config.maxBodyBytes));

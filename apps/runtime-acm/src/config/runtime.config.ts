@@ -5,6 +5,8 @@ import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 import { readParticipantBindings } from './participant-bindings-setting';
 import type { ParticipantBindingMap } from './participant-bindings-setting';
 import type { AccessPolicy, ApprovalRule } from '@acm/domain';
+import { readConsoleLoginSettings } from './console-login-setting';
+import type { ConsoleLoginSettings } from './console-login-setting';
 import { readOidcSettings } from './oidc-setting';
 import { readPolicyFile } from './policy-file-setting';
 import type { OidcSettings } from './oidc-setting';
@@ -29,6 +31,8 @@ export interface RuntimeConfig {
   readonly users: BasicUsers | null;
   /** OIDC_*: bearer tokens of an OpenID Connect provider, accepted besides HTTP Basic; null: OIDC_ISSUER unset. */
   readonly oidc: OidcSettings | null;
+  /** OIDC_CONSOLE_*: the console signs in through the OpenID Connect provider; null: it uses HTTP Basic. */
+  readonly consoleLogin: ConsoleLoginSettings | null;
   /** RUNTIME_POLICY_FILE: roles per project for users and groups; null: unset, every authenticated user is admin. */
   readonly policy: AccessPolicy | null;
   /** The `approvals:` rules of RUNTIME_POLICY_FILE: orders that wait for approvals; empty: none does. */
@@ -307,6 +311,8 @@ export function loadRuntimeConfig(
   check.problems.push(...usersFile.problems);
   const oidc = readOidcSettings(env);
   check.problems.push(...oidc.problems);
+  const consoleLogin = readConsoleLoginSettings(env, oidc.settings?.issuer ?? null);
+  check.problems.push(...consoleLogin.problems);
   const policyFile = readPolicyFile(env['RUNTIME_POLICY_FILE']);
   check.problems.push(...policyFile.problems);
   const config: RuntimeConfig = {
@@ -317,6 +323,7 @@ export function loadRuntimeConfig(
     password: check.text(env, 'RUNTIME_PASSWORD'),
     users: usersFile.users,
     oidc: oidc.settings,
+    consoleLogin: consoleLogin.settings,
     policy: policyFile.policy,
     approvalRules: policyFile.approvalRules,
     databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,

@@ -63,7 +63,7 @@ describe('basicAuth with bearer tokens', () => {
     expect(principalOf(basic.response)).toEqual({ user: 'u', groups: [], scheme: 'basic' });
   });
 
-  it('answers 401 with the reason and offers both schemes, and reports the refusal without the token', async () => {
+  it('answers 401 with the reason and a Bearer challenge only, and reports the refusal without the token', async () => {
     const refused: RefusedRequest[] = [];
     const bearer: BearerVerifier = {
       verify: () => Promise.resolve({ ok: false, reason: 'the token has expired (exp)' }),
@@ -76,8 +76,11 @@ describe('basicAuth with bearer tokens', () => {
     expect(await run(middleware, request, response, answer)).toBe(false);
     expect(answer.status).toBe(401);
     expect(answer.body).toBe('{"errorDetails":"Unauthorized: the token has expired (exp)"}\n');
-    expect(answer.headers['WWW-Authenticate']).toBe('Basic realm="acm-runtime", Bearer realm="acm-runtime"');
+    expect(answer.headers['WWW-Authenticate']).toBe('Bearer realm="acm-runtime", error="invalid_token"');
     expect(refused).toEqual([{ status: 401, reason: 'Unauthorized: the token has expired (exp)', user: null }]);
+    const missing = exchange(undefined);
+    expect(await run(middleware, missing.request, missing.response, missing.answer)).toBe(false);
+    expect(missing.answer.headers['WWW-Authenticate']).toBe('Basic realm="acm-runtime", Bearer realm="acm-runtime"');
   });
 
   it('answers 503 when the provider cannot be reached', async () => {

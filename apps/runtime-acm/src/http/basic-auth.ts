@@ -111,9 +111,16 @@ export function basicAuth(
     header: string | undefined,
     reason: string | undefined,
   ): RefusedRequest {
+    // A refused bearer token is challenged as RFC 6750 says, without Basic: a browser that sent one (the console
+    // signed in through the provider) must not open its password dialog, it signs in again.
+    const refusedToken = bearer !== null && BEARER.test(header ?? '');
     response.setHeader(
       'WWW-Authenticate',
-      bearer === null ? 'Basic realm="acm-runtime"' : 'Basic realm="acm-runtime", Bearer realm="acm-runtime"',
+      bearer === null
+        ? 'Basic realm="acm-runtime"'
+        : refusedToken
+          ? 'Bearer realm="acm-runtime", error="invalid_token"'
+          : 'Basic realm="acm-runtime", Bearer realm="acm-runtime"',
     );
     const missing =
       bearer === null ? 'HTTP Basic credentials are required' : 'HTTP Basic or a bearer token is required';

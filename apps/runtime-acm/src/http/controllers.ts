@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import { ApprovalsController } from './approvals.controller';
 import { AuditController } from './audit.controller';
 import { CompositionsController } from './compositions.controller';
+import { ConsoleController } from './console.controller';
 import { ControlController } from './control.controller';
 import { EventsController } from './events.controller';
 import { GraphController } from './graph.controller';
@@ -36,5 +37,6 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   SubscriptionsController,
   GroupsController,
   WindowsController,
+  ConsoleController,
   ApprovalsController,
 ];

@@ -67,6 +67,7 @@ export const TAGS = {
     description: 'Beyond ONAP: orders that wait for approvals by other users before they run (approval policies)',
   },
   actuator: { name: 'Actuator', description: "Probes at ONAP's actuator paths" },
+  console: { name: 'Console', description: 'Beyond ONAP: what the web console needs before it signs in' },
 } as const;
 
 type Tag = (typeof TAGS)[keyof typeof TAGS];

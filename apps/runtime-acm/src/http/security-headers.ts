@@ -35,8 +35,15 @@ const headers = (directives: Directives) =>
  * - Swagger UI: PAGE plus inline styles (its page has `<style>` blocks and `style` attributes; its scripts are files);
  * - everything else (JSON, YAML, event streams): nothing may load, a document answered by the API runs nothing.
  */
-export function securityHeaders(pages: { readonly console: string; readonly swaggerUi: string }) {
-  const consolePage = headers(PAGE);
+export function securityHeaders(
+  pages: { readonly console: string; readonly swaggerUi: string },
+  // The provider's URL when the console signs in there: its page fetches the provider's discovery document and token
+  // endpoint, so connect-src names that origin too, and nothing else.
+  consoleIssuer: string | null = null,
+) {
+  const consolePage = headers(
+    consoleIssuer === null ? PAGE : { ...PAGE, connectSrc: ["'self'", new URL(consoleIssuer).origin] },
+  );
   const swaggerPage = headers({ ...PAGE, styleSrc: ["'self'", "'unsafe-inline'"] });
   const api = headers({ defaultSrc: ["'none'"], frameAncestors: ["'none'"] });
   return (request: Request, response: Response, next: NextFunction): void => {
