@@ -860,6 +860,66 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/v2/approvals": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /**
+         * The approvals of the caller's projects, newest first
+         * @description An approval past its expiry is marked EXPIRED when read: it never runs.
+         */
+        readonly get: operations["queryApprovals"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/approvals/{approvalId}/approve": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Approve an order waiting for approvals; the last one needed submits it as its orderer gave it
+         * @description 409: the orderer approving its own order, a second approval by the same user, or an approval that is no longer PENDING (rejected, expired, executed). 403: the caller lacks the role the rule needs in the project.
+         */
+        readonly post: operations["approveOrder"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/v2/approvals/{approvalId}/reject": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Reject an order waiting for approvals, with a reason: it never runs
+         * @description Its orderer may withdraw it this way too.
+         */
+        readonly post: operations["rejectOrder"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1184,6 +1244,49 @@ export interface components {
                 readonly [key: string]: components["schemas"]["ElementHealth"];
             };
         };
+        readonly ApprovalVoteDto: {
+            /**
+             * @description The approver
+             * @example carol
+             */
+            readonly by: string;
+            /**
+             * Format: date-time
+             * @description When it approved
+             */
+            readonly at: string;
+        };
+        readonly PendingApprovalDto: {
+            /**
+             * Format: uuid
+             * @description POST /v2/approvals/{approvalId}/approve or /reject decides it
+             */
+            readonly approvalId: string;
+            /**
+             * @description The order waiting
+             * @example DEPLOY
+             */
+            readonly order: string;
+            /**
+             * @description Who gave it; it cannot approve it
+             * @example alice
+             */
+            readonly orderedBy: string;
+            /** Format: date-time */
+            readonly orderedAt: string;
+            /**
+             * @description How many approvals it needs
+             * @example 2
+             */
+            readonly required: number;
+            /** @description The approvals so far, in order */
+            readonly approvals: readonly components["schemas"]["ApprovalVoteDto"][];
+            /**
+             * Format: date-time
+             * @description When it expires unless approved: it never runs after
+             */
+            readonly expiresAt: string;
+        };
         readonly AutomationCompositionWithControl: {
             /** @example MinimalInstance */
             readonly name: string;
@@ -1236,6 +1339,8 @@ export interface components {
             readonly runtimeControl?: components["schemas"]["RuntimeControl"];
             /** @description Beyond ONAP: the health and drift participants observed, once one reported an observation */
             readonly observedHealth?: components["schemas"]["ObservedHealth"];
+            /** @description Beyond ONAP: the order waiting for approvals (an approval rule of RUNTIME_POLICY_FILE holds it) */
+            readonly pendingApproval?: components["schemas"]["PendingApprovalDto"];
         };
         /**
          * @description Absent: NONE
@@ -1386,7 +1491,7 @@ export interface components {
              * @description The rule of the runtime that caused the event
              * @enum {string}
              */
-            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "nested-composition" | "supervision" | "rollout" | "healing";
+            readonly rule: "timeout" | "resend" | "retry" | "no-progress" | "slots" | "hand-over" | "wait-condition" | "nested-composition" | "supervision" | "rollout" | "healing" | "approval-expiry";
         };
         readonly UnrecordedActorView: {
             /**
@@ -2725,6 +2830,129 @@ export interface components {
              */
             readonly at: string;
         };
+        readonly ApprovalDetail: {
+            /**
+             * Format: uuid
+             * @description The approval (GET /v2/approvals)
+             */
+            readonly approvalId: string;
+            /**
+             * @description The order waiting for approvals
+             * @example DEPLOY
+             */
+            readonly order: string;
+            /**
+             * @description How many approvals the order needs
+             * @example 2
+             */
+            readonly required: number;
+            /**
+             * @description The approvers so far, in order
+             * @example [
+             *       "carol"
+             *     ]
+             */
+            readonly approvers: readonly string[];
+            /**
+             * @description Who gave the order
+             * @example alice
+             */
+            readonly orderedBy: string;
+            /** @description A rejection's reason, an expiry's, or why the approved order was refused when it ran */
+            readonly reason: string | null;
+        };
+        readonly ApprovalRequestedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "APPROVAL_REQUESTED";
+            readonly detail: components["schemas"]["ApprovalDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly ApprovedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "APPROVED";
+            readonly detail: components["schemas"]["ApprovalDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly ApprovalRejectedEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "APPROVAL_REJECTED";
+            readonly detail: components["schemas"]["ApprovalDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
+        readonly ApprovalExpiredEvent: {
+            readonly sequence: number;
+            /**
+             * Format: uuid
+             * @description The definition or instance
+             */
+            readonly subjectId: string;
+            /** Format: uuid */
+            readonly operationId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            readonly event: "APPROVAL_EXPIRED";
+            readonly detail: components["schemas"]["ApprovalDetail"];
+            /** @description Who caused the event: a request (its user and request id), a participant, or a rule of the runtime */
+            readonly actor: components["schemas"]["RequestActorView"] | components["schemas"]["ParticipantActorView"] | components["schemas"]["RuntimeActorView"] | components["schemas"]["UnrecordedActorView"];
+            /**
+             * @description UTC
+             * @example 2026-12-01 11:30:15.123
+             */
+            readonly at: string;
+        };
         readonly OperationView: {
             /** Format: uuid */
             readonly operationId: string;
@@ -2763,7 +2991,7 @@ export interface components {
         readonly HistoryView: {
             readonly operations: readonly components["schemas"]["OperationView"][];
             /** @description One line per event: an order, a phase start or end, an element result, a completion, a timeout, ...; each names who caused it (actor); sensitive values in a detail are masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"] | components["schemas"]["HealEvent"] | components["schemas"]["HealedEvent"] | components["schemas"]["HealingStoppedEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"] | components["schemas"]["HealEvent"] | components["schemas"]["HealedEvent"] | components["schemas"]["HealingStoppedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalExpiredEvent"])[];
         };
         readonly GraphNode: {
             readonly id: string;
@@ -2938,7 +3166,7 @@ export interface components {
         };
         readonly AuditView: {
             /** @description Events by time, then by sequence; each with its subjectId and actor; sensitive values masked */
-            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"] | components["schemas"]["HealEvent"] | components["schemas"]["HealedEvent"] | components["schemas"]["HealingStoppedEvent"])[];
+            readonly events: readonly (components["schemas"]["OrderedEvent"] | components["schemas"]["ReplacePlannedEvent"] | components["schemas"]["SupersededEvent"] | components["schemas"]["PhaseStartedEvent"] | components["schemas"]["ElementsDispatchedEvent"] | components["schemas"]["PhaseResentEvent"] | components["schemas"]["RetryStartedEvent"] | components["schemas"]["ElementResultEvent"] | components["schemas"]["ParticipantResultEvent"] | components["schemas"]["PhaseCompletedEvent"] | components["schemas"]["CompletedEvent"] | components["schemas"]["FailedEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["CancelledEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ResumedEvent"] | components["schemas"]["RetryScheduledEvent"] | components["schemas"]["RetryAttemptEvent"] | components["schemas"]["ResentEvent"] | components["schemas"]["NoProgressEvent"] | components["schemas"]["WaitStartedEvent"] | components["schemas"]["WaitTimedOutEvent"] | components["schemas"]["SignalReceivedEvent"] | components["schemas"]["WaitCompletedEvent"] | components["schemas"]["WaitFailedEvent"] | components["schemas"]["ReferencesResolvedEvent"] | components["schemas"]["PropertyProblemsEvent"] | components["schemas"]["AccessRefusedEvent"] | components["schemas"]["ChildOrderedEvent"] | components["schemas"]["ChildEndedEvent"] | components["schemas"]["ParentOrderedEvent"] | components["schemas"]["GateStartedEvent"] | components["schemas"]["GateObservedEvent"] | components["schemas"]["GatePassedEvent"] | components["schemas"]["GateFailedEvent"] | components["schemas"]["HealthChangedEvent"] | components["schemas"]["DriftedEvent"] | components["schemas"]["WindowOverriddenEvent"] | components["schemas"]["RolloutEvent"] | components["schemas"]["HealEvent"] | components["schemas"]["HealedEvent"] | components["schemas"]["HealingStoppedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalExpiredEvent"])[];
         };
         readonly RolloutFilterDto: {
             /**
@@ -3230,7 +3458,7 @@ export interface components {
         };
         readonly SubscriptionFilterDto: {
             /** @description History event kinds to receive (none: every kind) */
-            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED" | "HEALTH_CHANGED" | "DRIFTED" | "WINDOW_OVERRIDDEN" | "ROLLOUT" | "HEAL" | "HEALED" | "HEALING_STOPPED")[];
+            readonly kinds?: readonly ("ORDERED" | "REPLACE_PLANNED" | "SUPERSEDED" | "PHASE_STARTED" | "ELEMENTS_DISPATCHED" | "PHASE_RESENT" | "RETRY_STARTED" | "ELEMENT_RESULT" | "PARTICIPANT_RESULT" | "PHASE_COMPLETED" | "COMPLETED" | "FAILED" | "TIMEOUT" | "CANCELLED" | "PAUSED" | "RESUMED" | "RETRY_SCHEDULED" | "RETRY_ATTEMPT" | "RESENT" | "NO_PROGRESS" | "WAIT_STARTED" | "WAIT_TIMED_OUT" | "SIGNAL_RECEIVED" | "WAIT_COMPLETED" | "WAIT_FAILED" | "REFERENCES_RESOLVED" | "PROPERTY_PROBLEMS" | "ACCESS_REFUSED" | "CHILD_ORDERED" | "CHILD_ENDED" | "PARENT_ORDERED" | "GATE_STARTED" | "GATE_OBSERVED" | "GATE_PASSED" | "GATE_FAILED" | "HEALTH_CHANGED" | "DRIFTED" | "WINDOW_OVERRIDDEN" | "ROLLOUT" | "HEAL" | "HEALED" | "HEALING_STOPPED" | "APPROVAL_REQUESTED" | "APPROVED" | "APPROVAL_REJECTED" | "APPROVAL_EXPIRED")[];
             /**
              * Format: uuid
              * @description Only this definition's events and its instances' events
@@ -3437,6 +3665,73 @@ export interface components {
         readonly ConsoleConfig: {
             /** @description null: HTTP Basic */
             readonly oidc?: components["schemas"]["ConsoleOidc"] | null;
+        };
+        readonly ApprovalDto: {
+            /**
+             * Format: uuid
+             * @description POST /v2/approvals/{approvalId}/approve or /reject decides it
+             */
+            readonly approvalId: string;
+            /**
+             * @description The order waiting
+             * @example DEPLOY
+             */
+            readonly order: string;
+            /**
+             * @description Who gave it; it cannot approve it
+             * @example alice
+             */
+            readonly orderedBy: string;
+            /** Format: date-time */
+            readonly orderedAt: string;
+            /**
+             * @description How many approvals it needs
+             * @example 2
+             */
+            readonly required: number;
+            /** @description The approvals so far, in order */
+            readonly approvals: readonly components["schemas"]["ApprovalVoteDto"][];
+            /**
+             * Format: date-time
+             * @description When it expires unless approved: it never runs after
+             */
+            readonly expiresAt: string;
+            /**
+             * @description The project of the instance
+             * @example prod
+             */
+            readonly project: string;
+            /** Format: uuid */
+            readonly compositionId: string;
+            /** Format: uuid */
+            readonly instanceId: string;
+            /**
+             * @description The role each approver needs in the project
+             * @enum {string}
+             */
+            readonly role: "viewer" | "operator" | "approver" | "admin";
+            /**
+             * @description PENDING waits; EXECUTED: the last approval submitted the order; REFUSED: the order was refused when it ran (reason says why); REJECTED and EXPIRED never ran
+             * @enum {string}
+             */
+            readonly state: "PENDING" | "EXECUTED" | "REFUSED" | "REJECTED" | "EXPIRED";
+            /** @description Who rejected it */
+            readonly closedBy: string | null;
+            /**
+             * Format: date-time
+             * @description When it stopped waiting
+             */
+            readonly closedAt: string | null;
+            /** @description The rejection's reason, the expiry's, or why the order was refused when it ran */
+            readonly reason: string | null;
+        };
+        readonly ApprovalsDto: {
+            /** @description Newest first */
+            readonly approvals: readonly components["schemas"]["ApprovalDto"][];
+        };
+        readonly RejectionDto: {
+            /** @description Why: kept in the approval and the history */
+            readonly reason: string;
         };
     };
     responses: never;
@@ -3937,7 +4232,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -4455,7 +4750,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -4727,7 +5022,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -4882,7 +5177,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -5008,7 +5303,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -7357,7 +7652,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -7494,7 +7789,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -7631,7 +7926,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -7873,7 +8168,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -8036,7 +8331,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -8516,7 +8811,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -8884,7 +9179,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -9023,7 +9318,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -9162,7 +9457,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -9301,7 +9596,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -10120,7 +10415,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["SimpleResponse"];
                 };
             };
-            /** @description Conflict: a participant it needs is off line, or a concurrent change won */
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
             readonly 409: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
@@ -10637,6 +10932,399 @@ export interface operations {
             };
             /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
             readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly queryApprovals: {
+        readonly parameters: {
+            readonly query?: {
+                readonly limit?: number;
+                readonly state?: "PENDING";
+            };
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApprovalsDto"];
+                    readonly "application/yaml": components["schemas"]["ApprovalsDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly approveOrder: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+                /**
+                 * @description Needed only by a web page (a request with Origin or Sec-Fetch-Site of another site) that sends this POST with no body and no Content-Type; curl, Postman and ONAP clients send nothing of the sort
+                 * @example 1
+                 */
+                readonly "X-ACM-Request"?: "1";
+            };
+            readonly path: {
+                /** @description The approvalId the instance shows in pendingApproval */
+                readonly approvalId: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description The approval after this one (EXECUTED or REFUSED if it was the last) */
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApprovalDto"];
+                    readonly "application/yaml": components["schemas"]["ApprovalDto"];
+                };
+            };
+            /** @description Bad Request: a path, query or body field broke a rule; errorDetails names each one */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
+            readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: a Content-Type other than JSON or YAML, or a page of another site without X-ACM-Request */
+            readonly 415: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Service Unavailable: the database does not answer in time or lacks a resource; errorDetails names the cause; retry after Retry-After seconds */
+            readonly 503: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Insufficient Storage: the database's disk is full, nothing was changed; retry after Retry-After seconds */
+            readonly 507: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+        };
+    };
+    readonly rejectOrder: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description Request id for tracing; answered back in the response header of the same name (a new one if absent) */
+                readonly "X-ONAP-RequestID"?: string;
+            };
+            readonly path: {
+                /** @description The approvalId the instance shows in pendingApproval */
+                readonly approvalId: string;
+            };
+            readonly cookie?: never;
+        };
+        /** @description Why */
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["RejectionDto"];
+                readonly "application/yaml": components["schemas"]["RejectionDto"];
+            };
+        };
+        readonly responses: {
+            /** @description The approval, REJECTED */
+            readonly 200: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApprovalDto"];
+                    readonly "application/yaml": components["schemas"]["ApprovalDto"];
+                };
+            };
+            /**
+             * @description Bad Request: a path, query or body field broke a rule; errorDetails names each one
+             *
+             *     Bad Request: a path, query or body field broke a rule; errorDetails names each one
+             */
+            readonly 400: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed */
+            readonly 401: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired */
+            readonly 403: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Not Found: no such definition, instance or participant */
+            readonly 404: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it) */
+            readonly 409: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Payload Too Large: the body is over MAX_BODY_BYTES */
+            readonly 413: {
+                headers: {
+                    readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
+                    readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];
+                    readonly "X-PatchVersion": components["headers"]["X-PatchVersion"];
+                    readonly "X-ONAP-RequestID": components["headers"]["X-ONAP-RequestID"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SimpleResponse"];
+                };
+            };
+            /** @description Unsupported Media Type: send application/json or application/yaml */
+            readonly 415: {
                 headers: {
                     readonly "X-LatestVersion": components["headers"]["X-LatestVersion"];
                     readonly "X-MinorVersion": components["headers"]["X-MinorVersion"];

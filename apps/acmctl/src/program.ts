@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { registerApprovals } from './commands/approvals';
 import { registerCompletion } from './commands/completion';
 import type { CliEnvironment } from './commands/context';
 import { commandContext } from './commands/context';
@@ -43,6 +44,7 @@ Examples:
   $ acmctl graph COMPOSITION --format mermaid
   $ acmctl rollouts create rollout.yaml --dry-run
   $ acmctl rollouts watch ROLLOUT
+  $ acmctl approvals approve APPROVAL
   $ acmctl docs COMPOSITION --html > composition.html
   $ source <(acmctl completion bash)
 
@@ -72,6 +74,7 @@ export function buildProgram(cli: CliEnvironment): Command {
   registerParticipants(program, context);
   registerPlan(program, context);
   registerRollouts(program, context);
+  registerApprovals(program, context);
   registerDocs(program, context);
   registerCompletion(program, context);
   return program;

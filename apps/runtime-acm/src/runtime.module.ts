@@ -10,6 +10,7 @@ import {
   SubscriptionStore,
   ObservationStore,
   WindowStore,
+  ApprovalStore,
   CronCalendar,
   UnitOfWork,
 } from '@acm/domain';
@@ -26,6 +27,7 @@ import {
   TypeOrmSubscriptionStore,
   TypeOrmObservationStore,
   TypeOrmWindowStore,
+  TypeOrmApprovalStore,
   TypeOrmUnitOfWork,
 } from '@acm/persistence';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
@@ -33,6 +35,8 @@ import { Inject, Injectable, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { Logger as PinoLogger } from 'pino';
 import { CommissioningService } from './application/commissioning.service';
+import { ApprovalsService } from './application/approvals.service';
+import { InstanceOrders } from './application/instance-orders';
 import { AccessRefusals } from './application/access-refusals.service';
 import { AuditService } from './application/audit.service';
 import { HistoryService } from './application/history.service';
@@ -226,6 +230,9 @@ export class RuntimeModule {
         { provide: WindowStore, useValue: new TypeOrmWindowStore(options.database.dataSource) },
         { provide: CronCalendar, useValue: new CronLibraryCalendar() },
         WindowsService,
+        InstanceOrders,
+        ApprovalsService,
+        { provide: ApprovalStore, useValue: new TypeOrmApprovalStore(options.database.dataSource) },
         RolloutService,
         RolloutSweep,
         NestedCompositions,

@@ -35,6 +35,10 @@ export const DOMAIN_ERROR_CODES = [
   'OWNED_BY_PARENT',
   /** A maintenance window holds the order now (a deny window is open, or no allow window is); no override given. */
   'OUTSIDE_WINDOW',
+  /** An order waits for approvals: the instance takes no other order until it is approved, rejected or expired. */
+  'APPROVAL_PENDING',
+  /** An approval the rules refuse: by the orderer, a second one by the same user, or of an order no longer waiting. */
+  'APPROVAL_REFUSED',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

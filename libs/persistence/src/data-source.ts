@@ -37,6 +37,7 @@ import { OperationGates1765810000000 } from './migrations/1765810000000-Operatio
 import { ElementObservations1765800000000 } from './migrations/1765800000000-ElementObservations';
 import { MaintenanceWindows1765820000000 } from './migrations/1765820000000-MaintenanceWindows';
 import { OperationHeal1765850000000 } from './migrations/1765850000000-OperationHeal';
+import { Approvals1765860000000 } from './migrations/1765860000000-Approvals';
 import { StorageWrites } from './storage-writes';
 import { DefinitionCache } from './typeorm/definition-cache';
 import { TypeOrmStore } from './typeorm-store';
@@ -74,6 +75,7 @@ export const MIGRATIONS = [
   DefinitionProjects1765830000000,
   RolloutInstances1765840000000,
   OperationHeal1765850000000,
+  Approvals1765860000000,
 ];
 
 export interface DatabaseOptions {

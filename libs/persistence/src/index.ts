@@ -16,3 +16,4 @@ export { TypeOrmEventFeed } from './event-feed';
 export { TypeOrmSubscriptionStore, readUndeliveredNotifications } from './subscription-store';
 export { TypeOrmObservationStore } from './observation-store';
 export { TypeOrmWindowStore } from './window-store';
+export { TypeOrmApprovalStore } from './approval-store';

@@ -4,7 +4,7 @@ import { readKafkaSecurity, readTracingSettings } from '@acm/messaging';
 import type { KafkaSecurity, TracingSettings } from '@acm/messaging';
 import { readParticipantBindings } from './participant-bindings-setting';
 import type { ParticipantBindingMap } from './participant-bindings-setting';
-import type { AccessPolicy } from '@acm/domain';
+import type { AccessPolicy, ApprovalRule } from '@acm/domain';
 import { readConsoleLoginSettings } from './console-login-setting';
 import type { ConsoleLoginSettings } from './console-login-setting';
 import { readOidcSettings } from './oidc-setting';
@@ -35,6 +35,8 @@ export interface RuntimeConfig {
   readonly consoleLogin: ConsoleLoginSettings | null;
   /** RUNTIME_POLICY_FILE: roles per project for users and groups; null: unset, every authenticated user is admin. */
   readonly policy: AccessPolicy | null;
+  /** The `approvals:` rules of RUNTIME_POLICY_FILE: orders that wait for approvals; empty: none does. */
+  readonly approvalRules: readonly ApprovalRule[];
   /** DATABASE_URL: a PostgreSQL URL; when absent an embedded PostgreSQL (PGlite) is used. */
   readonly databaseUrl: string | null;
   /** DATABASE_SCHEMA: the PostgreSQL schema for the runtime's tables (created if missing); default public. */
@@ -323,6 +325,7 @@ export function loadRuntimeConfig(
     oidc: oidc.settings,
     consoleLogin: consoleLogin.settings,
     policy: policyFile.policy,
+    approvalRules: policyFile.approvalRules,
     databaseUrl: env['DATABASE_URL']?.trim() ? env['DATABASE_URL'].trim() : null,
     databaseSchema: schema,
     databasePoolSize: check.integer(env, 'DATABASE_POOL_SIZE', 1, 1000),

@@ -22,6 +22,10 @@ describe('requiredRole', () => {
     ['POST', `/v2/compositions/${id}/cancel`, 'admin'],
     ['PUT', '/v2/participants', 'admin'],
     ['GET', '/v2/audit', 'admin'],
+    ['GET', '/v2/approvals', 'viewer'],
+    ['POST', `/v2/approvals/${id}/approve`, 'viewer'],
+    ['POST', `/v2/approvals/${id}/reject`, 'viewer'],
+    ['POST', `/v2/approvals/${id}/other`, 'admin'],
     ['GET', '/console/index.html', null],
     ['GET', '/actuator/health/readiness', null],
   ])('%s %s needs %s', (method, path, role) => {
@@ -44,6 +48,8 @@ describe('scopeOf', () => {
     ['GET', '/v2/instances', {}, { kind: 'some' }],
     ['GET', '/v2/events', {}, { kind: 'some' }],
     ['GET', '/v2/audit', {}, { kind: 'some' }],
+    ['GET', '/v2/approvals', {}, { kind: 'some' }],
+    ['POST', `/v2/approvals/${known}/approve`, {}, { kind: 'some' }],
     ['GET', '/v2/rollouts', {}, { kind: 'every' }],
     ['PUT', '/v2/participants', {}, { kind: 'every' }],
   ])('%s %s %j is checked in %j', async (method, path, query, scope) => {

@@ -38,6 +38,12 @@ const OPERATOR_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
   { method: 'POST', path: /^\/v2\/rollouts(\/.*)?$/ },
 ];
 
+/**
+ * Deciding an approval: any caller with a role somewhere passes the guard; the approval's rule names the role needed
+ * in its project, which the approvals' own rules check (403 naming it).
+ */
+const APPROVAL_DECISIONS = /^\/v2\/approvals\/[^/]+\/(approve|reject)$/;
+
 /** Reads that only an admin makes: the audit ledger spans every project and records refused requests. */
 const ADMIN_READS = [/^\/v2\/audit$/];
 
@@ -49,6 +55,9 @@ const ADMIN_READS = [/^\/v2\/audit$/];
 export function requiredRole(method: string, path: string): Role | null {
   if (!path.startsWith('/v2/')) {
     return null;
+  }
+  if (method === 'POST' && APPROVAL_DECISIONS.test(path)) {
+    return 'viewer';
   }
   if (OPERATOR_ROUTES.some((route) => route.method === method && route.path.test(path))) {
     return VIEWER_POSTS.some((route) => route.test(path)) ? 'viewer' : 'operator';
@@ -69,7 +78,13 @@ export type AccessScope =
 const UNDER_DEFINITION = /^\/v2\/compositions\/([^/]+)(?:\/|$)/;
 
 /** Lists that show a caller only the entries of its projects (each filters by `visibleProjectsOf`). */
-const FILTERED_LISTS = [/^\/v2\/compositions$/, /^\/v2\/instances$/, /^\/v2\/events$/, /^\/v2\/audit$/];
+const FILTERED_LISTS = [
+  /^\/v2\/compositions$/,
+  /^\/v2\/instances$/,
+  /^\/v2\/events$/,
+  /^\/v2\/audit$/,
+  /^\/v2\/approvals$/,
+];
 
 /**
  * The scope of a request (below the context path): a definition's routes (its instances' included) are its project's;
@@ -94,6 +109,9 @@ export async function scopeOf(
     return { kind: 'project', project: typeof named === 'string' ? named : DEFAULT_PROJECT };
   }
   if ((method === 'GET' || method === 'HEAD') && FILTERED_LISTS.some((list) => list.test(path))) {
+    return { kind: 'some' };
+  }
+  if (method === 'POST' && APPROVAL_DECISIONS.test(path)) {
     return { kind: 'some' };
   }
   return { kind: 'every' };

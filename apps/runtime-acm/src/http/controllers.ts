@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { ApprovalsController } from './approvals.controller';
 import { AuditController } from './audit.controller';
 import { CompositionsController } from './compositions.controller';
 import { ConsoleController } from './console.controller';
@@ -37,4 +38,5 @@ export const HTTP_CONTROLLERS: readonly Type[] = [
   GroupsController,
   WindowsController,
   ConsoleController,
+  ApprovalsController,
 ];

@@ -22,6 +22,8 @@ export function statusOf(code: DomainErrorCode): number {
     case 'SCALING_REFUSED':
     case 'OWNED_BY_PARENT':
     case 'OUTSIDE_WINDOW':
+    case 'APPROVAL_PENDING':
+    case 'APPROVAL_REFUSED':
       return HttpStatus.CONFLICT;
     case 'UNAUTHENTICATED':
       return HttpStatus.UNAUTHORIZED;

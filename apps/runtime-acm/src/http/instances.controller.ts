@@ -15,7 +15,10 @@ import type { InstanceHealthView } from '../application/observation.service';
 import { ControlService } from '../application/control.service';
 import type { ControlView } from '../application/control.service';
 import { InstantiationService } from '../application/instantiation.service';
-import { WindowsService } from '../application/windows.service';
+import { ApprovalsService, pendingApprovalView } from '../application/approvals.service';
+import type { PendingApprovalView } from '../application/approvals.service';
+import type { InstanceOrder } from '../application/instance-orders';
+import { principalOf } from '../security/principal';
 import type {
   InstancePreview as InstancePreviewAnswer,
   InstantiationResponse as InstantiationAnswer,
@@ -117,14 +120,6 @@ const ApiWindowOverride = (): MethodDecorator =>
     schema: { type: 'string', maxLength: MAX_OVERRIDE },
   });
 
-/** The order a state change gives, as windows name it; null for orders that change no element (prepare, review). */
-function stateOrderOf(update: { deployOrder: string; lockOrder: string }): string | null {
-  if (update.deployOrder !== 'NONE') {
-    return update.deployOrder;
-  }
-  return update.lockOrder !== 'NONE' ? update.lockOrder : null;
-}
-
 const COMPOSITION_ID = 'The compositionId of the definition';
 const INSTANCE_ID = 'The instanceId the creation answered';
 
@@ -139,16 +134,16 @@ export class CompositionInstancesController {
     private readonly sensitive: SensitiveValues,
     private readonly control: ControlService,
     private readonly observations: ObservationService,
-    private readonly windows: WindowsService,
+    private readonly approvals: ApprovalsService,
   ) {}
 
-  /** Lets an order to an instance through the maintenance windows that apply to it, or refuses it (409). */
-  private async admit(compositionId: string, instanceId: string, order: string, override: unknown): Promise<void> {
-    const reason = parseOverride(override);
-    await this.windows.admit(async () => {
-      const instance = await this.instantiation.get(compositionId, instanceId);
-      return { compositionId: instance.compositionId, instanceId, metadata: instance.metadata, order };
-    }, reason);
+  /**
+   * Gives an order to an instance: through the maintenance windows that apply to it (or refused, 409), or stored to
+   * wait for approvals when a rule of the policy holds it (the answer is the same: the instance shows what waits).
+   */
+  private async order(order: InstanceOrder, response: Response): Promise<InstantiationAnswer | undefined> {
+    const outcome = await this.approvals.order(order, principalOf(response)?.user ?? null);
+    return outcome.answer;
   }
 
   @Get()
@@ -230,10 +225,19 @@ export class CompositionInstancesController {
       return { ...preview, automationComposition: instanceView(preview.automationComposition) };
     }
     if (parsed.instanceId !== undefined) {
-      const order = parsed.compositionTargetId === undefined ? 'UPDATE' : 'MIGRATE';
-      await this.admit(pathId, parsed.instanceId, order, override);
+      const answer = await this.order(
+        {
+          kind: 'UPDATE',
+          compositionId: pathId,
+          instanceId: parsed.instanceId,
+          request: { ...parsed, instanceId: parsed.instanceId },
+          ...(planId === undefined ? {} : { planId }),
+          override: parseOverride(override),
+        },
+        response,
+      );
       response.status(200);
-      return this.instantiation.update(pathId, { ...parsed, instanceId: parsed.instanceId }, planId);
+      return answer!;
     }
     const result = await this.instantiation.create(pathId, parsed);
     response.status(201).location(locationOf(request, result.instanceId));
@@ -254,20 +258,28 @@ export class CompositionInstancesController {
     @Param('compositionId') compositionId: string,
     @Param('instanceId') instanceId: string,
     @Query() query: Record<string, unknown>,
-  ): Promise<InstanceView & { runtimeControl?: ControlView; observedHealth?: InstanceHealthView }> {
+  ): Promise<
+    InstanceView & {
+      runtimeControl?: ControlView;
+      observedHealth?: InstanceHealthView;
+      pendingApproval?: PendingApprovalView;
+    }
+  > {
     const disclose = this.sensitive.disclosure(parseShowSensitive(query));
     const instance = await this.instantiation.get(
       parseUuid('compositionId', compositionId),
       parseUuid('instanceId', instanceId),
     );
-    // Beside ONAP's fields, which ONAP clients read alone: whether the running operation is paused or stuck, and the
-    // health and drift participants observed (only once one reported an observation).
+    // Beside ONAP's fields, which ONAP clients read alone: whether the running operation is paused or stuck, the
+    // health and drift participants observed (only once one reported an observation), the order waiting for approvals.
     const runtimeControl = await this.control.controlOf(instance.instanceId);
     const observedHealth = await this.observations.ofInstance(instance.instanceId, Object.keys(instance.elements));
+    const pendingApproval = await this.approvals.pendingOf(instance.instanceId);
     return {
       ...instanceView(instance, disclose),
       ...(runtimeControl ? { runtimeControl } : {}),
       ...(observedHealth ? { observedHealth } : {}),
+      ...(pendingApproval ? { pendingApproval: pendingApprovalView(pendingApproval) } : {}),
     };
   }
 
@@ -296,28 +308,25 @@ export class CompositionInstancesController {
     @Query('planId') planId: unknown,
     @Query('override') override: unknown,
     @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
     const order = validatedBody(AcInstanceStateUpdate, body);
-    const update = {
-      deployOrder: order.deployOrder ?? 'NONE',
-      lockOrder: order.lockOrder ?? 'NONE',
-      subOrder: order.subOrder ?? 'NONE',
-    } as const;
-    const windowed = stateOrderOf(update);
-    if (windowed !== null) {
-      await this.admit(
-        parseUuid('compositionId', compositionId),
-        parseUuid('instanceId', instanceId),
-        windowed,
-        override,
-      );
-    }
-    await this.instantiation.changeState(
-      parseUuid('compositionId', compositionId),
-      parseUuid('instanceId', instanceId),
-      update,
-      order.supersede === true,
-      parsePlanId(planId),
+    const plan = parsePlanId(planId);
+    await this.order(
+      {
+        kind: 'STATE',
+        compositionId: parseUuid('compositionId', compositionId),
+        instanceId: parseUuid('instanceId', instanceId),
+        update: {
+          deployOrder: order.deployOrder ?? 'NONE',
+          lockOrder: order.lockOrder ?? 'NONE',
+          subOrder: order.subOrder ?? 'NONE',
+        },
+        supersede: order.supersede === true,
+        ...(plan === undefined ? {} : { planId: plan }),
+        override: parseOverride(override),
+      },
+      response,
     );
   }
 
@@ -338,18 +347,20 @@ export class CompositionInstancesController {
     @Param('instanceId') instanceId: string,
     @Query('planId') planId: unknown,
     @Query('override') override: unknown,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<InstantiationAnswer> {
-    await this.admit(
-      parseUuid('compositionId', compositionId),
-      parseUuid('instanceId', instanceId),
-      'DELETE',
-      override,
+    const plan = parsePlanId(planId);
+    const answer = await this.order(
+      {
+        kind: 'DELETE',
+        compositionId: parseUuid('compositionId', compositionId),
+        instanceId: parseUuid('instanceId', instanceId),
+        ...(plan === undefined ? {} : { planId: plan }),
+        override: parseOverride(override),
+      },
+      response,
     );
-    return this.instantiation.delete(
-      parseUuid('compositionId', compositionId),
-      parseUuid('instanceId', instanceId),
-      parsePlanId(planId),
-    );
+    return answer!;
   }
 
   @Post(':instanceId/rollback')

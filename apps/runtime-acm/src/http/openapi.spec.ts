@@ -52,6 +52,7 @@ describe('the OpenAPI document', () => {
   it('reads every body as JSON or YAML, with an example, and refuses what it cannot read', () => {
     const withBody = operations(built).filter(({ operation }) => operation.requestBody !== undefined);
     expect(withBody.map(({ name }) => name).sort()).toEqual([
+      'POST /v2/approvals/{approvalId}/reject',
       'POST /v2/compositions',
       'POST /v2/compositions/{compositionId}/instances',
       'POST /v2/compositions/{compositionId}/instances/{instanceId}/elements/{elementId}/signal',

@@ -62,6 +62,10 @@ export const TAGS = {
     name: 'Maintenance Window',
     description: 'Beyond ONAP: when orders may change instances (cron, duration, time zone; allow or deny)',
   },
+  approval: {
+    name: 'Approval',
+    description: 'Beyond ONAP: orders that wait for approvals by other users before they run (approval policies)',
+  },
   actuator: { name: 'Actuator', description: "Probes at ONAP's actuator paths" },
   console: { name: 'Console', description: 'Beyond ONAP: what the web console needs before it signs in' },
 } as const;
@@ -74,7 +78,7 @@ const REFUSALS = {
   401: 'Unauthorized: HTTP Basic credentials (or, with OIDC_ISSUER set, a bearer token) missing or wrong; errorDetails names which check failed',
   403: "Forbidden: the caller's role (RUNTIME_POLICY_FILE) does not include the role this needs, which errorDetails names; or the token of a signed URL does not grant this element, or has expired",
   404: 'Not Found: no such definition, instance or participant',
-  409: 'Conflict: a participant it needs is off line, or a concurrent change won',
+  409: 'Conflict: a participant it needs is off line, a concurrent change won, or an order waits for approvals (errorDetails names it)',
   413: 'Payload Too Large: the body is over MAX_BODY_BYTES',
   415: 'Unsupported Media Type: send application/json or application/yaml',
   429: 'Too Many Requests: a limit of open streams is reached; retry after Retry-After seconds',

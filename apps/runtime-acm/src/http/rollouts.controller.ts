@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Rollout } from '@acm/domain';
 import type { Response } from 'express';
+import { ApprovalsService } from '../application/approvals.service';
 import { RolloutService } from '../application/rollout.service';
 import type { RolloutPlanResult } from '../application/rollout.service';
 import { rolloutView } from '../application/rollout-view';
@@ -48,7 +49,10 @@ function parseLimit(value: unknown): number {
 @ApiController(TAGS.rollout)
 @Controller('v2/rollouts')
 export class RolloutsController {
-  constructor(private readonly rollouts: RolloutService) {}
+  constructor(
+    private readonly rollouts: RolloutService,
+    private readonly approvals: ApprovalsService,
+  ) {}
 
   /** The rollout as REST shows it, a bake's time left counted at the runtime's now. */
   private view(rollout: Rollout): RolloutView {
@@ -93,6 +97,7 @@ export class RolloutsController {
       response.status(200);
       return this.rollouts.plan(body);
     }
+    await this.approvals.refuseHeldRollout(body);
     return this.view(await this.rollouts.create(body));
   }
 

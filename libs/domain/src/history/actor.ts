@@ -14,6 +14,7 @@ export const RUNTIME_RULES = [
   'supervision',
   'rollout',
   'healing',
+  'approval-expiry',
 ] as const;
 export type RuntimeRule = (typeof RUNTIME_RULES)[number];
 

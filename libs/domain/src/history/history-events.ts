@@ -224,6 +224,14 @@ export type HistoryEventDetails = {
     readonly reason: string;
     readonly windows: readonly string[];
   };
+  /** An order an approval rule holds was stored to wait for approvals; its actor is the orderer. */
+  readonly APPROVAL_REQUESTED: ApprovalEventDetail;
+  /** One approval of a waiting order (its actor the approver); with the last one needed, the order is submitted. */
+  readonly APPROVED: ApprovalEventDetail;
+  /** A waiting order was rejected (its actor the one who rejected, `reason` theirs); it never runs. */
+  readonly APPROVAL_REJECTED: ApprovalEventDetail;
+  /** A waiting order's time ran out before its approvals arrived (the runtime's decision); it never runs. */
+  readonly APPROVAL_EXPIRED: ApprovalEventDetail;
   /** The runtime re-applies elements found Missing or drifted under `drift: correct` (a DEPLOY of just those). */
   readonly HEAL: { readonly elementIds: readonly string[] };
   /** A heal completed: the elements it re-applied (and their dependants) are deployed again. Its operation's. */
@@ -254,6 +262,19 @@ export type HistoryEventDetails = {
     /** Refusals of the same source left unrecorded (over the limit) since the one recorded before this one. */
     readonly unrecorded: number;
   };
+};
+
+/** What the history says of an approval: the order waiting, how many approvals it needs, and who gave them so far. */
+export type ApprovalEventDetail = {
+  readonly approvalId: string;
+  readonly order: string;
+  readonly required: number;
+  /** The approvers so far, in order; with the last one needed, those whose approvals ran the order. */
+  readonly approvers: readonly string[];
+  /** The orderer, also on events whose actor is someone else. */
+  readonly orderedBy: string;
+  /** A rejection's reason, an expiry's, or why the approved order was refused when it ran; null otherwise. */
+  readonly reason: string | null;
 };
 
 export type HistoryEventKind = keyof HistoryEventDetails;
@@ -311,6 +332,10 @@ const KINDS: { readonly [K in HistoryEventKind]: true } = {
   HEAL: true,
   HEALED: true,
   HEALING_STOPPED: true,
+  APPROVAL_REQUESTED: true,
+  APPROVED: true,
+  APPROVAL_REJECTED: true,
+  APPROVAL_EXPIRED: true,
 };
 
 /** Every kind, in the order above (the object literal makes a missing or unknown kind a compile error). */

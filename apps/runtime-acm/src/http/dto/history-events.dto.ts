@@ -544,6 +544,30 @@ export class WindowOverriddenDetail {
   readonly windows!: readonly string[];
 }
 
+export class ApprovalDetail {
+  @ApiProperty({ type: String, format: 'uuid', description: 'The approval (GET /v2/approvals)' })
+  readonly approvalId!: string;
+
+  @ApiProperty({ type: String, description: 'The order waiting for approvals', example: 'DEPLOY' })
+  readonly order!: string;
+
+  @ApiProperty({ type: 'integer', description: 'How many approvals the order needs', example: 2 })
+  readonly required!: number;
+
+  @ApiProperty({ type: [String], description: 'The approvers so far, in order', example: ['carol'] })
+  readonly approvers!: readonly string[];
+
+  @ApiProperty({ type: String, description: 'Who gave the order', example: 'alice' })
+  readonly orderedBy!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "A rejection's reason, an expiry's, or why the approved order was refused when it ran",
+  })
+  readonly reason!: string | null;
+}
+
 export class RolloutDetail {
   @ApiProperty({ enum: ROLLOUT_EVENT_KINDS, description: "The rollout event, as the rollout's history names it" })
   readonly kind!: RolloutEventKind;
@@ -605,6 +629,10 @@ const DETAILS = {
   HEAL: [HealDetail],
   HEALED: [HealedDetail],
   HEALING_STOPPED: [HealingStoppedDetail],
+  APPROVAL_REQUESTED: [ApprovalDetail],
+  APPROVED: [ApprovalDetail],
+  APPROVAL_REJECTED: [ApprovalDetail],
+  APPROVAL_EXPIRED: [ApprovalDetail],
 } as const satisfies { readonly [K in HistoryEventKind]: readonly [Type<unknown>, ...Array<Type<unknown>>] };
 
 // ---- The compile-time check: each schema class says exactly what the domain's type says ----
@@ -663,6 +691,10 @@ const SAME: {
     HEAL: true,
     HEALED: true,
     HEALING_STOPPED: true,
+    APPROVAL_REQUESTED: true,
+    APPROVED: true,
+    APPROVAL_REJECTED: true,
+    APPROVAL_EXPIRED: true,
   },
   actors: { request: true, participant: true, runtime: true, unrecorded: true },
 };

@@ -1,3 +1,4 @@
+import { PendingApprovalDto } from './approval.dto';
 import {
   DEPLOY_ORDERS,
   INSTANCE_ORDERS,
@@ -305,4 +306,9 @@ export class AutomationCompositionWithControl extends AutomationCompositionView 
     description: 'Beyond ONAP: the health and drift participants observed, once one reported an observation',
   })
   observedHealth?: ObservedHealth;
+  @ApiPropertyOptional({
+    type: PendingApprovalDto,
+    description: 'Beyond ONAP: the order waiting for approvals (an approval rule of RUNTIME_POLICY_FILE holds it)',
+  })
+  pendingApproval?: PendingApprovalDto;
 }
