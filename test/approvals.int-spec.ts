@@ -33,7 +33,7 @@ const ERIN = client('erin');
 
 /**
  * prod: a deploy, undeploy or delete needs two approvals (alice, an approver too, orders); quick: a deploy needs one, within a
- * second; staging: an update or a migration needs one.
+ * second; staging: an update or a migration needs one; sites: a deploy of an instance labelled site=prod needs one.
  */
 const POLICY = `projects:
   "*":
@@ -47,6 +47,9 @@ const POLICY = `projects:
   staging:
     operator: [alice]
     approver: [carol]
+  sites:
+    operator: [alice]
+    approver: [carol]
 approvals:
   - project: prod
     orders: [DEPLOY, UNDEPLOY, DELETE]
@@ -57,6 +60,10 @@ approvals:
     expiresAfter: PT1S
   - project: staging
     orders: [UPDATE, MIGRATE]
+    approvals: 1
+  - project: sites
+    metadata: { site: prod }
+    orders: [DEPLOY]
     approvals: 1
 `;
 
@@ -341,5 +348,27 @@ describe('approvals (PostgreSQL, oidc-provider, scripted participant)', () => {
     };
     expect(pending.approvals).toEqual([]);
     await as(ERIN).get(`${BASE}/approvals?state=DONE`).expect(400);
+  });
+
+  it('holds by labels: a deploy of the instance labelled site=prod waits, the one labelled site=dev runs', async () => {
+    const sites = await commissionInto('sites');
+    const labelled = async (site: string) => {
+      const body = readRepoFile('tosca/examples/instances/sim-single-element.json').replace(
+        '"name": "SimSingleElementInstance",',
+        `"name": "Site-${site}",\n  "metadata": { "site": "${site}" },`,
+      );
+      const { instanceId } = await createInstanceFrom(runtime, sites.compositionId, body);
+      return { compositionId: sites.compositionId, instanceId };
+    };
+    const [prodSite, devSite] = [await labelled('prod'), await labelled('dev')];
+    await as(ALICE).put(instancePath(prodSite)).send({ deployOrder: 'DEPLOY' }).expect(202);
+    await as(ALICE).put(instancePath(devSite)).send({ deployOrder: 'DEPLOY' }).expect(202);
+    await deployedOrNot(devSite, 'DEPLOYED');
+    expect((await instance(devSite)).pendingApproval).toBeUndefined();
+    const waiting = await instance(prodSite);
+    expect(waiting.deployState).toBe('UNDEPLOYED');
+    expect(waiting.pendingApproval).toMatchObject({ order: 'DEPLOY', orderedBy: 'alice', required: 1 });
+    await as(CAROL).post(approvalPath(waiting.pendingApproval!.approvalId, 'approve')).expect(200);
+    await deployedOrNot(prodSite, 'DEPLOYED');
   });
 });

@@ -4,7 +4,7 @@ import { call, errorText, get, instancePath, put, text } from './api';
 import { Failure, GraphView, HealthBadge, OrderButton, StateBadge } from './components';
 import type { HistoryEvent } from './live';
 import { useLiveEvents } from './live';
-import type { ElementChange, Graph, OperationView } from './model';
+import type { ElementChange, Graph, OperationView, PendingApproval } from './model';
 import {
   STATE_CHANGING,
   changedElements,
@@ -13,6 +13,7 @@ import {
   linkedInstanceIds,
   nestingLinks,
   operations,
+  pendingApprovalText,
   queuedElements,
   referenceText,
   seconds,
@@ -124,6 +125,7 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
       text(refused['reason']),
     ]),
   );
+  const waitingApproval = pendingApprovalText(instance['pendingApproval'] as PendingApproval | undefined);
   const stateKey = [instance['deployState'], instance['lockState'], instance['subState'], instance['stateChangeResult']]
     .map(text)
     .join('/');
@@ -150,6 +152,11 @@ export function InstancePage(props: { compositionId: string; instanceId: string 
         )}
       </p>
       {gone && <p role="status">This instance no longer exists.</p>}
+      {waitingApproval !== null && (
+        <p role="status" class="pending-approval">
+          {waitingApproval}
+        </p>
+      )}
       <Failure error={gone ? null : error} />
       <div class="orders" role="group" aria-label="orders">
         {ORDERS.map(({ label, order, body }) => (

@@ -1,5 +1,6 @@
 import type { ElementChange, EventLike, Graph } from './model';
 import {
+  pendingApprovalText,
   changedElements,
   elementHealth,
   elementStates,
@@ -310,5 +311,27 @@ describe('nesting links', () => {
   it('links nothing it could not find (deleted since)', () => {
     const none = nestingLinks(child, graph, new Map());
     expect([none.parent, none.children.size]).toEqual([undefined, 0]);
+  });
+});
+
+describe('pendingApprovalText', () => {
+  const pending = {
+    approvalId: '7d1f4c2a-8e3b-4a5d-9c6e-1f2a3b4c5d6e',
+    order: 'DEPLOY',
+    orderedBy: 'alice',
+    orderedAt: '2026-12-07T10:00:00.000Z',
+    required: 2,
+    approvals: [] as Array<{ by: string; at: string }>,
+    expiresAt: '2026-12-08T10:00:00.000Z',
+  };
+
+  it('says what waits, for whom, how far, and until when', () => {
+    expect(pendingApprovalText(undefined)).toBeNull();
+    expect(pendingApprovalText(pending)).toBe(
+      'DEPLOY by alice waits for approvals: 0 of 2, until 2026-12-08 10:00:00 UTC',
+    );
+    expect(pendingApprovalText({ ...pending, approvals: [{ by: 'carol', at: '2026-12-07T11:00:00.000Z' }] })).toBe(
+      'DEPLOY by alice waits for approvals: 1 of 2 (carol), until 2026-12-08 10:00:00 UTC',
+    );
   });
 });

@@ -378,3 +378,18 @@ export function nestingLinks(
     children,
   };
 }
+
+export type PendingApproval = components['schemas']['PendingApprovalDto'];
+
+/** An order that waits for approvals, as one line: what, by whom, how far, who approved, until when. */
+export function pendingApprovalText(pending: PendingApproval | undefined): string | null {
+  if (pending === undefined) {
+    return null;
+  }
+  const approvers = pending.approvals.map((vote) => vote.by);
+  return (
+    `${pending.order} by ${pending.orderedBy} waits for approvals: ${approvers.length} of ${pending.required}` +
+    (approvers.length > 0 ? ` (${approvers.join(', ')})` : '') +
+    `, until ${pending.expiresAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')}`
+  );
+}

@@ -133,15 +133,21 @@ export class ApprovalsService {
     }
     const name = orderNameOf(order);
     const project = name === null ? null : await this.commissioning.projectOf(order.compositionId);
-    const rule =
-      name === null || project === null || !isApprovalOrder(name)
-        ? null
-        : approvalRuleFor(this.config.approvalRules, { project, compositionId: order.compositionId, order: name });
-    if (rule === null || name === null || !isApprovalOrder(name)) {
+    if (name === null || project === null || !isApprovalOrder(name)) {
       return { answer: await this.orders.submit(order), held: null };
     }
-    // The instance must exist under this definition, as the order itself would have checked first (404).
+    // The instance must exist under this definition, as the order itself would have checked first (404); its
+    // metadata is what a rule on labels judges.
     const instance = await this.instantiation.get(order.compositionId, order.instanceId);
+    const rule = approvalRuleFor(this.config.approvalRules, {
+      project,
+      compositionId: order.compositionId,
+      order: name,
+      metadata: instance.metadata,
+    });
+    if (rule === null) {
+      return { answer: await this.orders.submit(order), held: null };
+    }
     const approval = openApproval(
       rule,
       {

@@ -20,6 +20,7 @@ const INSTANCE = '7d1f4c2a-8e3b-4a5d-9c6e-1f2a3b4c5d6e';
 const rule = (overrides: Partial<ApprovalRule> = {}): ApprovalRule => ({
   project: 'prod',
   compositionId: null,
+  metadata: null,
   orders: ['DEPLOY', 'DELETE'],
   approvals: 2,
   role: 'approver',
@@ -84,7 +85,7 @@ describe('readApprovalRules', () => {
     );
     expect(read.rules).toEqual([]);
     expect(read.problems).toEqual([
-      ': approvals[0] (project staging) owner: is not a field of a rule (fields: project, compositionId, orders, ' +
+      ': approvals[0] (project staging) owner: is not a field of a rule (fields: project, compositionId, metadata, orders, ' +
         'approvals, role, expiresAfter)',
       ': approvals[0] (project staging) project: must be a project the policy names (prod), got "staging"',
       ': approvals[0] (project staging) compositionId: must be a UUID, got "x"',
@@ -101,6 +102,31 @@ describe('readApprovalRules', () => {
   });
 });
 
+describe('approval rules on labels', () => {
+  const noLines = (): number | null => null;
+  it('reads metadata values and refuses anything but a mapping of plain values, naming the key', () => {
+    const read = readApprovalRules(
+      [{ project: 'prod', metadata: { site: 'prod', tier: 1 }, orders: ['DEPLOY'], approvals: 1 }],
+      ['prod'],
+      noLines,
+    );
+    expect(read).toEqual({ rules: [expect.objectContaining({ metadata: { site: 'prod', tier: '1' } })], problems: [] });
+    expect(
+      readApprovalRules(
+        [{ project: 'prod', metadata: { site: ['a'] }, orders: ['DEPLOY'], approvals: 1 }],
+        ['prod'],
+        noLines,
+      ).problems,
+    ).toEqual([': approvals[0] (project prod) metadata.site: must be a string, number or boolean, got ["a"]']);
+    expect(
+      readApprovalRules([{ project: 'prod', metadata: 'prod', orders: ['DEPLOY'], approvals: 1 }], ['prod'], noLines)
+        .problems,
+    ).toEqual([
+      ': approvals[0] (project prod) metadata: must be an object of metadata keys and the values they must have',
+    ]);
+  });
+});
+
 describe('approvalRuleFor', () => {
   const target = { project: 'prod', compositionId: DEFINITION, order: 'DEPLOY' };
 
@@ -111,6 +137,15 @@ describe('approvalRuleFor', () => {
     const other = rule({ compositionId: '11111111-2222-4333-8444-555555555555' });
     expect(approvalRuleFor([other], target)).toBeNull();
     expect(approvalRuleFor([rule({ compositionId: DEFINITION })], target)?.compositionId).toBe(DEFINITION);
+  });
+
+  it("holds an instance by its labels only when its metadata has the rule's values", () => {
+    const sites = rule({ metadata: { site: 'prod', tier: '1' } });
+    expect(approvalRuleFor([sites], { ...target, metadata: { site: 'prod', tier: 1, owner: 'x' } })).toBe(sites);
+    expect(approvalRuleFor([sites], { ...target, metadata: { site: 'dev', tier: 1 } })).toBeNull();
+    expect(approvalRuleFor([sites], { ...target, metadata: null })).toBeNull();
+    // A rollout's selection, not known instance by instance: the rule may hold some, so it holds.
+    expect(approvalRuleFor([sites], target)).toBe(sites);
   });
 
   it('takes the strictest rule when several hold the order', () => {

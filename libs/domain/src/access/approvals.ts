@@ -1,4 +1,6 @@
-import { DomainError } from '../errors';
+import { DomainError, isDomainError } from '../errors';
+import { metadataHolds, parseMetadataValues } from '../instance/metadata-filter';
+import type { MetadataValues } from '../instance/metadata-filter';
 import { ROLES, isProjectName, isRole, roleIncludes } from './access-policy';
 import type { Role } from './access-policy';
 
@@ -28,6 +30,8 @@ export interface ApprovalRule {
   readonly project: string;
   /** Only the instances of this definition; null: every definition of the project. */
   readonly compositionId: string | null;
+  /** Only the instances whose metadata has these values (labels such as `site: prod`); null: any instance. */
+  readonly metadata: MetadataValues | null;
   readonly orders: readonly ApprovalOrder[];
   readonly approvals: number;
   readonly role: Role;
@@ -100,7 +104,7 @@ function readRule(
   if (!isRecord(entry)) {
     return { rule: null, problems: [{ field: null, problem: 'must be a mapping with project, orders and approvals' }] };
   }
-  const known = ['project', 'compositionId', 'orders', 'approvals', 'role', 'expiresAfter'];
+  const known = ['project', 'compositionId', 'metadata', 'orders', 'approvals', 'role', 'expiresAfter'];
   for (const key of Object.keys(entry).filter((key) => !known.includes(key))) {
     problems.push({ field: key, problem: `is not a field of a rule (fields: ${known.join(', ')})` });
   }
@@ -114,6 +118,19 @@ function readRule(
   const compositionId = entry['compositionId'] ?? null;
   if (compositionId !== null && (typeof compositionId !== 'string' || !UUID.test(compositionId))) {
     problems.push({ field: 'compositionId', problem: `must be a UUID, got ${JSON.stringify(compositionId)}` });
+  }
+  let metadata: MetadataValues | null = null;
+  if (entry['metadata'] !== undefined && entry['metadata'] !== null) {
+    try {
+      metadata = parseMetadataValues('metadata', entry['metadata']);
+    } catch (error) {
+      if (!isDomainError(error)) {
+        throw error;
+      }
+      // "metadata: ..." or "metadata.<key>: ...": the field as the parser named it, then its rule.
+      const [field = 'metadata', ...rest] = error.message.split(': ');
+      problems.push({ field, problem: rest.join(': ') });
+    }
   }
   const orders = entry['orders'];
   if (!Array.isArray(orders) || orders.length === 0) {
@@ -155,6 +172,7 @@ function readRule(
     rule: {
       project: project as string,
       compositionId: compositionId === null ? null : (compositionId as string).toLowerCase(),
+      metadata,
       orders: [...new Set(orders as ApprovalOrder[])],
       approvals: approvals as number,
       role: role as Role,
@@ -170,6 +188,11 @@ export interface ApprovalTarget {
   readonly project: string;
   readonly compositionId: string;
   readonly order: string;
+  /**
+   * The instance's metadata (null: it has none); undefined when the instances are not known one by one (a rollout's
+   * selection), so a rule on metadata may hold some of them and counts as holding.
+   */
+  readonly metadata?: Readonly<Record<string, unknown>> | null;
 }
 
 /**
@@ -182,6 +205,7 @@ export function approvalRuleFor(rules: readonly ApprovalRule[], target: Approval
     const applies =
       rule.project === target.project &&
       (rule.compositionId === null || rule.compositionId === target.compositionId.toLowerCase()) &&
+      (rule.metadata === null || target.metadata === undefined || metadataHolds(rule.metadata, target.metadata)) &&
       (rule.orders as readonly string[]).includes(target.order);
     if (applies && (strictest === null || stricter(rule, strictest))) {
       strictest = rule;
