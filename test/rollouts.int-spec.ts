@@ -10,6 +10,7 @@ import {
   instanceOf,
   orderInstance,
   readRepoFile,
+  simSingleElementNextRevision,
 } from './support/runtime-harness';
 import type { ScriptedParticipant } from './support/scripted-participant';
 import { eventually } from './support/scripted-participant';
@@ -490,18 +491,7 @@ describe('rollouts (PostgreSQL, in-process bus, scripted participant)', () => {
   });
 
   it('migrates instances to another composition, and migrates the failing batch back to the source', async () => {
-    const targetYaml = definitionYaml
-      .replace('name: acm.example.SimSingleElement', 'name: acm.example.SimSingleElementNext')
-      .replace(
-        /acm\.example\.single\.SimElement:\n {6}version: 1\.0\.0/,
-        'acm.example.single.SimElement:\n      version: 2.0.0',
-      )
-      .replace(
-        /- name: acm\.example\.single\.SimElement\n {12}version: 1\.0\.0/,
-        '- name: acm.example.single.SimElement\n            version: 2.0.0',
-      );
-    expect(targetYaml).toContain('version: 2.0.0');
-    const targetId = await commissionAndPrime(runtime, targetYaml);
+    const targetId = await commissionAndPrime(runtime, simSingleElementNextRevision());
     const fleet = await instances(4);
     const ids = fleet.map((item) => item.instanceId);
     for (const id of ids) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { ProductProcess } from '../support/processes';
 import { freePort, runtimeProcess, simulatorProcess } from '../support/processes';
-import { PASSWORD, USER } from '../support/runtime-harness';
+import { PASSWORD, USER, simSingleElementNextRevision } from '../support/runtime-harness';
 import { commissionedAndPrimed, dropSchema, participantKnown, runtimeAnswering } from '../support/e2e-stack';
 import { eventually } from '../support/scripted-participant';
 import { repoFile } from './lifecycle.scenarios';
@@ -172,19 +172,7 @@ describe('rollout of a fleet: 100 instances migrated in batches of 10 with a bak
     await participantKnown(api, SIM_PARTICIPANT);
     const sourceYaml = repoFile('tosca/examples/sim-single-element.yaml');
     sourceId = await commissionedAndPrimed(api, sourceYaml);
-    // The next revision: the same element, its node template at version 2.0.0.
-    const targetYaml = sourceYaml
-      .replace('name: acm.example.SimSingleElement', 'name: acm.example.SimSingleElementNext')
-      .replace(
-        /acm\.example\.single\.SimElement:\n {6}version: 1\.0\.0/,
-        'acm.example.single.SimElement:\n      version: 2.0.0',
-      )
-      .replace(
-        /- name: acm\.example\.single\.SimElement\n {12}version: 1\.0\.0/,
-        '- name: acm.example.single.SimElement\n            version: 2.0.0',
-      );
-    expect(targetYaml).toContain('version: 2.0.0');
-    targetId = await commissionedAndPrimed(api, targetYaml);
+    targetId = await commissionedAndPrimed(api, simSingleElementNextRevision());
 
     for (let index = 0; index < FLEET_SIZE; index += 1) {
       const elementId = randomUUID();

@@ -70,6 +70,27 @@ export function readRepoFile(relativePath: string): string {
   return readFileSync(join(REPO_ROOT, relativePath), 'utf8');
 }
 
+/**
+ * The next revision of `tosca/examples/sim-single-element.yaml`, a target to migrate to: another definition name,
+ * and its element's node template at version 2.0.0.
+ */
+export function simSingleElementNextRevision(): string {
+  const next = readRepoFile('tosca/examples/sim-single-element.yaml')
+    .replace('name: acm.example.SimSingleElement', 'name: acm.example.SimSingleElementNext')
+    .replace(
+      /acm\.example\.single\.SimElement:\n {6}version: 1\.0\.0/,
+      'acm.example.single.SimElement:\n      version: 2.0.0',
+    )
+    .replace(
+      /- name: acm\.example\.single\.SimElement\n {12}version: 1\.0\.0/,
+      '- name: acm.example.single.SimElement\n            version: 2.0.0',
+    );
+  if (!next.includes('version: 2.0.0')) {
+    throw new Error('sim-single-element.yaml changed: its next revision no longer applies');
+  }
+  return next;
+}
+
 /** Waits until a participant's REGISTER was applied (GET participants/{id} answers 200). */
 export async function participantRegistered(runtime: RuntimeHarness, participantId: string): Promise<void> {
   await eventually('the participant to register', async () => {
