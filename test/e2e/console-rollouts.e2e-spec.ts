@@ -23,6 +23,8 @@ describe('the web console shows a rollout', () => {
   let browser: Browser;
   let page: Page;
   let api: request.Agent;
+  let compositionId: string;
+  const instanceIds: string[] = [];
 
   beforeAll(async () => {
     runtime = await startEmbeddedRuntime('console-rollouts-runtime');
@@ -46,7 +48,7 @@ describe('the web console shows a rollout', () => {
       .set('Content-Type', 'application/yaml')
       .send(readFileSync(join(REPO_ROOT, 'tosca/examples/sim-three-phase.yaml'), 'utf8'))
       .expect(201);
-    const compositionId = (commissioned.body as { compositionId: string }).compositionId;
+    compositionId = (commissioned.body as { compositionId: string }).compositionId;
     await api.put(`${API}/compositions/${compositionId}`).send({ primeOrder: 'PRIME' }).expect(202);
     await eventually('PRIMED', async () => {
       const got = await api.get(`${API}/compositions/${compositionId}`).expect(200);
@@ -56,7 +58,6 @@ describe('the web console shows a rollout', () => {
       /COMPOSITIONIDPLACEHOLDER/g,
       compositionId,
     );
-    const instanceIds: string[] = [];
     for (const index of [1, 2, 3]) {
       // Element ids are unique across instances: each instance gets its own (a key and its id alike).
       const fresh = new Map<string, string>();
@@ -129,4 +130,25 @@ describe('the web console shows a rollout', () => {
       await api.put(SIM_PARAMETERS).send({}).expect(200);
     }
   }, 240_000);
+
+  it('polls the rollouts while no live stream is open', async () => {
+    const context = await browser.newContext({ httpCredentials: { username: USER, password: PASSWORD } });
+    try {
+      const offline = await context.newPage();
+      // The stream is refused at every attempt: only polling can show what happens next.
+      await offline.route('**/v2/events', (route) => route.abort());
+      await offline.goto(`http://127.0.0.1:${runtime.port}/onap/policy/clamp/acm/console/#/rollouts`);
+      await offline.locator('[data-live="reconnecting"]').waitFor(WAIT);
+      await offline.locator('tr[data-rollout-id] .badge', { hasText: /^COMPLETED$/ }).waitFor(WAIT);
+      const started = await api
+        .post(`${API}/rollouts`)
+        .send({ order: 'UNDEPLOY', compositionId, instanceIds, strategy: { batchSize: 3 } })
+        .expect(201);
+      const rolloutId = (started.body as { rolloutId: string }).rolloutId;
+      await offline.locator(`tr[data-rollout-id="${rolloutId}"] .badge`, { hasText: /^COMPLETED$/ }).waitFor(WAIT);
+      expect(await offline.locator('[data-live="reconnecting"]').count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -67,8 +67,8 @@ export function RolloutsPage() {
       (failure: unknown) => setError(errorText(failure)),
     );
   }, []);
-  const unfinished = rollouts?.some((rollout) => !rolloutFinished(rollout.state)) ?? true;
-  useRolloutReads(load, () => true, 'rollouts', !unfinished);
+  // A new rollout may appear at any time: the list polls for as long as no stream is open.
+  useRolloutReads(load, () => true, 'rollouts', false);
   return (
     <section aria-labelledby="rollouts-title">
       <h2 id="rollouts-title">Rollouts</h2>
