@@ -73,8 +73,9 @@ describe('the web console shows a rollout', () => {
     // Each element takes a while, so the first batch is still running when the page pauses the rollout.
     await api.put(SIM_PARAMETERS).send({ deployTimerMs: 1500 }).expect(200);
     try {
-      await page.goto(`http://127.0.0.1:${runtime.port}/onap/policy/clamp/acm/console/#/rollouts`);
+      await page.goto(`http://127.0.0.1:${runtime.port}/onap/policy/clamp/acm/console/`);
       await page.locator('[data-live="live"]').waitFor(WAIT);
+      await page.getByRole('navigation', { name: 'sections' }).getByRole('link', { name: 'Rollouts' }).click();
       await page.getByText('No rollout yet.').waitFor(WAIT);
 
       const started = await api
