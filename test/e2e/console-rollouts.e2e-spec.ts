@@ -132,7 +132,7 @@ describe('the web console shows a rollout', () => {
     }
   }, 240_000);
 
-  it('polls the rollouts while no live stream is open', async () => {
+  it('polls the rollouts while no live stream is open, and shows a batch baking', async () => {
     const context = await browser.newContext({ httpCredentials: { username: USER, password: PASSWORD } });
     try {
       const offline = await context.newPage();
@@ -143,10 +143,18 @@ describe('the web console shows a rollout', () => {
       await offline.locator('tr[data-rollout-id] .badge', { hasText: /^COMPLETED$/ }).waitFor(WAIT);
       const started = await api
         .post(`${API}/rollouts`)
-        .send({ order: 'UNDEPLOY', compositionId, instanceIds, strategy: { batchSize: 3 } })
+        .send({ order: 'UNDEPLOY', compositionId, instanceIds, strategy: { batchSize: 3, bakeTime: 6 } })
         .expect(201);
       const rolloutId = (started.body as { rolloutId: string }).rolloutId;
-      await offline.locator(`tr[data-rollout-id="${rolloutId}"] .badge`, { hasText: /^COMPLETED$/ }).waitFor(WAIT);
+      const row = offline.locator(`tr[data-rollout-id="${rolloutId}"]`);
+      await row.waitFor(WAIT);
+      await row.getByRole('link').click();
+      // The bake outlasts several polls: the page shows the batch BAKING with the time it has left.
+      await offline
+        .locator('tr[data-batch="1"][data-state="BAKING"] .bake', { hasText: /^ ?bakes \d s more$/ })
+        .waitFor(WAIT);
+      await offline.screenshot({ path: artifactPath('console', 'rollout-4-baking.png'), fullPage: true });
+      await offline.locator('.summary .badge', { hasText: /^COMPLETED$/ }).waitFor(WAIT);
       expect(await offline.locator('[data-live="reconnecting"]').count()).toBe(1);
     } finally {
       await context.close();
