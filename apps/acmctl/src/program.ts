@@ -12,6 +12,7 @@ import { registerLogin } from './commands/login';
 import { registerParticipants } from './commands/participants';
 import { registerPlan } from './commands/plan';
 import { registerRollouts } from './commands/rollouts';
+import { registerWindows } from './commands/windows';
 import { OUTPUT_FORMATS } from './output';
 import { productVersion } from './version';
 
@@ -75,6 +76,7 @@ export function buildProgram(cli: CliEnvironment): Command {
   registerPlan(program, context);
   registerRollouts(program, context);
   registerApprovals(program, context);
+  registerWindows(program, context);
   registerDocs(program, context);
   registerCompletion(program, context);
   return program;

@@ -7,6 +7,7 @@ import { InstancePage } from './instance';
 import { InstancesPage } from './instances';
 import { liveRefusal, useLiveStatus } from './live';
 import { ParticipantsPage } from './participants';
+import { RolloutPage, RolloutsPage } from './rollouts';
 import './style.css';
 
 /** Hash routes, so the runtime serves one file and a reload keeps the page. */
@@ -30,6 +31,10 @@ function App() {
     content = <InstancePage key={`${first}/${second}`} compositionId={first} instanceId={second} />;
   } else if (page === 'instances') {
     content = <InstancesPage />;
+  } else if (page === 'rollouts' && first !== undefined) {
+    content = <RolloutPage key={first} rolloutId={first} />;
+  } else if (page === 'rollouts') {
+    content = <RolloutsPage />;
   } else if (page === 'participants') {
     content = <ParticipantsPage />;
   } else {
@@ -48,6 +53,7 @@ function App() {
           {link('definitions', 'Definitions')}
           {link('instances', 'Instances')}
           {link('participants', 'Participants')}
+          {link('rollouts', 'Rollouts')}
         </nav>
         {live === 'refused' ? (
           <span class="live live-refused" role="alert" data-live={live}>
