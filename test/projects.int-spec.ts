@@ -144,6 +144,30 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
     expect((all.body as { service_templates: unknown[] }).service_templates).toHaveLength(2);
   });
 
+  it('answers the project of a definition and of its instances, in the GETs and the lists', async () => {
+    const definition = await as(ALICE).get(`${BASE}/compositions/${team.a.compositionId}`).expect(200);
+    expect((definition.body as { project: string }).project).toBe('team-a');
+    const instance = await as(BOB).get(instancePath(team.b)).expect(200);
+    expect((instance.body as { project: string }).project).toBe('team-b');
+    const all = await runtime.http.get(`${BASE}/instances`).expect(200);
+    const listed = (all.body as { automationCompositionList: Array<{ instanceId: string; project: string }> })
+      .automationCompositionList;
+    expect(
+      listed
+        .map(({ instanceId, project }) => ({ instanceId, project }))
+        .sort((x, y) => x.project.localeCompare(y.project)),
+    ).toEqual([
+      { instanceId: team.a.instanceId, project: 'team-a' },
+      { instanceId: team.b.instanceId, project: 'team-b' },
+    ]);
+    const ofDefinition = await as(ALICE).get(`${BASE}/compositions/${team.a.compositionId}/instances`).expect(200);
+    expect(
+      (ofDefinition.body as { automationCompositionList: Array<{ project: string }> }).automationCompositionList.map(
+        ({ project }) => project,
+      ),
+    ).toEqual(['team-a']);
+  });
+
   it("refuses a user the other project's definition and instance with 403 naming role and project", async () => {
     const read = await as(ALICE).get(instancePath(team.b)).expect(403);
     expect((read.body as ErrorBody).errorDetails).toBe(
