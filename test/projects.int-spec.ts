@@ -272,4 +272,52 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
     });
     expect(new Set(events.map((event) => event.subjectId))).toEqual(new Set([team.a.compositionId, team.a.instanceId]));
   });
+  it("keeps a rollout in its definition's project: created, read, listed and controlled there only", async () => {
+    const rolloutOf = (of: { compositionId: string }) => ({
+      order: 'UNDEPLOY',
+      compositionId: of.compositionId,
+      strategy: { batchSize: 1 },
+    });
+    const elsewhere = await as(ALICE).post(`${BASE}/rollouts`).send(rolloutOf(team.b)).expect(403);
+    expect((elsewhere.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${BASE}/rollouts needs the role operator in project team-b; alice has no role there`,
+    );
+    const viewer = await as(CAROL).post(`${BASE}/rollouts?dryRun=true`).send(rolloutOf(team.a)).expect(403);
+    expect((viewer.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${BASE}/rollouts needs the role operator in a project; carol has it in none`,
+    );
+    const created = await as(ALICE).post(`${BASE}/rollouts`).send(rolloutOf(team.a)).expect(201);
+    const rolloutId = (created.body as { rolloutId: string }).rolloutId;
+    const rolloutPath = `${BASE}/rollouts/${rolloutId}`;
+
+    await as(CAROL).get(rolloutPath).expect(200);
+    await as(CAROL).get(`${rolloutPath}/history`).expect(200);
+    const read = await as(BOB).get(rolloutPath).expect(403);
+    expect((read.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: GET ${rolloutPath} needs the role viewer in project team-a; bob has no role there`,
+    );
+    const control = await as(BOB).post(`${rolloutPath}/pause`).expect(403);
+    expect((control.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${rolloutPath}/pause needs the role operator in project team-a; bob has no role there`,
+    );
+    const byViewer = await as(CAROL).post(`${rolloutPath}/cancel`).expect(403);
+    expect((byViewer.body as ErrorBody).errorDetails).toContain('needs the role operator in project team-a');
+    // Its project's operator controls it: the guard lets the control through (a finished rollout refuses it itself).
+    const cancelled = await as(ALICE).post(`${rolloutPath}/cancel`);
+    expect(cancelled.status === 200 ? 'CANCELLED' : (cancelled.body as ErrorBody).errorDetails).toMatch(
+      /^CANCELLED$|^Rollout .* (is|has) /,
+    );
+
+    const listedTo = async (who: OidcClient): Promise<string[]> => {
+      const listed = await as(who).get(`${BASE}/rollouts`).expect(200);
+      return (listed.body as { rollouts: Array<{ rolloutId: string }> }).rollouts.map((item) => item.rolloutId);
+    };
+    expect(await listedTo(ALICE)).toEqual([rolloutId]);
+    expect(await listedTo(CAROL)).toEqual([rolloutId]);
+    expect(await listedTo(BOB)).toEqual([]);
+    const all = await runtime.http.get(`${BASE}/rollouts`).expect(200);
+    expect((all.body as { rollouts: Array<{ rolloutId: string }> }).rollouts.map((item) => item.rolloutId)).toEqual([
+      rolloutId,
+    ]);
+  });
 });
