@@ -117,6 +117,7 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
       get: (path: string) => agent.get(path).set('Authorization', bearer),
       put: (path: string) => agent.put(path).set('Authorization', bearer),
       post: (path: string) => agent.post(path).set('Authorization', bearer),
+      delete: (path: string) => agent.delete(path).set('Authorization', bearer),
     };
   };
   const instancePath = (of: { compositionId: string; instanceId: string }) =>
@@ -319,5 +320,50 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
     expect((all.body as { rollouts: Array<{ rolloutId: string }> }).rollouts.map((item) => item.rolloutId)).toEqual([
       rolloutId,
     ]);
+  });
+  it("keeps a subscription in its filter's definition's project; one without a definition spans projects", async () => {
+    const hook = (filter: object) => ({ url: 'https://hooks.example.com/acm', filter });
+    const created = await as(DAVE)
+      .post(`${BASE}/subscriptions`)
+      .send(hook({ compositionId: team.a.compositionId }))
+      .expect(201);
+    const ofTeamA = (created.body as { subscriptionId: string }).subscriptionId;
+    const elsewhere = await as(DAVE)
+      .post(`${BASE}/subscriptions`)
+      .send(hook({ compositionId: team.b.compositionId }))
+      .expect(403);
+    expect((elsewhere.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${BASE}/subscriptions needs the role admin in project team-b; dave has no role there`,
+    );
+    const spanning = await as(DAVE).post(`${BASE}/subscriptions`).send(hook({})).expect(403);
+    expect((spanning.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${BASE}/subscriptions needs the role admin in every project (team-a, team-b); dave has no role in some`,
+    );
+    const everywhere = await runtime.http.post(`${BASE}/subscriptions`).send(hook({})).expect(201);
+    const ofAll = (everywhere.body as { subscriptionId: string }).subscriptionId;
+
+    await as(CAROL).get(`${BASE}/subscriptions/${ofTeamA}`).expect(200);
+    const read = await as(BOB).get(`${BASE}/subscriptions/${ofTeamA}`).expect(403);
+    expect((read.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: GET ${BASE}/subscriptions/${ofTeamA} needs the role viewer in project team-a; bob has no role there`,
+    );
+    const spanningRead = await as(CAROL).get(`${BASE}/subscriptions/${ofAll}`).expect(403);
+    expect((spanningRead.body as ErrorBody).errorDetails).toContain('needs the role viewer in every project');
+
+    const listedTo = async (who: OidcClient): Promise<string[]> => {
+      const listed = await as(who).get(`${BASE}/subscriptions`).expect(200);
+      return (listed.body as { subscriptions: Array<{ subscriptionId: string }> }).subscriptions
+        .map((item) => item.subscriptionId)
+        .sort();
+    };
+    expect(await listedTo(CAROL)).toEqual([ofTeamA]);
+    expect(await listedTo(BOB)).toEqual([]);
+    const all = await runtime.http.get(`${BASE}/subscriptions`).expect(200);
+    expect(
+      (all.body as { subscriptions: Array<{ subscriptionId: string }> }).subscriptions
+        .map((item) => item.subscriptionId)
+        .sort(),
+    ).toEqual([ofAll, ofTeamA].sort());
+    await as(DAVE).delete(`${BASE}/subscriptions/${ofTeamA}`).expect(204);
   });
 });

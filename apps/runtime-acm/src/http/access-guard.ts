@@ -85,7 +85,10 @@ const FILTERED_LISTS = [
   /^\/v2\/audit$/,
   /^\/v2\/approvals$/,
   /^\/v2\/rollouts$/,
+  /^\/v2\/subscriptions$/,
 ];
+
+const SUBSCRIPTION = /^\/v2\/subscriptions\/([^/]+)(?:\/|$)/;
 
 const ROLLOUT = /^\/v2\/rollouts\/([^/]+)(?:\/|$)/;
 
@@ -102,6 +105,7 @@ export async function scopeOf(
   query: Record<string, unknown>,
   projectOf: (compositionId: string) => Promise<string | null>,
   rolloutProjectOf: (rolloutId: string) => Promise<string | null> = () => Promise.resolve(null),
+  subscriptionScopeOf: (subscriptionId: string) => Promise<AccessScope> = () => Promise.resolve({ kind: 'every' }),
 ): Promise<AccessScope> {
   const definition = UNDER_DEFINITION.exec(path);
   if (definition !== null) {
@@ -115,8 +119,13 @@ export async function scopeOf(
     const project = await rolloutProjectOf(rollout[1] ?? '');
     return project === null ? { kind: 'some' } : { kind: 'project', project };
   }
-  if (method === 'POST' && path === '/v2/rollouts') {
-    // The body (parsed after this guard) names the definition: the route checks its project with `projectRefusalOf`.
+  const subscription = SUBSCRIPTION.exec(path);
+  if (subscription !== null) {
+    return subscriptionScopeOf(subscription[1] ?? '');
+  }
+  if (method === 'POST' && (path === '/v2/rollouts' || path === '/v2/subscriptions')) {
+    // The body (parsed after this guard) names the definition (a subscription may name none, and span projects): the
+    // route checks its project with `projectRefusalOf`.
     return { kind: 'some' };
   }
   if (method === 'POST' && path === '/v2/compositions') {
@@ -152,12 +161,12 @@ export function visibleProjectsOf(response: Response): readonly string[] | undef
 
 /**
  * For a request checked in some project whose project only its body names (a rollout's creation): why the caller may
- * not make it in `project` (the role it needs there, as the guard words it), null when it may. Undefined: no policy
- * or no principal, nothing to check.
+ * not make it in `project` (null: in every project; the role it needs there, as the guard words it), null when it
+ * may. Undefined: no policy or no principal, nothing to check.
  */
-export function projectRefusalOf(response: Response): ((project: string) => string | null) | undefined {
+export function projectRefusalOf(response: Response): ((project: string | null) => string | null) | undefined {
   return (response.locals as Record<string, unknown> | undefined)?.[PROJECT_REFUSAL] as
-    ((project: string) => string | null) | undefined;
+    ((project: string | null) => string | null) | undefined;
 }
 
 /**
@@ -172,6 +181,7 @@ export function accessGuard(
   projectOf: (compositionId: string) => Promise<string | null>,
   onRefused: (request: Request, response: Response, refusal: ForbiddenRequest) => void = () => undefined,
   rolloutProjectOf: (rolloutId: string) => Promise<string | null> = () => Promise.resolve(null),
+  subscriptionScopeOf: (subscriptionId: string) => Promise<AccessScope> = () => Promise.resolve({ kind: 'every' }),
 ) {
   return (request: Request, response: Response, next: NextFunction): void => {
     const principal = principalOf(response);
@@ -185,7 +195,14 @@ export function accessGuard(
       next();
       return;
     }
-    scopeOf(request.method, path, request.query as Record<string, unknown>, projectOf, rolloutProjectOf).then(
+    scopeOf(
+      request.method,
+      path,
+      request.query as Record<string, unknown>,
+      projectOf,
+      rolloutProjectOf,
+      subscriptionScopeOf,
+    ).then(
       (scope) => {
         const refusal = refusalOf(policy, principal, needed, scope);
         if (refusal === BAD_PROJECT) {
@@ -203,9 +220,10 @@ export function accessGuard(
           if (visible !== 'all') {
             (response.locals as Record<string, unknown>)[VISIBLE_PROJECTS] = visible;
           }
-          (response.locals as Record<string, unknown>)[PROJECT_REFUSAL] = (project: string): string | null => {
-            const inProject = refusalOf(policy, principal, needed, { kind: 'project', project });
-            return inProject === BAD_PROJECT ? projectProblem(policy, project) : inProject;
+          (response.locals as Record<string, unknown>)[PROJECT_REFUSAL] = (project: string | null): string | null => {
+            const where: AccessScope = project === null ? { kind: 'every' } : { kind: 'project', project };
+            const inProject = refusalOf(policy, principal, needed, where);
+            return inProject === BAD_PROJECT ? projectProblem(policy, project ?? '') : inProject;
           };
         }
         next();
