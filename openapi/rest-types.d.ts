@@ -1018,6 +1018,11 @@ export interface components {
              * @description Changes with every stored change
              */
             readonly revisionId: string;
+            /**
+             * @description Beyond ONAP: the project of the definition and its instances
+             * @example default
+             */
+            readonly project: string;
         };
         /**
          * @description Absent: NONE
@@ -1126,6 +1131,11 @@ export interface components {
             readonly allowedOrders: readonly components["schemas"]["InstanceOrder"][];
             /** @description Beyond ONAP: every other order, with the refusal it would get */
             readonly refusedOrders: readonly components["schemas"]["RefusedOrder"][];
+            /**
+             * @description Beyond ONAP: the project of the instance's definition
+             * @example default
+             */
+            readonly project?: string;
         };
         readonly AutomationCompositions: {
             readonly automationCompositionList: readonly components["schemas"]["AutomationCompositionView"][];
@@ -1335,6 +1345,11 @@ export interface components {
             readonly allowedOrders: readonly components["schemas"]["InstanceOrder"][];
             /** @description Beyond ONAP: every other order, with the refusal it would get */
             readonly refusedOrders: readonly components["schemas"]["RefusedOrder"][];
+            /**
+             * @description Beyond ONAP: the project of the instance's definition
+             * @example default
+             */
+            readonly project?: string;
             /** @description Beyond ONAP: present while an operation runs */
             readonly runtimeControl?: components["schemas"]["RuntimeControl"];
             /** @description Beyond ONAP: the health and drift participants observed, once one reported an observation */

@@ -117,6 +117,7 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
       get: (path: string) => agent.get(path).set('Authorization', bearer),
       put: (path: string) => agent.put(path).set('Authorization', bearer),
       post: (path: string) => agent.post(path).set('Authorization', bearer),
+      delete: (path: string) => agent.delete(path).set('Authorization', bearer),
     };
   };
   const instancePath = (of: { compositionId: string; instanceId: string }) =>
@@ -142,6 +143,30 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
     expect(await instanceIdsSeenBy(BOB)).toEqual([team.b.instanceId]);
     const all = await runtime.http.get(`${BASE}/compositions`).expect(200);
     expect((all.body as { service_templates: unknown[] }).service_templates).toHaveLength(2);
+  });
+
+  it('answers the project of a definition and of its instances, in the GETs and the lists', async () => {
+    const definition = await as(ALICE).get(`${BASE}/compositions/${team.a.compositionId}`).expect(200);
+    expect((definition.body as { project: string }).project).toBe('team-a');
+    const instance = await as(BOB).get(instancePath(team.b)).expect(200);
+    expect((instance.body as { project: string }).project).toBe('team-b');
+    const all = await runtime.http.get(`${BASE}/instances`).expect(200);
+    const listed = (all.body as { automationCompositionList: Array<{ instanceId: string; project: string }> })
+      .automationCompositionList;
+    expect(
+      listed
+        .map(({ instanceId, project }) => ({ instanceId, project }))
+        .sort((x, y) => x.project.localeCompare(y.project)),
+    ).toEqual([
+      { instanceId: team.a.instanceId, project: 'team-a' },
+      { instanceId: team.b.instanceId, project: 'team-b' },
+    ]);
+    const ofDefinition = await as(ALICE).get(`${BASE}/compositions/${team.a.compositionId}/instances`).expect(200);
+    expect(
+      (ofDefinition.body as { automationCompositionList: Array<{ project: string }> }).automationCompositionList.map(
+        ({ project }) => project,
+      ),
+    ).toEqual(['team-a']);
   });
 
   it("refuses a user the other project's definition and instance with 403 naming role and project", async () => {
@@ -247,5 +272,98 @@ describe('projects (PostgreSQL, oidc-provider, scripted participant)', () => {
       return found.some((event) => event.actor.user === 'alice') ? found : undefined;
     });
     expect(new Set(events.map((event) => event.subjectId))).toEqual(new Set([team.a.compositionId, team.a.instanceId]));
+  });
+  it("keeps a rollout in its definition's project: created, read, listed and controlled there only", async () => {
+    const rolloutOf = (of: { compositionId: string }) => ({
+      order: 'UNDEPLOY',
+      compositionId: of.compositionId,
+      strategy: { batchSize: 1 },
+    });
+    const elsewhere = await as(ALICE).post(`${BASE}/rollouts`).send(rolloutOf(team.b)).expect(403);
+    expect((elsewhere.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${BASE}/rollouts needs the role operator in project team-b; alice has no role there`,
+    );
+    const viewer = await as(CAROL).post(`${BASE}/rollouts?dryRun=true`).send(rolloutOf(team.a)).expect(403);
+    expect((viewer.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${BASE}/rollouts needs the role operator in a project; carol has it in none`,
+    );
+    const created = await as(ALICE).post(`${BASE}/rollouts`).send(rolloutOf(team.a)).expect(201);
+    const rolloutId = (created.body as { rolloutId: string }).rolloutId;
+    const rolloutPath = `${BASE}/rollouts/${rolloutId}`;
+
+    await as(CAROL).get(rolloutPath).expect(200);
+    await as(CAROL).get(`${rolloutPath}/history`).expect(200);
+    const read = await as(BOB).get(rolloutPath).expect(403);
+    expect((read.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: GET ${rolloutPath} needs the role viewer in project team-a; bob has no role there`,
+    );
+    const control = await as(BOB).post(`${rolloutPath}/pause`).expect(403);
+    expect((control.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${rolloutPath}/pause needs the role operator in project team-a; bob has no role there`,
+    );
+    const byViewer = await as(CAROL).post(`${rolloutPath}/cancel`).expect(403);
+    expect((byViewer.body as ErrorBody).errorDetails).toContain('needs the role operator in project team-a');
+    // Its project's operator controls it: the guard lets the control through (a finished rollout refuses it itself).
+    const cancelled = await as(ALICE).post(`${rolloutPath}/cancel`);
+    expect(cancelled.status === 200 ? 'CANCELLED' : (cancelled.body as ErrorBody).errorDetails).toMatch(
+      /^CANCELLED$|^Rollout .* (is|has) /,
+    );
+
+    const listedTo = async (who: OidcClient): Promise<string[]> => {
+      const listed = await as(who).get(`${BASE}/rollouts`).expect(200);
+      return (listed.body as { rollouts: Array<{ rolloutId: string }> }).rollouts.map((item) => item.rolloutId);
+    };
+    expect(await listedTo(ALICE)).toEqual([rolloutId]);
+    expect(await listedTo(CAROL)).toEqual([rolloutId]);
+    expect(await listedTo(BOB)).toEqual([]);
+    const all = await runtime.http.get(`${BASE}/rollouts`).expect(200);
+    expect((all.body as { rollouts: Array<{ rolloutId: string }> }).rollouts.map((item) => item.rolloutId)).toEqual([
+      rolloutId,
+    ]);
+  });
+  it("keeps a subscription in its filter's definition's project; one without a definition spans projects", async () => {
+    const hook = (filter: object) => ({ url: 'https://hooks.example.com/acm', filter });
+    const created = await as(DAVE)
+      .post(`${BASE}/subscriptions`)
+      .send(hook({ compositionId: team.a.compositionId }))
+      .expect(201);
+    const ofTeamA = (created.body as { subscriptionId: string }).subscriptionId;
+    const elsewhere = await as(DAVE)
+      .post(`${BASE}/subscriptions`)
+      .send(hook({ compositionId: team.b.compositionId }))
+      .expect(403);
+    expect((elsewhere.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${BASE}/subscriptions needs the role admin in project team-b; dave has no role there`,
+    );
+    const spanning = await as(DAVE).post(`${BASE}/subscriptions`).send(hook({})).expect(403);
+    expect((spanning.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: POST ${BASE}/subscriptions needs the role admin in every project (team-a, team-b); dave has no role in some`,
+    );
+    const everywhere = await runtime.http.post(`${BASE}/subscriptions`).send(hook({})).expect(201);
+    const ofAll = (everywhere.body as { subscriptionId: string }).subscriptionId;
+
+    await as(CAROL).get(`${BASE}/subscriptions/${ofTeamA}`).expect(200);
+    const read = await as(BOB).get(`${BASE}/subscriptions/${ofTeamA}`).expect(403);
+    expect((read.body as ErrorBody).errorDetails).toBe(
+      `Forbidden: GET ${BASE}/subscriptions/${ofTeamA} needs the role viewer in project team-a; bob has no role there`,
+    );
+    const spanningRead = await as(CAROL).get(`${BASE}/subscriptions/${ofAll}`).expect(403);
+    expect((spanningRead.body as ErrorBody).errorDetails).toContain('needs the role viewer in every project');
+
+    const listedTo = async (who: OidcClient): Promise<string[]> => {
+      const listed = await as(who).get(`${BASE}/subscriptions`).expect(200);
+      return (listed.body as { subscriptions: Array<{ subscriptionId: string }> }).subscriptions
+        .map((item) => item.subscriptionId)
+        .sort();
+    };
+    expect(await listedTo(CAROL)).toEqual([ofTeamA]);
+    expect(await listedTo(BOB)).toEqual([]);
+    const all = await runtime.http.get(`${BASE}/subscriptions`).expect(200);
+    expect(
+      (all.body as { subscriptions: Array<{ subscriptionId: string }> }).subscriptions
+        .map((item) => item.subscriptionId)
+        .sort(),
+    ).toEqual([ofAll, ofTeamA].sort());
+    await as(DAVE).delete(`${BASE}/subscriptions/${ofTeamA}`).expect(204);
   });
 });

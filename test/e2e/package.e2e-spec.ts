@@ -71,9 +71,9 @@ describe('the packed package', () => {
     expect(await npxAcmctl(['definitions', 'prime', compositionId, '--wait'])).toMatchObject({ code: 0 });
 
     const listed = await npxAcmctl(['definitions', 'list']);
-    expect(listed.stdout.split('\n')[0]).toMatch(/^COMPOSITION\s+NAME\s+VERSION\s+STATE\s+RESULT$/);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^COMPOSITION\s+NAME\s+VERSION\s+PROJECT\s+STATE\s+RESULT$/);
     expect(listed.stdout).toMatch(
-      new RegExp(`${compositionId}\\s+acm\\.example\\.SimThreePhase\\s+1\\.0\\.0\\s+PRIMED\\s+NO_ERROR`),
+      new RegExp(`${compositionId}\\s+acm\\.example\\.SimThreePhase\\s+1\\.0\\.0\\s+default\\s+PRIMED\\s+NO_ERROR`),
     );
 
     const instanceFile = join(scratch, 'instance.json');
@@ -93,9 +93,9 @@ describe('the packed package', () => {
     expect(deployed.stdout.trimEnd().split('\n').pop()).toBe(`DEPLOY ${instanceId}: done`);
 
     const instances = await npxAcmctl(['instances', 'list', '--instance-ids', instanceId]);
-    expect(instances.stdout.split('\n')[0]).toMatch(/DEPLOY\s+LOCK\s+RESULT\s+ALLOWED ORDERS$/);
+    expect(instances.stdout.split('\n')[0]).toMatch(/PROJECT\s+DEPLOY\s+LOCK\s+RESULT\s+ALLOWED ORDERS$/);
     expect(instances.stdout).toMatch(
-      /DEPLOYED\s+LOCKED\s+NO_ERROR\s+UNDEPLOY,UPDATE,MIGRATE,UNLOCK,MIGRATE_PRECHECK,REVIEW/,
+      /default\s+DEPLOYED\s+LOCKED\s+NO_ERROR\s+UNDEPLOY,UPDATE,MIGRATE,UNLOCK,MIGRATE_PRECHECK,REVIEW/,
     );
   });
 });

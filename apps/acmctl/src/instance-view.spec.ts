@@ -1,4 +1,4 @@
-import { graphQuery, healthColumns, instanceTable, nestingView } from './instance-view';
+import { graphQuery, healthColumns, instanceRow, instanceTable, nestingView } from './instance-view';
 
 const PARENT = '11111111-1111-4111-8111-111111111111';
 const CHILD = '22222222-2222-4222-8222-222222222222';
@@ -95,5 +95,15 @@ describe('acmctl graph: query', () => {
     expect(graphQuery('json', undefined)).toBe('format=json');
     expect(graphQuery('dot', '1')).toBe('format=dot&depth=1');
     expect(graphQuery('dot', '-1&x')).toBe('format=dot&depth=-1%26x');
+  });
+});
+
+describe('acmctl instances: the project column', () => {
+  it("shows the project of the instance's definition, empty from a runtime that does not say", () => {
+    const instance = { instanceId: CHILD, compositionId: PARENT, name: 'n', version: '1.0.0', elements: {} };
+    const [withProject] = instanceTable({ ...instance, project: 'team-a' }).split('\n');
+    expect(withProject).toMatch(/VERSION +PROJECT +DEPLOY/);
+    expect(instanceRow({ ...instance, project: 'team-a' })[4]).toBe('team-a');
+    expect(instanceRow(instance)[4]).toBe('');
   });
 });

@@ -6,6 +6,8 @@ export const instanceRow = (instance: unknown): string[] => [
   text(field(instance, 'compositionId')),
   text(field(instance, 'name')),
   text(field(instance, 'version')),
+  // Beyond ONAP: the project of the instance's definition (empty from a runtime that does not say).
+  text(field(instance, 'project')),
   text(field(instance, 'deployState')),
   text(field(instance, 'lockState')),
   text(field(instance, 'stateChangeResult')),
@@ -17,6 +19,7 @@ export const INSTANCE_HEADERS = [
   'COMPOSITION',
   'NAME',
   'VERSION',
+  'PROJECT',
   'DEPLOY',
   'LOCK',
   'RESULT',

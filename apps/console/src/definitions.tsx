@@ -13,6 +13,8 @@ interface Definition {
   readonly version: string;
   readonly state: string;
   readonly stateChangeResult: string;
+  /** The project of the definition and its instances (empty from a runtime that does not say). */
+  readonly project: string;
 }
 
 async function readDefinition(compositionId: string): Promise<Definition> {
@@ -24,6 +26,7 @@ async function readDefinition(compositionId: string): Promise<Definition> {
     version: text(template['version']),
     state: text(body['state']),
     stateChangeResult: text(body['stateChangeResult']),
+    project: text(body['project']),
   };
 }
 
@@ -88,6 +91,7 @@ export function DefinitionsPage() {
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Version</th>
+              <th scope="col">Project</th>
               <th scope="col">Composition</th>
               <th scope="col">State</th>
               <th scope="col">Result</th>
@@ -119,6 +123,7 @@ function DefinitionRow(props: { definition: Definition; open: boolean; toggle: (
       <tr data-composition-id={definition.compositionId}>
         <td>{definition.name}</td>
         <td>{definition.version}</td>
+        <td data-project>{definition.project}</td>
         <td>
           <code>{definition.compositionId}</code>
         </td>

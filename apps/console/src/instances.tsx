@@ -77,6 +77,7 @@ export function InstancesPage() {
           <thead>
             <tr>
               <th scope="col">Name</th>
+              <th scope="col">Project</th>
               <th scope="col">Deploy</th>
               <th scope="col">Lock</th>
               <th scope="col">Result</th>
@@ -91,6 +92,7 @@ export function InstancesPage() {
                   <td>
                     <a href={`#/instances/${String(instance['compositionId'])}/${id}`}>{String(instance['name'])}</a>
                   </td>
+                  <td data-project>{text(instance['project'])}</td>
                   <td>
                     <StateBadge state={text(instance['deployState'])} />
                   </td>

@@ -17,6 +17,9 @@ import { isUuid } from './http/request-parsing';
 import type { Refusal } from './application/access-refusals.service';
 import { principalOf } from './security/principal';
 import { accessGuard } from './http/access-guard';
+import type { AccessScope } from './http/access-guard';
+import { SubscriptionsService } from './application/subscriptions.service';
+import { RolloutService } from './application/rollout.service';
 import { windowOverrideGuard } from './http/window-override-guard';
 import { basicAuth, isSignedSignal } from './http/basic-auth';
 import { CONSOLE_PATH, consoleDirectory } from './http/console-assets';
@@ -172,7 +175,25 @@ export async function createRuntimeApp(config: RuntimeConfig, options: RuntimeAp
     const commissioning = app.get(CommissioningService);
     const projectOf = (compositionId: string): Promise<string | null> =>
       isUuid(compositionId) ? commissioning.projectOf(compositionId.toLowerCase()) : Promise.resolve(null);
-    app.use(accessGuard(config.policy, `/${CONTEXT_PATH}`, projectOf, onRefused));
+    const rollouts = app.get(RolloutService);
+    const rolloutProjectOf = async (rolloutId: string): Promise<string | null> => {
+      const compositionId = isUuid(rolloutId) ? await rollouts.compositionOf(rolloutId.toLowerCase()) : null;
+      return compositionId === null ? null : commissioning.projectOf(compositionId);
+    };
+    const subscriptions = app.get(SubscriptionsService);
+    const subscriptionScopeOf = async (subscriptionId: string): Promise<AccessScope> => {
+      const compositionId = isUuid(subscriptionId)
+        ? await subscriptions.compositionOf(subscriptionId.toLowerCase())
+        : undefined;
+      if (compositionId === undefined) {
+        return { kind: 'some' }; // unknown: 404 to whoever may read something
+      }
+      const project = compositionId === null ? null : await projectOf(compositionId);
+      return project === null ? { kind: 'every' } : { kind: 'project', project };
+    };
+    app.use(
+      accessGuard(config.policy, `/${CONTEXT_PATH}`, projectOf, onRefused, rolloutProjectOf, subscriptionScopeOf),
+    );
     app.use(windowOverrideGuard(config.policy, `/${CONTEXT_PATH}`, onRefused));
   }
   app.use(urlCheck);

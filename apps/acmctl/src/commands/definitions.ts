@@ -9,10 +9,12 @@ import { compositionPath, definitionSubject, query } from './context';
 interface DefinitionState {
   readonly state: string;
   readonly stateChangeResult: string;
+  /** Beyond ONAP: the project of the definition (empty from a runtime that does not say). */
+  readonly project: string;
 }
 
-const definitionsTable = (body: unknown, states: ReadonlyMap<string, DefinitionState>): TableView => ({
-  headers: ['COMPOSITION', 'NAME', 'VERSION', 'STATE', 'RESULT'],
+export const definitionsTable = (body: unknown, states: ReadonlyMap<string, DefinitionState>): TableView => ({
+  headers: ['COMPOSITION', 'NAME', 'VERSION', 'PROJECT', 'STATE', 'RESULT'],
   rows: list(field(body, 'service_templates')).map((template) => {
     const compositionId = text(field(field(template, 'metadata'), 'compositionId'));
     const state = states.get(compositionId);
@@ -20,19 +22,21 @@ const definitionsTable = (body: unknown, states: ReadonlyMap<string, DefinitionS
       compositionId,
       text(field(template, 'name')),
       text(field(template, 'version')),
+      state?.project ?? '',
       state?.state ?? '',
       state?.stateChangeResult ?? '',
     ];
   }),
 });
 
-const definitionTable = (body: unknown): TableView => ({
-  headers: ['COMPOSITION', 'NAME', 'VERSION', 'STATE', 'RESULT'],
+export const definitionTable = (body: unknown): TableView => ({
+  headers: ['COMPOSITION', 'NAME', 'VERSION', 'PROJECT', 'STATE', 'RESULT'],
   rows: [
     [
       text(field(body, 'compositionId')),
       text(field(field(body, 'serviceTemplate'), 'name')),
       text(field(field(body, 'serviceTemplate'), 'version')),
+      text(field(body, 'project')),
       text(field(body, 'state')),
       text(field(body, 'stateChangeResult')),
     ],
@@ -66,6 +70,7 @@ export function registerDefinitions(program: Command, { connect, format, print, 
           states.set(compositionId, {
             state: text(field(definition, 'state')),
             stateChangeResult: text(field(definition, 'stateChangeResult')),
+            project: text(field(definition, 'project')),
           });
         }
       }

@@ -360,6 +360,12 @@ export class RolloutService {
     return upgradeRollout(stored.rollout);
   }
 
+  /** The definition a rollout orders the instances of (its project is the rollout's), null for an unknown rollout. */
+  async compositionOf(rolloutId: string): Promise<string | null> {
+    const stored = await this.rollouts.find(rolloutId);
+    return stored === null ? null : stored.rollout.compositionId;
+  }
+
   async list(limit: number): Promise<Rollout[]> {
     return (await this.rollouts.list(limit)).map(upgradeRollout);
   }

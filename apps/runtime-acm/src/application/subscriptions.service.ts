@@ -139,6 +139,15 @@ export class SubscriptionsService {
     return this.store.list(limit);
   }
 
+  /**
+   * The definition a subscription's filter names (its project is the subscription's), null for one that names none
+   * (it spans projects), undefined for an unknown subscription.
+   */
+  async compositionOf(subscriptionId: string): Promise<string | null | undefined> {
+    const stored = await this.store.find(subscriptionId);
+    return stored === null ? undefined : (stored.subscription.filter.compositionId ?? null);
+  }
+
   async get(subscriptionId: string): Promise<StoredSubscription> {
     const stored = await this.store.find(subscriptionId);
     if (stored === null) {

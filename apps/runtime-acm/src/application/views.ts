@@ -1,5 +1,5 @@
 import type { AutomationComposition, CompositionDefinition, InstanceElement, Participant } from '@acm/domain';
-import { orderAvailability } from '@acm/domain';
+import { DEFAULT_PROJECT, orderAvailability } from '@acm/domain';
 import type { Disclosure } from '../security/sensitive-values';
 import { maskSensitive } from '../security/sensitive-values';
 
@@ -33,6 +33,8 @@ export function definitionView(definition: CompositionDefinition) {
       Object.entries(definition.elementStateMap).map(([name, state]) => [name, withoutNulls(state)]),
     ),
     revisionId: definition.revisionId,
+    // Beyond ONAP (its clients ignore unknown fields): the project the definition and its instances are in.
+    project: definition.project ?? DEFAULT_PROJECT,
   };
 }
 
@@ -84,6 +86,32 @@ export function instanceView(instance: AutomationComposition, disclose: Disclosu
 
 export function instancesView(instances: readonly AutomationComposition[], disclose: Disclosure = maskSensitive) {
   return { automationCompositionList: instances.map((instance) => instanceView(instance, disclose)) };
+}
+
+/** An instance view with its project (beyond ONAP: its definition's, found by `projectOf`). */
+export type WithProject<T> = T & { project?: string };
+
+/**
+ * The instances of a list, each with its definition's project (looked up once per definition; a definition deleted
+ * meanwhile leaves the field out).
+ */
+export async function withProjects(
+  view: InstancesView,
+  projectOf: (compositionId: string) => Promise<string | null>,
+): Promise<{ automationCompositionList: WithProject<InstanceView>[] }> {
+  const projects = new Map<string, string | null>();
+  for (const instance of view.automationCompositionList) {
+    const compositionId = instance.compositionId ?? '';
+    if (!projects.has(compositionId)) {
+      projects.set(compositionId, await projectOf(compositionId));
+    }
+  }
+  return {
+    automationCompositionList: view.automationCompositionList.map((instance) => {
+      const project = projects.get(instance.compositionId ?? '');
+      return project === null || project === undefined ? instance : { ...instance, project };
+    }),
+  };
 }
 
 export function participantView(participant: Participant) {

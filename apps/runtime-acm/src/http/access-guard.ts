@@ -84,25 +84,49 @@ const FILTERED_LISTS = [
   /^\/v2\/events$/,
   /^\/v2\/audit$/,
   /^\/v2\/approvals$/,
+  /^\/v2\/rollouts$/,
+  /^\/v2\/subscriptions$/,
 ];
+
+const SUBSCRIPTION = /^\/v2\/subscriptions\/([^/]+)(?:\/|$)/;
+
+const ROLLOUT = /^\/v2\/rollouts\/([^/]+)(?:\/|$)/;
 
 /**
  * The scope of a request (below the context path): a definition's routes (its instances' included) are its project's;
  * a commission names its project with the `project` query parameter (default: `default`); the lists that filter are
- * checked in some project; anything else (rollouts, subscriptions, participants, the global history) spans
- * projects, so it needs the role in every project.
+ * checked in some project; a rollout's routes are its definition's project's (its creation, whose body names the
+ * definition, is checked in some project here and in that project by the route); anything else (subscriptions,
+ * participants, the global history) spans projects, so it needs the role in every project.
  */
 export async function scopeOf(
   method: string,
   path: string,
   query: Record<string, unknown>,
   projectOf: (compositionId: string) => Promise<string | null>,
+  rolloutProjectOf: (rolloutId: string) => Promise<string | null> = () => Promise.resolve(null),
+  subscriptionScopeOf: (subscriptionId: string) => Promise<AccessScope> = () => Promise.resolve({ kind: 'every' }),
 ): Promise<AccessScope> {
   const definition = UNDER_DEFINITION.exec(path);
   if (definition !== null) {
     const project = await projectOf(definition[1] ?? '');
     // An unknown definition: the route answers 404 to whoever may read something.
     return project === null ? { kind: 'some' } : { kind: 'project', project };
+  }
+  const rollout = ROLLOUT.exec(path);
+  if (rollout !== null) {
+    // A rollout is its definition's project's; an unknown one answers 404 to whoever may read something.
+    const project = await rolloutProjectOf(rollout[1] ?? '');
+    return project === null ? { kind: 'some' } : { kind: 'project', project };
+  }
+  const subscription = SUBSCRIPTION.exec(path);
+  if (subscription !== null) {
+    return subscriptionScopeOf(subscription[1] ?? '');
+  }
+  if (method === 'POST' && (path === '/v2/rollouts' || path === '/v2/subscriptions')) {
+    // The body (parsed after this guard) names the definition (a subscription may name none, and span projects): the
+    // route checks its project with `projectRefusalOf`.
+    return { kind: 'some' };
   }
   if (method === 'POST' && path === '/v2/compositions') {
     const named = query['project'];
@@ -125,6 +149,7 @@ export interface ForbiddenRequest {
 }
 
 const VISIBLE_PROJECTS = 'acmVisibleProjects';
+const PROJECT_REFUSAL = 'acmProjectRefusal';
 
 /** A commission into a project that cannot be one: a 400, not a 403. */
 const BAD_PROJECT = Symbol('bad project');
@@ -132,6 +157,16 @@ const BAD_PROJECT = Symbol('bad project');
 /** The projects whose entries a list may show the caller; undefined: every project (no policy, or the "*" entry). */
 export function visibleProjectsOf(response: Response): readonly string[] | undefined {
   return (response.locals as Record<string, unknown> | undefined)?.[VISIBLE_PROJECTS] as string[] | undefined;
+}
+
+/**
+ * For a request checked in some project whose project only its body names (a rollout's creation): why the caller may
+ * not make it in `project` (null: in every project; the role it needs there, as the guard words it), null when it
+ * may. Undefined: no policy or no principal, nothing to check.
+ */
+export function projectRefusalOf(response: Response): ((project: string | null) => string | null) | undefined {
+  return (response.locals as Record<string, unknown> | undefined)?.[PROJECT_REFUSAL] as
+    ((project: string | null) => string | null) | undefined;
 }
 
 /**
@@ -145,6 +180,8 @@ export function accessGuard(
   contextPath: string,
   projectOf: (compositionId: string) => Promise<string | null>,
   onRefused: (request: Request, response: Response, refusal: ForbiddenRequest) => void = () => undefined,
+  rolloutProjectOf: (rolloutId: string) => Promise<string | null> = () => Promise.resolve(null),
+  subscriptionScopeOf: (subscriptionId: string) => Promise<AccessScope> = () => Promise.resolve({ kind: 'every' }),
 ) {
   return (request: Request, response: Response, next: NextFunction): void => {
     const principal = principalOf(response);
@@ -158,7 +195,14 @@ export function accessGuard(
       next();
       return;
     }
-    scopeOf(request.method, path, request.query as Record<string, unknown>, projectOf).then(
+    scopeOf(
+      request.method,
+      path,
+      request.query as Record<string, unknown>,
+      projectOf,
+      rolloutProjectOf,
+      subscriptionScopeOf,
+    ).then(
       (scope) => {
         const refusal = refusalOf(policy, principal, needed, scope);
         if (refusal === BAD_PROJECT) {
@@ -176,6 +220,11 @@ export function accessGuard(
           if (visible !== 'all') {
             (response.locals as Record<string, unknown>)[VISIBLE_PROJECTS] = visible;
           }
+          (response.locals as Record<string, unknown>)[PROJECT_REFUSAL] = (project: string | null): string | null => {
+            const where: AccessScope = project === null ? { kind: 'every' } : { kind: 'project', project };
+            const inProject = refusalOf(policy, principal, needed, where);
+            return inProject === BAD_PROJECT ? projectProblem(policy, project ?? '') : inProject;
+          };
         }
         next();
       },

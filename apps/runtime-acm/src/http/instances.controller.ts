@@ -23,8 +23,9 @@ import type {
   InstancePreview as InstancePreviewAnswer,
   InstantiationResponse as InstantiationAnswer,
 } from '../application/instantiation.service';
-import { instanceView, instancesView } from '../application/views';
-import type { InstanceView, InstancesView } from '../application/views';
+import { instanceView, instancesView, withProjects } from '../application/views';
+import type { InstanceView, WithProject } from '../application/views';
+import { CommissioningService } from '../application/commissioning.service';
 import {
   AutomationCompositionWithControl,
   AcInstanceStateUpdate,
@@ -135,6 +136,7 @@ export class CompositionInstancesController {
     private readonly control: ControlService,
     private readonly observations: ObservationService,
     private readonly approvals: ApprovalsService,
+    private readonly commissioning: CommissioningService,
   ) {}
 
   /**
@@ -158,7 +160,7 @@ export class CompositionInstancesController {
   async list(
     @Param('compositionId') compositionId: string,
     @Query() query: Record<string, unknown>,
-  ): Promise<InstancesView> {
+  ): Promise<{ automationCompositionList: WithProject<InstanceView>[] }> {
     const instances = await this.instantiation.list({
       compositionId: parseUuid('compositionId', compositionId),
       name: optionalString('name', query['name']),
@@ -167,7 +169,9 @@ export class CompositionInstancesController {
       sortOrder: 'ASC',
       ...parsePage(query),
     });
-    return instancesView(instances, this.sensitive.disclosure(parseShowSensitive(query)));
+    return withProjects(instancesView(instances, this.sensitive.disclosure(parseShowSensitive(query))), (id) =>
+      this.commissioning.projectOf(id),
+    );
   }
 
   @Post()
@@ -259,7 +263,7 @@ export class CompositionInstancesController {
     @Param('instanceId') instanceId: string,
     @Query() query: Record<string, unknown>,
   ): Promise<
-    InstanceView & {
+    WithProject<InstanceView> & {
       runtimeControl?: ControlView;
       observedHealth?: InstanceHealthView;
       pendingApproval?: PendingApprovalView;
@@ -275,8 +279,10 @@ export class CompositionInstancesController {
     const runtimeControl = await this.control.controlOf(instance.instanceId);
     const observedHealth = await this.observations.ofInstance(instance.instanceId, Object.keys(instance.elements));
     const pendingApproval = await this.approvals.pendingOf(instance.instanceId);
+    const project = await this.commissioning.projectOf(instance.compositionId);
     return {
       ...instanceView(instance, disclose),
+      ...(project === null ? {} : { project }),
       ...(runtimeControl ? { runtimeControl } : {}),
       ...(observedHealth ? { observedHealth } : {}),
       ...(pendingApproval ? { pendingApproval: pendingApprovalView(pendingApproval) } : {}),
@@ -387,6 +393,7 @@ export class InstancesController {
   constructor(
     private readonly instantiation: InstantiationService,
     private readonly sensitive: SensitiveValues,
+    private readonly commissioning: CommissioningService,
   ) {}
 
   @Get()
@@ -422,7 +429,7 @@ export class InstancesController {
   async list(
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<InstancesView> {
+  ): Promise<{ automationCompositionList: WithProject<InstanceView>[] }> {
     const sortOrder = optionalString('sortOrder', query['sortOrder'])?.toUpperCase();
     if (sortOrder !== undefined && sortOrder !== 'ASC' && sortOrder !== 'DESC') {
       throw invalid(`sortOrder: must be ASC or DESC, got "${sortOrder}"`);
@@ -438,6 +445,8 @@ export class InstancesController {
       projects: visibleProjectsOf(response),
       ...parsePage(query),
     });
-    return instancesView(instances, this.sensitive.disclosure(parseShowSensitive(query)));
+    return withProjects(instancesView(instances, this.sensitive.disclosure(parseShowSensitive(query))), (id) =>
+      this.commissioning.projectOf(id),
+    );
   }
 }

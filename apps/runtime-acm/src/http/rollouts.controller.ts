@@ -1,7 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { DomainError } from '@acm/domain';
 import type { Rollout } from '@acm/domain';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { CommissioningService } from '../application/commissioning.service';
+import { projectRefusalOf, visibleProjectsOf } from './access-guard';
 import { ApprovalsService } from '../application/approvals.service';
 import { RolloutService } from '../application/rollout.service';
 import type { RolloutPlanResult } from '../application/rollout.service';
@@ -9,7 +12,7 @@ import { rolloutView } from '../application/rollout-view';
 import type { RolloutView, RolloutsView } from '../application/rollout-view';
 import { RolloutDto, RolloutHistoryDto, RolloutPlanDto, RolloutRequestDto, RolloutsDto } from './dto/rollout.dto';
 import { ApiController, ApiJsonOrYamlBody, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
-import { invalid, parseUuid } from './request-parsing';
+import { invalid, isUuid, parseUuid } from './request-parsing';
 
 const ROLLOUT_ID = 'The rolloutId the creation answered';
 const DEFAULT_LIMIT = 100;
@@ -52,6 +55,7 @@ export class RolloutsController {
   constructor(
     private readonly rollouts: RolloutService,
     private readonly approvals: ApprovalsService,
+    private readonly commissioning: CommissioningService,
   ) {}
 
   /** The rollout as REST shows it, a bake's time left counted at the runtime's now. */
@@ -91,14 +95,33 @@ export class RolloutsController {
   async create(
     @Query('dryRun') dryRun: unknown,
     @Body() body: unknown,
+    @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RolloutView | RolloutPlanResult> {
+    await this.refuseOutsideProject(body, request, response);
     if (parseDryRun(dryRun)) {
       response.status(200);
       return this.rollouts.plan(body);
     }
     await this.approvals.refuseHeldRollout(body);
     return this.view(await this.rollouts.create(body));
+  }
+
+  /**
+   * A rollout is its definition's project's: its creation needs operator there (the access guard, which runs before
+   * the body is read, let through a caller who is operator in some project, and words the refusal).
+   */
+  private async refuseOutsideProject(body: unknown, request: Request, response: Response): Promise<void> {
+    const refusal = projectRefusalOf(response);
+    const compositionId = (body as { compositionId?: unknown } | null)?.compositionId;
+    if (refusal === undefined || typeof compositionId !== 'string' || !isUuid(compositionId)) {
+      return;
+    }
+    const project = await this.commissioning.projectOf(compositionId.toLowerCase());
+    const reason = project === null ? null : refusal(project);
+    if (reason !== null) {
+      throw new DomainError('FORBIDDEN', `Forbidden: ${request.method} ${request.path} ${reason}`, { compositionId });
+    }
   }
 
   @Get()
@@ -110,8 +133,17 @@ export class RolloutsController {
   })
   @ApiOkResponse({ type: RolloutsDto })
   @ApiRefusals(400)
-  async list(@Query('limit') limit: unknown): Promise<RolloutsView> {
-    return { rollouts: (await this.rollouts.list(parseLimit(limit))).map((rollout) => this.view(rollout)) };
+  async list(@Query('limit') limit: unknown, @Res({ passthrough: true }) response: Response): Promise<RolloutsView> {
+    const rollouts = await this.rollouts.list(parseLimit(limit));
+    const visible = visibleProjectsOf(response);
+    const shown: Rollout[] = [];
+    for (const rollout of rollouts) {
+      const project = visible === undefined ? null : await this.commissioning.projectOf(rollout.compositionId);
+      if (visible === undefined || (project !== null && visible.includes(project))) {
+        shown.push(rollout);
+      }
+    }
+    return { rollouts: shown.map((rollout) => this.view(rollout)) };
   }
 
   @Get(':rolloutId')

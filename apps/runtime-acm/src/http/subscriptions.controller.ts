@@ -1,10 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { DomainError } from '@acm/domain';
+import type { Request, Response } from 'express';
+import { CommissioningService } from '../application/commissioning.service';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { SubscriptionsService, subscriptionView } from '../application/subscriptions.service';
 import type { SubscriptionTestView, SubscriptionView } from '../application/subscriptions.service';
 import { SubscriptionDto, SubscriptionRequestDto, SubscriptionTestDto, SubscriptionsDto } from './dto/subscription.dto';
 import { ApiController, ApiJsonOrYamlBody, ApiRefusals, ApiUuidParam, TAGS } from './openapi';
-import { invalid, parseUuid } from './request-parsing';
+import { invalid, isUuid, parseUuid } from './request-parsing';
+import { projectRefusalOf, visibleProjectsOf } from './access-guard';
 
 const SUBSCRIPTION_ID = 'The subscriptionId the creation answered';
 const DEFAULT_LIMIT = 100;
@@ -28,7 +32,17 @@ function parseLimit(value: unknown): number {
 @ApiController(TAGS.notification)
 @Controller('v2/subscriptions')
 export class SubscriptionsController {
-  constructor(private readonly subscriptions: SubscriptionsService) {}
+  constructor(
+    private readonly subscriptions: SubscriptionsService,
+    private readonly commissioning: CommissioningService,
+  ) {}
+
+  /** The project of a subscription's definition; null for one that names none (or a deleted one): every project. */
+  private async projectOf(compositionId: unknown): Promise<string | null> {
+    return typeof compositionId === 'string' && isUuid(compositionId)
+      ? this.commissioning.projectOf(compositionId.toLowerCase())
+      : null;
+  }
 
   @Post()
   @HttpCode(201)
@@ -49,7 +63,22 @@ export class SubscriptionsController {
   })
   @ApiResponse({ status: 201, type: SubscriptionDto, description: 'Created (the secret is never shown)' })
   @ApiRefusals(400)
-  async create(@Body() body: unknown): Promise<SubscriptionView> {
+  async create(
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<SubscriptionView> {
+    // A subscription is its filter's definition's project's; one without spans projects. The access guard, which runs
+    // before the body is read, let through a caller with the role in some project, and words the refusal.
+    const refusal = projectRefusalOf(response);
+    if (refusal !== undefined) {
+      const filter = (body as { filter?: unknown } | null)?.filter;
+      const project = await this.projectOf((filter as { compositionId?: unknown } | null | undefined)?.compositionId);
+      const reason = refusal(project);
+      if (reason !== null) {
+        throw new DomainError('FORBIDDEN', `Forbidden: ${request.method} ${request.path} ${reason}`);
+      }
+    }
     return subscriptionView(await this.subscriptions.create(body));
   }
 
@@ -62,8 +91,23 @@ export class SubscriptionsController {
   })
   @ApiOkResponse({ type: SubscriptionsDto })
   @ApiRefusals(400)
-  async list(@Query('limit') limit: unknown): Promise<{ subscriptions: SubscriptionView[] }> {
-    return { subscriptions: (await this.subscriptions.list(parseLimit(limit))).map(subscriptionView) };
+  async list(
+    @Query('limit') limit: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ subscriptions: SubscriptionView[] }> {
+    const stored = await this.subscriptions.list(parseLimit(limit));
+    const visible = visibleProjectsOf(response);
+    if (visible === undefined) {
+      return { subscriptions: stored.map(subscriptionView) };
+    }
+    const shown: SubscriptionView[] = [];
+    for (const subscription of stored) {
+      const project = await this.projectOf(subscription.subscription.filter.compositionId);
+      if (project !== null && visible.includes(project)) {
+        shown.push(subscriptionView(subscription));
+      }
+    }
+    return { subscriptions: shown };
   }
 
   @Get(':subscriptionId')

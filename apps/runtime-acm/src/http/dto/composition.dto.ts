@@ -117,6 +117,9 @@ export class AutomationCompositionDefinition implements DefinitionView {
 
   @ApiProperty({ format: 'uuid', description: 'Changes with every stored change' })
   revisionId!: string;
+
+  @ApiProperty({ example: 'default', description: 'Beyond ONAP: the project of the definition and its instances' })
+  project!: string;
 }
 
 /** The body of PUT /v2/compositions/{compositionId} (ONAP AcTypeStateUpdate). */

@@ -168,6 +168,9 @@ export class AutomationCompositionView extends AutomationComposition {
 
   @ApiProperty({ type: [RefusedOrder], description: 'Beyond ONAP: every other order, with the refusal it would get' })
   refusedOrders!: RefusedOrder[];
+
+  @ApiPropertyOptional({ example: 'default', description: "Beyond ONAP: the project of the instance's definition" })
+  project?: string;
 }
 
 /** The answer of the instance lists (ONAP AutomationCompositions). */
