@@ -53,6 +53,7 @@ describe('readPolicyFile', () => {
       {
         project: 'prod',
         compositionId: null,
+        metadata: null,
         orders: ['DEPLOY', 'DELETE'],
         approvals: 2,
         role: 'approver',
