@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingMessage, Server } from 'node:http';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { RecordingRuntime } from '../../../test/support/acmctl-recording-runtime';
 import type { ApprovalBody } from './commands/approvals';
 import { AcmctlError, EXIT } from './exit-codes';
-import { buildProgram } from './program';
 
 const APPROVAL = '00000000-0000-4000-8000-0000000000a1';
 const INSTANCE = '00000000-0000-4000-8000-0000000000b1';
@@ -26,57 +20,16 @@ const approval = (overrides: Partial<ApprovalBody> = {}): ApprovalBody => ({
 });
 
 describe('acmctl approvals', () => {
-  let server: Server;
-  let url: string;
-  let dir: string;
-  const received: Array<{ method: string; url: string; body: string }> = [];
-  let answer: unknown = {};
+  const runtime = new RecordingRuntime('acmctl-approvals-');
+  const { received } = runtime;
+  const run = (args: string[]) => runtime.run(args);
 
-  beforeAll(async () => {
-    server = createServer((request: IncomingMessage, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        received.push({
-          method: request.method ?? '',
-          url: request.url ?? '',
-          body: Buffer.concat(chunks).toString('utf8'),
-        });
-        response.setHeader('Content-Type', 'application/json');
-        response.end(JSON.stringify(answer));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    dir = mkdtempSync(join(tmpdir(), 'acmctl-approvals-'));
-  });
-
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  beforeEach(() => {
-    received.length = 0;
-  });
-
-  async function run(args: string[]): Promise<{ printed: string; error: unknown }> {
-    const printed: string[] = [];
-    const program = buildProgram({
-      env: { ACM_URL: url, HOME: dir },
-      isTerminal: false,
-      out: (text) => printed.push(text),
-    });
-    try {
-      await program.parseAsync(['node', 'acmctl', ...args]);
-      return { printed: printed.join('\n'), error: null };
-    } catch (error) {
-      return { printed: printed.join('\n'), error };
-    }
-  }
+  beforeAll(() => runtime.start());
+  afterAll(() => runtime.stop());
+  beforeEach(() => runtime.reset());
 
   it('lists the approvals with who approved so far, only the pending ones with --pending', async () => {
-    answer = { approvals: [approval(), approval({ state: 'REJECTED', approvals: [], reason: 'not now' })] };
+    runtime.answer = { approvals: [approval(), approval({ state: 'REJECTED', approvals: [], reason: 'not now' })] };
     const { printed, error } = await run(['approvals', 'list', '--pending']);
     expect(error).toBeNull();
     expect(received.map((request) => `${request.method} ${request.url}`)).toEqual([
@@ -91,11 +44,11 @@ describe('acmctl approvals', () => {
   });
 
   it('approves, and rejects with the reason given', async () => {
-    answer = approval({ approvals: [{ by: 'carol' }, { by: 'dave' }], state: 'EXECUTED' });
+    runtime.answer = approval({ approvals: [{ by: 'carol' }, { by: 'dave' }], state: 'EXECUTED' });
     const approved = await run(['approvals', 'approve', APPROVAL]);
     expect(approved.error).toBeNull();
     expect(approved.printed).toContain('2/2 (carol, dave)');
-    answer = approval({ state: 'REJECTED', reason: 'not during the audit' });
+    runtime.answer = approval({ state: 'REJECTED', reason: 'not during the audit' });
     await run(['approvals', 'reject', APPROVAL, '--reason', 'not during the audit']);
     expect(received).toEqual([
       { method: 'POST', url: `/onap/policy/clamp/acm/v2/approvals/${APPROVAL}/approve`, body: '' },

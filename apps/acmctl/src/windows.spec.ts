@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingMessage, Server } from 'node:http';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { WindowBody } from './commands/windows';
 import { writeFileSync } from 'node:fs';
-import { buildProgram } from './program';
+import { join } from 'node:path';
+import { RecordingRuntime } from '../../../test/support/acmctl-recording-runtime';
+import type { WindowBody } from './commands/windows';
 
 const WINDOW = '00000000-0000-4000-8000-0000000000c1';
 
@@ -25,59 +20,18 @@ const window = (overrides: Partial<WindowBody> = {}): WindowBody => ({
 });
 
 describe('acmctl windows', () => {
-  let server: Server;
-  let url: string;
-  let dir: string;
-  const received: Array<{ method: string; url: string; body: string }> = [];
-  let answer: unknown = {};
+  const runtime = new RecordingRuntime('acmctl-windows-');
+  const { received } = runtime;
+  const run = (args: string[]) => runtime.run(args);
 
-  beforeAll(async () => {
-    server = createServer((request: IncomingMessage, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        received.push({
-          method: request.method ?? '',
-          url: request.url ?? '',
-          body: Buffer.concat(chunks).toString('utf8'),
-        });
-        response.setHeader('Content-Type', 'application/json');
-        response.end(JSON.stringify(answer));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    dir = mkdtempSync(join(tmpdir(), 'acmctl-windows-'));
-  });
-
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  beforeEach(() => {
-    received.length = 0;
-  });
-
-  async function run(args: string[]): Promise<{ printed: string; error: unknown }> {
-    const printed: string[] = [];
-    const program = buildProgram({
-      env: { ACM_URL: url, HOME: dir },
-      isTerminal: false,
-      out: (text) => printed.push(text),
-    });
-    try {
-      await program.parseAsync(['node', 'acmctl', ...args]);
-      return { printed: printed.join('\n'), error: null };
-    } catch (error) {
-      return { printed: printed.join('\n'), error };
-    }
-  }
+  beforeAll(() => runtime.start());
+  afterAll(() => runtime.stop());
+  beforeEach(() => runtime.reset());
 
   const columns = (printed: string): string[] => printed.split('\n').map((line) => line.trimEnd().replace(/ +/g, ' '));
 
   it('lists the windows, open or not, with their scope and next start', async () => {
-    answer = {
+    runtime.answer = {
       windows: [
         window(),
         window({
@@ -102,7 +56,7 @@ describe('acmctl windows', () => {
   });
 
   it('gets one window, and prints the runtime answer as JSON with -o json', async () => {
-    answer = window();
+    runtime.answer = window();
     const got = await run(['windows', 'get', WINDOW]);
     expect(got.error).toBeNull();
     expect(columns(got.printed)[1]).toContain('weekend-nights allow');
@@ -115,16 +69,16 @@ describe('acmctl windows', () => {
   });
 
   it('creates a window from a YAML file and deletes one', async () => {
-    const file = join(dir, 'window.yaml');
+    const file = join(runtime.dir, 'window.yaml');
     writeFileSync(
       file,
       'name: weekend-nights\ncron: "0 22 * * SAT,SUN"\nduration: 4h\ntimeZone: Europe/Paris\nkind: allow\n',
     );
-    answer = window();
+    runtime.answer = window();
     const created = await run(['windows', 'create', file]);
     expect(created.error).toBeNull();
     expect(created.printed).toContain(WINDOW);
-    answer = {};
+    runtime.answer = {};
     const deleted = await run(['windows', 'delete', WINDOW]);
     expect(deleted.error).toBeNull();
     expect(deleted.printed).toBe(`deleted window ${WINDOW}`);
